@@ -1,0 +1,50 @@
+//===- DType.h - Frontend element types with signedness ---------*- C++ -*-===//
+//
+// MLIR integers are signless; the language's types are not. A DType is the
+// language-level element type of a value ("i32", "u8", "fp16", "*fp32" ...).
+//
+//===----------------------------------------------------------------------===//
+#ifndef TESSEL_BUILDER_DTYPE_H
+#define TESSEL_BUILDER_DTYPE_H
+
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Types.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <optional>
+#include <string>
+
+namespace tessel {
+
+enum class ScalarKind : uint8_t {
+  I1, I8, I16, I32, I64, U8, U16, U32, U64, F16, BF16, F32, F64
+};
+
+struct DType {
+  ScalarKind kind = ScalarKind::I32;
+  /// A pointer to elements of `kind`.
+  bool isPointer = false;
+
+  static std::optional<DType> parse(llvm::StringRef text);
+  std::string str() const;
+
+  bool isFloat() const;
+  bool isInt() const;     ///< Integers, bool included.
+  bool isBool() const { return !isPointer && kind == ScalarKind::I1; }
+  bool isUnsigned() const;
+  unsigned bitwidth() const;
+  DType pointee() const { return DType{kind, false}; }
+
+  /// The MLIR type of one element: a signless integer, a float or a
+  /// `!tile.ptr` for pointers.
+  mlir::Type toMLIR(mlir::MLIRContext *ctx) const;
+
+  bool operator==(const DType &o) const {
+    return kind == o.kind && isPointer == o.isPointer;
+  }
+  bool operator!=(const DType &o) const { return !(*this == o); }
+};
+
+} // namespace tessel
+
+#endif // TESSEL_BUILDER_DTYPE_H

@@ -1,0 +1,143 @@
+//===- TileBuilder.h - Builds tile IR with the language's semantics -*- C++ -*-===//
+//
+// The one place where the language's rules live: type promotion, broadcasting,
+// legality checks and their error text. The Python frontend walks the kernel's
+// AST and calls these methods; every error is a CompileError whose message
+// names the operation, the types and the shapes involved.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TESSEL_BUILDER_TILEBUILDER_H
+#define TESSEL_BUILDER_TILEBUILDER_H
+
+#include "tessel/Builder/DType.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/OwningOpRef.h"
+#include "mlir/IR/Value.h"
+
+#include <memory>
+#include <stdexcept>
+#include <variant>
+#include <vector>
+
+namespace tessel {
+
+/// A semantic error in a kernel (wrong types, shapes, arguments).
+class CompileError : public std::runtime_error {
+public:
+  using std::runtime_error::runtime_error;
+};
+
+/// An IR value with its language-level element type.
+struct TValue {
+  mlir::Value value;
+  DType dtype;
+
+  llvm::ArrayRef<int64_t> shape() const;
+  bool isBlock() const { return !shape().empty(); }
+  /// e.g. "fp32[128, 64]" or "i32" for scalars: used in error messages.
+  std::string describe() const;
+};
+
+/// A Python literal (bool, int or float) or an IR value.
+using Operand = std::variant<TValue, bool, int64_t, double>;
+
+/// Registers every dialect a kernel module may hold.
+void registerTesselDialects(mlir::DialectRegistry &registry);
+
+class TileBuilder {
+public:
+  TileBuilder();
+  ~TileBuilder();
+
+  mlir::MLIRContext &getContext() { return *context; }
+  mlir::ModuleOp getModule() { return *module; }
+  /// Hands the module over (to the compiler); the builder is then empty.
+  mlir::OwningOpRef<mlir::ModuleOp> takeModule();
+
+  void setLoc(const std::string &file, int line, int col);
+
+  std::vector<TValue> createFunction(const std::string &name,
+                                     const std::vector<std::string> &argTypes);
+  void finishFunction();
+  std::string moduleString();
+  /// The kernel's parameter types, as given to createFunction.
+  const std::vector<DType> &getSignature() const { return signature; }
+
+  // Creation.
+  TValue constant(Operand value, const std::string &dtype);
+  TValue programId(int axis);
+  TValue numPrograms(int axis);
+  TValue arange(int64_t start, int64_t end);
+  TValue full(const std::vector<int64_t> &shape, Operand value,
+              const std::string &dtype);
+
+  // Arithmetic.
+  TValue binary(const std::string &op, Operand lhs, Operand rhs);
+  TValue unary(const std::string &op, Operand x);
+  TValue where(Operand cond, Operand x, Operand y);
+  TValue math(const std::string &fn, Operand x);
+  TValue cast(Operand x, const std::string &dtype, bool bitcast);
+
+  // Shape.
+  TValue broadcastTo(Operand x, const std::vector<int64_t> &shape);
+  TValue expandDims(const TValue &x, int axis);
+  TValue reshape(const TValue &x, const std::vector<int64_t> &shape);
+  TValue permute(const TValue &x, const std::vector<int> &order);
+
+  // Memory.
+  TValue load(const TValue &ptr, std::optional<Operand> mask,
+              std::optional<Operand> other);
+  void store(const TValue &ptr, Operand value, std::optional<Operand> mask);
+
+  // Reductions and linear algebra.
+  std::vector<TValue> beginReduce(const std::vector<TValue> &inputs, int axis);
+  std::vector<TValue> endReduce(const std::vector<TValue> &combined);
+  TValue dot(const TValue &a, const TValue &b, std::optional<TValue> acc,
+             std::optional<std::string> outDType);
+
+  // Structured control flow.
+  std::pair<TValue, std::vector<TValue>>
+  beginFor(Operand lb, Operand ub, Operand step,
+           const std::vector<TValue> &inits);
+  std::vector<TValue> endFor(const std::vector<TValue> &yields);
+  void beginIf(Operand cond);
+  void beginElse();
+  std::vector<TValue> endIf(const std::vector<TValue> &thenValues,
+                            const std::vector<TValue> &elseValues);
+
+private:
+  struct OpenRegion;
+
+  DType parseDType(const std::string &text) const;
+  TValue toValue(const Operand &x, std::optional<DType> like = std::nullopt);
+  TValue castTo(const TValue &x, DType to);
+  TValue splatTo(const TValue &x, llvm::ArrayRef<int64_t> shape);
+  TValue broadcastValue(const TValue &x, llvm::ArrayRef<int64_t> shape,
+                        const char *what);
+  std::vector<int64_t> broadcastShapes(llvm::ArrayRef<int64_t> a,
+                                       llvm::ArrayRef<int64_t> b,
+                                       const std::string &what);
+  DType computationType(const Operand &a, const Operand &b, bool divOrMod,
+                        const std::string &op);
+  std::pair<TValue, TValue> promoteAndBroadcast(const Operand &a,
+                                                const Operand &b, DType type);
+  TValue toBool(const TValue &x);
+  TValue make(mlir::Value v, DType dtype) { return TValue{v, dtype}; }
+  mlir::Value constantScalar(const Operand &literal, DType dtype);
+  mlir::Type typeFor(DType dtype, llvm::ArrayRef<int64_t> shape);
+
+  std::unique_ptr<mlir::MLIRContext> context;
+  mlir::OwningOpRef<mlir::ModuleOp> module;
+  mlir::OpBuilder builder;
+  mlir::Location loc;
+  mlir::Operation *function = nullptr;
+  std::vector<OpenRegion> openRegions;
+  std::vector<DType> signature;
+};
+
+} // namespace tessel
+
+#endif // TESSEL_BUILDER_TILEBUILDER_H

@@ -1,0 +1,173 @@
+#ifndef TESSEL_TILE_OPS
+#define TESSEL_TILE_OPS
+
+include "mlir/IR/OpBase.td"
+include "mlir/IR/CommonAttrConstraints.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/Interfaces/ControlFlowInterfaces.td"
+include "tessel/Dialect/Tile/IR/TileDialect.td"
+include "tessel/Dialect/Tile/IR/TileTypes.td"
+
+class Tile_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Tile_Dialect, mnemonic, traits>;
+
+//===----------------------------------------------------------------------===//
+// Program model
+//===----------------------------------------------------------------------===//
+
+def Tile_GetProgramIdOp : Tile_Op<"get_program_id", [Pure]> {
+  let summary = "Index of this program in the launch grid along an axis";
+  let arguments = (ins ConfinedAttr<I32Attr, [IntMinValue<0>, IntMaxValue<2>]>:$axis);
+  let results = (outs I32:$result);
+  let assemblyFormat = "$axis attr-dict";
+}
+
+def Tile_GetNumProgramsOp : Tile_Op<"get_num_programs", [Pure]> {
+  let summary = "Number of programs in the launch grid along an axis";
+  let arguments = (ins ConfinedAttr<I32Attr, [IntMinValue<0>, IntMaxValue<2>]>:$axis);
+  let results = (outs I32:$result);
+  let assemblyFormat = "$axis attr-dict";
+}
+
+//===----------------------------------------------------------------------===//
+// Creation and shape
+//===----------------------------------------------------------------------===//
+
+def Tile_MakeRangeOp : Tile_Op<"make_range", [Pure]> {
+  let summary = "The 1-D block [start, end) of i32";
+  let arguments = (ins I32Attr:$start, I32Attr:$end);
+  let results = (outs RankedTensorOf<[I32]>:$result);
+  let assemblyFormat = "attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tile_SplatOp : Tile_Op<"splat", [Pure,
+    TypesMatchWith<"element type of the result is the source type",
+                   "result", "src", "::mlir::cast<::mlir::RankedTensorType>($_self).getElementType()">]> {
+  let summary = "A block whose every element is the scalar source";
+  let arguments = (ins Tile_Scalar:$src);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = "$src attr-dict `:` type($result)";
+  let hasFolder = 1;
+}
+
+def Tile_BroadcastOp : Tile_Op<"broadcast", [Pure, SameOperandsAndResultElementType]> {
+  let summary = "Repeats a block along its dimensions of size 1";
+  let arguments = (ins Tile_Tensor:$src);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Tile_ExpandDimsOp : Tile_Op<"expand_dims", [Pure, SameOperandsAndResultElementType]> {
+  let summary = "Inserts a dimension of size 1 at `axis`";
+  let arguments = (ins Tile_Tensor:$src, I32Attr:$axis);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tile_ReshapeOp : Tile_Op<"reshape", [Pure, SameOperandsAndResultElementType]> {
+  let summary = "Reinterprets a block with another shape of the same size (row-major order)";
+  let arguments = (ins Tile_Tensor:$src);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Tile_TransOp : Tile_Op<"trans", [Pure, SameOperandsAndResultElementType]> {
+  let summary = "Permutes the dimensions of a block";
+  let description = [{
+    Result dimension `i` is source dimension `order[i]`.
+  }];
+  let arguments = (ins Tile_Tensor:$src, DenseI32ArrayAttr:$order);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Memory
+//===----------------------------------------------------------------------===//
+
+def Tile_AddPtrOp : Tile_Op<"addptr", [Pure, AllTypesMatch<["ptr", "result"]>]> {
+  let summary = "Advances pointers by a number of elements";
+  let arguments = (ins Tile_PtrLike:$ptr, Tile_IntLike:$offset);
+  let results = (outs Tile_PtrLike:$result);
+  let assemblyFormat = "$ptr `,` $offset attr-dict `:` type($ptr) `,` type($offset)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Tile_LoadOp : Tile_Op<"load", [AttrSizedOperandSegments,
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "Reads the elements that pointers point to, where the mask is set";
+  let description = [{
+    Lanes whose mask is false do not access memory and produce `other`
+    (undefined when `other` is absent; lowerings give zero).
+  }];
+  let arguments = (ins Tile_PtrLike:$ptr, Optional<Tile_BoolLike>:$mask,
+                       Optional<Tile_Value>:$other);
+  let results = (outs Tile_Value:$result);
+  let assemblyFormat = [{
+    $ptr (`mask` $mask^ `:` type($mask))? (`other` $other^ `:` type($other))? attr-dict
+    `:` type($ptr) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_StoreOp : Tile_Op<"store", [
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "Writes values to the elements that pointers point to, where the mask is set";
+  let arguments = (ins Tile_PtrLike:$ptr, Tile_Value:$value, Optional<Tile_BoolLike>:$mask);
+  let assemblyFormat = [{
+    $ptr `,` $value (`mask` $mask^ `:` type($mask))? attr-dict `:` type($ptr) `,` type($value)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions and linear algebra
+//===----------------------------------------------------------------------===//
+
+def Tile_ReduceOp : Tile_Op<"reduce", [RecursiveMemoryEffects,
+    SingleBlockImplicitTerminator<"ReduceReturnOp">]> {
+  let summary = "Reduces blocks along an axis with a combine region";
+  let description = [{
+    All sources have the same shape. The region takes 2N scalars (the N
+    accumulated values, then the N new values) and returns N scalars with
+    `tile.reduce.return`. The combine function is treated as associative and
+    commutative: the lowering may reorder it. Results drop `axis`; reducing a
+    1-D block gives scalars.
+  }];
+  let arguments = (ins Variadic<Tile_Tensor>:$srcs, I32Attr:$axis);
+  let results = (outs Variadic<Tile_Value>:$results);
+  let regions = (region SizedRegion<1>:$combineOp);
+  let assemblyFormat = "$srcs attr-dict `:` type($srcs) `->` type($results) $combineOp";
+  let hasVerifier = 1;
+  let hasRegionVerifier = 1;
+}
+
+def Tile_ReduceReturnOp : Tile_Op<"reduce.return",
+    [HasParent<"ReduceOp">, Pure, Terminator, ReturnLike]> {
+  let summary = "Returns the combined values from a reduce region";
+  let arguments = (ins Variadic<Tile_Scalar>:$results);
+  let assemblyFormat = "$results attr-dict `:` type($results)";
+  let builders = [OpBuilder<(ins), [{ /* empty: for the implicit terminator */ }]>];
+}
+
+def Tile_DotOp : Tile_Op<"dot", [Pure, AllTypesMatch<["c", "d"]>]> {
+  let summary = "Block matrix product with accumulation: d = a * b + c";
+  let description = [{
+    `a` is [M, K], `b` is [K, N], `c` and `d` are [M, N]. Inputs are converted
+    to the accumulator's element type before multiplying.
+  }];
+  let arguments = (ins Tile_Tensor:$a, Tile_Tensor:$b, Tile_Tensor:$c);
+  let results = (outs Tile_Tensor:$d);
+  let assemblyFormat = "$a `,` $b `,` $c attr-dict `:` type($a) `,` type($b) `->` type($d)";
+  let hasVerifier = 1;
+}
+
+#endif // TESSEL_TILE_OPS

@@ -1,0 +1,41 @@
+//===- CPUCompiler.h - Tile IR to a native object for the host -*- C++ -*-===//
+#ifndef TESSEL_TARGET_CPU_CPUCOMPILER_H
+#define TESSEL_TARGET_CPU_CPUCOMPILER_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/Pass/PassManager.h"
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace tessel::cpu {
+
+struct CompileResult {
+  std::string kernelName;
+  std::string entryName;
+  /// Every stage's text in pipeline order: ttir, loops, llir, llvmir.
+  std::vector<std::pair<std::string, std::string>> stages;
+  /// The ELF object for the host CPU.
+  std::string object;
+  std::string targetTriple, targetCPU, targetFeatures;
+};
+
+/// Registers what the CPU pipeline needs (dialects, to-LLVM interfaces,
+/// LLVM IR translations).
+void registerCPUCompilerDialects(mlir::DialectRegistry &registry);
+
+/// Tile-level cleanups, then the lowering to scalar loops.
+void buildTileToLoopsPipeline(mlir::OpPassManager &pm);
+/// Loops over scalars and memrefs to the LLVM dialect.
+void buildLoopsToLLVMPipeline(mlir::OpPassManager &pm);
+
+/// Compiles the one kernel in `module` (tile IR). On failure, `error` holds
+/// the diagnostics.
+mlir::LogicalResult compileModule(mlir::ModuleOp module, CompileResult &result,
+                                  std::string &error);
+
+} // namespace tessel::cpu
+
+#endif // TESSEL_TARGET_CPU_CPUCOMPILER_H

@@ -1,0 +1,17 @@
+#ifndef TESSEL_TARGET_CPU_PASSES
+#define TESSEL_TARGET_CPU_PASSES
+
+include "mlir/Pass/PassBase.td"
+
+def ApproximateMath : Pass<"tessel-cpu-approximate-math"> {
+  let summary = "Replace transcendental math ops by polynomial approximations";
+  let description = [{
+    exp, log, tanh, erf, sin, cos and friends on f32 (and f16/bf16 through
+    f32) become arithmetic that vectorizes, instead of libm calls.
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::math::MathDialect",
+                           "mlir::vector::VectorDialect"];
+}
+
+#endif // TESSEL_TARGET_CPU_PASSES

@@ -1,0 +1,1084 @@
+//===- TileBuilder.cpp - Tile IR with the language's semantics ------------===//
+//
+// Numeric rules follow Triton's (see shared/design/language.md): C-like
+// promotion with signedness, Python literals never widen a tensor of the same
+// or a higher kind, fp16/bf16 division in fp32, numpy-style broadcasting.
+//
+//===----------------------------------------------------------------------===//
+#include "tessel/Builder/TileBuilder.h"
+
+#include "tessel/Dialect/Tile/IR/Dialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Verifier.h"
+#include "llvm/Support/MathExtras.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <sstream>
+
+using namespace mlir;
+using namespace tessel;
+
+namespace {
+
+std::string shapeStr(ArrayRef<int64_t> shape) {
+  std::string s = "[";
+  for (auto [i, d] : llvm::enumerate(shape))
+    s += (i ? ", " : "") + std::to_string(d);
+  return s + "]";
+}
+
+[[noreturn]] void fail(const std::string &message) {
+  throw CompileError(message);
+}
+
+/// Kind order for the literal rule: bool < int < float.
+int kindRank(DType t) { return t.isBool() ? 0 : t.isInt() ? 1 : 2; }
+
+bool isLiteral(const Operand &x) { return !std::holds_alternative<TValue>(x); }
+
+/// The type a Python literal takes on its own (Triton's to_tensor rules).
+DType literalType(const Operand &x) {
+  if (std::holds_alternative<bool>(x))
+    return DType{ScalarKind::I1};
+  if (auto *i = std::get_if<int64_t>(&x)) {
+    if (*i >= INT32_MIN && *i <= INT32_MAX)
+      return DType{ScalarKind::I32};
+    if (*i >= 0 && *i <= UINT32_MAX)
+      return DType{ScalarKind::U32};
+    return DType{ScalarKind::I64};
+  }
+  return DType{ScalarKind::F32};
+}
+
+std::string describeOperand(const Operand &x) {
+  if (auto *v = std::get_if<TValue>(&x))
+    return v->describe();
+  return "literal " + literalType(x).str();
+}
+
+DType integerPromote(DType a, DType b) {
+  unsigned wa = a.bitwidth(), wb = b.bitwidth();
+  bool ua = a.isUnsigned(), ub = b.isUnsigned();
+  if (ua == ub)
+    return wa > wb ? a : b;
+  if (ua)
+    return wa >= wb ? a : b;
+  return wb >= wa ? b : a;
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// TValue
+//===----------------------------------------------------------------------===//
+
+ArrayRef<int64_t> TValue::shape() const {
+  return tile::getShapeOrEmpty(value.getType());
+}
+
+std::string TValue::describe() const {
+  if (!isBlock())
+    return dtype.str();
+  return dtype.str() + shapeStr(shape());
+}
+
+//===----------------------------------------------------------------------===//
+// Construction
+//===----------------------------------------------------------------------===//
+
+struct TileBuilder::OpenRegion {
+  Operation *op;
+  OpBuilder::InsertPoint after;
+  std::vector<DType> dtypes;
+};
+
+void tessel::registerTesselDialects(DialectRegistry &registry) {
+  registry.insert<tile::TileDialect, arith::ArithDialect, math::MathDialect,
+                  scf::SCFDialect, func::FuncDialect>();
+}
+
+TileBuilder::TileBuilder()
+    : context(std::make_unique<MLIRContext>(MLIRContext::Threading::DISABLED)),
+      builder(context.get()), loc(UnknownLoc::get(context.get())) {
+  DialectRegistry registry;
+  registerTesselDialects(registry);
+  context->appendDialectRegistry(registry);
+  context->loadAllAvailableDialects();
+  module = ModuleOp::create(loc);
+  builder.setInsertionPointToEnd(module->getBody());
+}
+
+TileBuilder::~TileBuilder() = default;
+
+OwningOpRef<ModuleOp> TileBuilder::takeModule() { return std::move(module); }
+
+void TileBuilder::setLoc(const std::string &file, int line, int col) {
+  loc = FileLineColLoc::get(context.get(), file, line, col);
+}
+
+DType TileBuilder::parseDType(const std::string &text) const {
+  auto dtype = DType::parse(text);
+  if (!dtype)
+    fail("unknown type '" + text + "'");
+  return *dtype;
+}
+
+Type TileBuilder::typeFor(DType dtype, ArrayRef<int64_t> shape) {
+  Type elt = dtype.toMLIR(context.get());
+  if (shape.empty())
+    return elt;
+  return RankedTensorType::get(shape, elt);
+}
+
+std::vector<TValue>
+TileBuilder::createFunction(const std::string &name,
+                            const std::vector<std::string> &argTypes) {
+  if (function)
+    fail("a builder holds one kernel function");
+  std::vector<DType> dtypes;
+  SmallVector<Type> types;
+  for (const std::string &t : argTypes) {
+    dtypes.push_back(parseDType(t));
+    types.push_back(dtypes.back().toMLIR(context.get()));
+  }
+  auto fn = func::FuncOp::create(builder, loc, name,
+                                 builder.getFunctionType(types, {}));
+  fn->setAttr("tile.kernel", builder.getUnitAttr());
+  Block *entry = fn.addEntryBlock();
+  builder.setInsertionPointToStart(entry);
+  function = fn;
+  signature = dtypes;
+  std::vector<TValue> args;
+  for (auto [arg, dtype] : llvm::zip(entry->getArguments(), dtypes))
+    args.push_back(make(arg, dtype));
+  return args;
+}
+
+void TileBuilder::finishFunction() {
+  if (!function)
+    fail("no kernel function to finish");
+  if (!openRegions.empty())
+    fail("a loop, if or reduction is still open");
+  func::ReturnOp::create(builder, loc);
+}
+
+std::string TileBuilder::moduleString() {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  OpPrintingFlags flags;
+  flags.enableDebugInfo(false);
+  module->print(os, flags);
+  return text;
+}
+
+//===----------------------------------------------------------------------===//
+// Values, casts and broadcasting
+//===----------------------------------------------------------------------===//
+
+Value TileBuilder::constantScalar(const Operand &literal, DType dtype) {
+  Type type = dtype.toMLIR(context.get());
+  if (dtype.isPointer)
+    fail("cannot make a pointer from a literal");
+  if (dtype.isFloat()) {
+    double v;
+    if (auto *d = std::get_if<double>(&literal))
+      v = *d;
+    else if (auto *i = std::get_if<int64_t>(&literal))
+      v = static_cast<double>(*i);
+    else
+      v = std::get<bool>(literal) ? 1.0 : 0.0;
+    return arith::ConstantOp::create(builder, loc, type,
+                                     builder.getFloatAttr(type, v));
+  }
+  int64_t v;
+  if (auto *i = std::get_if<int64_t>(&literal))
+    v = *i;
+  else if (auto *b = std::get_if<bool>(&literal))
+    v = *b;
+  else {
+    double d = std::get<double>(literal);
+    if (dtype.isBool())
+      v = d != 0.0;
+    else
+      v = static_cast<int64_t>(d);
+  }
+  if (dtype.isBool())
+    v = v != 0;
+  return arith::ConstantOp::create(builder, loc, type,
+                                   builder.getIntegerAttr(type, v));
+}
+
+TValue TileBuilder::toValue(const Operand &x, std::optional<DType> like) {
+  if (auto *v = std::get_if<TValue>(&x))
+    return *v;
+  DType dtype = like.value_or(literalType(x));
+  return make(constantScalar(x, dtype), dtype);
+}
+
+TValue TileBuilder::castTo(const TValue &x, DType to) {
+  DType from = x.dtype;
+  if (from == to)
+    return x;
+  Type dstType = typeFor(to, x.shape());
+  Value v = x.value;
+  if (from.isPointer || to.isPointer) {
+    if (from.isPointer && to.isPointer)
+      fail("pointer casts are not supported yet (" + from.str() + " to " +
+           to.str() + ")");
+    fail("cannot cast " + x.describe() + " to " + to.str());
+  }
+  auto zeroLike = [&](DType t) {
+    return splatTo(make(constantScalar(int64_t(0), t), t), x.shape()).value;
+  };
+  if (to.isBool()) {
+    if (from.isFloat())
+      return make(arith::CmpFOp::create(builder, loc, arith::CmpFPredicate::UNE,
+                                        v, zeroLike(from)),
+                  to);
+    return make(arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::ne, v,
+                                      zeroLike(from)),
+                to);
+  }
+  if (from.isInt() && to.isInt()) {
+    if (from.bitwidth() == to.bitwidth())
+      return make(v, to);
+    if (from.bitwidth() > to.bitwidth())
+      return make(arith::TruncIOp::create(builder, loc, dstType, v), to);
+    if (from.isUnsigned() || from.isBool())
+      return make(arith::ExtUIOp::create(builder, loc, dstType, v), to);
+    return make(arith::ExtSIOp::create(builder, loc, dstType, v), to);
+  }
+  if (from.isFloat() && to.isFloat()) {
+    // fp16 <-> bf16 have the same width but different formats: go via fp32.
+    if (from.bitwidth() == to.bitwidth())
+      return castTo(castTo(x, DType{ScalarKind::F32}), to);
+    if (from.bitwidth() > to.bitwidth())
+      return make(arith::TruncFOp::create(builder, loc, dstType, v), to);
+    return make(arith::ExtFOp::create(builder, loc, dstType, v), to);
+  }
+  if (from.isInt() && to.isFloat()) {
+    if (from.isUnsigned() || from.isBool())
+      return make(arith::UIToFPOp::create(builder, loc, dstType, v), to);
+    return make(arith::SIToFPOp::create(builder, loc, dstType, v), to);
+  }
+  // float -> int
+  if (to.isUnsigned())
+    return make(arith::FPToUIOp::create(builder, loc, dstType, v), to);
+  return make(arith::FPToSIOp::create(builder, loc, dstType, v), to);
+}
+
+TValue TileBuilder::splatTo(const TValue &x, ArrayRef<int64_t> shape) {
+  if (shape.empty() || x.isBlock())
+    return x;
+  return make(tile::SplatOp::create(builder, loc, typeFor(x.dtype, shape),
+                                    x.value),
+              x.dtype);
+}
+
+std::vector<int64_t> TileBuilder::broadcastShapes(ArrayRef<int64_t> a,
+                                                  ArrayRef<int64_t> b,
+                                                  const std::string &what) {
+  size_t rank = std::max(a.size(), b.size());
+  std::vector<int64_t> out(rank);
+  for (size_t i = 0; i < rank; ++i) {
+    int64_t da = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
+    int64_t db = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
+    if (da != db && da != 1 && db != 1)
+      fail(what + ": incompatible shapes " + shapeStr(a) + " and " +
+           shapeStr(b) + " (dimension " + std::to_string(i) + ": " +
+           std::to_string(da) + " vs " + std::to_string(db) + ")");
+    out[i] = std::max(da, db);
+  }
+  return out;
+}
+
+TValue TileBuilder::broadcastValue(const TValue &x, ArrayRef<int64_t> shape,
+                                   const char *what) {
+  ArrayRef<int64_t> src = x.shape();
+  if (src == shape)
+    return x;
+  if (!x.isBlock())
+    return splatTo(x, shape);
+  if (src.size() > shape.size())
+    fail(std::string(what) + ": cannot broadcast " + x.describe() +
+         " to shape " + shapeStr(shape));
+  TValue cur = x;
+  while (cur.shape().size() < shape.size())
+    cur = expandDims(cur, 0);
+  for (auto [s, d] : llvm::zip(cur.shape(), shape))
+    if (s != d && s != 1)
+      fail(std::string(what) + ": cannot broadcast " + x.describe() +
+           " to shape " + shapeStr(shape));
+  if (cur.shape() == shape)
+    return cur;
+  return make(tile::BroadcastOp::create(builder, loc,
+                                        typeFor(cur.dtype, shape), cur.value),
+              cur.dtype);
+}
+
+DType TileBuilder::computationType(const Operand &a, const Operand &b,
+                                   bool divOrMod, const std::string &op) {
+  DType ta = isLiteral(a) ? literalType(a) : std::get<TValue>(a).dtype;
+  DType tb = isLiteral(b) ? literalType(b) : std::get<TValue>(b).dtype;
+  if (ta.isPointer || tb.isPointer)
+    fail(op + ": unsupported operand types " + describeOperand(a) + " and " +
+         describeOperand(b));
+  if (isLiteral(a) != isLiteral(b)) {
+    DType lit = isLiteral(a) ? ta : tb, ten = isLiteral(a) ? tb : ta;
+    if (kindRank(lit) <= kindRank(ten))
+      return ten;
+  }
+  auto is = [&](ScalarKind k) { return ta.kind == k || tb.kind == k; };
+  if (is(ScalarKind::F64))
+    return DType{ScalarKind::F64};
+  if (is(ScalarKind::F32))
+    return DType{ScalarKind::F32};
+  if (is(ScalarKind::F16))
+    return divOrMod ? DType{ScalarKind::F32} : DType{ScalarKind::F16};
+  if (ta.kind == ScalarKind::BF16 && tb.kind == ScalarKind::BF16)
+    return divOrMod ? DType{ScalarKind::F32} : DType{ScalarKind::BF16};
+  if (is(ScalarKind::BF16))
+    return DType{ScalarKind::F32};
+  if (divOrMod && ta.isUnsigned() != tb.isUnsigned() && !ta.isBool() &&
+      !tb.isBool())
+    fail(op + ": cannot mix signed and unsigned operands (" +
+         describeOperand(a) + " and " + describeOperand(b) +
+         "); cast one of them first");
+  return integerPromote(ta, tb);
+}
+
+std::pair<TValue, TValue>
+TileBuilder::promoteAndBroadcast(const Operand &a, const Operand &b,
+                                 DType type) {
+  TValue va = castTo(toValue(a, type), type);
+  TValue vb = castTo(toValue(b, type), type);
+  auto shape = broadcastShapes(va.shape(), vb.shape(), "operands");
+  return {broadcastValue(va, shape, "operand"),
+          broadcastValue(vb, shape, "operand")};
+}
+
+TValue TileBuilder::toBool(const TValue &x) {
+  if (x.dtype.isPointer)
+    fail("expected a boolean or integer, got " + x.describe());
+  return castTo(x, DType{ScalarKind::I1});
+}
+
+//===----------------------------------------------------------------------===//
+// Creation
+//===----------------------------------------------------------------------===//
+
+TValue TileBuilder::constant(Operand value, const std::string &dtype) {
+  DType t = parseDType(dtype);
+  if (auto *v = std::get_if<TValue>(&value))
+    return castTo(*v, t);
+  return make(constantScalar(value, t), t);
+}
+
+TValue TileBuilder::programId(int axis) {
+  if (axis < 0 || axis > 2)
+    fail("program_id axis must be 0, 1 or 2, got " + std::to_string(axis));
+  return make(tile::GetProgramIdOp::create(builder, loc, builder.getI32Type(), builder.getI32IntegerAttr(axis)),
+              DType{ScalarKind::I32});
+}
+
+TValue TileBuilder::numPrograms(int axis) {
+  if (axis < 0 || axis > 2)
+    fail("num_programs axis must be 0, 1 or 2, got " + std::to_string(axis));
+  return make(tile::GetNumProgramsOp::create(builder, loc, builder.getI32Type(), builder.getI32IntegerAttr(axis)),
+              DType{ScalarKind::I32});
+}
+
+TValue TileBuilder::arange(int64_t start, int64_t end) {
+  if (start < INT32_MIN || end > INT32_MAX)
+    fail("arange bounds must fit in int32");
+  if (end <= start)
+    fail("arange(" + std::to_string(start) + ", " + std::to_string(end) +
+         "): end must be greater than start");
+  if (!llvm::isPowerOf2_64(end - start))
+    fail("arange(" + std::to_string(start) + ", " + std::to_string(end) +
+         "): the range size " + std::to_string(end - start) +
+         " must be a power of 2");
+  auto type = RankedTensorType::get({end - start}, builder.getI32Type());
+  return make(tile::MakeRangeOp::create(builder, loc, type,
+                                        builder.getI32IntegerAttr(start),
+                                        builder.getI32IntegerAttr(end)),
+              DType{ScalarKind::I32});
+}
+
+TValue TileBuilder::full(const std::vector<int64_t> &shape, Operand value,
+                         const std::string &dtype) {
+  DType t = parseDType(dtype);
+  int64_t numel = 1;
+  for (int64_t d : shape) {
+    if (d <= 0 || !llvm::isPowerOf2_64(d))
+      fail("block shape " + shapeStr(shape) +
+           ": every dimension must be a positive power of 2");
+    numel *= d;
+  }
+  if (numel > (1 << 20))
+    fail("block shape " + shapeStr(shape) + " has more than 2^20 elements");
+  TValue scalar = castTo(toValue(value, t), t);
+  if (scalar.isBlock())
+    fail("full: the fill value must be a scalar, got " + scalar.describe());
+  return splatTo(scalar, shape);
+}
+
+//===----------------------------------------------------------------------===//
+// Arithmetic
+//===----------------------------------------------------------------------===//
+
+TValue TileBuilder::binary(const std::string &op, Operand lhs, Operand rhs) {
+  if (isLiteral(lhs) && isLiteral(rhs))
+    fail(op + ": at least one operand must be a tensor");
+  auto dtypeOf = [](const Operand &x) {
+    return isLiteral(x) ? literalType(x) : std::get<TValue>(x).dtype;
+  };
+  DType ta = dtypeOf(lhs), tb = dtypeOf(rhs);
+
+  // Pointer arithmetic.
+  if ((op == "add" || op == "sub") && (ta.isPointer || tb.isPointer)) {
+    if (ta.isPointer && tb.isPointer)
+      fail("cannot " + std::string(op == "add" ? "add" : "subtract") +
+           " two pointers (" + describeOperand(lhs) + " and " +
+           describeOperand(rhs) + "); add an integer offset to a pointer");
+    if (op == "sub" && tb.isPointer)
+      fail("cannot subtract a pointer from " + describeOperand(lhs));
+    const Operand &p = ta.isPointer ? lhs : rhs, &o = ta.isPointer ? rhs : lhs;
+    TValue ptr = std::get<TValue>(p);
+    DType offType = dtypeOf(o);
+    if (!offType.isInt() || offType.isBool())
+      fail("pointer offsets must be integers, got " + describeOperand(o));
+    TValue off = toValue(o);
+    if (op == "sub")
+      off = unary("neg", off);
+    auto shape = broadcastShapes(ptr.shape(), off.shape(), "pointer arithmetic");
+    ptr = broadcastValue(ptr, shape, "pointer arithmetic");
+    off = broadcastValue(off, shape, "pointer arithmetic");
+    return make(tile::AddPtrOp::create(builder, loc, ptr.value.getType(),
+                                       ptr.value, off.value),
+                ptr.dtype);
+  }
+  if (ta.isPointer || tb.isPointer)
+    fail(op + ": unsupported operand types " + describeOperand(lhs) + " and " +
+         describeOperand(rhs));
+
+  if (op == "logical_and" || op == "logical_or") {
+    TValue a = toBool(toValue(lhs)), b = toBool(toValue(rhs));
+    auto [va, vb] = promoteAndBroadcast(a, b, DType{ScalarKind::I1});
+    Value r = op == "logical_and"
+                  ? Value(arith::AndIOp::create(builder, loc, va.value, vb.value))
+                  : Value(arith::OrIOp::create(builder, loc, va.value, vb.value));
+    return make(r, DType{ScalarKind::I1});
+  }
+
+  if (op == "truediv") {
+    DType t = computationType(lhs, rhs, /*divOrMod=*/true, op);
+    if (t.isInt())
+      t = DType{ScalarKind::F32};
+    auto [a, b] = promoteAndBroadcast(lhs, rhs, t);
+    return make(arith::DivFOp::create(builder, loc, a.value, b.value), t);
+  }
+
+  bool divOrMod = op == "floordiv" || op == "mod";
+  DType t = computationType(lhs, rhs, divOrMod, op);
+  bool isBitwise = op == "and" || op == "or" || op == "xor" ||
+                   op == "lshift" || op == "rshift";
+  if ((isBitwise || op == "floordiv") && t.isFloat())
+    fail(op + ": needs integer operands, got " + describeOperand(lhs) +
+         " and " + describeOperand(rhs));
+  auto [a, b] = promoteAndBroadcast(lhs, rhs, t);
+  Value x = a.value, y = b.value;
+  bool f = t.isFloat(), u = t.isUnsigned() || t.isBool();
+
+  static const std::pair<const char *, std::pair<arith::CmpFPredicate,
+                                                 arith::CmpIPredicate>>
+      cmpPreds[] = {
+          {"eq", {arith::CmpFPredicate::OEQ, arith::CmpIPredicate::eq}},
+          {"ne", {arith::CmpFPredicate::UNE, arith::CmpIPredicate::ne}},
+          {"lt", {arith::CmpFPredicate::OLT, arith::CmpIPredicate::slt}},
+          {"le", {arith::CmpFPredicate::OLE, arith::CmpIPredicate::sle}},
+          {"gt", {arith::CmpFPredicate::OGT, arith::CmpIPredicate::sgt}},
+          {"ge", {arith::CmpFPredicate::OGE, arith::CmpIPredicate::sge}},
+      };
+  for (auto &[name, preds] : cmpPreds) {
+    if (op != name)
+      continue;
+    Value r;
+    if (f) {
+      r = arith::CmpFOp::create(builder, loc, preds.first, x, y);
+    } else {
+      arith::CmpIPredicate p = preds.second;
+      if (u) {
+        if (p == arith::CmpIPredicate::slt) p = arith::CmpIPredicate::ult;
+        if (p == arith::CmpIPredicate::sle) p = arith::CmpIPredicate::ule;
+        if (p == arith::CmpIPredicate::sgt) p = arith::CmpIPredicate::ugt;
+        if (p == arith::CmpIPredicate::sge) p = arith::CmpIPredicate::uge;
+      }
+      r = arith::CmpIOp::create(builder, loc, p, x, y);
+    }
+    return make(r, DType{ScalarKind::I1});
+  }
+
+  Value r;
+  if (op == "add")
+    r = f ? Value(arith::AddFOp::create(builder, loc, x, y))
+          : Value(arith::AddIOp::create(builder, loc, x, y));
+  else if (op == "sub")
+    r = f ? Value(arith::SubFOp::create(builder, loc, x, y))
+          : Value(arith::SubIOp::create(builder, loc, x, y));
+  else if (op == "mul")
+    r = f ? Value(arith::MulFOp::create(builder, loc, x, y))
+          : Value(arith::MulIOp::create(builder, loc, x, y));
+  else if (op == "floordiv")
+    r = u ? Value(arith::DivUIOp::create(builder, loc, x, y))
+          : Value(arith::DivSIOp::create(builder, loc, x, y));
+  else if (op == "mod")
+    r = f   ? Value(arith::RemFOp::create(builder, loc, x, y))
+        : u ? Value(arith::RemUIOp::create(builder, loc, x, y))
+            : Value(arith::RemSIOp::create(builder, loc, x, y));
+  else if (op == "and")
+    r = arith::AndIOp::create(builder, loc, x, y);
+  else if (op == "or")
+    r = arith::OrIOp::create(builder, loc, x, y);
+  else if (op == "xor")
+    r = arith::XOrIOp::create(builder, loc, x, y);
+  else if (op == "lshift")
+    r = arith::ShLIOp::create(builder, loc, x, y);
+  else if (op == "rshift")
+    r = u ? Value(arith::ShRUIOp::create(builder, loc, x, y))
+          : Value(arith::ShRSIOp::create(builder, loc, x, y));
+  else if (op == "maximum")
+    r = f   ? Value(arith::MaxNumFOp::create(builder, loc, x, y))
+        : u ? Value(arith::MaxUIOp::create(builder, loc, x, y))
+            : Value(arith::MaxSIOp::create(builder, loc, x, y));
+  else if (op == "minimum")
+    r = f   ? Value(arith::MinNumFOp::create(builder, loc, x, y))
+        : u ? Value(arith::MinUIOp::create(builder, loc, x, y))
+            : Value(arith::MinSIOp::create(builder, loc, x, y));
+  else
+    fail("unknown binary operation '" + op + "'");
+  return make(r, t);
+}
+
+TValue TileBuilder::unary(const std::string &op, Operand operand) {
+  TValue x = toValue(operand);
+  if (op == "plus")
+    return x;
+  if (x.dtype.isPointer)
+    fail(op + ": unsupported operand " + x.describe());
+  if (op == "not") {
+    TValue b = toBool(x);
+    TValue one = splatTo(make(constantScalar(true, b.dtype), b.dtype), b.shape());
+    return make(arith::XOrIOp::create(builder, loc, b.value, one.value), b.dtype);
+  }
+  if (op == "neg") {
+    if (x.dtype.isFloat())
+      return make(arith::NegFOp::create(builder, loc, x.value), x.dtype);
+    TValue zero =
+        splatTo(make(constantScalar(int64_t(0), x.dtype), x.dtype), x.shape());
+    return make(arith::SubIOp::create(builder, loc, zero.value, x.value),
+                x.dtype);
+  }
+  if (op == "invert") {
+    if (!x.dtype.isInt())
+      fail("~ needs an integer operand, got " + x.describe());
+    TValue ones = splatTo(
+        make(constantScalar(int64_t(-1), x.dtype), x.dtype), x.shape());
+    return make(arith::XOrIOp::create(builder, loc, x.value, ones.value),
+                x.dtype);
+  }
+  fail("unknown unary operation '" + op + "'");
+}
+
+TValue TileBuilder::where(Operand cond, Operand x, Operand y) {
+  TValue c = toBool(toValue(cond));
+  auto dtypeOf = [](const Operand &v) {
+    return isLiteral(v) ? literalType(v) : std::get<TValue>(v).dtype;
+  };
+  TValue vx, vy;
+  if (dtypeOf(x).isPointer || dtypeOf(y).isPointer) {
+    vx = toValue(x);
+    vy = toValue(y);
+    if (vx.dtype != vy.dtype)
+      fail("where: both values must have the same pointer type, got " +
+           vx.describe() + " and " + vy.describe());
+  } else {
+    DType t = computationType(x, y, false, "where");
+    vx = castTo(toValue(x, t), t);
+    vy = castTo(toValue(y, t), t);
+  }
+  auto shape = broadcastShapes(c.shape(), vx.shape(), "where");
+  shape = broadcastShapes(shape, vy.shape(), "where");
+  c = broadcastValue(c, shape, "where");
+  vx = broadcastValue(vx, shape, "where");
+  vy = broadcastValue(vy, shape, "where");
+  return make(arith::SelectOp::create(builder, loc, c.value, vx.value, vy.value),
+              vx.dtype);
+}
+
+TValue TileBuilder::math(const std::string &fn, Operand operand) {
+  TValue x = toValue(operand);
+  if (x.dtype.isPointer)
+    fail(fn + ": unsupported operand " + x.describe());
+  if (fn == "abs") {
+    if (x.dtype.isFloat())
+      return make(math::AbsFOp::create(builder, loc, x.value), x.dtype);
+    if (x.dtype.isUnsigned() || x.dtype.isBool())
+      return x;
+    return make(math::AbsIOp::create(builder, loc, x.value), x.dtype);
+  }
+  // Transcendental functions compute in fp32 (or fp64) and return the input's
+  // float type; integers become fp32.
+  DType resultType = x.dtype.isFloat() ? x.dtype : DType{ScalarKind::F32};
+  DType computeType = x.dtype.kind == ScalarKind::F64 ? DType{ScalarKind::F64}
+                                                       : DType{ScalarKind::F32};
+  Value v = castTo(x, computeType).value;
+  Value r;
+  if (fn == "exp") r = math::ExpOp::create(builder, loc, v);
+  else if (fn == "exp2") r = math::Exp2Op::create(builder, loc, v);
+  else if (fn == "log") r = math::LogOp::create(builder, loc, v);
+  else if (fn == "log2") r = math::Log2Op::create(builder, loc, v);
+  else if (fn == "sqrt") r = math::SqrtOp::create(builder, loc, v);
+  else if (fn == "rsqrt") r = math::RsqrtOp::create(builder, loc, v);
+  else if (fn == "sin") r = math::SinOp::create(builder, loc, v);
+  else if (fn == "cos") r = math::CosOp::create(builder, loc, v);
+  else if (fn == "floor") r = math::FloorOp::create(builder, loc, v);
+  else if (fn == "ceil") r = math::CeilOp::create(builder, loc, v);
+  else if (fn == "erf") r = math::ErfOp::create(builder, loc, v);
+  else if (fn == "sigmoid") {
+    Value neg = arith::NegFOp::create(builder, loc, v);
+    Value e = math::ExpOp::create(builder, loc, neg);
+    Value one = splatTo(make(constantScalar(1.0, computeType), computeType),
+                        x.shape())
+                    .value;
+    Value den = arith::AddFOp::create(builder, loc, one, e);
+    r = arith::DivFOp::create(builder, loc, one, den);
+  } else
+    fail("unknown math function '" + fn + "'");
+  return castTo(make(r, computeType), resultType);
+}
+
+TValue TileBuilder::cast(Operand operand, const std::string &dtype,
+                         bool bitcast) {
+  DType to = parseDType(dtype);
+  TValue x = toValue(operand);
+  if (!bitcast)
+    return castTo(x, to);
+  if (x.dtype == to)
+    return x;
+  if (x.dtype.isPointer || to.isPointer)
+    fail("bitcast of pointers is not supported yet (" + x.describe() + " to " +
+         to.str() + ")");
+  if (x.dtype.bitwidth() != to.bitwidth())
+    fail("bitcast needs types of the same width: " + x.describe() + " (" +
+         std::to_string(x.dtype.bitwidth()) + " bits) to " + to.str() + " (" +
+         std::to_string(to.bitwidth()) + " bits)");
+  if (x.dtype.isInt() && to.isInt())
+    return make(x.value, to);
+  return make(arith::BitcastOp::create(builder, loc, typeFor(to, x.shape()),
+                                       x.value),
+              to);
+}
+
+//===----------------------------------------------------------------------===//
+// Shape
+//===----------------------------------------------------------------------===//
+
+TValue TileBuilder::broadcastTo(Operand operand,
+                                const std::vector<int64_t> &shape) {
+  return broadcastValue(toValue(operand), shape, "broadcast_to");
+}
+
+TValue TileBuilder::expandDims(const TValue &x, int axis) {
+  if (!x.isBlock())
+    return splatTo(x, {1});
+  int rank = x.shape().size();
+  if (axis < -rank - 1 || axis > rank)
+    fail("expand_dims: axis " + std::to_string(axis) +
+         " out of range for " + x.describe());
+  if (axis < 0)
+    axis += rank + 1;
+  SmallVector<int64_t> shape(x.shape());
+  shape.insert(shape.begin() + axis, 1);
+  return make(tile::ExpandDimsOp::create(builder, loc,
+                                         typeFor(x.dtype, shape), x.value,
+                                         builder.getI32IntegerAttr(axis)),
+              x.dtype);
+}
+
+TValue TileBuilder::reshape(const TValue &x,
+                            const std::vector<int64_t> &shape) {
+  int64_t numel = 1, target = 1;
+  for (int64_t d : x.shape())
+    numel *= d;
+  for (int64_t d : shape) {
+    if (d <= 0)
+      fail("reshape: invalid shape " + shapeStr(shape));
+    target *= d;
+  }
+  if (numel != target)
+    fail("reshape: cannot reshape " + x.describe() + " to " + shapeStr(shape) +
+         " (" + std::to_string(numel) + " vs " + std::to_string(target) +
+         " elements)");
+  if (shape.empty()) {
+    // A one-element block to a scalar: reduce-free extraction through reshape
+    // to [1] is not a scalar; keep blocks as blocks.
+    fail("reshape: the target shape must have at least one dimension");
+  }
+  if (!x.isBlock())
+    return splatTo(x, shape);
+  if (ArrayRef<int64_t>(shape) == x.shape())
+    return x;
+  return make(tile::ReshapeOp::create(builder, loc, typeFor(x.dtype, shape),
+                                      x.value),
+              x.dtype);
+}
+
+TValue TileBuilder::permute(const TValue &x, const std::vector<int> &order) {
+  if (x.shape().size() != order.size())
+    fail("permute: order of " + std::to_string(order.size()) +
+         " dimensions for " + x.describe());
+  SmallVector<int64_t> shape;
+  SmallVector<bool> seen(order.size(), false);
+  for (int o : order) {
+    if (o < 0 || o >= (int)order.size() || seen[o])
+      fail("permute: order must be a permutation of the dimensions of " +
+           x.describe());
+    seen[o] = true;
+    shape.push_back(x.shape()[o]);
+  }
+  SmallVector<int32_t> order32(order.begin(), order.end());
+  return make(tile::TransOp::create(builder, loc, typeFor(x.dtype, shape),
+                                    x.value,
+                                    builder.getDenseI32ArrayAttr(order32)),
+              x.dtype);
+}
+
+//===----------------------------------------------------------------------===//
+// Memory
+//===----------------------------------------------------------------------===//
+
+TValue TileBuilder::load(const TValue &ptrIn, std::optional<Operand> maskOp,
+                         std::optional<Operand> otherOp) {
+  if (!ptrIn.dtype.isPointer)
+    fail("load: expected a pointer or a block of pointers, got " +
+         ptrIn.describe());
+  TValue ptr = ptrIn;
+  std::optional<TValue> mask;
+  if (maskOp) {
+    mask = toValue(*maskOp);
+    if (!mask->dtype.isBool())
+      fail("load: the mask must be boolean, got " + mask->describe());
+    if (!ptr.isBlock() && mask->isBlock())
+      fail("load: the mask is a block (" + mask->describe() +
+           ") but the pointer is a scalar (" + ptr.describe() + ")");
+    mask = broadcastValue(*mask, ptr.shape(), "load mask");
+  }
+  DType elt = ptr.dtype.pointee();
+  Value other;
+  if (otherOp) {
+    TValue o = castTo(toValue(*otherOp, elt), elt);
+    if (!ptr.isBlock() && o.isBlock())
+      fail("load: `other` is a block (" + o.describe() +
+           ") but the pointer is a scalar (" + ptr.describe() + ")");
+    other = broadcastValue(o, ptr.shape(), "load other").value;
+  }
+  Type resultType = typeFor(elt, ptr.shape());
+  return make(tile::LoadOp::create(builder, loc, resultType, ptr.value,
+                                   mask ? mask->value : Value(), other),
+              elt);
+}
+
+void TileBuilder::store(const TValue &ptr, Operand valueOp,
+                        std::optional<Operand> maskOp) {
+  if (!ptr.dtype.isPointer)
+    fail("store: expected a pointer or a block of pointers, got " +
+         ptr.describe());
+  DType elt = ptr.dtype.pointee();
+  TValue value = toValue(valueOp, elt);
+  if (value.dtype.isPointer)
+    fail("store: cannot store pointers (" + value.describe() + ")");
+  if (!ptr.isBlock() && value.isBlock())
+    fail("store: the value is a block (" + value.describe() +
+         ") but the pointer is a scalar (" + ptr.describe() + ")");
+  if (value.isBlock()) {
+    auto common = broadcastShapes(value.shape(), ptr.shape(), "store");
+    if (ArrayRef<int64_t>(common) != ptr.shape())
+      fail("store: value " + value.describe() +
+           " does not fit the pointer block " + ptr.describe() +
+           ": its shape must broadcast to the pointer's shape");
+  }
+  value = broadcastValue(castTo(value, elt), ptr.shape(), "store");
+  Value mask;
+  if (maskOp) {
+    TValue m = toValue(*maskOp);
+    if (!m.dtype.isBool())
+      fail("store: the mask must be boolean, got " + m.describe());
+    if (!ptr.isBlock() && m.isBlock())
+      fail("store: the mask is a block (" + m.describe() +
+           ") but the pointer is a scalar (" + ptr.describe() + ")");
+    mask = broadcastValue(m, ptr.shape(), "store mask").value;
+  }
+  tile::StoreOp::create(builder, loc, ptr.value, value.value, mask);
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions and dot
+//===----------------------------------------------------------------------===//
+
+std::vector<TValue> TileBuilder::beginReduce(const std::vector<TValue> &inputs,
+                                             int axis) {
+  if (inputs.empty())
+    fail("reduce: needs at least one input");
+  ArrayRef<int64_t> shape = inputs[0].shape();
+  for (const TValue &in : inputs) {
+    if (!in.isBlock())
+      fail("reduce: inputs must be blocks, got " + in.describe());
+    if (in.dtype.isPointer)
+      fail("reduce: cannot reduce pointers (" + in.describe() + ")");
+    if (in.shape() != shape)
+      fail("reduce: inputs must have the same shape, got " +
+           inputs[0].describe() + " and " + in.describe());
+  }
+  int rank = shape.size();
+  if (axis < -rank || axis >= rank)
+    fail("reduce: axis " + std::to_string(axis) + " out of range for " +
+         inputs[0].describe());
+  if (axis < 0)
+    axis += rank;
+  SmallVector<int64_t> resShape(shape);
+  resShape.erase(resShape.begin() + axis);
+  SmallVector<Value> srcs;
+  SmallVector<Type> resultTypes, argTypes;
+  std::vector<DType> dtypes;
+  for (const TValue &in : inputs) {
+    srcs.push_back(in.value);
+    resultTypes.push_back(typeFor(in.dtype, resShape));
+    argTypes.push_back(in.dtype.toMLIR(context.get()));
+    dtypes.push_back(in.dtype);
+  }
+  auto op = tile::ReduceOp::create(builder, loc, resultTypes, srcs,
+                                   builder.getI32IntegerAttr(axis));
+  Block *body = builder.createBlock(&op.getCombineOp());
+  SmallVector<Location> locs(2 * inputs.size(), loc);
+  SmallVector<Type> allArgs(argTypes);
+  allArgs.append(argTypes);
+  body->addArguments(allArgs, locs);
+  openRegions.push_back({op, OpBuilder::InsertPoint(op->getBlock(),
+                                                    ++Block::iterator(op)),
+                         dtypes});
+  builder.setInsertionPointToStart(body);
+  std::vector<TValue> args;
+  for (auto [i, arg] : llvm::enumerate(body->getArguments()))
+    args.push_back(make(arg, dtypes[i % dtypes.size()]));
+  return args;
+}
+
+std::vector<TValue> TileBuilder::endReduce(const std::vector<TValue> &combined) {
+  if (openRegions.empty() || !isa<tile::ReduceOp>(openRegions.back().op))
+    fail("end_reduce without an open reduction");
+  OpenRegion region = openRegions.back();
+  if (combined.size() != region.dtypes.size())
+    fail("reduce: the combine function returns " +
+         std::to_string(combined.size()) + " values, expected " +
+         std::to_string(region.dtypes.size()));
+  SmallVector<Value> results;
+  for (auto [v, dtype] : llvm::zip(combined, region.dtypes)) {
+    if (v.isBlock())
+      fail("reduce: the combine function must return scalars, got " +
+           v.describe());
+    results.push_back(castTo(v, dtype).value);
+  }
+  tile::ReduceReturnOp::create(builder, loc, results);
+  openRegions.pop_back();
+  builder.restoreInsertionPoint(region.after);
+  std::vector<TValue> out;
+  for (auto [res, dtype] : llvm::zip(region.op->getResults(), region.dtypes))
+    out.push_back(make(res, dtype));
+  return out;
+}
+
+TValue TileBuilder::dot(const TValue &a, const TValue &b,
+                        std::optional<TValue> acc,
+                        std::optional<std::string> outDType) {
+  if (a.shape().size() != 2 || b.shape().size() != 2)
+    fail("dot: operands must be 2-D blocks, got " + a.describe() + " and " +
+         b.describe());
+  int64_t m = a.shape()[0], k = a.shape()[1], n = b.shape()[1];
+  if (b.shape()[0] != k)
+    fail("dot: inner dimensions differ: " + a.describe() + " x " +
+         b.describe());
+  if (m < 16 || n < 16 || k < 16)
+    fail("dot: every dimension must be at least 16, got M=" +
+         std::to_string(m) + ", N=" + std::to_string(n) +
+         ", K=" + std::to_string(k) + " (" + a.describe() + " x " +
+         b.describe() + ")");
+  if (a.dtype != b.dtype)
+    fail("dot: operands must have the same type, got " + a.describe() +
+         " and " + b.describe() + "; cast one with .to()");
+  if (a.dtype.isPointer || a.dtype.isBool())
+    fail("dot: unsupported operand type " + a.describe());
+  DType accType = a.dtype.isFloat()
+                      ? (a.dtype.kind == ScalarKind::F64 ? DType{ScalarKind::F64}
+                                                         : DType{ScalarKind::F32})
+                      : DType{ScalarKind::I32};
+  if (outDType) {
+    DType out = parseDType(*outDType);
+    if (out.isFloat() != accType.isFloat())
+      fail("dot: out_dtype " + out.str() + " does not fit operands " +
+           a.describe());
+    accType = out;
+  }
+  std::vector<int64_t> shape{m, n};
+  Value c;
+  if (acc) {
+    if (acc->shape() != ArrayRef<int64_t>(shape))
+      fail("dot: accumulator " + acc->describe() + " should have shape " +
+           shapeStr(shape));
+    if (acc->dtype != accType)
+      fail("dot: accumulator " + acc->describe() + " should be of type " +
+           accType.str());
+    c = acc->value;
+  } else {
+    c = full(shape, int64_t(0), accType.str()).value;
+  }
+  return make(tile::DotOp::create(builder, loc, c.getType(), a.value, b.value,
+                                  c),
+              accType);
+}
+
+//===----------------------------------------------------------------------===//
+// Control flow
+//===----------------------------------------------------------------------===//
+
+std::pair<TValue, std::vector<TValue>>
+TileBuilder::beginFor(Operand lbOp, Operand ubOp, Operand stepOp,
+                      const std::vector<TValue> &inits) {
+  TValue lb = toValue(lbOp), ub = toValue(ubOp), step = toValue(stepOp);
+  for (const TValue *v : {&lb, &ub, &step})
+    if (v->isBlock() || !v->dtype.isInt() || v->dtype.isBool())
+      fail("range bounds must be integer scalars, got " + v->describe());
+  DType t{ScalarKind::I32};
+  for (const TValue *v : {&lb, &ub, &step})
+    if (v->dtype.bitwidth() == 64)
+      t = DType{v->dtype.isUnsigned() ? ScalarKind::U64 : ScalarKind::I64};
+  lb = castTo(lb, t);
+  ub = castTo(ub, t);
+  step = castTo(step, t);
+  SmallVector<Value> initValues;
+  std::vector<DType> dtypes;
+  for (const TValue &v : inits) {
+    initValues.push_back(v.value);
+    dtypes.push_back(v.dtype);
+  }
+  auto forOp = scf::ForOp::create(builder, loc, lb.value, ub.value, step.value,
+                                  initValues);
+  if (t.isUnsigned())
+    forOp.setUnsignedCmp(true);
+  Block *body = forOp.getBody();
+  if (!body->empty() && body->back().hasTrait<OpTrait::IsTerminator>())
+    body->back().erase();
+  openRegions.push_back({forOp, OpBuilder::InsertPoint(forOp->getBlock(),
+                                                       ++Block::iterator(forOp)),
+                         dtypes});
+  builder.setInsertionPointToEnd(body);
+  std::vector<TValue> carried;
+  for (auto [arg, dtype] : llvm::zip(forOp.getRegionIterArgs(), dtypes))
+    carried.push_back(make(arg, dtype));
+  return {make(forOp.getInductionVar(), t), carried};
+}
+
+std::vector<TValue> TileBuilder::endFor(const std::vector<TValue> &yields) {
+  if (openRegions.empty() || !isa<scf::ForOp>(openRegions.back().op))
+    fail("end_for without an open loop");
+  OpenRegion region = openRegions.back();
+  if (yields.size() != region.dtypes.size())
+    fail("loop: " + std::to_string(yields.size()) + " values at the end of "
+         "the body for " + std::to_string(region.dtypes.size()) +
+         " loop-carried values");
+  auto forOp = llvm::cast<scf::ForOp>(region.op);
+  SmallVector<Value> values;
+  for (auto [i, v] : llvm::enumerate(yields)) {
+    Type expected = forOp.getInitArgs()[i].getType();
+    if (v.value.getType() != expected || v.dtype != region.dtypes[i])
+      fail("loop-carried value #" + std::to_string(i) + " changes type in the "
+           "loop: " + TValue{forOp.getInitArgs()[i], region.dtypes[i]}
+                          .describe() +
+           " before, " + v.describe() + " after one iteration");
+    values.push_back(v.value);
+  }
+  scf::YieldOp::create(builder, loc, values);
+  openRegions.pop_back();
+  builder.restoreInsertionPoint(region.after);
+  std::vector<TValue> out;
+  for (auto [res, dtype] : llvm::zip(forOp.getResults(), region.dtypes))
+    out.push_back(make(res, dtype));
+  return out;
+}
+
+void TileBuilder::beginIf(Operand condOp) {
+  TValue cond = toValue(condOp);
+  if (cond.isBlock())
+    fail("if: the condition must be a scalar, got " + cond.describe());
+  cond = toBool(cond);
+  auto ifOp = scf::IfOp::create(builder, loc, TypeRange{}, cond.value,
+                                /*withElseRegion=*/true);
+  openRegions.push_back({ifOp, OpBuilder::InsertPoint(ifOp->getBlock(),
+                                                      ++Block::iterator(ifOp)),
+                         {}});
+  builder.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+}
+
+void TileBuilder::beginElse() {
+  if (openRegions.empty() || !isa<scf::IfOp>(openRegions.back().op))
+    fail("begin_else without an open if");
+  auto ifOp = llvm::cast<scf::IfOp>(openRegions.back().op);
+  builder.setInsertionPoint(ifOp.elseBlock()->getTerminator());
+}
+
+std::vector<TValue> TileBuilder::endIf(const std::vector<TValue> &thenValues,
+                                       const std::vector<TValue> &elseValues) {
+  if (openRegions.empty() || !isa<scf::IfOp>(openRegions.back().op))
+    fail("end_if without an open if");
+  OpenRegion region = openRegions.back();
+  auto oldIf = llvm::cast<scf::IfOp>(region.op);
+  if (thenValues.size() != elseValues.size())
+    fail("if: the branches define different numbers of values");
+  SmallVector<Type> types;
+  std::vector<DType> dtypes;
+  for (auto [i, tv, ev] : llvm::enumerate(thenValues, elseValues)) {
+    if (tv.value.getType() != ev.value.getType() || tv.dtype != ev.dtype)
+      fail("if: value #" + std::to_string(i) + " has type " + tv.describe() +
+           " in the then-branch and " + ev.describe() + " in the else-branch");
+    types.push_back(tv.value.getType());
+    dtypes.push_back(tv.dtype);
+  }
+  openRegions.pop_back();
+  builder.setInsertionPoint(oldIf);
+  auto newIf = scf::IfOp::create(builder, oldIf.getLoc(), types,
+                                 oldIf.getCondition(), /*withElseRegion=*/true);
+  auto moveBody = [&](Region &from, Region &to,
+                      const std::vector<TValue> &values) {
+    to.takeBody(from);
+    Block &block = to.front();
+    block.getTerminator()->erase();
+    OpBuilder b = OpBuilder::atBlockEnd(&block);
+    SmallVector<Value> vs;
+    for (const TValue &v : values)
+      vs.push_back(v.value);
+    scf::YieldOp::create(b, loc, vs);
+  };
+  moveBody(oldIf.getThenRegion(), newIf.getThenRegion(), thenValues);
+  moveBody(oldIf.getElseRegion(), newIf.getElseRegion(), elseValues);
+  oldIf->erase();
+  builder.setInsertionPointAfter(newIf);
+  std::vector<TValue> out;
+  for (auto [res, dtype] : llvm::zip(newIf.getResults(), dtypes))
+    out.push_back(make(res, dtype));
+  return out;
+}

@@ -1,0 +1,874 @@
+//===- TileToLoops.cpp - Tile IR to fused loop nests for the CPU ----------===//
+//
+// See the pass description in include/tessel/Conversion/Passes.td.
+//
+// The lowering rebuilds each kernel function by walking its body in order.
+// Scalars map one to one. A block value is either *lazy* (recomputed at the
+// index a consumer asks for: element-wise ops, views, address arithmetic,
+// loads) or lives in a stack buffer (`memref.alloca` in the entry block).
+// Which lazy values get a buffer is decided up front by `planMaterialization`.
+//
+//===----------------------------------------------------------------------===//
+#include "tessel/Conversion/Passes.h"
+
+#include "tessel/Dialect/Tile/IR/Dialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
+
+namespace tessel {
+#define GEN_PASS_DEF_CONVERTTILETOLOOPS
+#include "tessel/Conversion/Passes.h.inc"
+} // namespace tessel
+
+using namespace mlir;
+using namespace tessel;
+using namespace tessel::tile;
+
+std::string tessel::cpuEntryName(llvm::StringRef kernelName) {
+  return (kernelName + "_tessel_entry").str();
+}
+
+namespace {
+
+/// Partial accumulators kept along a contiguous reduction axis.
+constexpr int64_t kReductionLanes = 16;
+
+bool isTensor(Value v) { return isa<RankedTensorType>(v.getType()); }
+
+/// Ops whose block results can be computed element by element on demand.
+bool isLazyOp(Operation *op) {
+  if (op->getNumResults() != 1 || !isTensor(op->getResult(0)))
+    return false;
+  if (isa<MakeRangeOp, SplatOp, BroadcastOp, ExpandDimsOp, ReshapeOp, TransOp,
+          AddPtrOp, LoadOp>(op))
+    return true;
+  if (auto c = dyn_cast<arith::ConstantOp>(op))
+    return isa<SplatElementsAttr>(c.getValue());
+  return op->hasTrait<OpTrait::Elementwise>() && op->getNumRegions() == 0 &&
+         isa<arith::ArithDialect, math::MathDialect>(op->getDialect());
+}
+
+/// Lazy ops cheap enough to recompute for every use.
+bool isCheapOp(Operation *op) {
+  if (isa<MakeRangeOp, SplatOp, BroadcastOp, ExpandDimsOp, ReshapeOp, TransOp,
+          AddPtrOp, arith::ConstantOp>(op))
+    return true;
+  if (isa<LoadOp>(op) || isa<math::MathDialect>(op->getDialect()))
+    return false;
+  Type elt = getElementTypeOrSelf(op->getResult(0).getType());
+  return isa<IntegerType, IndexType, PointerType>(elt);
+}
+
+Type convertScalarType(Type t) {
+  if (isa<PointerType>(t))
+    return LLVM::LLVMPointerType::get(t.getContext());
+  return t;
+}
+
+/// How an element of type `t` is kept in memory (bools take a byte).
+Type memoryType(Type t) {
+  if (t.isInteger(1))
+    return IntegerType::get(t.getContext(), 8);
+  return t;
+}
+
+/// Element type of a stack buffer holding a block of `t` (pointers as i64).
+Type bufferElementType(Type t) {
+  if (isa<PointerType>(t))
+    return IntegerType::get(t.getContext(), 64);
+  return t;
+}
+
+class KernelLowering {
+public:
+  KernelLowering(func::FuncOp oldFn) : oldFn(oldFn), b(oldFn.getContext()) {}
+
+  LogicalResult run();
+
+private:
+  // Planning.
+  void numberOps();
+  void planMaterialization();
+  void evaluationPoints(Value v, SmallVectorImpl<Operation *> &points);
+
+  // Lowering of structure.
+  LogicalResult lowerBlock(Block &block);
+  LogicalResult lowerOp(Operation *op);
+  LogicalResult lowerFor(scf::ForOp op);
+  LogicalResult lowerIf(scf::IfOp op);
+  LogicalResult lowerReduce(ReduceOp op);
+  LogicalResult lowerDot(DotOp op);
+  LogicalResult lowerStore(StoreOp op);
+  void createEntry(func::FuncOp kernel);
+
+  // Element-wise evaluation.
+  Value emitAt(Value v, ValueRange idx);
+  Value emitOpAt(Operation *op, ValueRange idx);
+  Value emitLoad(Value ptr, Value mask, function_ref<Value()> other,
+                 Type eltType, Location loc);
+  Value scalar(Value v);
+  Value cloneScalarOp(Operation *op, ValueRange operands);
+  SmallVector<Value> emitCombine(ReduceOp op, ValueRange acc, ValueRange next);
+
+  // Buffers.
+  Value allocBuffer(ArrayRef<int64_t> shape, Type eltType);
+  Value bufferLoad(Value buf, ValueRange idx, Type eltType, Location loc);
+  void bufferStore(Value buf, ValueRange idx, Value v, Location loc);
+  void materializeInto(Value buf, Value v, Location loc);
+  Value bufferFor(Value v, Location loc);
+  void emitLoopNest(ArrayRef<int64_t> shape, Location loc,
+                    function_ref<void(ValueRange)> body);
+  bool readsUnsafely(Value v, Value iterArg, bool sameIndex,
+                     const DenseSet<Value> &otherIterArgs);
+  Value index(int64_t v, Location loc) {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  }
+
+  func::FuncOp oldFn, newFn;
+  OpBuilder b;
+  Block *entryBlock = nullptr;
+  Value pids[3], gridDims[3];
+  IRMapping scalars;
+  DenseMap<Value, Value> buffers;
+  DenseSet<Value> materialized;
+  DenseMap<Operation *, unsigned> position;
+  SmallVector<unsigned> storePositions;
+};
+
+//===----------------------------------------------------------------------===//
+// Planning
+//===----------------------------------------------------------------------===//
+
+void KernelLowering::numberOps() {
+  unsigned n = 0;
+  oldFn.walk<WalkOrder::PreOrder>([&](Operation *op) {
+    position[op] = n++;
+    if (isa<StoreOp>(op))
+      storePositions.push_back(position[op]);
+  });
+}
+
+/// The ops at which the lazy value `v` gets evaluated: its non-lazy users and
+/// its materialized lazy users, through chains of lazy users.
+void KernelLowering::evaluationPoints(Value v,
+                                      SmallVectorImpl<Operation *> &points) {
+  for (Operation *user : v.getUsers()) {
+    if (isLazyOp(user) && !materialized.contains(user->getResult(0)))
+      evaluationPoints(user->getResult(0), points);
+    else
+      points.push_back(user);
+  }
+}
+
+void KernelLowering::planMaterialization() {
+  SmallVector<Operation *> lazyOps;
+  oldFn.walk<WalkOrder::PreOrder>([&](Operation *op) {
+    if (isLazyOp(op))
+      lazyOps.push_back(op);
+  });
+  // Users come after their producers: decide from the last op backwards so
+  // that every user's decision is known.
+  for (Operation *op : llvm::reverse(lazyOps)) {
+    Value v = op->getResult(0);
+    SmallVector<Operation *> points;
+    evaluationPoints(v, points);
+    bool otherBlock = llvm::any_of(points, [&](Operation *p) {
+      return p->getBlock() != op->getBlock();
+    });
+    bool materialize = false;
+    if (!isCheapOp(op)) {
+      size_t uses = std::distance(v.getUses().begin(), v.getUses().end());
+      materialize = uses > 1 || otherBlock;
+    }
+    if (isa<LoadOp>(op) && !materialize) {
+      // A store between the load and a later evaluation could change what
+      // the load reads: read it before.
+      unsigned from = position[op], to = from;
+      for (Operation *p : points)
+        to = std::max(to, position[p]);
+      materialize = llvm::any_of(storePositions, [&](unsigned s) {
+        return s > from && s < to;
+      });
+    }
+    if (materialize)
+      materialized.insert(v);
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Buffers and loop nests
+//===----------------------------------------------------------------------===//
+
+Value KernelLowering::allocBuffer(ArrayRef<int64_t> shape, Type eltType) {
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(entryBlock);
+  auto type = MemRefType::get(shape, bufferElementType(eltType));
+  return memref::AllocaOp::create(b, oldFn.getLoc(), type, ValueRange{},
+                                  b.getI64IntegerAttr(64));
+}
+
+Value KernelLowering::bufferLoad(Value buf, ValueRange idx, Type eltType,
+                                 Location loc) {
+  Value v = memref::LoadOp::create(b, loc, buf, idx);
+  if (isa<PointerType>(eltType))
+    return LLVM::IntToPtrOp::create(b, loc, convertScalarType(eltType), v);
+  return v;
+}
+
+void KernelLowering::bufferStore(Value buf, ValueRange idx, Value v,
+                                 Location loc) {
+  if (isa<LLVM::LLVMPointerType>(v.getType()))
+    v = LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), v);
+  memref::StoreOp::create(b, loc, v, buf, idx);
+}
+
+void KernelLowering::emitLoopNest(ArrayRef<int64_t> shape, Location loc,
+                                  function_ref<void(ValueRange)> body) {
+  SmallVector<Value> ivs;
+  OpBuilder::InsertionGuard guard(b);
+  for (int64_t d : shape) {
+    auto loop = scf::ForOp::create(b, loc, index(0, loc), index(d, loc),
+                                   index(1, loc));
+    b.setInsertionPoint(loop.getBody()->getTerminator());
+    ivs.push_back(loop.getInductionVar());
+  }
+  body(ivs);
+}
+
+/// Evaluates block `v` into `buf` (which `v` must not read; see
+/// readsUnsafely).
+void KernelLowering::materializeInto(Value buf, Value v, Location loc) {
+  auto type = cast<RankedTensorType>(v.getType());
+  emitLoopNest(type.getShape(), loc, [&](ValueRange idx) {
+    bufferStore(buf, idx, emitAt(v, idx), loc);
+  });
+}
+
+Value KernelLowering::bufferFor(Value v, Location loc) {
+  if (Value buf = buffers.lookup(v))
+    return buf;
+  auto type = cast<RankedTensorType>(v.getType());
+  Value buf = allocBuffer(type.getShape(), type.getElementType());
+  materializeInto(buf, v, loc);
+  buffers[v] = buf;
+  return buf;
+}
+
+/// Whether evaluating lazy `v` reads `iterArg`'s buffer at another index than
+/// the one being written, or reads any of `otherIterArgs`.
+bool KernelLowering::readsUnsafely(Value v, Value iterArg, bool sameIndex,
+                                   const DenseSet<Value> &otherIterArgs) {
+  if (v == iterArg)
+    return !sameIndex;
+  if (otherIterArgs.contains(v))
+    return true;
+  if (buffers.contains(v) || !isTensor(v))
+    return false;
+  Operation *op = v.getDefiningOp();
+  if (!op || !isLazyOp(op))
+    return false;
+  bool keepsIndex = !isa<BroadcastOp, ExpandDimsOp, ReshapeOp, TransOp>(op);
+  for (Value operand : op->getOperands())
+    if (readsUnsafely(operand, iterArg, sameIndex && keepsIndex,
+                      otherIterArgs))
+      return true;
+  return false;
+}
+
+//===----------------------------------------------------------------------===//
+// Element-wise evaluation
+//===----------------------------------------------------------------------===//
+
+Value KernelLowering::scalar(Value v) { return scalars.lookup(v); }
+
+Value KernelLowering::cloneScalarOp(Operation *op, ValueRange operands) {
+  OperationState state(op->getLoc(), op->getName());
+  state.addOperands(operands);
+  state.addAttributes(op->getAttrs());
+  for (Type t : op->getResultTypes())
+    state.addTypes(convertScalarType(getElementTypeOrSelf(t)));
+  return b.create(state)->getResult(0);
+}
+
+Value KernelLowering::emitLoad(Value ptr, Value mask,
+                               function_ref<Value()> other, Type eltType,
+                               Location loc) {
+  Type memType = memoryType(eltType);
+  unsigned align = std::max(1u, memType.getIntOrFloatBitWidth() / 8);
+  auto load = [&](OpBuilder &ob) -> Value {
+    Value v = LLVM::LoadOp::create(ob, loc, memType, ptr, align);
+    if (memType != eltType) {
+      Value zero = arith::ConstantOp::create(ob, loc, memType,
+                                             ob.getIntegerAttr(memType, 0));
+      v = arith::CmpIOp::create(ob, loc, arith::CmpIPredicate::ne, v, zero);
+    }
+    return v;
+  };
+  if (!mask)
+    return load(b);
+  auto ifOp = scf::IfOp::create(
+      b, loc, mask,
+      [&](OpBuilder &ob, Location l) {
+        scf::YieldOp::create(ob, l, load(ob));
+      },
+      [&](OpBuilder &ob, Location l) {
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPoint(ob.getInsertionBlock(), ob.getInsertionPoint());
+        Value o = other ? other()
+                        : Value(arith::ConstantOp::create(
+                              b, l, eltType, b.getZeroAttr(eltType)));
+        scf::YieldOp::create(b, l, o);
+      });
+  return ifOp.getResult(0);
+}
+
+Value KernelLowering::emitAt(Value v, ValueRange idx) {
+  if (!isTensor(v))
+    return scalar(v);
+  if (Value buf = buffers.lookup(v))
+    return bufferLoad(buf, idx, cast<RankedTensorType>(v.getType()).getElementType(),
+                      v.getLoc());
+  return emitOpAt(v.getDefiningOp(), idx);
+}
+
+Value KernelLowering::emitOpAt(Operation *op, ValueRange idx) {
+  Location loc = op->getLoc();
+  if (auto c = dyn_cast<arith::ConstantOp>(op)) {
+    Attribute value = cast<SplatElementsAttr>(c.getValue()).getSplatValue<Attribute>();
+    return arith::ConstantOp::create(b, loc, cast<TypedAttr>(value));
+  }
+  if (auto range = dyn_cast<MakeRangeOp>(op)) {
+    Value i = arith::IndexCastOp::create(b, loc, b.getI32Type(), idx[0]);
+    if (range.getStart() == 0)
+      return i;
+    Value start = arith::ConstantIntOp::create(b, loc, range.getStart(), 32);
+    return arith::AddIOp::create(b, loc, i, start);
+  }
+  if (auto splat = dyn_cast<SplatOp>(op))
+    return scalar(splat.getSrc());
+  if (auto bc = dyn_cast<BroadcastOp>(op)) {
+    SmallVector<Value> srcIdx(idx);
+    for (auto [i, d] : llvm::enumerate(bc.getSrc().getType().getShape()))
+      if (d == 1)
+        srcIdx[i] = index(0, loc);
+    return emitAt(bc.getSrc(), srcIdx);
+  }
+  if (auto ed = dyn_cast<ExpandDimsOp>(op)) {
+    SmallVector<Value> srcIdx(idx);
+    srcIdx.erase(srcIdx.begin() + ed.getAxis());
+    return emitAt(ed.getSrc(), srcIdx);
+  }
+  if (auto rs = dyn_cast<ReshapeOp>(op)) {
+    ArrayRef<int64_t> dst = rs.getResult().getType().getShape();
+    ArrayRef<int64_t> src = rs.getSrc().getType().getShape();
+    Value linear = index(0, loc);
+    for (auto [i, d] : llvm::enumerate(dst)) {
+      linear = arith::MulIOp::create(b, loc, linear, index(d, loc));
+      linear = arith::AddIOp::create(b, loc, linear, idx[i]);
+    }
+    SmallVector<Value> srcIdx(src.size());
+    for (int i = src.size() - 1; i >= 0; --i) {
+      srcIdx[i] = arith::RemUIOp::create(b, loc, linear, index(src[i], loc));
+      linear = arith::DivUIOp::create(b, loc, linear, index(src[i], loc));
+    }
+    return emitAt(rs.getSrc(), srcIdx);
+  }
+  if (auto tr = dyn_cast<TransOp>(op)) {
+    SmallVector<Value> srcIdx(idx.size());
+    for (auto [i, o] : llvm::enumerate(tr.getOrder()))
+      srcIdx[o] = idx[i];
+    return emitAt(tr.getSrc(), srcIdx);
+  }
+  if (auto ap = dyn_cast<AddPtrOp>(op)) {
+    Value ptr = emitAt(ap.getPtr(), idx), off = emitAt(ap.getOffset(), idx);
+    Type pointee = memoryType(
+        cast<PointerType>(getElementTypeOrSelf(ap.getType())).getPointeeType());
+    return LLVM::GEPOp::create(b, loc, ptr.getType(), pointee, ptr,
+                               ValueRange{off});
+  }
+  if (auto ld = dyn_cast<LoadOp>(op)) {
+    Value ptr = emitAt(ld.getPtr(), idx);
+    Value mask = ld.getMask() ? emitAt(ld.getMask(), idx) : Value();
+    Value other = ld.getOther();
+    return emitLoad(
+        ptr, mask,
+        other ? function_ref<Value()>([&] { return emitAt(other, idx); })
+              : function_ref<Value()>(),
+        getElementTypeOrSelf(ld.getType()), loc);
+  }
+  SmallVector<Value> operands;
+  for (Value operand : op->getOperands())
+    operands.push_back(emitAt(operand, idx));
+  return cloneScalarOp(op, operands);
+}
+
+//===----------------------------------------------------------------------===//
+// Structure
+//===----------------------------------------------------------------------===//
+
+LogicalResult KernelLowering::lowerBlock(Block &block) {
+  for (Operation &op : block.without_terminator())
+    if (failed(lowerOp(&op)))
+      return failure();
+  return success();
+}
+
+LogicalResult KernelLowering::lowerOp(Operation *op) {
+  Location loc = op->getLoc();
+  if (isLazyOp(op)) {
+    if (materialized.contains(op->getResult(0)))
+      bufferFor(op->getResult(0), loc);
+    return success();
+  }
+  if (auto pid = dyn_cast<GetProgramIdOp>(op)) {
+    scalars.map(pid.getResult(), pids[pid.getAxis()]);
+    return success();
+  }
+  if (auto np = dyn_cast<GetNumProgramsOp>(op)) {
+    scalars.map(np.getResult(), gridDims[np.getAxis()]);
+    return success();
+  }
+  if (auto forOp = dyn_cast<scf::ForOp>(op))
+    return lowerFor(forOp);
+  if (auto ifOp = dyn_cast<scf::IfOp>(op))
+    return lowerIf(ifOp);
+  if (auto reduce = dyn_cast<ReduceOp>(op))
+    return lowerReduce(reduce);
+  if (auto dot = dyn_cast<DotOp>(op))
+    return lowerDot(dot);
+  if (auto store = dyn_cast<StoreOp>(op))
+    return lowerStore(store);
+  if (llvm::any_of(op->getOperandTypes(), [](Type t) { return isa<RankedTensorType>(t); }) ||
+      llvm::any_of(op->getResultTypes(), [](Type t) { return isa<RankedTensorType>(t); }))
+    return op->emitOpError("is not supported on blocks by the CPU backend");
+  if (op->getNumRegions() != 0)
+    return op->emitOpError("is not supported by the CPU backend");
+  // Scalar operations: the same op on the mapped operands.
+  SmallVector<Value> operands;
+  for (Value operand : op->getOperands())
+    operands.push_back(scalar(operand));
+  if (auto ap = dyn_cast<AddPtrOp>(op)) {
+    Type pointee = memoryType(cast<PointerType>(ap.getType()).getPointeeType());
+    scalars.map(ap.getResult(),
+                LLVM::GEPOp::create(b, loc, operands[0].getType(), pointee,
+                                    operands[0], ValueRange{operands[1]}));
+    return success();
+  }
+  if (auto ld = dyn_cast<LoadOp>(op)) {
+    Value mask = ld.getMask() ? scalar(ld.getMask()) : Value();
+    Value other = ld.getOther() ? scalar(ld.getOther()) : Value();
+    scalars.map(ld.getResult(),
+                emitLoad(scalar(ld.getPtr()), mask,
+                         other ? function_ref<Value()>([&] { return other; })
+                               : function_ref<Value()>(),
+                         ld.getType(), loc));
+    return success();
+  }
+  if (op->getNumResults() != 1)
+    return op->emitOpError("is not supported by the CPU backend");
+  scalars.map(op->getResult(0), cloneScalarOp(op, operands));
+  return success();
+}
+
+LogicalResult KernelLowering::lowerStore(StoreOp op) {
+  Location loc = op.getLoc();
+  Type elt = getElementTypeOrSelf(op.getValue().getType());
+  auto emit = [&](ValueRange idx) {
+    auto store = [&]() {
+      Value v = emitAt(op.getValue(), idx);
+      Type memType = memoryType(elt);
+      if (memType != elt)
+        v = arith::ExtUIOp::create(b, loc, memType, v);
+      unsigned align = std::max(1u, memType.getIntOrFloatBitWidth() / 8);
+      LLVM::StoreOp::create(b, loc, v, emitAt(op.getPtr(), idx), align);
+    };
+    if (!op.getMask()) {
+      store();
+      return;
+    }
+    auto ifOp = scf::IfOp::create(b, loc, emitAt(op.getMask(), idx),
+                                  /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+    store();
+  };
+  emitLoopNest(getShapeOrEmpty(op.getPtr().getType()), loc, emit);
+  return success();
+}
+
+LogicalResult KernelLowering::lowerFor(scf::ForOp op) {
+  Location loc = op.getLoc();
+  SmallVector<Value> scalarInits;
+  SmallVector<Value> iterBuffers(op.getNumRegionIterArgs());
+  for (auto [i, init] : llvm::enumerate(op.getInitArgs())) {
+    if (!isTensor(init)) {
+      scalarInits.push_back(scalar(init));
+      continue;
+    }
+    auto type = cast<RankedTensorType>(init.getType());
+    iterBuffers[i] = allocBuffer(type.getShape(), type.getElementType());
+    materializeInto(iterBuffers[i], init, loc);
+  }
+  auto newFor = scf::ForOp::create(b, loc, scalar(op.getLowerBound()),
+                                   scalar(op.getUpperBound()),
+                                   scalar(op.getStep()), scalarInits);
+  newFor.setUnsignedCmp(op.getUnsignedCmp());
+  Block *body = newFor.getBody();
+  if (!body->empty() && body->back().hasTrait<OpTrait::IsTerminator>())
+    body->back().erase();
+  scalars.map(op.getInductionVar(), newFor.getInductionVar());
+  unsigned s = 0;
+  for (auto [i, arg] : llvm::enumerate(op.getRegionIterArgs())) {
+    if (iterBuffers[i])
+      buffers[arg] = iterBuffers[i];
+    else
+      scalars.map(arg, newFor.getRegionIterArgs()[s++]);
+  }
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToEnd(body);
+    if (failed(lowerBlock(*op.getBody())))
+      return failure();
+    auto yield = cast<scf::YieldOp>(op.getBody()->getTerminator());
+    DenseSet<Value> tensorArgs;
+    for (auto [i, arg] : llvm::enumerate(op.getRegionIterArgs()))
+      if (iterBuffers[i])
+        tensorArgs.insert(arg);
+    // Values that read loop-carried buffers in a way an in-place update would
+    // break go through a temporary first; the rest are written in place.
+    SmallVector<std::pair<unsigned, Value>> viaTemp, direct;
+    for (auto [i, v] : llvm::enumerate(yield.getOperands())) {
+      if (!iterBuffers[i])
+        continue;
+      Value arg = op.getRegionIterArgs()[i];
+      if (v == arg)
+        continue;
+      DenseSet<Value> others(tensorArgs);
+      others.erase(arg);
+      if (readsUnsafely(v, arg, /*sameIndex=*/true, others))
+        viaTemp.push_back({(unsigned)i, bufferFor(v, loc)});
+      else
+        direct.push_back({(unsigned)i, v});
+    }
+    for (auto [i, v] : direct)
+      materializeInto(iterBuffers[i], v, loc);
+    for (auto [i, tmp] : viaTemp) {
+      auto type = cast<MemRefType>(tmp.getType());
+      emitLoopNest(type.getShape(), loc, [&](ValueRange idx) {
+        memref::StoreOp::create(b, loc, memref::LoadOp::create(b, loc, tmp, idx),
+                                iterBuffers[i], idx);
+      });
+    }
+    SmallVector<Value> scalarYields;
+    for (auto [i, v] : llvm::enumerate(yield.getOperands()))
+      if (!iterBuffers[i])
+        scalarYields.push_back(scalar(v));
+    scf::YieldOp::create(b, loc, scalarYields);
+  }
+  s = 0;
+  for (auto [i, res] : llvm::enumerate(op.getResults())) {
+    if (iterBuffers[i])
+      buffers[res] = iterBuffers[i];
+    else
+      scalars.map(res, newFor.getResult(s++));
+  }
+  return success();
+}
+
+LogicalResult KernelLowering::lowerIf(scf::IfOp op) {
+  Location loc = op.getLoc();
+  SmallVector<Value> resultBuffers(op.getNumResults());
+  SmallVector<Type> scalarTypes;
+  for (auto [i, res] : llvm::enumerate(op.getResults())) {
+    if (auto type = dyn_cast<RankedTensorType>(res.getType()))
+      resultBuffers[i] = allocBuffer(type.getShape(), type.getElementType());
+    else
+      scalarTypes.push_back(convertScalarType(res.getType()));
+  }
+  auto newIf = scf::IfOp::create(b, loc, scalarTypes, scalar(op.getCondition()),
+                                 /*withElseRegion=*/true);
+  auto lowerBranch = [&](Block *oldBlock, Block *newBlock) -> LogicalResult {
+    OpBuilder::InsertionGuard guard(b);
+    if (!newBlock->empty())
+      newBlock->getTerminator()->erase();
+    b.setInsertionPointToEnd(newBlock);
+    if (oldBlock && failed(lowerBlock(*oldBlock)))
+      return failure();
+    SmallVector<Value> scalarYields;
+    if (oldBlock) {
+      auto yield = cast<scf::YieldOp>(oldBlock->getTerminator());
+      for (auto [i, v] : llvm::enumerate(yield.getOperands())) {
+        if (resultBuffers[i])
+          materializeInto(resultBuffers[i], v, loc);
+        else
+          scalarYields.push_back(scalar(v));
+      }
+    }
+    scf::YieldOp::create(b, loc, scalarYields);
+    return success();
+  };
+  if (failed(lowerBranch(op.thenBlock(), newIf.thenBlock())) ||
+      failed(lowerBranch(op.elseBlock(), newIf.elseBlock())))
+    return failure();
+  unsigned s = 0;
+  for (auto [i, res] : llvm::enumerate(op.getResults())) {
+    if (resultBuffers[i])
+      buffers[res] = resultBuffers[i];
+    else
+      scalars.map(res, newIf.getResult(s++));
+  }
+  return success();
+}
+
+SmallVector<Value> KernelLowering::emitCombine(ReduceOp op, ValueRange acc,
+                                               ValueRange next) {
+  Block &body = op.getCombineOp().front();
+  unsigned n = acc.size();
+  for (unsigned i = 0; i < n; ++i) {
+    scalars.map(body.getArgument(i), acc[i]);
+    scalars.map(body.getArgument(n + i), next[i]);
+  }
+  // The region holds scalar code only (checked by the verifier's types).
+  (void)lowerBlock(body);
+  SmallVector<Value> results;
+  for (Value v : body.getTerminator()->getOperands())
+    results.push_back(scalar(v));
+  return results;
+}
+
+LogicalResult KernelLowering::lowerReduce(ReduceOp op) {
+  Location loc = op.getLoc();
+  auto srcType = cast<RankedTensorType>(op.getSrcs()[0].getType());
+  ArrayRef<int64_t> shape = srcType.getShape();
+  int64_t axis = op.getAxis(), len = shape[axis];
+  int64_t rank = shape.size();
+  int64_t lanes = (axis == rank - 1 && len >= 2 * kReductionLanes &&
+                   len % kReductionLanes == 0)
+                      ? kReductionLanes
+                      : 1;
+  SmallVector<int64_t> outShape(shape);
+  outShape.erase(outShape.begin() + axis);
+  SmallVector<int64_t> accShape(outShape);
+  if (lanes > 1)
+    accShape.push_back(lanes);
+  unsigned n = op.getSrcs().size();
+  SmallVector<Value> accs;
+  SmallVector<Type> eltTypes;
+  for (Value src : op.getSrcs()) {
+    eltTypes.push_back(cast<RankedTensorType>(src.getType()).getElementType());
+    accs.push_back(allocBuffer(accShape, eltTypes.back()));
+  }
+  // The source index for accumulator index `idx` in chunk `k`.
+  auto srcIndex = [&](ValueRange idx, Value k) {
+    SmallVector<Value> outer(idx.begin(), idx.begin() + outShape.size());
+    Value pos = k;
+    if (lanes > 1)
+      pos = arith::AddIOp::create(
+          b, loc, arith::MulIOp::create(b, loc, k, index(lanes, loc)),
+          idx.back());
+    outer.insert(outer.begin() + axis, pos);
+    return outer;
+  };
+  // Chunk 0 initializes the accumulators.
+  emitLoopNest(accShape, loc, [&](ValueRange idx) {
+    auto src = srcIndex(idx, index(0, loc));
+    for (unsigned i = 0; i < n; ++i)
+      bufferStore(accs[i], idx, emitAt(op.getSrcs()[i], src), loc);
+  });
+  // Chunks 1.. combine into them, the chunk loop outermost so that the inner
+  // loops run over contiguous accumulators.
+  if (len / lanes > 1) {
+    auto chunks = scf::ForOp::create(b, loc, index(1, loc),
+                                     index(len / lanes, loc), index(1, loc));
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(chunks.getBody()->getTerminator());
+    emitLoopNest(accShape, loc, [&](ValueRange idx) {
+      auto src = srcIndex(idx, chunks.getInductionVar());
+      SmallVector<Value> acc, next;
+      for (unsigned i = 0; i < n; ++i) {
+        acc.push_back(bufferLoad(accs[i], idx, eltTypes[i], loc));
+        next.push_back(emitAt(op.getSrcs()[i], src));
+      }
+      auto combined = emitCombine(op, acc, next);
+      for (unsigned i = 0; i < n; ++i)
+        bufferStore(accs[i], idx, combined[i], loc);
+    });
+  }
+  SmallVector<Value> results(accs);
+  if (lanes > 1) {
+    // Fold the lanes.
+    SmallVector<Value> outBufs;
+    for (unsigned i = 0; i < n; ++i)
+      outBufs.push_back(allocBuffer(outShape, eltTypes[i]));
+    emitLoopNest(outShape, loc, [&](ValueRange idx) {
+      SmallVector<Value> lane0(idx);
+      lane0.push_back(index(0, loc));
+      SmallVector<Value> acc;
+      for (unsigned i = 0; i < n; ++i)
+        acc.push_back(bufferLoad(accs[i], lane0, eltTypes[i], loc));
+      for (int64_t l = 1; l < lanes; ++l) {
+        SmallVector<Value> laneIdx(idx);
+        laneIdx.push_back(index(l, loc));
+        SmallVector<Value> next;
+        for (unsigned i = 0; i < n; ++i)
+          next.push_back(bufferLoad(accs[i], laneIdx, eltTypes[i], loc));
+        acc = emitCombine(op, acc, next);
+      }
+      for (unsigned i = 0; i < n; ++i)
+        bufferStore(outBufs[i], idx, acc[i], loc);
+    });
+    results = outBufs;
+  }
+  for (unsigned i = 0; i < n; ++i) {
+    Value res = op.getResults()[i];
+    if (outShape.empty())
+      scalars.map(res, bufferLoad(results[i], {}, eltTypes[i], loc));
+    else
+      buffers[res] = results[i];
+  }
+  return success();
+}
+
+LogicalResult KernelLowering::lowerDot(DotOp op) {
+  Location loc = op.getLoc();
+  auto cType = op.getC().getType();
+  Type accElt = cType.getElementType();
+  int64_t m = cType.getDimSize(0), n = cType.getDimSize(1);
+  int64_t k = op.getA().getType().getDimSize(1);
+  Value a = bufferFor(op.getA(), loc), bBuf = bufferFor(op.getB(), loc);
+  Value c = allocBuffer(cType.getShape(), accElt);
+  materializeInto(c, op.getC(), loc);
+  bool isFloat = isa<FloatType>(accElt);
+  auto extend = [&](Value v) -> Value {
+    if (v.getType() == accElt)
+      return v;
+    if (isFloat)
+      return arith::ExtFOp::create(b, loc, accElt, v);
+    return arith::ExtSIOp::create(b, loc, accElt, v);
+  };
+  // i-k-j order: the innermost loop runs along contiguous rows of B and C.
+  emitLoopNest({m, k}, loc, [&](ValueRange ik) {
+    Value aik = extend(memref::LoadOp::create(b, loc, a, ik));
+    emitLoopNest({n}, loc, [&](ValueRange j) {
+      Value bkj = extend(memref::LoadOp::create(b, loc, bBuf, ValueRange{ik[1], j[0]}));
+      ValueRange ij{ik[0], j[0]};
+      SmallVector<Value> cij{ik[0], j[0]};
+      Value acc = memref::LoadOp::create(b, loc, c, cij);
+      Value r = isFloat ? Value(math::FmaOp::create(b, loc, aik, bkj, acc))
+                        : Value(arith::AddIOp::create(
+                              b, loc, acc, arith::MulIOp::create(b, loc, aik, bkj)));
+      memref::StoreOp::create(b, loc, r, c, cij);
+      (void)ij;
+    });
+  });
+  buffers[op.getD()] = c;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Functions
+//===----------------------------------------------------------------------===//
+
+void KernelLowering::createEntry(func::FuncOp kernel) {
+  MLIRContext *ctx = kernel.getContext();
+  Location loc = kernel.getLoc();
+  auto ptrType = LLVM::LLVMPointerType::get(ctx);
+  auto i32 = b.getI32Type(), i64 = b.getI64Type();
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointAfter(kernel);
+  auto entry = func::FuncOp::create(
+      b, loc, cpuEntryName(kernel.getName()),
+      b.getFunctionType({ptrType, i64, i64, i32, i32, i32}, {}));
+  Block *block = entry.addEntryBlock();
+  b.setInsertionPointToStart(block);
+  Value argv = block->getArgument(0);
+  unsigned numUserArgs = kernel.getNumArguments() - 6;
+  SmallVector<Value> args;
+  for (unsigned i = 0; i < numUserArgs; ++i) {
+    Value slot = LLVM::GEPOp::create(b, loc, ptrType, ptrType, argv,
+                                     ArrayRef<LLVM::GEPArg>{(int32_t)i});
+    Value addr = LLVM::LoadOp::create(b, loc, ptrType, slot);
+    args.push_back(LLVM::LoadOp::create(b, loc, kernel.getArgumentTypes()[i],
+                                        addr));
+  }
+  Value gx = block->getArgument(3), gy = block->getArgument(4),
+        gz = block->getArgument(5);
+  Value gx64 = arith::ExtSIOp::create(b, loc, i64, gx);
+  Value gy64 = arith::ExtSIOp::create(b, loc, i64, gy);
+  Value one = arith::ConstantIntOp::create(b, loc, 1, 64);
+  auto loop = scf::ForOp::create(b, loc, block->getArgument(1),
+                                 block->getArgument(2), one);
+  b.setInsertionPoint(loop.getBody()->getTerminator());
+  Value l = loop.getInductionVar();
+  Value x = arith::RemSIOp::create(b, loc, l, gx64);
+  Value rest = arith::DivSIOp::create(b, loc, l, gx64);
+  Value y = arith::RemSIOp::create(b, loc, rest, gy64);
+  Value z = arith::DivSIOp::create(b, loc, rest, gy64);
+  SmallVector<Value> callArgs(args);
+  for (Value v : {x, y, z})
+    callArgs.push_back(arith::TruncIOp::create(b, loc, i32, v));
+  callArgs.append({gx, gy, gz});
+  func::CallOp::create(b, loc, kernel, callArgs);
+  b.setInsertionPointToEnd(block);
+  func::ReturnOp::create(b, loc);
+}
+
+LogicalResult KernelLowering::run() {
+  MLIRContext *ctx = oldFn.getContext();
+  numberOps();
+  planMaterialization();
+
+  SmallVector<Type> argTypes;
+  for (Type t : oldFn.getArgumentTypes()) {
+    if (isa<RankedTensorType>(t))
+      return oldFn.emitOpError("kernel arguments must be scalars or pointers");
+    argTypes.push_back(convertScalarType(t));
+  }
+  auto i32 = IntegerType::get(ctx, 32);
+  argTypes.append(6, i32);
+  b.setInsertionPoint(oldFn);
+  newFn = func::FuncOp::create(b, oldFn.getLoc(), oldFn.getName(),
+                               b.getFunctionType(argTypes, {}));
+  newFn.setPrivate();
+  entryBlock = newFn.addEntryBlock();
+  unsigned numArgs = oldFn.getNumArguments();
+  for (unsigned i = 0; i < numArgs; ++i)
+    scalars.map(oldFn.getArgument(i), entryBlock->getArgument(i));
+  for (unsigned i = 0; i < 3; ++i) {
+    pids[i] = entryBlock->getArgument(numArgs + i);
+    gridDims[i] = entryBlock->getArgument(numArgs + 3 + i);
+  }
+  b.setInsertionPointToEnd(entryBlock);
+  if (!oldFn.getBody().hasOneBlock())
+    return oldFn.emitOpError("kernels must have a single block");
+  if (failed(lowerBlock(oldFn.getBody().front())))
+    return failure();
+  func::ReturnOp::create(b, oldFn.getLoc());
+  createEntry(newFn);
+  return success();
+}
+
+struct ConvertTileToLoops
+    : public tessel::impl::ConvertTileToLoopsBase<ConvertTileToLoops> {
+  void runOnOperation() override {
+    SmallVector<func::FuncOp> kernels;
+    for (auto fn : getOperation().getOps<func::FuncOp>())
+      if (fn->hasAttr("tile.kernel"))
+        kernels.push_back(fn);
+    for (func::FuncOp fn : kernels) {
+      KernelLowering lowering(fn);
+      if (failed(lowering.run()))
+        return signalPassFailure();
+      fn.erase();
+    }
+  }
+};
+
+} // namespace

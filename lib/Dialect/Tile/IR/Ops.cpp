@@ -1,0 +1,295 @@
+//===- Ops.cpp - Operations of the tile dialect ---------------------------===//
+#include "tessel/Dialect/Tile/IR/Dialect.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/OpImplementation.h"
+
+using namespace mlir;
+using namespace tessel::tile;
+
+#define GET_OP_CLASSES
+#include "tessel/Dialect/Tile/IR/TileOps.cpp.inc"
+
+namespace {
+std::string shapeString(ArrayRef<int64_t> shape) {
+  std::string s = "[";
+  for (auto [i, d] : llvm::enumerate(shape))
+    s += (i ? ", " : "") + std::to_string(d);
+  return s + "]";
+}
+
+/// `mask` (if any) must have the shape of `ptr`.
+LogicalResult verifyMaskShape(Operation *op, Value ptr, Value mask) {
+  if (!mask)
+    return success();
+  if (getShapeOrEmpty(mask.getType()) != getShapeOrEmpty(ptr.getType()))
+    return op->emitOpError("mask shape ")
+           << shapeString(getShapeOrEmpty(mask.getType()))
+           << " differs from pointer shape "
+           << shapeString(getShapeOrEmpty(ptr.getType()));
+  return success();
+}
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// MakeRangeOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult MakeRangeOp::verify() {
+  auto type = getResult().getType();
+  if (type.getRank() != 1)
+    return emitOpError("result must be 1-D");
+  int64_t start = getStart(), end = getEnd();
+  if (end <= start)
+    return emitOpError("end (") << end << ") must be greater than start ("
+                                << start << ")";
+  if (type.getDimSize(0) != end - start)
+    return emitOpError("result has ") << type.getDimSize(0)
+                                      << " elements, expected " << end - start;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// SplatOp
+//===----------------------------------------------------------------------===//
+
+OpFoldResult SplatOp::fold(FoldAdaptor adaptor) {
+  auto value = adaptor.getSrc();
+  if (!value || !isa<IntegerAttr, FloatAttr>(value))
+    return {};
+  return SplatElementsAttr::get(getResult().getType(), value);
+}
+
+//===----------------------------------------------------------------------===//
+// BroadcastOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult BroadcastOp::verify() {
+  auto src = getSrc().getType(), res = getResult().getType();
+  if (src.getRank() != res.getRank())
+    return emitOpError("source rank ")
+           << src.getRank() << " differs from result rank " << res.getRank();
+  for (auto [s, r] : llvm::zip(src.getShape(), res.getShape()))
+    if (s != r && s != 1)
+      return emitOpError("cannot broadcast ")
+             << shapeString(src.getShape()) << " to "
+             << shapeString(res.getShape());
+  return success();
+}
+
+OpFoldResult BroadcastOp::fold(FoldAdaptor adaptor) {
+  if (getSrc().getType() == getResult().getType())
+    return getSrc();
+  if (auto splat = dyn_cast_if_present<SplatElementsAttr>(adaptor.getSrc()))
+    return SplatElementsAttr::get(getResult().getType(),
+                                  splat.getSplatValue<Attribute>());
+  return {};
+}
+
+//===----------------------------------------------------------------------===//
+// ExpandDimsOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ExpandDimsOp::verify() {
+  auto src = getSrc().getType(), res = getResult().getType();
+  int64_t axis = getAxis();
+  if (axis < 0 || axis > src.getRank())
+    return emitOpError("axis ") << axis << " out of range for rank "
+                                << src.getRank();
+  SmallVector<int64_t> expected(src.getShape());
+  expected.insert(expected.begin() + axis, 1);
+  if (ArrayRef<int64_t>(expected) != res.getShape())
+    return emitOpError("result shape ")
+           << shapeString(res.getShape()) << " should be "
+           << shapeString(expected);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// ReshapeOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ReshapeOp::verify() {
+  if (getSrc().getType().getNumElements() !=
+      getResult().getType().getNumElements())
+    return emitOpError("cannot reshape ")
+           << shapeString(getSrc().getType().getShape()) << " to "
+           << shapeString(getResult().getType().getShape())
+           << ": the number of elements differs";
+  return success();
+}
+
+OpFoldResult ReshapeOp::fold(FoldAdaptor adaptor) {
+  if (getSrc().getType() == getResult().getType())
+    return getSrc();
+  if (auto splat = dyn_cast_if_present<SplatElementsAttr>(adaptor.getSrc()))
+    return SplatElementsAttr::get(getResult().getType(),
+                                  splat.getSplatValue<Attribute>());
+  return {};
+}
+
+//===----------------------------------------------------------------------===//
+// TransOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult TransOp::verify() {
+  auto src = getSrc().getType(), res = getResult().getType();
+  ArrayRef<int32_t> order = getOrder();
+  if ((int64_t)order.size() != src.getRank())
+    return emitOpError("order has ")
+           << order.size() << " entries for a rank-" << src.getRank()
+           << " source";
+  SmallVector<bool> seen(order.size(), false);
+  for (auto [i, o] : llvm::enumerate(order)) {
+    if (o < 0 || o >= (int64_t)order.size() || seen[o])
+      return emitOpError("order must be a permutation of 0..")
+             << order.size() - 1;
+    seen[o] = true;
+    if (res.getDimSize(i) != src.getDimSize(o))
+      return emitOpError("result dimension ")
+             << i << " should be " << src.getDimSize(o);
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// AddPtrOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult AddPtrOp::verify() {
+  if (getShapeOrEmpty(getPtr().getType()) !=
+      getShapeOrEmpty(getOffset().getType()))
+    return emitOpError("offset shape ")
+           << shapeString(getShapeOrEmpty(getOffset().getType()))
+           << " differs from pointer shape "
+           << shapeString(getShapeOrEmpty(getPtr().getType()));
+  return success();
+}
+
+OpFoldResult AddPtrOp::fold(FoldAdaptor adaptor) {
+  if (matchPattern(adaptor.getOffset(), m_Zero()))
+    return getPtr();
+  return {};
+}
+
+//===----------------------------------------------------------------------===//
+// LoadOp / StoreOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult LoadOp::verify() {
+  auto pointee =
+      cast<PointerType>(getElementTypeOrSelf(getPtr().getType())).getPointeeType();
+  Type expected = getTypeWithShapeOf(pointee, getPtr().getType());
+  if (getResult().getType() != expected)
+    return emitOpError("result type ")
+           << getResult().getType() << " should be " << expected;
+  if (getOther() && getOther().getType() != expected)
+    return emitOpError("`other` type ")
+           << getOther().getType() << " should be " << expected;
+  return verifyMaskShape(*this, getPtr(), getMask());
+}
+
+void LoadOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  effects.emplace_back(MemoryEffects::Read::get(),
+                       SideEffects::DefaultResource::get());
+}
+
+LogicalResult StoreOp::verify() {
+  auto pointee =
+      cast<PointerType>(getElementTypeOrSelf(getPtr().getType())).getPointeeType();
+  Type expected = getTypeWithShapeOf(pointee, getPtr().getType());
+  if (getValue().getType() != expected)
+    return emitOpError("value type ")
+           << getValue().getType() << " should be " << expected;
+  return verifyMaskShape(*this, getPtr(), getMask());
+}
+
+void StoreOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  effects.emplace_back(MemoryEffects::Write::get(),
+                       SideEffects::DefaultResource::get());
+}
+
+//===----------------------------------------------------------------------===//
+// ReduceOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ReduceOp::verify() {
+  if (getSrcs().empty())
+    return emitOpError("needs at least one source");
+  auto shape = cast<RankedTensorType>(getSrcs()[0].getType()).getShape();
+  for (Value src : getSrcs())
+    if (cast<RankedTensorType>(src.getType()).getShape() != shape)
+      return emitOpError("all sources must have the same shape");
+  int64_t axis = getAxis();
+  if (axis < 0 || axis >= (int64_t)shape.size())
+    return emitOpError("axis ") << axis << " out of range for rank "
+                                << shape.size();
+  if (getResults().size() != getSrcs().size())
+    return emitOpError("needs one result per source");
+  SmallVector<int64_t> resShape(shape);
+  resShape.erase(resShape.begin() + axis);
+  for (auto [src, res] : llvm::zip(getSrcs(), getResults())) {
+    Type elt = getElementTypeOrSelf(src.getType());
+    Type expected = resShape.empty()
+                        ? elt
+                        : Type(RankedTensorType::get(resShape, elt));
+    if (res.getType() != expected)
+      return emitOpError("result type ")
+             << res.getType() << " should be " << expected;
+  }
+  return success();
+}
+
+LogicalResult ReduceOp::verifyRegions() {
+  Block &body = getCombineOp().front();
+  size_t n = getSrcs().size();
+  if (body.getNumArguments() != 2 * n)
+    return emitOpError("combine region takes ")
+           << 2 * n << " arguments, has " << body.getNumArguments();
+  for (size_t i = 0; i < 2 * n; ++i)
+    if (body.getArgument(i).getType() !=
+        getElementTypeOrSelf(getSrcs()[i % n].getType()))
+      return emitOpError("combine argument ")
+             << i << " should be "
+             << getElementTypeOrSelf(getSrcs()[i % n].getType());
+  auto ret = cast<ReduceReturnOp>(body.getTerminator());
+  if (ret.getResults().size() != n)
+    return emitOpError("combine region returns ")
+           << ret.getResults().size() << " values, expected " << n;
+  for (size_t i = 0; i < n; ++i)
+    if (ret.getResults()[i].getType() !=
+        getElementTypeOrSelf(getSrcs()[i].getType()))
+      return emitOpError("combine result ")
+             << i << " should be "
+             << getElementTypeOrSelf(getSrcs()[i].getType());
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// DotOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult DotOp::verify() {
+  auto a = getA().getType(), b = getB().getType(), c = getC().getType();
+  if (a.getRank() != 2 || b.getRank() != 2 || c.getRank() != 2)
+    return emitOpError("operands must be 2-D blocks");
+  if (a.getDimSize(1) != b.getDimSize(0))
+    return emitOpError("inner dimensions differ: ")
+           << shapeString(a.getShape()) << " x " << shapeString(b.getShape());
+  if (c.getDimSize(0) != a.getDimSize(0) || c.getDimSize(1) != b.getDimSize(1))
+    return emitOpError("accumulator shape ")
+           << shapeString(c.getShape()) << " should be ["
+           << a.getDimSize(0) << ", " << b.getDimSize(1) << "]";
+  if (c != getD().getType())
+    return emitOpError("result type must equal the accumulator type");
+  if (a.getElementType() != b.getElementType())
+    return emitOpError("operand element types differ: ")
+           << a.getElementType() << " and " << b.getElementType();
+  return success();
+}

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Sets up Tessel on a fresh Debian bookworm machine: system packages (LLVM/MLIR
+# 22, GoogleTest, ninja, ccache), a virtual environment at .venv with the
+# Python packages, and an incremental build in build/. Safe to run again.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+
+APT_PACKAGES=(llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools liblld-22-dev
+              lld-22 libgtest-dev ninja-build ccache)
+missing=()
+for p in "${APT_PACKAGES[@]}"; do
+  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "== installing system packages: ${missing[*]}"
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+if [ ! -d /usr/lib/llvm-22/lib/cmake/mlir ]; then
+  echo "error: MLIR 22 (libmlir-22-dev) is not installed; Tessel needs LLVM/MLIR 22" >&2
+  exit 1
+fi
+
+PY=${PYTHON:-python3}
+if [ ! -x .venv/bin/python ]; then
+  echo "== creating .venv"
+  "$PY" -m venv .venv
+fi
+VPY=$ROOT/.venv/bin/python
+# torch is pinned: 2.13.0 is the CPU build (a plain `torch` pulls a CUDA build).
+if ! "$VPY" -c "import numpy, pytest, pybind11, torch" >/dev/null 2>&1; then
+  echo "== installing Python packages"
+  "$VPY" -m pip install -q --upgrade pip
+  "$VPY" -m pip install -q numpy pytest pybind11 "torch==2.13.0"
+fi
+# The repository's python/ is the package source: point the venv at it.
+SITE=$("$VPY" -c "import sysconfig; print(sysconfig.get_paths()['purelib'])")
+echo "$ROOT/python" > "$SITE/tessel.pth"
+
+echo "== building"
+JOBS=${TESSEL_BUILD_JOBS:-2}
+if [ ! -f build/build.ninja ]; then
+  cmake -G Ninja -S . -B build \
+    -DCMAKE_BUILD_TYPE=Release \
+    -DMLIR_DIR=/usr/lib/llvm-22/lib/cmake/mlir \
+    -DLLVM_DIR=/usr/lib/llvm-22/lib/cmake/llvm \
+    -DPython_EXECUTABLE="$VPY" \
+    -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-22/bin/lit
+fi
+cmake --build build -j "$JOBS"
+echo "== setup done: .venv/bin/python imports tessel"

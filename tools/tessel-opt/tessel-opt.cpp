@@ -1,0 +1,29 @@
+//===- tessel-opt.cpp - Runs Tessel's and MLIR's passes on .mlir files ----===//
+#include "tessel/Conversion/Passes.h"
+#include "tessel/Dialect/Tile/IR/Dialect.h"
+#include "tessel/Target/CPU/CPUCompiler.h"
+#include "tessel/Target/CPU/Passes.h"
+
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllPasses.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Tools/mlir-opt/MlirOptMain.h"
+
+int main(int argc, char **argv) {
+  mlir::registerAllPasses();
+  tessel::registerTesselConversionPasses();
+  tessel::cpu::registerTesselCPUPasses();
+  mlir::PassPipelineRegistration<>(
+      "tessel-cpu-pipeline",
+      "The CPU backend from tile IR to the LLVM dialect",
+      [](mlir::OpPassManager &pm) {
+        tessel::cpu::buildTileToLoopsPipeline(pm);
+        tessel::cpu::buildLoopsToLLVMPipeline(pm);
+      });
+
+  mlir::DialectRegistry registry;
+  mlir::registerAllDialects(registry);
+  tessel::cpu::registerCPUCompilerDialects(registry);
+  return mlir::asMainReturnCode(
+      mlir::MlirOptMain(argc, argv, "Tessel optimizer driver\n", registry));
+}
