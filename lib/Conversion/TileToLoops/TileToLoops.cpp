@@ -837,6 +837,9 @@ LogicalResult KernelLowering::run() {
   newFn = func::FuncOp::create(b, oldFn.getLoc(), oldFn.getName(),
                                b.getFunctionType(argTypes, {}));
   newFn.setPrivate();
+  // Internal linkage: once inlined into the entry it disappears.
+  newFn->setAttr("llvm.linkage",
+                 LLVM::LinkageAttr::get(ctx, LLVM::Linkage::Internal));
   entryBlock = newFn.addEntryBlock();
   unsigned numArgs = oldFn.getNumArguments();
   for (unsigned i = 0; i < numArgs; ++i)

@@ -1,0 +1,127 @@
+// RUN: tessel-opt %s -split-input-file  -convert-tile-to-loops -canonicalize -cse | FileCheck %s
+
+// Element-wise chains, address arithmetic and masked loads fuse into the
+// store's loop: one loop, loads guarded by the mask, no buffer.
+// CHECK-LABEL: func.func private @vector_add
+// CHECK-SAME: (%[[X:arg[0-9]+]]: !llvm.ptr, %[[Y:arg[0-9]+]]: !llvm.ptr, %[[O:arg[0-9]+]]: !llvm.ptr, %[[N:arg[0-9]+]]: i32
+// CHECK-NOT: memref.alloca
+// CHECK: scf.for %{{.*}} = %c0 to %c1024 step %c1
+// CHECK: %[[OFF:[0-9]+]] = arith.addi
+// CHECK: %[[M:[0-9]+]] = arith.cmpi slt, %[[OFF]], %[[N]]
+// CHECK: scf.if %[[M]]
+// CHECK: llvm.getelementptr %[[X]][%[[OFF]]]
+// CHECK: llvm.load
+// CHECK: llvm.getelementptr %[[Y]][%[[OFF]]]
+// CHECK: llvm.load
+// CHECK: arith.addf
+// CHECK: llvm.store
+// CHECK-NOT: scf.for
+// CHECK: func.func @vector_add_tessel_entry(%{{.*}}: !llvm.ptr, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32)
+// CHECK: func.call @vector_add
+func.func @vector_add(%x: !tile.ptr<f32>, %y: !tile.ptr<f32>, %o: !tile.ptr<f32>, %n: i32) attributes {tile.kernel} {
+  %pid = tile.get_program_id 0
+  %c1024 = arith.constant 1024 : i32
+  %start = arith.muli %pid, %c1024 : i32
+  %r = tile.make_range {start = 0 : i32, end = 1024 : i32} : tensor<1024xi32>
+  %s = tile.splat %start : tensor<1024xi32>
+  %offs = arith.addi %s, %r : tensor<1024xi32>
+  %ns = tile.splat %n : tensor<1024xi32>
+  %mask = arith.cmpi slt, %offs, %ns : tensor<1024xi32>
+  %xp = tile.splat %x : tensor<1024x!tile.ptr<f32>>
+  %xa = tile.addptr %xp, %offs : tensor<1024x!tile.ptr<f32>>, tensor<1024xi32>
+  %yp = tile.splat %y : tensor<1024x!tile.ptr<f32>>
+  %ya = tile.addptr %yp, %offs : tensor<1024x!tile.ptr<f32>>, tensor<1024xi32>
+  %op = tile.splat %o : tensor<1024x!tile.ptr<f32>>
+  %oa = tile.addptr %op, %offs : tensor<1024x!tile.ptr<f32>>, tensor<1024xi32>
+  %xv = tile.load %xa mask %mask : tensor<1024xi1> : tensor<1024x!tile.ptr<f32>> -> tensor<1024xf32>
+  %yv = tile.load %ya mask %mask : tensor<1024xi1> : tensor<1024x!tile.ptr<f32>> -> tensor<1024xf32>
+  %sum = arith.addf %xv, %yv : tensor<1024xf32>
+  tile.store %oa, %sum mask %mask : tensor<1024xi1> : tensor<1024x!tile.ptr<f32>>, tensor<1024xf32>
+  return
+}
+
+// -----
+
+// A load whose value is used after a store to memory is read into a buffer
+// before the store.
+// CHECK-LABEL: func.func private @load_then_store
+// CHECK: %[[BUF:[a-z0-9_]+]] = memref.alloca() {alignment = 64 : i64} : memref<16xf32>
+// CHECK: scf.for
+// CHECK: llvm.load
+// CHECK: memref.store %{{.*}}, %[[BUF]]
+// CHECK: scf.for
+// CHECK: memref.load %[[BUF]]
+// CHECK: llvm.store
+// CHECK: scf.for
+// CHECK: memref.load %[[BUF]]
+// CHECK: llvm.store
+func.func @load_then_store(%p: !tile.ptr<f32>, %q: !tile.ptr<f32>) attributes {tile.kernel} {
+  %r = tile.make_range {start = 0 : i32, end = 16 : i32} : tensor<16xi32>
+  %ps = tile.splat %p : tensor<16x!tile.ptr<f32>>
+  %pa = tile.addptr %ps, %r : tensor<16x!tile.ptr<f32>>, tensor<16xi32>
+  %qs = tile.splat %q : tensor<16x!tile.ptr<f32>>
+  %qa = tile.addptr %qs, %r : tensor<16x!tile.ptr<f32>>, tensor<16xi32>
+  %x = tile.load %pa : tensor<16x!tile.ptr<f32>> -> tensor<16xf32>
+  %one = arith.constant dense<1.0> : tensor<16xf32>
+  %x1 = arith.addf %x, %one : tensor<16xf32>
+  tile.store %pa, %x1 : tensor<16x!tile.ptr<f32>>, tensor<16xf32>
+  tile.store %qa, %x : tensor<16x!tile.ptr<f32>>, tensor<16xf32>
+  return
+}
+
+// -----
+
+// A reduction along a contiguous axis keeps 16 partial accumulators and folds
+// them at the end; a 1-D reduction gives a scalar.
+// CHECK-LABEL: func.func private @row_sum
+// CHECK: %[[ACC:[a-z0-9_]+]] = memref.alloca() {alignment = 64 : i64} : memref<16xf32>
+// CHECK: scf.for %{{.*}} = %c0 to %c16
+// CHECK: scf.for %{{.*}} = %c1 to %c16
+// CHECK: scf.for %[[L:arg[0-9]+]] = %c0 to %c16
+// CHECK: memref.load %[[ACC]][%[[L]]]
+// CHECK: arith.addf
+// CHECK: memref.store %{{.*}}, %[[ACC]][%[[L]]]
+// CHECK-COUNT-15: arith.addf
+// CHECK: llvm.store
+func.func @row_sum(%p: !tile.ptr<f32>, %o: !tile.ptr<f32>) attributes {tile.kernel} {
+  %r = tile.make_range {start = 0 : i32, end = 256 : i32} : tensor<256xi32>
+  %ps = tile.splat %p : tensor<256x!tile.ptr<f32>>
+  %pa = tile.addptr %ps, %r : tensor<256x!tile.ptr<f32>>, tensor<256xi32>
+  %x = tile.load %pa : tensor<256x!tile.ptr<f32>> -> tensor<256xf32>
+  %s = tile.reduce %x {axis = 0 : i32} : tensor<256xf32> -> f32 {
+  ^bb0(%a: f32, %b: f32):
+    %t = arith.addf %a, %b : f32
+    tile.reduce.return %t : f32
+  }
+  tile.store %o, %s : !tile.ptr<f32>, f32
+  return
+}
+
+// -----
+
+// A loop-carried block lives in a buffer written in place each iteration;
+// the loop keeps only scalar iteration arguments.
+// CHECK-LABEL: func.func private @carried
+// CHECK: %[[ACC:[a-z0-9_]+]] = memref.alloca() {alignment = 64 : i64} : memref<32xf32>
+// CHECK: scf.for %{{.*}} = %c0 to %c32
+// CHECK: memref.store %{{.*}}, %[[ACC]]
+// CHECK: scf.for %{{.*}} = %c0_i32 to %{{.*}} step %c1_i32  : i32 {
+// CHECK: scf.for %[[J:arg[0-9]+]] = %c0 to %c32
+// CHECK: memref.load %[[ACC]][%[[J]]]
+// CHECK: arith.addf
+// CHECK: memref.store %{{.*}}, %[[ACC]][%[[J]]]
+func.func @carried(%p: !tile.ptr<f32>, %n: i32) attributes {tile.kernel} {
+  %zero = arith.constant dense<0.0> : tensor<32xf32>
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %r = tile.make_range {start = 0 : i32, end = 32 : i32} : tensor<32xi32>
+  %ps = tile.splat %p : tensor<32x!tile.ptr<f32>>
+  %pa = tile.addptr %ps, %r : tensor<32x!tile.ptr<f32>>, tensor<32xi32>
+  %acc = scf.for %i = %c0 to %n step %c1 iter_args(%a = %zero) -> (tensor<32xf32>) : i32 {
+    %x = tile.load %pa : tensor<32x!tile.ptr<f32>> -> tensor<32xf32>
+    %s = arith.addf %a, %x : tensor<32xf32>
+    scf.yield %s : tensor<32xf32>
+  }
+  tile.store %pa, %acc : tensor<32x!tile.ptr<f32>>, tensor<32xf32>
+  return
+}

@@ -1,0 +1,100 @@
+// RUN: tessel-opt %s -split-input-file -verify-diagnostics
+
+func.func @range_size(%n: i32) {
+  // expected-error @+1 {{result has 64 elements, expected 128}}
+  %r = tile.make_range {start = 0 : i32, end = 128 : i32} : tensor<64xi32>
+  return
+}
+
+// -----
+
+func.func @range_order() {
+  // expected-error @+1 {{end (0) must be greater than start (8)}}
+  %r = tile.make_range {start = 8 : i32, end = 0 : i32} : tensor<8xi32>
+  return
+}
+
+// -----
+
+func.func @broadcast_bad(%x: tensor<4x2xf32>) {
+  // expected-error @+1 {{cannot broadcast [4, 2] to [4, 8]}}
+  %b = tile.broadcast %x : tensor<4x2xf32> -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @addptr_shape(%p: tensor<8x!tile.ptr<f32>>, %o: tensor<16xi32>) {
+  // expected-error @+1 {{offset shape [16] differs from pointer shape [8]}}
+  %q = tile.addptr %p, %o : tensor<8x!tile.ptr<f32>>, tensor<16xi32>
+  return
+}
+
+// -----
+
+func.func @load_mask_shape(%p: tensor<8x!tile.ptr<f32>>, %m: tensor<4xi1>) {
+  // expected-error @+1 {{mask shape [4] differs from pointer shape [8]}}
+  %x = tile.load %p mask %m : tensor<4xi1> : tensor<8x!tile.ptr<f32>> -> tensor<8xf32>
+  return
+}
+
+// -----
+
+func.func @load_result_type(%p: tensor<8x!tile.ptr<f32>>) {
+  // expected-error @+1 {{result type 'tensor<8xf16>' should be 'tensor<8xf32>'}}
+  %x = tile.load %p : tensor<8x!tile.ptr<f32>> -> tensor<8xf16>
+  return
+}
+
+// -----
+
+func.func @store_value_type(%p: tensor<8x!tile.ptr<i32>>, %v: tensor<8xf32>) {
+  // expected-error @+1 {{value type 'tensor<8xf32>' should be 'tensor<8xi32>'}}
+  tile.store %p, %v : tensor<8x!tile.ptr<i32>>, tensor<8xf32>
+  return
+}
+
+// -----
+
+func.func @reduce_axis(%x: tensor<8xf32>) {
+  // expected-error @+1 {{axis 1 out of range for rank 1}}
+  %s = tile.reduce %x {axis = 1 : i32} : tensor<8xf32> -> f32 {
+  ^bb0(%a: f32, %b: f32):
+    tile.reduce.return %a : f32
+  }
+  return
+}
+
+// -----
+
+func.func @reduce_region(%x: tensor<8xf32>) {
+  // expected-error @+1 {{combine region takes 2 arguments, has 1}}
+  %s = tile.reduce %x {axis = 0 : i32} : tensor<8xf32> -> f32 {
+  ^bb0(%a: f32):
+    tile.reduce.return %a : f32
+  }
+  return
+}
+
+// -----
+
+func.func @dot_inner(%a: tensor<16x32xf32>, %b: tensor<16x16xf32>, %c: tensor<16x16xf32>) {
+  // expected-error @+1 {{inner dimensions differ: [16, 32] x [16, 16]}}
+  %d = tile.dot %a, %b, %c : tensor<16x32xf32>, tensor<16x16xf32> -> tensor<16x16xf32>
+  return
+}
+
+// -----
+
+func.func @trans_order(%x: tensor<4x8xf32>) {
+  // expected-error @+1 {{order must be a permutation of 0..1}}
+  %t = tile.trans %x {order = array<i32: 0, 0>} : tensor<4x8xf32> -> tensor<4x4xf32>
+  return
+}
+
+// -----
+
+// expected-error @+1 {{pointers point to integer or float elements}}
+func.func @ptr_to_tensor(%p: !tile.ptr<tensor<4xf32>>) {
+  return
+}

@@ -1,0 +1,44 @@
+// RUN: tessel-opt %s | tessel-opt | FileCheck %s
+// Every tile op parses, verifies and prints back.
+
+// CHECK-LABEL: func.func @all_ops
+func.func @all_ops(%p: !tile.ptr<f32>, %q: !tile.ptr<f16, 3>, %n: i32) {
+  // CHECK: tile.get_program_id 0
+  %pid = tile.get_program_id 0
+  // CHECK: tile.get_num_programs 2
+  %np = tile.get_num_programs 2
+  // CHECK: tile.make_range {end = 128 : i32, start = 0 : i32} : tensor<128xi32>
+  %r = tile.make_range {start = 0 : i32, end = 128 : i32} : tensor<128xi32>
+  // CHECK: tile.splat %{{.*}} : tensor<128x!tile.ptr<f32>>
+  %ps = tile.splat %p : tensor<128x!tile.ptr<f32>>
+  // CHECK: tile.addptr %{{.*}}, %{{.*}} : tensor<128x!tile.ptr<f32>>, tensor<128xi32>
+  %ptrs = tile.addptr %ps, %r : tensor<128x!tile.ptr<f32>>, tensor<128xi32>
+  %ns = tile.splat %n : tensor<128xi32>
+  %mask = arith.cmpi slt, %r, %ns : tensor<128xi32>
+  %zero = arith.constant dense<0.0> : tensor<128xf32>
+  // CHECK: tile.load %{{.*}} mask %{{.*}} : tensor<128xi1> other %{{.*}} : tensor<128xf32> : tensor<128x!tile.ptr<f32>> -> tensor<128xf32>
+  %x = tile.load %ptrs mask %mask : tensor<128xi1> other %zero : tensor<128xf32> : tensor<128x!tile.ptr<f32>> -> tensor<128xf32>
+  // CHECK: tile.store %{{.*}}, %{{.*}} mask %{{.*}} : tensor<128xi1> : tensor<128x!tile.ptr<f32>>, tensor<128xf32>
+  tile.store %ptrs, %x mask %mask : tensor<128xi1> : tensor<128x!tile.ptr<f32>>, tensor<128xf32>
+  // CHECK: tile.expand_dims %{{.*}} {axis = 1 : i32} : tensor<128xf32> -> tensor<128x1xf32>
+  %col = tile.expand_dims %x {axis = 1 : i32} : tensor<128xf32> -> tensor<128x1xf32>
+  // CHECK: tile.broadcast %{{.*}} : tensor<128x1xf32> -> tensor<128x32xf32>
+  %bc = tile.broadcast %col : tensor<128x1xf32> -> tensor<128x32xf32>
+  // CHECK: tile.trans %{{.*}} {order = array<i32: 1, 0>} : tensor<128x32xf32> -> tensor<32x128xf32>
+  %t = tile.trans %bc {order = array<i32: 1, 0>} : tensor<128x32xf32> -> tensor<32x128xf32>
+  // CHECK: tile.reshape %{{.*}} : tensor<32x128xf32> -> tensor<4096xf32>
+  %flat = tile.reshape %t : tensor<32x128xf32> -> tensor<4096xf32>
+  // CHECK: tile.reduce %{{.*}} {axis = 0 : i32} : tensor<4096xf32> -> f32
+  // CHECK: tile.reduce.return %{{.*}} : f32
+  %sum = tile.reduce %flat {axis = 0 : i32} : tensor<4096xf32> -> f32 {
+  ^bb0(%a: f32, %b: f32):
+    %s = arith.addf %a, %b : f32
+    tile.reduce.return %s : f32
+  }
+  %acc = arith.constant dense<0.0> : tensor<128x128xf32>
+  // CHECK: tile.dot %{{.*}}, %{{.*}}, %{{.*}} : tensor<128x32xf32>, tensor<32x128xf32> -> tensor<128x128xf32>
+  %d = tile.dot %bc, %t, %acc : tensor<128x32xf32>, tensor<32x128xf32> -> tensor<128x128xf32>
+  // CHECK: tile.load %{{.*}} : !tile.ptr<f16, 3> -> f16
+  %h = tile.load %q : !tile.ptr<f16, 3> -> f16
+  return
+}
