@@ -33,6 +33,9 @@ TEST_F(BuilderTest, FloatPromotion) {
   EXPECT_EQ(b.binary("add", block("bf16"), block("fp16")).dtype.str(), "fp16");
   EXPECT_EQ(b.binary("add", block("bf16"), block("i32")).dtype.str(), "fp32");
   EXPECT_EQ(b.binary("truediv", block("i32"), block("i32")).dtype.str(), "fp32");
+  // Half-precision division by a literal still happens in fp32.
+  EXPECT_EQ(b.binary("truediv", block("fp16"), int64_t(2)).dtype.str(), "fp32");
+  EXPECT_EQ(b.binary("mod", block("bf16"), 2.0).dtype.str(), "fp32");
 }
 
 TEST_F(BuilderTest, LiteralsDoNotWidenTensors) {

@@ -330,8 +330,13 @@ DType TileBuilder::computationType(const Operand &a, const Operand &b,
          describeOperand(b));
   if (isLiteral(a) != isLiteral(b)) {
     DType lit = isLiteral(a) ? ta : tb, ten = isLiteral(a) ? tb : ta;
-    if (kindRank(lit) <= kindRank(ten))
+    if (kindRank(lit) <= kindRank(ten)) {
+      // Half-precision division happens in fp32 (rule 3 below).
+      if (divOrMod &&
+          (ten.kind == ScalarKind::F16 || ten.kind == ScalarKind::BF16))
+        return DType{ScalarKind::F32};
       return ten;
+    }
   }
   auto is = [&](ScalarKind k) { return ta.kind == k || tb.kind == k; };
   if (is(ScalarKind::F64))
@@ -1017,6 +1022,80 @@ std::vector<TValue> TileBuilder::endFor(const std::vector<TValue> &yields) {
   builder.restoreInsertionPoint(region.after);
   std::vector<TValue> out;
   for (auto [res, dtype] : llvm::zip(forOp.getResults(), region.dtypes))
+    out.push_back(make(res, dtype));
+  return out;
+}
+
+std::vector<TValue>
+TileBuilder::beginWhile(const std::vector<TValue> &inits) {
+  SmallVector<Value> initValues;
+  SmallVector<Type> types;
+  std::vector<DType> dtypes;
+  for (const TValue &v : inits) {
+    initValues.push_back(v.value);
+    types.push_back(v.value.getType());
+    dtypes.push_back(v.dtype);
+  }
+  auto whileOp = scf::WhileOp::create(builder, loc, types, initValues);
+  SmallVector<Location> locs(types.size(), loc);
+  Block *before = builder.createBlock(&whileOp.getBefore(), {}, types, locs);
+  builder.createBlock(&whileOp.getAfter(), {}, types, locs);
+  openRegions.push_back({whileOp,
+                         OpBuilder::InsertPoint(whileOp->getBlock(),
+                                                ++Block::iterator(whileOp)),
+                         dtypes});
+  builder.setInsertionPointToEnd(before);
+  std::vector<TValue> args;
+  for (auto [arg, dtype] : llvm::zip(before->getArguments(), dtypes))
+    args.push_back(make(arg, dtype));
+  return args;
+}
+
+std::vector<TValue> TileBuilder::whileCondition(Operand condOp) {
+  if (openRegions.empty() || !isa<scf::WhileOp>(openRegions.back().op))
+    fail("while_condition without an open while loop");
+  auto whileOp = llvm::cast<scf::WhileOp>(openRegions.back().op);
+  TValue cond = toValue(condOp);
+  if (cond.isBlock())
+    fail("while: the condition must be a scalar, got " + cond.describe());
+  cond = toBool(cond);
+  Block *before = &whileOp.getBefore().front();
+  if (builder.getInsertionBlock() != before)
+    fail("while: the condition must be computed in the loop header");
+  scf::ConditionOp::create(builder, loc, cond.value, before->getArguments());
+  Block *after = &whileOp.getAfter().front();
+  builder.setInsertionPointToEnd(after);
+  std::vector<TValue> args;
+  for (auto [arg, dtype] :
+       llvm::zip(after->getArguments(), openRegions.back().dtypes))
+    args.push_back(make(arg, dtype));
+  return args;
+}
+
+std::vector<TValue> TileBuilder::endWhile(const std::vector<TValue> &yields) {
+  if (openRegions.empty() || !isa<scf::WhileOp>(openRegions.back().op))
+    fail("end_while without an open while loop");
+  OpenRegion region = openRegions.back();
+  auto whileOp = llvm::cast<scf::WhileOp>(region.op);
+  if (yields.size() != region.dtypes.size())
+    fail("while: " + std::to_string(yields.size()) + " values at the end of "
+         "the body for " + std::to_string(region.dtypes.size()) +
+         " loop-carried values");
+  SmallVector<Value> values;
+  for (auto [i, v] : llvm::enumerate(yields)) {
+    Type expected = whileOp.getInits()[i].getType();
+    if (v.value.getType() != expected || v.dtype != region.dtypes[i])
+      fail("loop-carried value #" + std::to_string(i) + " changes type in the "
+           "loop: " + TValue{whileOp.getInits()[i], region.dtypes[i]}
+                          .describe() +
+           " before, " + v.describe() + " after one iteration");
+    values.push_back(v.value);
+  }
+  scf::YieldOp::create(builder, loc, values);
+  openRegions.pop_back();
+  builder.restoreInsertionPoint(region.after);
+  std::vector<TValue> out;
+  for (auto [res, dtype] : llvm::zip(whileOp.getResults(), region.dtypes))
     out.push_back(make(res, dtype));
   return out;
 }

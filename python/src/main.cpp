@@ -158,6 +158,9 @@ PYBIND11_MODULE(_C, m) {
            py::arg("acc") = py::none(), py::arg("out_dtype") = py::none())
       .def("begin_for", &B::beginFor)
       .def("end_for", &B::endFor)
+      .def("begin_while", &B::beginWhile)
+      .def("while_condition", &B::whileCondition)
+      .def("end_while", &B::endWhile)
       .def("begin_if", &B::beginIf)
       .def("begin_else", &B::beginElse)
       .def("end_if", &B::endIf);

@@ -103,6 +103,13 @@ public:
   beginFor(Operand lb, Operand ub, Operand step,
            const std::vector<TValue> &inits);
   std::vector<TValue> endFor(const std::vector<TValue> &yields);
+  /// A while loop: beginWhile puts the insertion point in the loop header
+  /// (returning the carried values there), whileCondition ends the header
+  /// with the loop condition and enters the body (returning the carried
+  /// values there), endWhile ends the body.
+  std::vector<TValue> beginWhile(const std::vector<TValue> &inits);
+  std::vector<TValue> whileCondition(Operand cond);
+  std::vector<TValue> endWhile(const std::vector<TValue> &yields);
   void beginIf(Operand cond);
   void beginElse();
   std::vector<TValue> endIf(const std::vector<TValue> &thenValues,

@@ -103,6 +103,7 @@ private:
   LogicalResult lowerOp(Operation *op);
   LogicalResult lowerFor(scf::ForOp op);
   LogicalResult lowerIf(scf::IfOp op);
+  LogicalResult lowerWhile(scf::WhileOp op);
   LogicalResult lowerReduce(ReduceOp op);
   LogicalResult lowerDot(DotOp op);
   LogicalResult lowerStore(StoreOp op);
@@ -439,6 +440,8 @@ LogicalResult KernelLowering::lowerOp(Operation *op) {
     return lowerFor(forOp);
   if (auto ifOp = dyn_cast<scf::IfOp>(op))
     return lowerIf(ifOp);
+  if (auto whileOp = dyn_cast<scf::WhileOp>(op))
+    return lowerWhile(whileOp);
   if (auto reduce = dyn_cast<ReduceOp>(op))
     return lowerReduce(reduce);
   if (auto dot = dyn_cast<DotOp>(op))
@@ -623,6 +626,87 @@ LogicalResult KernelLowering::lowerIf(scf::IfOp op) {
       buffers[res] = resultBuffers[i];
     else
       scalars.map(res, newIf.getResult(s++));
+  }
+  return success();
+}
+
+/// Blocks carried by a while loop live in two sets of buffers: one for the
+/// header's arguments and one for the values the condition forwards (the
+/// body's arguments and the loop's results), so that canonicalized loops whose
+/// forwarded values differ from the header's arguments stay correct.
+LogicalResult KernelLowering::lowerWhile(scf::WhileOp op) {
+  Location loc = op.getLoc();
+  auto allocFor = [&](TypeRange types, SmallVectorImpl<Value> &bufs,
+                      SmallVectorImpl<Type> &scalarTypes) {
+    for (Type t : types) {
+      if (auto tensor = dyn_cast<RankedTensorType>(t)) {
+        bufs.push_back(allocBuffer(tensor.getShape(), tensor.getElementType()));
+      } else {
+        bufs.push_back(Value());
+        scalarTypes.push_back(convertScalarType(t));
+      }
+    }
+  };
+  SmallVector<Value> headBufs, bodyBufs;
+  SmallVector<Type> headTypes, bodyTypes;
+  allocFor(op.getInits().getTypes(), headBufs, headTypes);
+  allocFor(op.getResultTypes(), bodyBufs, bodyTypes);
+  SmallVector<Value> scalarInits;
+  for (auto [i, init] : llvm::enumerate(op.getInits())) {
+    if (headBufs[i])
+      materializeInto(headBufs[i], init, loc);
+    else
+      scalarInits.push_back(scalar(init));
+  }
+  auto newWhile = scf::WhileOp::create(b, loc, bodyTypes, scalarInits);
+  SmallVector<Location> headLocs(headTypes.size(), loc),
+      bodyLocs(bodyTypes.size(), loc);
+  Block *head = b.createBlock(&newWhile.getBefore(), {}, headTypes, headLocs);
+  Block *body = b.createBlock(&newWhile.getAfter(), {}, bodyTypes, bodyLocs);
+  auto mapArgs = [&](Block *oldBlock, Block *newBlock, ArrayRef<Value> bufs) {
+    unsigned s = 0;
+    for (auto [i, arg] : llvm::enumerate(oldBlock->getArguments())) {
+      if (bufs[i])
+        buffers[arg] = bufs[i];
+      else
+        scalars.map(arg, newBlock->getArgument(s++));
+    }
+  };
+  // Header: the condition, then the forwarded values.
+  mapArgs(op.getBeforeBody(), head, headBufs);
+  b.setInsertionPointToEnd(head);
+  if (failed(lowerBlock(*op.getBeforeBody())))
+    return failure();
+  scf::ConditionOp cond = op.getConditionOp();
+  SmallVector<Value> forwarded;
+  for (auto [i, v] : llvm::enumerate(cond.getArgs())) {
+    if (bodyBufs[i])
+      materializeInto(bodyBufs[i], v, loc);
+    else
+      forwarded.push_back(scalar(v));
+  }
+  scf::ConditionOp::create(b, loc, scalar(cond.getCondition()), forwarded);
+  // Body: yields go back to the header's buffers (the body cannot see them,
+  // so writing in place is safe).
+  mapArgs(op.getAfterBody(), body, bodyBufs);
+  b.setInsertionPointToEnd(body);
+  if (failed(lowerBlock(*op.getAfterBody())))
+    return failure();
+  SmallVector<Value> scalarYields;
+  for (auto [i, v] : llvm::enumerate(op.getYieldOp().getOperands())) {
+    if (headBufs[i])
+      materializeInto(headBufs[i], v, loc);
+    else
+      scalarYields.push_back(scalar(v));
+  }
+  scf::YieldOp::create(b, loc, scalarYields);
+  b.setInsertionPointAfter(newWhile);
+  unsigned s = 0;
+  for (auto [i, res] : llvm::enumerate(op.getResults())) {
+    if (bodyBufs[i])
+      buffers[res] = bodyBufs[i];
+    else
+      scalars.map(res, newWhile.getResult(s++));
   }
   return success();
 }

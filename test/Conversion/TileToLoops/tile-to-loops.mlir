@@ -125,3 +125,36 @@ func.func @carried(%p: !tile.ptr<f32>, %n: i32) attributes {tile.kernel} {
   tile.store %pa, %acc : tensor<32x!tile.ptr<f32>>, tensor<32xf32>
   return
 }
+
+// -----
+
+// A while loop carrying a block: header and body each see a buffer; the
+// condition copies the header's block into the body's buffer.
+// CHECK-LABEL: func.func private @while_block
+// CHECK-DAG: %[[HEAD:[a-z0-9_]+]] = memref.alloca() {alignment = 64 : i64} : memref<8xi32>
+// CHECK-DAG: %[[BODY:[a-z0-9_]+]] = memref.alloca() {alignment = 64 : i64} : memref<8xi32>
+// CHECK: scf.while (%[[N:.*]] = %{{.*}}) : (i32) -> i32 {
+// CHECK: memref.store %{{.*}}, %[[BODY]]
+// CHECK: scf.condition
+// CHECK: } do {
+// CHECK: memref.load %[[BODY]]
+// CHECK: memref.store %{{.*}}, %[[HEAD]]
+// CHECK: scf.yield
+func.func @while_block(%p: !tile.ptr<i32>, %n: i32) attributes {tile.kernel} {
+  %r = tile.make_range {start = 0 : i32, end = 8 : i32} : tensor<8xi32>
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %res:2 = scf.while (%x = %r, %i = %n) : (tensor<8xi32>, i32) -> (tensor<8xi32>, i32) {
+    %go = arith.cmpi sgt, %i, %c0 : i32
+    scf.condition(%go) %x, %i : tensor<8xi32>, i32
+  } do {
+  ^bb0(%x: tensor<8xi32>, %i: i32):
+    %x2 = arith.addi %x, %x : tensor<8xi32>
+    %i2 = arith.subi %i, %c1 : i32
+    scf.yield %x2, %i2 : tensor<8xi32>, i32
+  }
+  %ps = tile.splat %p : tensor<8x!tile.ptr<i32>>
+  %pa = tile.addptr %ps, %r : tensor<8x!tile.ptr<i32>>, tensor<8xi32>
+  tile.store %pa, %res#0 : tensor<8x!tile.ptr<i32>>, tensor<8xi32>
+  return
+}

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Sets up (if needed) and runs every test: lit (IR), GoogleTest (C++ units,
+# through ctest) and pytest (kernels against numpy). Exits non-zero if any
+# suite fails; each runner prints its own summary.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh || exit 1
+
+status=0
+echo "== lit"
+/usr/lib/llvm-22/bin/lit -sv build/test || status=1
+echo "== GoogleTest"
+ctest --test-dir build --output-on-failure || status=1
+echo "== pytest"
+.venv/bin/python -m pytest python/test -q -p no:cacheprovider "$@" || status=1
+exit $status
