@@ -131,10 +131,10 @@ func.func @carried(%p: !tile.ptr<f32>, %n: i32) attributes {tile.kernel} {
 // A while loop carrying a block: header and body each see a buffer; the
 // condition copies the header's block into the body's buffer.
 // CHECK-LABEL: func.func private @while_block
-// CHECK-DAG: %[[HEAD:[a-z0-9_]+]] = memref.alloca() {alignment = 64 : i64} : memref<8xi32>
-// CHECK-DAG: %[[BODY:[a-z0-9_]+]] = memref.alloca() {alignment = 64 : i64} : memref<8xi32>
-// CHECK: scf.while (%[[N:.*]] = %{{.*}}) : (i32) -> i32 {
-// CHECK: memref.store %{{.*}}, %[[BODY]]
+// CHECK: memref.store %{{.*}}, %[[HEAD:alloca[_0-9]*]][
+// CHECK: scf.while (%{{.*}} = %{{.*}}) : (i32) -> i32 {
+// CHECK: memref.load %[[HEAD]]
+// CHECK: memref.store %{{.*}}, %[[BODY:alloca[_0-9]*]][
 // CHECK: scf.condition
 // CHECK: } do {
 // CHECK: memref.load %[[BODY]]
