@@ -2,6 +2,7 @@
 #ifndef TESSEL_CONVERSION_PASSES_H
 #define TESSEL_CONVERSION_PASSES_H
 
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Pass/Pass.h"
 
 namespace tessel {

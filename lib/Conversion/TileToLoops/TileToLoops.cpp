@@ -19,6 +19,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 
@@ -551,7 +552,7 @@ LogicalResult KernelLowering::lowerFor(scf::ForOp op) {
       if (!iterBuffers[i])
         continue;
       Value arg = op.getRegionIterArgs()[i];
-      if (v == arg)
+      if (v == arg || buffers.lookup(v) == iterBuffers[i])
         continue;
       DenseSet<Value> others(tensorArgs);
       others.erase(arg);
@@ -826,9 +827,6 @@ LogicalResult KernelLowering::lowerDot(DotOp op) {
   Type accElt = cType.getElementType();
   int64_t m = cType.getDimSize(0), n = cType.getDimSize(1);
   int64_t k = op.getA().getType().getDimSize(1);
-  Value a = bufferFor(op.getA(), loc), bBuf = bufferFor(op.getB(), loc);
-  Value c = allocBuffer(cType.getShape(), accElt);
-  materializeInto(c, op.getC(), loc);
   bool isFloat = isa<FloatType>(accElt);
   auto extend = [&](Value v) -> Value {
     if (v.getType() == accElt)
@@ -837,22 +835,92 @@ LogicalResult KernelLowering::lowerDot(DotOp op) {
       return arith::ExtFOp::create(b, loc, accElt, v);
     return arith::ExtSIOp::create(b, loc, accElt, v);
   };
-  // i-k-j order: the innermost loop runs along contiguous rows of B and C.
+  // Operands in buffers of the accumulator's type: the inner loops then only
+  // multiply and add.
+  auto operandBuffer = [&](Value v) {
+    auto type = cast<RankedTensorType>(v.getType());
+    Value buf = allocBuffer(type.getShape(), accElt);
+    emitLoopNest(type.getShape(), loc, [&](ValueRange idx) {
+      memref::StoreOp::create(b, loc, extend(emitAt(v, idx)), buf, idx);
+    });
+    return buf;
+  };
+  Value a = operandBuffer(op.getA()), bBuf = operandBuffer(op.getB());
+  // Accumulate in place when nothing else reads the accumulator: it has a
+  // buffer, this dot is its only use, and it is defined in this block (so a
+  // loop around the dot cannot run it twice on the same value).
+  Value c = buffers.lookup(op.getC());
+  if (!c || !op.getC().hasOneUse() ||
+      op.getC().getParentBlock() != op->getBlock()) {
+    c = allocBuffer(cType.getShape(), accElt);
+    materializeInto(c, op.getC(), loc);
+  }
+  buffers[op.getD()] = c;
+
+  // Register-blocked micro-kernel: an MR x NR block of C stays in vector
+  // registers while k runs; each step loads NR/VL vectors of a row of B and
+  // broadcasts MR elements of a column of A.
+  int64_t vl = isFloat ? 512 / accElt.getIntOrFloatBitWidth() : 0;
+  int64_t nv = vl && n % (2 * vl) == 0 ? 2 : vl && n % vl == 0 ? 1 : 0;
+  int64_t mr = m % 8 == 0 ? 8 : m % 4 == 0 ? 4 : 0;
+  if (nv && mr) {
+    auto vecType = VectorType::get({vl}, accElt);
+    auto rows = scf::ForOp::create(b, loc, index(0, loc), index(m, loc),
+                                   index(mr, loc));
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(rows.getBody()->getTerminator());
+    Value i0 = rows.getInductionVar();
+    auto cols = scf::ForOp::create(b, loc, index(0, loc), index(n, loc),
+                                   index(nv * vl, loc));
+    b.setInsertionPoint(cols.getBody()->getTerminator());
+    Value j0 = cols.getInductionVar();
+    SmallVector<Value> rowIdx, colIdx;
+    for (int64_t r = 0; r < mr; ++r)
+      rowIdx.push_back(arith::AddIOp::create(b, loc, i0, index(r, loc)));
+    for (int64_t v = 0; v < nv; ++v)
+      colIdx.push_back(arith::AddIOp::create(b, loc, j0, index(v * vl, loc)));
+    SmallVector<Value> accs;
+    for (int64_t r = 0; r < mr; ++r)
+      for (int64_t v = 0; v < nv; ++v)
+        accs.push_back(vector::LoadOp::create(
+            b, loc, vecType, c, ValueRange{rowIdx[r], colIdx[v]}));
+    auto kLoop = scf::ForOp::create(
+        b, loc, index(0, loc), index(k, loc), index(1, loc), accs,
+        [&](OpBuilder &kb, Location l, Value kk, ValueRange acc) {
+          SmallVector<Value> bRow;
+          for (int64_t v = 0; v < nv; ++v)
+            bRow.push_back(vector::LoadOp::create(kb, l, vecType, bBuf,
+                                                  ValueRange{kk, colIdx[v]}));
+          SmallVector<Value> next;
+          for (int64_t r = 0; r < mr; ++r) {
+            Value aik = memref::LoadOp::create(kb, l, a, ValueRange{rowIdx[r], kk});
+            Value splat = vector::BroadcastOp::create(kb, l, vecType, aik);
+            for (int64_t v = 0; v < nv; ++v)
+              next.push_back(vector::FMAOp::create(kb, l, splat, bRow[v],
+                                                   acc[r * nv + v]));
+          }
+          scf::YieldOp::create(kb, l, next);
+        });
+    for (int64_t r = 0; r < mr; ++r)
+      for (int64_t v = 0; v < nv; ++v)
+        vector::StoreOp::create(b, loc, kLoop.getResult(r * nv + v), c,
+                                ValueRange{rowIdx[r], colIdx[v]});
+    return success();
+  }
+  // Any other shape or an integer dot: i-k-j loops, the innermost along
+  // contiguous rows of B and C.
   emitLoopNest({m, k}, loc, [&](ValueRange ik) {
-    Value aik = extend(memref::LoadOp::create(b, loc, a, ik));
+    Value aik = memref::LoadOp::create(b, loc, a, ik);
     emitLoopNest({n}, loc, [&](ValueRange j) {
-      Value bkj = extend(memref::LoadOp::create(b, loc, bBuf, ValueRange{ik[1], j[0]}));
-      ValueRange ij{ik[0], j[0]};
+      Value bkj = memref::LoadOp::create(b, loc, bBuf, ValueRange{ik[1], j[0]});
       SmallVector<Value> cij{ik[0], j[0]};
       Value acc = memref::LoadOp::create(b, loc, c, cij);
       Value r = isFloat ? Value(math::FmaOp::create(b, loc, aik, bkj, acc))
                         : Value(arith::AddIOp::create(
                               b, loc, acc, arith::MulIOp::create(b, loc, aik, bkj)));
       memref::StoreOp::create(b, loc, r, c, cij);
-      (void)ij;
     });
   });
-  buffers[op.getD()] = c;
   return success();
 }
 

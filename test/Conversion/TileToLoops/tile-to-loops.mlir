@@ -158,3 +158,39 @@ func.func @while_block(%p: !tile.ptr<i32>, %n: i32) attributes {tile.kernel} {
   tile.store %pa, %res#0 : tensor<8x!tile.ptr<i32>>, tensor<8xi32>
   return
 }
+
+// -----
+
+// dot: operands go to buffers of the accumulator type (fp16 extended once),
+// an 8x32 block of C stays in registers (vector.fma) while k runs, and a
+// loop-carried accumulator used only by the dot is updated in place (no copy
+// back at the yield).
+// CHECK-LABEL: func.func private @dot_loop
+// CHECK: %[[ACC:[a-z0-9_]+]] = memref.alloca() {alignment = 64 : i64} : memref<32x64xf32>
+// CHECK: scf.for %{{.*}} = %c0_i32 to %{{.*}} step %c1_i32  : i32 {
+// CHECK: arith.extf %{{.*}} : f16 to f32
+// CHECK: scf.for %{{.*}} = %c0 to %c32 step %c8
+// CHECK: scf.for %{{.*}} = %c0 to %c64 step %c32
+// CHECK: vector.load %[[ACC]]
+// CHECK: scf.for %{{.*}} = %c0 to %c16 step %c1 iter_args
+// CHECK-COUNT-16: vector.fma
+// CHECK: vector.store %{{.*}}, %[[ACC]]
+// CHECK-NOT: memref.store %{{.*}}, %[[ACC]]
+// CHECK: memref.load %[[ACC]]
+// CHECK: llvm.store
+func.func @dot_loop(%pa: !tile.ptr<f16>, %pb: !tile.ptr<f16>, %pc: !tile.ptr<f32>, %n: i32) attributes {tile.kernel} {
+  %zero = arith.constant dense<0.0> : tensor<32x64xf32>
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %a = tile.splat %pa : tensor<32x16x!tile.ptr<f16>>
+  %b = tile.splat %pb : tensor<16x64x!tile.ptr<f16>>
+  %acc = scf.for %i = %c0 to %n step %c1 iter_args(%s = %zero) -> (tensor<32x64xf32>) : i32 {
+    %av = tile.load %a : tensor<32x16x!tile.ptr<f16>> -> tensor<32x16xf16>
+    %bv = tile.load %b : tensor<16x64x!tile.ptr<f16>> -> tensor<16x64xf16>
+    %d = tile.dot %av, %bv, %s : tensor<32x16xf16>, tensor<16x64xf16> -> tensor<32x64xf32>
+    scf.yield %d : tensor<32x64xf32>
+  }
+  %c = tile.splat %pc : tensor<32x64x!tile.ptr<f32>>
+  tile.store %c, %acc : tensor<32x64x!tile.ptr<f32>>, tensor<32x64xf32>
+  return
+}
