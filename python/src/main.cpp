@@ -1,7 +1,7 @@
 //===- main.cpp - Python bindings of the Tessel compiler ------------------===//
 //
 // Thin by design: argument conversion and exception mapping only. The
-// contract is documented in python/tessel/_C.pyi.
+// contract is documented in python/src/README.md.
 //
 //===----------------------------------------------------------------------===//
 #include "tessel/Builder/TileBuilder.h"

@@ -1,0 +1,24 @@
+"""Tessel: a Triton-compatible kernel compiler. `import tessel as triton; import tessel.language as tl` runs kernels
+written for Triton 3.x."""
+from __future__ import annotations
+
+from typing import Any
+
+# The language comes first: its standard library is built with @jit, which the runtime provides; the compiler,
+# imported last, uses both.
+from . import language
+from .runtime import JITFunction, jit
+from .compiler import CompilationError
+
+__all__ = ["CompilationError", "JITFunction", "cdiv", "jit", "language", "next_power_of_2"]
+
+
+def cdiv(x: Any, y: Any) -> Any:
+    """Ceiling division on the host: the number of blocks of size y that cover x."""
+    return (x + y - 1) // y
+
+
+def next_power_of_2(n: int) -> int:
+    """The smallest power of 2 >= n (0 for n <= 0, as in Triton)."""
+    n = int(n)
+    return 1 << (n - 1).bit_length() if n > 0 else 0

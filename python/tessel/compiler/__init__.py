@@ -1,0 +1,5 @@
+"""The kernel compiler's Python side: the `ast` walker that drives the C++ IR builder, and its errors."""
+from .code_generator import CodeGenerator, generate
+from .errors import CompilationError
+
+__all__ = ["CodeGenerator", "CompilationError", "generate"]

@@ -1,0 +1,743 @@
+"""The DSL surface: dtypes, `constexpr`, the `tensor` handle wrapper and the builtins.
+
+Builtins are plain Python functions that take the IR builder through the `_builder` keyword, which only the code
+generator passes; called anywhere else they raise. They stay thin on purpose: type promotion, broadcasting and
+legality checks live in the C++ builder (the one source of truth), so a builtin only unwraps its arguments, checks
+that compile-time arguments are compile-time, and forwards the call.
+"""
+from __future__ import annotations
+
+import builtins
+import functools
+import inspect
+import numbers
+from typing import Any, Callable, Sequence
+
+# ----------------------------------------------------------------------------------------------------------- dtypes
+
+
+class dtype:
+    """A scalar element type. `name` follows Triton ("fp32", "int32", "uint8", "int1"); `ir_name` is the binding
+    contract's type string ("fp32", "i32", "u8", "i1")."""
+
+    SINT_TYPES = ("int8", "int16", "int32", "int64")
+    # Triton counts int1 as unsigned; kept so that code written against Triton's dtype API behaves the same.
+    UINT_TYPES = ("int1", "uint8", "uint16", "uint32", "uint64")
+    FP_TYPES = ("fp16", "bf16", "fp32", "fp64")
+    _IR_NAMES = {
+        "int1": "i1", "int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64",
+        "uint8": "u8", "uint16": "u16", "uint32": "u32", "uint64": "u64",
+        "fp16": "fp16", "bf16": "bf16", "fp32": "fp32", "fp64": "fp64",
+    }
+    _BITS = {"int1": 1, "int8": 8, "int16": 16, "int32": 32, "int64": 64, "uint8": 8, "uint16": 16, "uint32": 32,
+             "uint64": 64, "fp16": 16, "bf16": 16, "fp32": 32, "fp64": 64}
+
+    def __init__(self, name: str) -> None:
+        if name not in self._IR_NAMES:
+            raise ValueError(f"unknown dtype {name!r}")
+        self.name = name
+        self.ir_name = self._IR_NAMES[name]
+        self.primitive_bitwidth = self._BITS[name]
+        if name in self.SINT_TYPES or name in self.UINT_TYPES:
+            self.int_bitwidth = self.primitive_bitwidth
+
+    def is_floating(self) -> bool:
+        return self.name in self.FP_TYPES
+
+    def is_int(self) -> bool:
+        return self.name in self.SINT_TYPES or self.name in self.UINT_TYPES
+
+    def is_int_signed(self) -> bool:
+        return self.name in self.SINT_TYPES
+
+    def is_int_unsigned(self) -> bool:
+        return self.name in self.UINT_TYPES
+
+    def is_bool(self) -> bool:
+        return self.name == "int1"
+
+    is_int1 = is_bool
+
+    def is_fp16(self) -> bool:
+        return self.name == "fp16"
+
+    def is_bf16(self) -> bool:
+        return self.name == "bf16"
+
+    def is_fp32(self) -> bool:
+        return self.name == "fp32"
+
+    def is_fp64(self) -> bool:
+        return self.name == "fp64"
+
+    def is_ptr(self) -> bool:
+        return False
+
+    def is_block(self) -> bool:
+        return False
+
+    @property
+    def scalar(self) -> dtype:
+        return self
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and self.name == other.name
+
+    def __hash__(self) -> int:
+        return hash((type(self).__name__, self.name))
+
+    def __str__(self) -> str:
+        return self.name
+
+    def __repr__(self) -> str:
+        return f"tessel.language.{self.name}"
+
+
+class pointer_type(dtype):
+    """Pointer to `element_ty` in global memory; `ir_name` is "*" + the element's ("*fp32")."""
+
+    def __init__(self, element_ty: dtype, address_space: int = 1, const: bool = False) -> None:
+        if not isinstance(element_ty, dtype) or isinstance(element_ty, block_type):
+            raise TypeError(f"pointer_type: element type must be a dtype, got {element_ty!r}")
+        self.element_ty = element_ty
+        self.address_space = address_space
+        self.const = const
+        self.name = f"pointer<{element_ty}>"
+        self.ir_name = "*" + element_ty.ir_name
+        self.primitive_bitwidth = 64
+
+    def is_ptr(self) -> bool:
+        return True
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, pointer_type) and self.element_ty == other.element_ty
+
+    def __hash__(self) -> int:
+        return hash(("pointer", self.element_ty))
+
+    def __repr__(self) -> str:
+        return f"tessel.language.pointer_type({self.element_ty!r})"
+
+
+class block_type(dtype):
+    """The type of a block (`tensor.type` of a non-scalar): element type plus shape. Not a valid cast target."""
+
+    def __init__(self, element_ty: dtype, shape: Sequence[int]) -> None:
+        self.element_ty = element_ty
+        self.shape = [int(s) for s in shape]
+        self.numel = functools.reduce(lambda a, b: a * b, self.shape, 1)
+        self.name = f"<{self.shape}, {element_ty}>"
+        self.primitive_bitwidth = element_ty.primitive_bitwidth
+
+    def is_block(self) -> bool:
+        return True
+
+    @property
+    def scalar(self) -> dtype:
+        return self.element_ty
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, block_type) and self.element_ty == other.element_ty and self.shape == other.shape
+
+    def __hash__(self) -> int:
+        return hash(("block", self.element_ty, tuple(self.shape)))
+
+    def __repr__(self) -> str:
+        return f"tessel.language.block_type({self.element_ty!r}, {self.shape})"
+
+
+int1 = dtype("int1")
+int8 = dtype("int8")
+int16 = dtype("int16")
+int32 = dtype("int32")
+int64 = dtype("int64")
+uint8 = dtype("uint8")
+uint16 = dtype("uint16")
+uint32 = dtype("uint32")
+uint64 = dtype("uint64")
+float16 = dtype("fp16")
+bfloat16 = dtype("bf16")
+float32 = dtype("fp32")
+float64 = dtype("fp64")
+
+_DTYPE_BY_IR = {d.ir_name: d for d in (int1, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float16,
+                                       bfloat16, float32, float64)}
+
+
+def dtype_from_ir(ir_name: str) -> dtype:
+    """The dtype object for a contract type string ("fp32" -> float32, "*fp16" -> pointer_type(float16))."""
+    if ir_name.startswith("*"):
+        return pointer_type(dtype_from_ir(ir_name[1:]))
+    return _DTYPE_BY_IR[ir_name]
+
+
+# -------------------------------------------------------------------------------------------------------- constexpr
+
+
+class constexpr:
+    """A compile-time value. Inside a kernel the code generator unwraps it and works on the plain Python value; the
+    operators below serve host code that uses constexpr globals (grid lambdas, `tessel.cdiv(n, BLOCK)`)."""
+
+    def __init__(self, value: Any) -> None:
+        self.value = value.value if isinstance(value, constexpr) else value
+
+    def __repr__(self) -> str:
+        return f"constexpr[{self.value!r}]"
+
+    def __hash__(self) -> int:
+        return hash(self.value)
+
+    def __bool__(self) -> bool:
+        return bool(self.value)
+
+    def __index__(self) -> int:
+        return self.value.__index__()
+
+    def __int__(self) -> int:
+        return int(self.value)
+
+    def __float__(self) -> float:
+        return float(self.value)
+
+    def __neg__(self) -> constexpr:
+        return constexpr(-self.value)
+
+    def __pos__(self) -> constexpr:
+        return constexpr(+self.value)
+
+    def __invert__(self) -> constexpr:
+        return constexpr(~self.value)
+
+    def __abs__(self) -> constexpr:
+        return constexpr(builtins.abs(self.value))
+
+
+def _constexpr_operator(fn: Callable[[Any, Any], Any], reflected: bool) -> Callable[[constexpr, Any], constexpr]:
+    def method(self: constexpr, other: Any) -> constexpr:
+        other = _unwrap(other)
+        return constexpr(fn(other, self.value) if reflected else fn(self.value, other))
+    return method
+
+
+def _install_constexpr_operators() -> None:
+    import operator
+    arithmetic = ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "and", "or", "xor", "lshift", "rshift")
+    for name in arithmetic:
+        fn = getattr(operator, name + "_" if name in ("and", "or") else name)
+        setattr(constexpr, f"__{name}__", _constexpr_operator(fn, reflected=False))
+        setattr(constexpr, f"__r{name}__", _constexpr_operator(fn, reflected=True))
+    for name in ("eq", "ne", "lt", "le", "gt", "ge"):
+        setattr(constexpr, f"__{name}__", _constexpr_operator(getattr(operator, name), reflected=False))
+
+
+_install_constexpr_operators()
+
+
+def _unwrap(value: Any) -> Any:
+    return value.value if isinstance(value, constexpr) else value
+
+
+# ----------------------------------------------------------------------------------------------------------- builtin
+
+_BUILTIN_ATTR = "__tessel_builtin__"
+_NEEDS_GENERATOR_ATTR = "__tessel_needs_generator__"
+
+
+def builtin(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Marks a DSL builtin. The code generator calls it with `_builder=` (and `_generator=` when the function takes
+    one, e.g. `reduce`, which must walk a combine function's body)."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        if kwargs.get("_builder") is None:
+            raise RuntimeError(f"tl.{fn.__name__}() can only be called inside a @tessel.jit function")
+        return fn(*args, **kwargs)
+
+    setattr(wrapper, _BUILTIN_ATTR, True)
+    setattr(wrapper, _NEEDS_GENERATOR_ATTR, "_generator" in inspect.signature(fn).parameters)
+    return wrapper
+
+
+def is_builtin(fn: Any) -> bool:
+    return getattr(fn, _BUILTIN_ATTR, False) is True
+
+
+def _operand(value: Any, what: str) -> Any:
+    """A builder operand ("V" in the contract): a tensor's handle, or a Python scalar passed as is so that the C++
+    side applies the literal rule (a literal never widens a tensor)."""
+    value = _unwrap(value)
+    if isinstance(value, tensor):
+        return value.handle
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    if isinstance(value, numbers.Real):
+        return float(value)
+    raise TypeError(f"{what}: expected a tensor or a Python number, got {type(value).__name__} {value!r}")
+
+
+def _tensor_arg(value: Any, what: str) -> tensor:
+    value = _unwrap(value)
+    if not isinstance(value, tensor):
+        raise TypeError(f"{what}: expected a tensor, got {type(value).__name__} {value!r}")
+    return value
+
+
+def _int_arg(value: Any, what: str) -> int:
+    value = _unwrap(value)
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{what} must be a compile-time integer (tl.constexpr), got {_describe(value)}")
+    return int(value)
+
+
+def _shape_arg(shape: Any, what: str) -> list[int]:
+    shape = _unwrap(shape)
+    if isinstance(shape, (tuple, list)):
+        return [_int_arg(s, f"{what}: every dimension of the shape") for s in shape]
+    return [_int_arg(shape, f"{what}: the shape")]
+
+
+def _varargs_shape(shape: tuple[Any, ...], what: str) -> list[int]:
+    """Triton accepts both `f(x, (a, b))` and `f(x, a, b)`."""
+    if len(shape) == 1 and isinstance(_unwrap(shape[0]), (tuple, list)):
+        return _shape_arg(shape[0], what)
+    return _shape_arg(list(shape), what)
+
+
+def _dtype_arg(value: Any, what: str) -> str:
+    value = _unwrap(value)
+    if not isinstance(value, dtype) or isinstance(value, block_type):
+        raise TypeError(f"{what} must be a dtype such as tl.float32, got {_describe(value)}")
+    return value.ir_name
+
+
+def _describe(value: Any) -> str:
+    if isinstance(value, tensor):
+        return f"a tensor ({value._type_str()}), which is only known at run time"
+    return f"{type(value).__name__} {value!r}"
+
+
+def _binary(op: str, lhs: Any, rhs: Any, builder: Any) -> tensor:
+    return tensor(builder.binary(op, _operand(lhs, op), _operand(rhs, op)))
+
+
+# ------------------------------------------------------------------------------------------------------------ tensor
+
+
+def _binary_method(name: str, op: str, reflected: bool) -> Callable[..., tensor]:
+    def method(self: tensor, other: Any, _builder: Any = None) -> tensor:
+        return _binary(op, other, self, _builder) if reflected else _binary(op, self, other, _builder)
+    method.__name__ = name
+    return builtin(method)
+
+
+def _unary_method(name: str, op: str) -> Callable[..., tensor]:
+    def method(self: tensor, _builder: Any = None) -> tensor:
+        return tensor(_builder.unary(op, self.handle))
+    method.__name__ = name
+    return builtin(method)
+
+
+class tensor:
+    """A value in a kernel: a scalar or a block, wrapping a `_C.Tensor` handle."""
+
+    def __init__(self, handle: Any) -> None:
+        self.handle = handle
+
+    @property
+    def dtype(self) -> dtype:
+        return dtype_from_ir(self.handle.dtype)
+
+    @property
+    def shape(self) -> list[int]:
+        return list(self.handle.shape)
+
+    @property
+    def type(self) -> dtype:
+        return block_type(self.dtype, self.shape) if self.handle.is_block else self.dtype
+
+    @property
+    def numel(self) -> int:
+        return functools.reduce(lambda a, b: a * b, self.handle.shape, 1)
+
+    def _type_str(self) -> str:
+        shape = self.handle.shape
+        return f"{self.handle.dtype}{list(shape)}" if shape else self.handle.dtype
+
+    def __repr__(self) -> str:
+        return f"tensor({self._type_str()})"
+
+    def __bool__(self) -> bool:
+        raise TypeError(f"the truth value of {self!r} is only known at run time; use it in an `if` of the kernel, "
+                        "or tl.where")
+
+    def __iter__(self) -> Any:
+        raise TypeError(f"{self!r} is not iterable inside a kernel")
+
+    __add__ = _binary_method("__add__", "add", False)
+    __radd__ = _binary_method("__radd__", "add", True)
+    __sub__ = _binary_method("__sub__", "sub", False)
+    __rsub__ = _binary_method("__rsub__", "sub", True)
+    __mul__ = _binary_method("__mul__", "mul", False)
+    __rmul__ = _binary_method("__rmul__", "mul", True)
+    __truediv__ = _binary_method("__truediv__", "truediv", False)
+    __rtruediv__ = _binary_method("__rtruediv__", "truediv", True)
+    __floordiv__ = _binary_method("__floordiv__", "floordiv", False)
+    __rfloordiv__ = _binary_method("__rfloordiv__", "floordiv", True)
+    __mod__ = _binary_method("__mod__", "mod", False)
+    __rmod__ = _binary_method("__rmod__", "mod", True)
+    __and__ = _binary_method("__and__", "and", False)
+    __rand__ = _binary_method("__rand__", "and", True)
+    __or__ = _binary_method("__or__", "or", False)
+    __ror__ = _binary_method("__ror__", "or", True)
+    __xor__ = _binary_method("__xor__", "xor", False)
+    __rxor__ = _binary_method("__rxor__", "xor", True)
+    __lshift__ = _binary_method("__lshift__", "lshift", False)
+    __rlshift__ = _binary_method("__rlshift__", "lshift", True)
+    __rshift__ = _binary_method("__rshift__", "rshift", False)
+    __rrshift__ = _binary_method("__rrshift__", "rshift", True)
+    __eq__ = _binary_method("__eq__", "eq", False)
+    __ne__ = _binary_method("__ne__", "ne", False)
+    __lt__ = _binary_method("__lt__", "lt", False)
+    __le__ = _binary_method("__le__", "le", False)
+    __gt__ = _binary_method("__gt__", "gt", False)
+    __ge__ = _binary_method("__ge__", "ge", False)
+    logical_and = _binary_method("logical_and", "logical_and", False)
+    logical_or = _binary_method("logical_or", "logical_or", False)
+    __neg__ = _unary_method("__neg__", "neg")
+    __pos__ = _unary_method("__pos__", "plus")
+    __invert__ = _unary_method("__invert__", "invert")
+    # Python has no `not` hook; the code generator calls this for `not x` on a tensor.
+    __not__ = _unary_method("__not__", "not")
+    __hash__ = object.__hash__
+
+    @builtin
+    def to(self, dtype: dtype, fp_downcast_rounding: str | None = None, bitcast: bool = False,
+           _builder: Any = None) -> tensor:
+        return cast(self, dtype, fp_downcast_rounding=fp_downcast_rounding, bitcast=bitcast, _builder=_builder)
+
+    @builtin
+    def __getitem__(self, slices: Any, _builder: Any = None) -> tensor:
+        """`x[None, :]`, `x[:, None]`: only `None` (new axis of size 1) and a bare `:` (keep the axis) are valid."""
+        slices = _unwrap(slices)
+        if not isinstance(slices, tuple):
+            slices = (slices,)
+        result = self
+        axis = 0
+        for s in slices:
+            s = _unwrap(s)
+            if s is None:
+                result = tensor(_builder.expand_dims(result.handle, axis))
+            elif not (isinstance(s, slice) and s.start is None and s.stop is None and s.step is None):
+                raise IndexError(f"unsupported tensor index {s!r}: only None and ':' are allowed")
+            axis += 1
+        return result
+
+
+# ---------------------------------------------------------------------------------------------------- program model
+
+
+@builtin
+def program_id(axis: int, _builder: Any = None) -> tensor:
+    return tensor(_builder.program_id(_int_arg(axis, "tl.program_id(): axis")))
+
+
+@builtin
+def num_programs(axis: int, _builder: Any = None) -> tensor:
+    return tensor(_builder.num_programs(_int_arg(axis, "tl.num_programs(): axis")))
+
+
+# --------------------------------------------------------------------------------------------------------- creation
+
+
+@builtin
+def arange(start: int, end: int, _builder: Any = None) -> tensor:
+    return tensor(_builder.arange(_int_arg(start, "tl.arange(): start"), _int_arg(end, "tl.arange(): end")))
+
+
+@builtin
+def full(shape: Sequence[int], value: Any, dtype: dtype, _builder: Any = None) -> tensor:
+    return tensor(_builder.full(_shape_arg(shape, "tl.full()"), _operand(value, "tl.full() value"),
+                                _dtype_arg(dtype, "tl.full(): dtype")))
+
+
+@builtin
+def zeros(shape: Sequence[int], dtype: dtype, _builder: Any = None) -> tensor:
+    return full(shape, 0, dtype, _builder=_builder)
+
+
+@builtin
+def zeros_like(input: tensor, _builder: Any = None) -> tensor:
+    input = _tensor_arg(input, "tl.zeros_like()")
+    return full(input.shape, 0, input.dtype, _builder=_builder)
+
+
+@builtin
+def cast(input: Any, dtype: dtype, fp_downcast_rounding: str | None = None, bitcast: bool = False,
+         _builder: Any = None) -> tensor:
+    if _unwrap(fp_downcast_rounding) not in (None, "rtne"):
+        raise NotImplementedError(f"tl.cast(): fp_downcast_rounding={fp_downcast_rounding!r} is not supported yet "
+                                  "(only round-to-nearest-even)")
+    return tensor(_builder.cast(_operand(input, "tl.cast()"), _dtype_arg(dtype, "tl.cast(): dtype"),
+                                bool(_unwrap(bitcast))))
+
+
+# ----------------------------------------------------------------------------------------------------------- memory
+
+
+@builtin
+def load(pointer: tensor, mask: Any = None, other: Any = None, boundary_check: Sequence[int] = (),
+         padding_option: str = "", cache_modifier: str = "", eviction_policy: str = "", volatile: bool = False,
+         _builder: Any = None) -> tensor:
+    # cache_modifier, eviction_policy and volatile are GPU cache hints: accepted, and meaningless on the CPU.
+    if _unwrap(boundary_check) or _unwrap(padding_option):
+        raise NotImplementedError("tl.load(): boundary_check/padding_option need block pointers, not supported yet")
+    pointer = _tensor_arg(pointer, "tl.load(): pointer")
+    mask = _unwrap(mask)
+    other = _unwrap(other)
+    return tensor(_builder.load(pointer.handle, None if mask is None else _operand(mask, "tl.load() mask"),
+                                None if other is None else _operand(other, "tl.load() other")))
+
+
+@builtin
+def store(pointer: tensor, value: Any, mask: Any = None, boundary_check: Sequence[int] = (),
+          cache_modifier: str = "", eviction_policy: str = "", _builder: Any = None) -> None:
+    if _unwrap(boundary_check):
+        raise NotImplementedError("tl.store(): boundary_check needs block pointers, not supported yet")
+    pointer = _tensor_arg(pointer, "tl.store(): pointer")
+    mask = _unwrap(mask)
+    _builder.store(pointer.handle, _operand(value, "tl.store() value"),
+                   None if mask is None else _operand(mask, "tl.store() mask"))
+
+
+# ------------------------------------------------------------------------------------------------------------- math
+
+
+@builtin
+def where(condition: Any, x: Any, y: Any, _builder: Any = None) -> tensor:
+    return tensor(_builder.where(_operand(condition, "tl.where() condition"), _operand(x, "tl.where() x"),
+                                 _operand(y, "tl.where() y")))
+
+
+@builtin
+def maximum(x: Any, y: Any, propagate_nan: Any = None, _builder: Any = None) -> tensor:
+    return _binary("maximum", x, y, _builder)
+
+
+@builtin
+def minimum(x: Any, y: Any, propagate_nan: Any = None, _builder: Any = None) -> tensor:
+    return _binary("minimum", x, y, _builder)
+
+
+def _math_builtin(name: str, fn: str) -> Callable[..., tensor]:
+    def math_fn(x: Any, _builder: Any = None) -> tensor:
+        return tensor(_builder.math(fn, _operand(x, f"tl.{name}()")))
+    math_fn.__name__ = name
+    math_fn.__qualname__ = name
+    return builtin(math_fn)
+
+
+exp = _math_builtin("exp", "exp")
+exp2 = _math_builtin("exp2", "exp2")
+log = _math_builtin("log", "log")
+log2 = _math_builtin("log2", "log2")
+sqrt = _math_builtin("sqrt", "sqrt")
+# The CPU's sqrt is correctly rounded, so the "round to nearest" variant is the same operation.
+sqrt_rn = _math_builtin("sqrt_rn", "sqrt")
+rsqrt = _math_builtin("rsqrt", "rsqrt")
+abs = _math_builtin("abs", "abs")
+sin = _math_builtin("sin", "sin")
+cos = _math_builtin("cos", "cos")
+floor = _math_builtin("floor", "floor")
+ceil = _math_builtin("ceil", "ceil")
+sigmoid = _math_builtin("sigmoid", "sigmoid")
+erf = _math_builtin("erf", "erf")
+
+
+@builtin
+def fdiv(x: Any, y: Any, ieee_rounding: bool = False, _builder: Any = None) -> tensor:
+    # On the CPU every division is IEEE-rounded, so the fast and the exact variants coincide.
+    return _binary("truediv", x, y, _builder)
+
+
+@builtin
+def div_rn(x: Any, y: Any, _builder: Any = None) -> tensor:
+    return _binary("truediv", x, y, _builder)
+
+
+# ------------------------------------------------------------------------------------------------------------ shape
+
+
+@builtin
+def expand_dims(input: tensor, axis: int | Sequence[int], _builder: Any = None) -> tensor:
+    input = _tensor_arg(input, "tl.expand_dims()")
+    axis = _unwrap(axis)
+    if not isinstance(axis, (tuple, list)):
+        return tensor(_builder.expand_dims(input.handle, _int_arg(axis, "tl.expand_dims(): axis")))
+    # Several axes index the result, as in Triton: normalize them against the final rank, then insert in order.
+    new_rank = len(input.shape) + len(axis)
+    axes = sorted(a + new_rank if a < 0 else a for a in (_int_arg(a, "tl.expand_dims(): axis") for a in axis))
+    result = input.handle
+    for a in axes:
+        result = _builder.expand_dims(result, a)
+    return tensor(result)
+
+
+@builtin
+def reshape(input: tensor, *shape: Any, can_reorder: bool = False, _builder: Any = None) -> tensor:
+    input = _tensor_arg(input, "tl.reshape()")
+    return tensor(_builder.reshape(input.handle, _varargs_shape(shape, "tl.reshape()")))
+
+
+@builtin
+def view(input: tensor, *shape: Any, _builder: Any = None) -> tensor:
+    input = _tensor_arg(input, "tl.view()")
+    return tensor(_builder.reshape(input.handle, _varargs_shape(shape, "tl.view()")))
+
+
+@builtin
+def broadcast_to(input: Any, *shape: Any, _builder: Any = None) -> tensor:
+    return tensor(_builder.broadcast_to(_operand(input, "tl.broadcast_to()"),
+                                        _varargs_shape(shape, "tl.broadcast_to()")))
+
+
+@builtin
+def permute(input: tensor, *dims: Any, _builder: Any = None) -> tensor:
+    input = _tensor_arg(input, "tl.permute()")
+    return tensor(_builder.permute(input.handle, _varargs_shape(dims, "tl.permute()")))
+
+
+@builtin
+def trans(input: tensor, *dims: Any, _builder: Any = None) -> tensor:
+    """Without dims, swaps the two axes of a 2-D block (Triton's default)."""
+    input = _tensor_arg(input, "tl.trans()")
+    order = _varargs_shape(dims, "tl.trans()") if dims else [1, 0]
+    return tensor(_builder.permute(input.handle, order))
+
+
+# ---------------------------------------------------------------------------------------------------- linear algebra
+
+
+@builtin
+def dot(input: tensor, other: tensor, acc: tensor | None = None, input_precision: str | None = None,
+        allow_tf32: bool | None = None, max_num_imprecise_acc: int | None = None, out_dtype: dtype | None = None,
+        _builder: Any = None) -> tensor:
+    # input_precision/allow_tf32 select tensor-core modes on GPUs; the CPU computes in full fp32 (as "ieee").
+    # out_dtype None lets the builder pick Triton's accumulator (fp32 for floats, i32 for ints).
+    a = _tensor_arg(input, "tl.dot(): input")
+    b = _tensor_arg(other, "tl.dot(): other")
+    acc = _unwrap(acc)
+    out_dtype = _unwrap(out_dtype)
+    return tensor(_builder.dot(a.handle, b.handle, None if acc is None else _tensor_arg(acc, "tl.dot(): acc").handle,
+                               None if out_dtype is None else _dtype_arg(out_dtype, "tl.dot(): out_dtype")))
+
+
+# -------------------------------------------------------------------------------------------------------- reduction
+
+
+@builtin
+def reduce(input: Any, axis: int | None, combine_fn: Any, keep_dims: bool = False, _builder: Any = None,
+           _generator: Any = None) -> Any:
+    """Reduces `input` (a tensor or a tuple of same-shape tensors) along `axis` with the @jit `combine_fn`, which
+    receives (lhs..., rhs...) scalars and returns as many values as there are inputs. axis=None reduces all."""
+    single = isinstance(_unwrap(input), tensor)
+    inputs = [_tensor_arg(input, "tl.reduce(): input")] if single else \
+        [_tensor_arg(x, "tl.reduce(): input") for x in _unwrap(input)]
+    axis = _unwrap(axis)
+    keep_dims = bool(_unwrap(keep_dims))
+    rank = len(inputs[0].shape)
+    if axis is None:
+        if rank != 1:
+            inputs = [tensor(_builder.reshape(x.handle, [x.numel])) for x in inputs]
+        reduce_axis = 0
+    else:
+        reduce_axis = _int_arg(axis, "tl.reduce(): axis")
+        if reduce_axis < 0:
+            reduce_axis += rank
+    region_args = [tensor(h) for h in _builder.begin_reduce([x.handle for x in inputs], reduce_axis)]
+    combined = _generator.call_jit_function(combine_fn, region_args, {})
+    combined = list(combined) if isinstance(combined, tuple) else [combined]
+    if len(combined) != len(inputs):
+        raise TypeError(f"tl.reduce(): the combine function returned {len(combined)} value(s) for "
+                        f"{len(inputs)} input(s)")
+    handles = [c.handle if isinstance(c, tensor) else _builder.constant(_unwrap(c), x.handle.dtype)
+               for c, x in zip(combined, inputs)]
+    results = [tensor(h) for h in _builder.end_reduce(handles)]
+    if keep_dims:
+        # axis=None keeps every dimension of the original input, each of size 1.
+        axes = builtins.range(rank) if axis is None else [reduce_axis]
+        for a in axes:
+            results = [tensor(_builder.expand_dims(r.handle, a)) for r in results]
+    return results[0] if single else tuple(results)
+
+
+# ------------------------------------------------------------------------------------------------------------ hints
+
+
+@builtin
+def multiple_of(input: tensor, values: Any, _builder: Any = None) -> tensor:
+    """Divisibility hint. It does not change values; the CPU path does not use it yet."""
+    return _tensor_arg(input, "tl.multiple_of()")
+
+
+@builtin
+def max_contiguous(input: tensor, values: Any, _builder: Any = None) -> tensor:
+    """Contiguity hint. It does not change values; the CPU path does not use it yet."""
+    return _tensor_arg(input, "tl.max_contiguous()")
+
+
+@builtin
+def max_constancy(input: tensor, values: Any, _builder: Any = None) -> tensor:
+    """Constancy hint. It does not change values; the CPU path does not use it yet."""
+    return _tensor_arg(input, "tl.max_constancy()")
+
+
+# ------------------------------------------------------------------------------------------------------------ debug
+
+
+@builtin
+def static_assert(cond: Any, msg: str = "", _builder: Any = None) -> None:
+    cond = _unwrap(cond)
+    if isinstance(cond, tensor):
+        raise TypeError(f"tl.static_assert() needs a compile-time condition, got {_describe(cond)}")
+    if not cond:
+        raise AssertionError(f"static_assert failed: {_unwrap(msg)}" if msg else "static_assert failed")
+
+
+@builtin
+def static_print(*values: Any, sep: str = " ", end: str = "\n", _builder: Any = None) -> None:
+    """Prints at compile time; a tensor prints as its type and shape."""
+    print(*(_unwrap(v) for v in values), sep=sep, end=end)
+
+
+# ------------------------------------------------------------------------------------------------------------ loops
+
+
+class static_range:
+    """`for i in tl.static_range(...)`: unrolled at compile time; the bounds must be compile-time integers."""
+
+    def __init__(self, arg1: int, arg2: int | None = None, step: int | None = None) -> None:
+        self.args = (arg1,) if arg2 is None else (arg1, arg2) if step is None else (arg1, arg2, step)
+
+    def __iter__(self) -> Any:
+        raise RuntimeError("tl.static_range can only be iterated by a `for` inside a @tessel.jit function")
+
+
+class range:
+    """`for i in tl.range(...)`: a loop like `range`; the pipelining hints are accepted and not used on the CPU."""
+
+    def __init__(self, arg1: Any, arg2: Any = None, step: Any = None, num_stages: int | None = None,
+                 loop_unroll_factor: int | None = None, disallow_acc_multi_buffer: bool = False,
+                 flatten: bool = False, warp_specialize: bool = False) -> None:
+        self.args = (arg1,) if arg2 is None else (arg1, arg2) if step is None else (arg1, arg2, step)
+
+    def __iter__(self) -> Any:
+        raise RuntimeError("tl.range can only be iterated by a `for` inside a @tessel.jit function")
+
+
+# Tensor methods that mirror builtins (`x.reshape(...)`, `x.exp()`); standard.py adds sum/max/min/... the same way.
+for _fn in (reshape, view, broadcast_to, expand_dims, permute, trans, reduce, exp, exp2, log, log2, sqrt, rsqrt, abs,
+            sin, cos, floor, ceil, sigmoid, erf):
+    setattr(tensor, _fn.__name__, _fn)
+del _fn

@@ -1,0 +1,125 @@
+"""Host side of a launch: each kernel argument's type string (the binding contract's: "*fp32", "i32", ...) and the
+value the launcher receives, and the backend that runs the kernel.
+
+This build has one backend, the CPU: every array argument must live in host memory, and device memory is rejected
+here with a clear message instead of handing a device address to CPU code.
+"""
+from __future__ import annotations
+
+import numbers
+from typing import Any
+
+BACKEND = "cpu"
+
+# dtype names as `str(dtype)` spells them for torch (after "torch."), numpy, and tessel.language itself.
+_ELEMENT_TYPES = {
+    "bool": "i1", "int1": "i1",
+    "int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64",
+    "uint8": "u8", "uint16": "u16", "uint32": "u32", "uint64": "u64",
+    "float16": "fp16", "half": "fp16", "fp16": "fp16",
+    "bfloat16": "bf16", "bf16": "bf16",
+    "float32": "fp32", "float": "fp32", "fp32": "fp32",
+    "float64": "fp64", "double": "fp64", "fp64": "fp64",
+}
+
+# `__array_interface__["typestr"]` without its byte-order character: kind + item size.
+_TYPESTRS = {
+    "b1": "i1", "i1": "i8", "i2": "i16", "i4": "i32", "i8": "i64", "u1": "u8", "u2": "u16", "u4": "u32",
+    "u8": "u64", "f2": "fp16", "f4": "fp32", "f8": "fp64",
+}
+
+
+def literal_type(value: bool | int | float) -> str:
+    """The type of a Python scalar, as an argument or as a literal made into a tensor: bool -> i1; int -> i32 if it
+    fits, else i64, else u64; float -> fp32 (the contract's rule)."""
+    if isinstance(value, bool):
+        return "i1"
+    if isinstance(value, numbers.Integral):
+        v = int(value)
+        if -2**31 <= v < 2**31:
+            return "i32"
+        if -2**63 <= v < 2**63:
+            return "i64"
+        if 0 <= v < 2**64:
+            return "u64"
+        raise OverflowError(f"integer {v} does not fit in 64 bits")
+    if isinstance(value, numbers.Real):
+        return "fp32"
+    raise TypeError(f"expected a Python bool, int or float, got {type(value).__name__}")
+
+
+def kernel_arg(name: str, value: Any) -> tuple[str, int | float | bool]:
+    """(type string, launcher value) of a run-time argument: arrays become a typed pointer and their address."""
+    # How to read an argument depends only on its type: the choice is made once per type (this runs every launch).
+    reader = _READERS.get(type(value))
+    if reader is None:
+        reader = _reader_for(name, value)
+        _READERS[type(value)] = reader
+    return reader(name, value)
+
+
+def _bool_arg(name: str, value: Any) -> tuple[str, bool]:
+    return "i1", bool(value)
+
+
+def _int_arg(name: str, value: Any) -> tuple[str, int]:
+    return literal_type(value), int(value)
+
+
+def _float_arg(name: str, value: Any) -> tuple[str, float]:
+    return "fp32", float(value)
+
+
+def _data_ptr_arg(name: str, value: Any) -> tuple[str, int]:
+    """torch tensors and anything else with data_ptr() and dtype: the memory may be on a device, which is a property
+    of the value (a torch tensor on the GPU has the same type as one on the CPU)."""
+    device = getattr(value, "device", None)
+    if getattr(value, "is_cuda", False) is True or hasattr(value, "__cuda_array_interface__") or \
+            getattr(device, "type", "cpu") != "cpu":
+        raise _device_memory_error(name, device)
+    return "*" + _element_type(name, value.dtype), value.data_ptr()
+
+
+def _array_interface_arg(name: str, value: Any) -> tuple[str, int | float | bool]:
+    """numpy arrays (host memory by definition)."""
+    interface = value.__array_interface__
+    if interface["shape"] == ():  # a numpy scalar such as np.bool_: pass its Python value
+        return kernel_arg(name, value.item())
+    element = _TYPESTRS.get(interface["typestr"][1:])
+    if element is None:
+        raise TypeError(f"argument '{name}': arrays of type {interface['typestr']!r} are not supported")
+    return "*" + element, interface["data"][0]
+
+
+def _reader_for(name: str, value: Any) -> Any:
+    if isinstance(value, bool):
+        return _bool_arg
+    if isinstance(value, numbers.Integral):
+        return _int_arg
+    if isinstance(value, numbers.Real):
+        return _float_arg
+    if hasattr(value, "data_ptr") and hasattr(value, "dtype"):
+        return _data_ptr_arg
+    if hasattr(value, "__cuda_array_interface__"):  # e.g. a CuPy array: device memory, whatever its value
+        raise _device_memory_error(name, getattr(value, "device", None))
+    if hasattr(value, "__array_interface__"):
+        return _array_interface_arg
+    raise TypeError(f"argument '{name}' of type {type(value).__name__} is not supported: pass an array (numpy, "
+                    "torch, or anything with data_ptr() and dtype), a Python int/float/bool, or make the parameter "
+                    "tl.constexpr")
+
+
+_READERS: dict[type, Any] = {bool: _bool_arg, int: _int_arg, float: _float_arg}
+
+
+def _element_type(name: str, dtype: Any) -> str:
+    key = str(dtype).removeprefix("torch.")
+    element = _ELEMENT_TYPES.get(key)
+    if element is None:
+        raise TypeError(f"argument '{name}': element type {dtype} is not supported")
+    return element
+
+
+def _device_memory_error(name: str, device: Any) -> RuntimeError:
+    return RuntimeError(f"argument '{name}' is in {device or 'GPU'} memory, but no GPU backend is available in this "
+                        f"build of tessel (backend: {BACKEND}); pass a CPU array (e.g. tensor.cpu())")
