@@ -1,0 +1,1 @@
+"""Tessel benchmarks: `python -m bench` (see __main__.py)."""
