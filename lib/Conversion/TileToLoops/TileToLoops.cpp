@@ -290,7 +290,45 @@ bool KernelLowering::readsUnsafely(Value v, Value iterArg, bool sameIndex,
 
 Value KernelLowering::scalar(Value v) { return scalars.lookup(v); }
 
+/// Integer division whose divisor is zero (or -1 with the most negative
+/// dividend) traps on x86 and would kill the process; the language leaves the
+/// result undefined, so divide by 1 instead (and negate for -1).
+Value guardedIntegerDivision(OpBuilder &b, Operation *op, Value x, Value d) {
+  Location loc = op->getLoc();
+  Type t = x.getType();
+  auto cst = [&](int64_t v) {
+    return arith::ConstantOp::create(b, loc, t, b.getIntegerAttr(t, v));
+  };
+  Value zero = cst(0), one = cst(1);
+  Value isZero = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, d, zero);
+  bool isSigned = isa<arith::DivSIOp, arith::RemSIOp>(op);
+  Value isMinusOne;
+  if (isSigned) {
+    isMinusOne = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, d, cst(-1));
+    isZero = arith::OrIOp::create(b, loc, isZero, isMinusOne);
+  }
+  Value safe = arith::SelectOp::create(b, loc, isZero, one, d);
+  Value r;
+  if (isa<arith::DivSIOp>(op))
+    r = arith::DivSIOp::create(b, loc, x, safe);
+  else if (isa<arith::DivUIOp>(op))
+    r = arith::DivUIOp::create(b, loc, x, safe);
+  else if (isa<arith::RemSIOp>(op))
+    r = arith::RemSIOp::create(b, loc, x, safe);
+  else
+    r = arith::RemUIOp::create(b, loc, x, safe);
+  if (!isSigned)
+    return r;
+  // x / -1 == -x (wrapping), x % -1 == 0.
+  Value byMinusOne = isa<arith::DivSIOp>(op)
+                         ? Value(arith::SubIOp::create(b, loc, zero, x))
+                         : zero;
+  return arith::SelectOp::create(b, loc, isMinusOne, byMinusOne, r);
+}
+
 Value KernelLowering::cloneScalarOp(Operation *op, ValueRange operands) {
+  if (isa<arith::DivSIOp, arith::DivUIOp, arith::RemSIOp, arith::RemUIOp>(op))
+    return guardedIntegerDivision(b, op, operands[0], operands[1]);
   OperationState state(op->getLoc(), op->getName());
   state.addOperands(operands);
   state.addAttributes(op->getAttrs());

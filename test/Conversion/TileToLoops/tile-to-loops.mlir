@@ -194,3 +194,21 @@ func.func @dot_loop(%pa: !tile.ptr<f16>, %pb: !tile.ptr<f16>, %pc: !tile.ptr<f32
   tile.store %c, %acc : tensor<32x64x!tile.ptr<f32>>, tensor<32x64xf32>
   return
 }
+
+// -----
+
+// Integer division never traps: a zero divisor becomes 1, and a signed
+// division by -1 is a negation (INT_MIN / -1 would trap on x86).
+// CHECK-LABEL: func.func private @safe_division
+// CHECK: %[[Z:.*]] = arith.cmpi eq, %[[D:.*]], %c0_i32
+// CHECK: %[[M1:.*]] = arith.cmpi eq, %[[D]], %c-1_i32
+// CHECK: %[[BAD:.*]] = arith.ori %[[Z]], %[[M1]]
+// CHECK: %[[SAFE:.*]] = arith.select %[[BAD]], %c1_i32, %[[D]]
+// CHECK: %[[Q:.*]] = arith.divsi %{{.*}}, %[[SAFE]]
+// CHECK: %[[NEG:.*]] = arith.subi %c0_i32, %{{.*}}
+// CHECK: arith.select %[[M1]], %[[NEG]], %[[Q]]
+func.func @safe_division(%p: !tile.ptr<i32>, %x: i32, %d: i32) attributes {tile.kernel} {
+  %q = arith.divsi %x, %d : i32
+  tile.store %p, %q : !tile.ptr<i32>, i32
+  return
+}

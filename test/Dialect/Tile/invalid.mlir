@@ -98,3 +98,43 @@ func.func @trans_order(%x: tensor<4x8xf32>) {
 func.func @ptr_to_tensor(%p: !tile.ptr<tensor<4xf32>>) {
   return
 }
+
+// -----
+
+func.func @splat_type(%x: f32) {
+  // expected-error @+1 {{element type of the result is the source type}}
+  %s = "tile.splat"(%x) : (f32) -> tensor<8xi32>
+  return
+}
+
+// -----
+
+func.func @expand_dims_shape(%x: tensor<8xf32>) {
+  // expected-error @+1 {{result shape [8, 1] should be [1, 8]}}
+  %e = tile.expand_dims %x {axis = 0 : i32} : tensor<8xf32> -> tensor<8x1xf32>
+  return
+}
+
+// -----
+
+func.func @reshape_numel(%x: tensor<8xf32>) {
+  // expected-error @+1 {{cannot reshape [8] to [4, 4]: the number of elements differs}}
+  %r = tile.reshape %x : tensor<8xf32> -> tensor<4x4xf32>
+  return
+}
+
+// -----
+
+func.func @program_id_axis() {
+  // expected-error @+1 {{attribute 'axis' failed to satisfy constraint}}
+  %p = tile.get_program_id 3
+  return
+}
+
+// -----
+
+func.func @dot_acc_shape(%a: tensor<16x16xf32>, %b: tensor<16x32xf32>, %c: tensor<16x16xf32>) {
+  // expected-error @+1 {{accumulator shape [16, 16] should be [16, 32]}}
+  %d = tile.dot %a, %b, %c : tensor<16x16xf32>, tensor<16x32xf32> -> tensor<16x16xf32>
+  return
+}
