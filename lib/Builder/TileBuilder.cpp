@@ -998,22 +998,19 @@ TileBuilder::beginFor(Operand lbOp, Operand ubOp, Operand stepOp,
   return {make(forOp.getInductionVar(), t), carried};
 }
 
-std::vector<TValue> TileBuilder::endFor(const std::vector<TValue> &yields) {
-  if (openRegions.empty() || !isa<scf::ForOp>(openRegions.back().op))
-    fail("end_for without an open loop");
+std::vector<TValue> TileBuilder::closeLoop(const std::vector<TValue> &yields,
+                                           ValueRange inits,
+                                           ValueRange results) {
   OpenRegion region = openRegions.back();
   if (yields.size() != region.dtypes.size())
     fail("loop: " + std::to_string(yields.size()) + " values at the end of "
          "the body for " + std::to_string(region.dtypes.size()) +
          " loop-carried values");
-  auto forOp = llvm::cast<scf::ForOp>(region.op);
   SmallVector<Value> values;
   for (auto [i, v] : llvm::enumerate(yields)) {
-    Type expected = forOp.getInitArgs()[i].getType();
-    if (v.value.getType() != expected || v.dtype != region.dtypes[i])
+    if (v.value.getType() != inits[i].getType() || v.dtype != region.dtypes[i])
       fail("loop-carried value #" + std::to_string(i) + " changes type in the "
-           "loop: " + TValue{forOp.getInitArgs()[i], region.dtypes[i]}
-                          .describe() +
+           "loop: " + TValue{inits[i], region.dtypes[i]}.describe() +
            " before, " + v.describe() + " after one iteration");
     values.push_back(v.value);
   }
@@ -1021,9 +1018,16 @@ std::vector<TValue> TileBuilder::endFor(const std::vector<TValue> &yields) {
   openRegions.pop_back();
   builder.restoreInsertionPoint(region.after);
   std::vector<TValue> out;
-  for (auto [res, dtype] : llvm::zip(forOp.getResults(), region.dtypes))
+  for (auto [res, dtype] : llvm::zip(results, region.dtypes))
     out.push_back(make(res, dtype));
   return out;
+}
+
+std::vector<TValue> TileBuilder::endFor(const std::vector<TValue> &yields) {
+  if (openRegions.empty() || !isa<scf::ForOp>(openRegions.back().op))
+    fail("end_for without an open loop");
+  auto forOp = llvm::cast<scf::ForOp>(openRegions.back().op);
+  return closeLoop(yields, forOp.getInitArgs(), forOp.getResults());
 }
 
 std::vector<TValue>
@@ -1075,29 +1079,8 @@ std::vector<TValue> TileBuilder::whileCondition(Operand condOp) {
 std::vector<TValue> TileBuilder::endWhile(const std::vector<TValue> &yields) {
   if (openRegions.empty() || !isa<scf::WhileOp>(openRegions.back().op))
     fail("end_while without an open while loop");
-  OpenRegion region = openRegions.back();
-  auto whileOp = llvm::cast<scf::WhileOp>(region.op);
-  if (yields.size() != region.dtypes.size())
-    fail("while: " + std::to_string(yields.size()) + " values at the end of "
-         "the body for " + std::to_string(region.dtypes.size()) +
-         " loop-carried values");
-  SmallVector<Value> values;
-  for (auto [i, v] : llvm::enumerate(yields)) {
-    Type expected = whileOp.getInits()[i].getType();
-    if (v.value.getType() != expected || v.dtype != region.dtypes[i])
-      fail("loop-carried value #" + std::to_string(i) + " changes type in the "
-           "loop: " + TValue{whileOp.getInits()[i], region.dtypes[i]}
-                          .describe() +
-           " before, " + v.describe() + " after one iteration");
-    values.push_back(v.value);
-  }
-  scf::YieldOp::create(builder, loc, values);
-  openRegions.pop_back();
-  builder.restoreInsertionPoint(region.after);
-  std::vector<TValue> out;
-  for (auto [res, dtype] : llvm::zip(whileOp.getResults(), region.dtypes))
-    out.push_back(make(res, dtype));
-  return out;
+  auto whileOp = llvm::cast<scf::WhileOp>(openRegions.back().op);
+  return closeLoop(yields, whileOp.getInits(), whileOp.getResults());
 }
 
 void TileBuilder::beginIf(Operand condOp) {

@@ -132,6 +132,11 @@ private:
   std::pair<TValue, TValue> promoteAndBroadcast(const Operand &a,
                                                 const Operand &b, DType type);
   TValue toBool(const TValue &x);
+  /// Ends the innermost open loop body with `yields`, checking them against
+  /// the loop's `inits`; returns `results` with their language types.
+  std::vector<TValue> closeLoop(const std::vector<TValue> &yields,
+                                mlir::ValueRange inits,
+                                mlir::ValueRange results);
   TValue make(mlir::Value v, DType dtype) { return TValue{v, dtype}; }
   mlir::Value constantScalar(const Operand &literal, DType dtype);
   mlir::Type typeFor(DType dtype, llvm::ArrayRef<int64_t> shape);

@@ -31,6 +31,13 @@ LogicalResult verifyMaskShape(Operation *op, Value ptr, Value mask) {
            << shapeString(getShapeOrEmpty(ptr.getType()));
   return success();
 }
+/// A splat constant seen with another shape (views of splats fold).
+OpFoldResult foldSplat(Attribute src, Type resultType) {
+  if (auto splat = dyn_cast_if_present<SplatElementsAttr>(src))
+    return SplatElementsAttr::get(cast<ShapedType>(resultType),
+                                  splat.getSplatValue<Attribute>());
+  return {};
+}
 } // namespace
 
 //===----------------------------------------------------------------------===//
@@ -82,10 +89,7 @@ LogicalResult BroadcastOp::verify() {
 OpFoldResult BroadcastOp::fold(FoldAdaptor adaptor) {
   if (getSrc().getType() == getResult().getType())
     return getSrc();
-  if (auto splat = dyn_cast_if_present<SplatElementsAttr>(adaptor.getSrc()))
-    return SplatElementsAttr::get(getResult().getType(),
-                                  splat.getSplatValue<Attribute>());
-  return {};
+  return foldSplat(adaptor.getSrc(), getResult().getType());
 }
 
 //===----------------------------------------------------------------------===//
@@ -124,10 +128,7 @@ LogicalResult ReshapeOp::verify() {
 OpFoldResult ReshapeOp::fold(FoldAdaptor adaptor) {
   if (getSrc().getType() == getResult().getType())
     return getSrc();
-  if (auto splat = dyn_cast_if_present<SplatElementsAttr>(adaptor.getSrc()))
-    return SplatElementsAttr::get(getResult().getType(),
-                                  splat.getSplatValue<Attribute>());
-  return {};
+  return foldSplat(adaptor.getSrc(), getResult().getType());
 }
 
 //===----------------------------------------------------------------------===//
