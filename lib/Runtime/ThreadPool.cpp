@@ -2,8 +2,16 @@
 #include "tessel/Runtime/ThreadPool.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <string>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#define TESSEL_PAUSE() _mm_pause()
+#else
+#define TESSEL_PAUSE() std::this_thread::yield()
+#endif
 
 using namespace tessel::runtime;
 
@@ -18,6 +26,7 @@ ThreadPool::~ThreadPool() {
   {
     std::lock_guard<std::mutex> lock(mutex);
     stopping = true;
+    generation.fetch_add(1, std::memory_order_release);
   }
   wake.notify_all();
   for (std::thread &t : workers)
@@ -38,35 +47,49 @@ ThreadPool &ThreadPool::global() {
 
 void ThreadPool::runChunks() {
   while (true) {
-    int64_t begin;
-    {
-      std::lock_guard<std::mutex> lock(mutex);
-      if (next >= total)
-        return;
-      begin = next;
-      next += chunk;
-    }
+    int64_t begin = next.fetch_add(chunk, std::memory_order_relaxed);
+    if (begin >= total)
+      return;
     (*body)(begin, std::min(total, begin + chunk));
   }
 }
 
+/// Spins, then sleeps, until the generation moves past `seen`. Returns false
+/// when the pool is stopping.
+bool ThreadPool::waitForJob(uint64_t seen) {
+  auto deadline = std::chrono::steady_clock::now() +
+                  std::chrono::microseconds(kSpinMicros);
+  for (unsigned i = 0;; ++i) {
+    if (generation.load(std::memory_order_acquire) != seen)
+      return true;
+    if ((i & 63) == 63 && std::chrono::steady_clock::now() > deadline)
+      break;
+    TESSEL_PAUSE();
+  }
+  std::unique_lock<std::mutex> lock(mutex);
+  sleepers.fetch_add(1);
+  wake.wait(lock, [&] {
+    return generation.load(std::memory_order_acquire) != seen || stopping;
+  });
+  sleepers.fetch_sub(1);
+  return true;
+}
+
 void ThreadPool::workerLoop() {
   uint64_t seen = 0;
-  while (true) {
-    {
-      std::unique_lock<std::mutex> lock(mutex);
-      wake.wait(lock, [&] { return stopping || generation != seen; });
-      if (stopping)
-        return;
-      seen = generation;
-      ++busy;
-    }
-    runChunks();
+  while (waitForJob(seen)) {
     {
       std::lock_guard<std::mutex> lock(mutex);
-      --busy;
+      if (stopping)
+        return;
+      seen = generation.load(std::memory_order_acquire);
+      // The job may already be over (body cleared): nothing to join.
+      if (!body)
+        continue;
+      busy.fetch_add(1, std::memory_order_acquire);
     }
-    done.notify_all();
+    runChunks();
+    busy.fetch_sub(1, std::memory_order_release);
   }
 }
 
@@ -82,15 +105,25 @@ void ThreadPool::parallelFor(int64_t n, const Body &fn) {
     std::lock_guard<std::mutex> lock(mutex);
     body = &fn;
     total = n;
-    next = 0;
     // Several chunks per thread balance uneven programs; not so many that
-    // taking a chunk costs more than running it.
+    // claiming a chunk costs more than running it.
     chunk = std::max<int64_t>(1, n / (int64_t(numThreads) * 4));
-    ++generation;
+    next.store(0, std::memory_order_relaxed);
+    generation.fetch_add(1, std::memory_order_release);
   }
-  wake.notify_all();
+  if (sleepers.load() != 0)
+    wake.notify_all();
   runChunks();
-  std::unique_lock<std::mutex> lock(mutex);
-  done.wait(lock, [&] { return busy == 0 && next >= total; });
-  body = nullptr;
+  // Wait for the workers that joined; then end the job under the mutex so
+  // that no worker joins it afterwards.
+  while (true) {
+    while (busy.load(std::memory_order_acquire) != 0)
+      TESSEL_PAUSE();
+    std::lock_guard<std::mutex> lock(mutex);
+    if (busy.load(std::memory_order_acquire) == 0) {
+      body = nullptr;
+      total = 0;
+      return;
+    }
+  }
 }
