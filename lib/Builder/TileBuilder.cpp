@@ -359,12 +359,12 @@ DType TileBuilder::computationType(const Operand &a, const Operand &b,
 
 std::pair<TValue, TValue>
 TileBuilder::promoteAndBroadcast(const Operand &a, const Operand &b,
-                                 DType type) {
+                                 DType type, const std::string &op) {
   TValue va = castTo(toValue(a, type), type);
   TValue vb = castTo(toValue(b, type), type);
-  auto shape = broadcastShapes(va.shape(), vb.shape(), "operands");
-  return {broadcastValue(va, shape, "operand"),
-          broadcastValue(vb, shape, "operand")};
+  auto shape = broadcastShapes(va.shape(), vb.shape(), op);
+  return {broadcastValue(va, shape, op.c_str()),
+          broadcastValue(vb, shape, op.c_str())};
 }
 
 TValue TileBuilder::toBool(const TValue &x) {
@@ -474,7 +474,7 @@ TValue TileBuilder::binary(const std::string &op, Operand lhs, Operand rhs) {
 
   if (op == "logical_and" || op == "logical_or") {
     TValue a = toBool(toValue(lhs)), b = toBool(toValue(rhs));
-    auto [va, vb] = promoteAndBroadcast(a, b, DType{ScalarKind::I1});
+    auto [va, vb] = promoteAndBroadcast(a, b, DType{ScalarKind::I1}, op);
     Value r = op == "logical_and"
                   ? Value(arith::AndIOp::create(builder, loc, va.value, vb.value))
                   : Value(arith::OrIOp::create(builder, loc, va.value, vb.value));
@@ -485,7 +485,7 @@ TValue TileBuilder::binary(const std::string &op, Operand lhs, Operand rhs) {
     DType t = computationType(lhs, rhs, /*divOrMod=*/true, op);
     if (t.isInt())
       t = DType{ScalarKind::F32};
-    auto [a, b] = promoteAndBroadcast(lhs, rhs, t);
+    auto [a, b] = promoteAndBroadcast(lhs, rhs, t, op);
     return make(arith::DivFOp::create(builder, loc, a.value, b.value), t);
   }
 
@@ -496,7 +496,7 @@ TValue TileBuilder::binary(const std::string &op, Operand lhs, Operand rhs) {
   if ((isBitwise || op == "floordiv") && t.isFloat())
     fail(op + ": needs integer operands, got " + describeOperand(lhs) +
          " and " + describeOperand(rhs));
-  auto [a, b] = promoteAndBroadcast(lhs, rhs, t);
+  auto [a, b] = promoteAndBroadcast(lhs, rhs, t, op);
   Value x = a.value, y = b.value;
   bool f = t.isFloat(), u = t.isUnsigned() || t.isBool();
 

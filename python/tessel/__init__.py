@@ -10,6 +10,8 @@ from . import language
 from .runtime import JITFunction, jit
 from .compiler import CompilationError
 
+__version__ = "0.1.0"
+
 __all__ = ["CompilationError", "JITFunction", "cdiv", "jit", "language", "next_power_of_2"]
 
 

@@ -130,7 +130,8 @@ private:
   DType computationType(const Operand &a, const Operand &b, bool divOrMod,
                         const std::string &op);
   std::pair<TValue, TValue> promoteAndBroadcast(const Operand &a,
-                                                const Operand &b, DType type);
+                                                const Operand &b, DType type,
+                                                const std::string &op);
   TValue toBool(const TValue &x);
   /// Ends the innermost open loop body with `yields`, checking them against
   /// the loop's `inits`; returns `results` with their language types.
