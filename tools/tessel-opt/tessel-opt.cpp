@@ -1,6 +1,7 @@
 //===- tessel-opt.cpp - Runs Tessel's and MLIR's passes on .mlir files ----===//
 #include "tessel/Conversion/Passes.h"
 #include "tessel/Dialect/Tile/IR/Dialect.h"
+#include "tessel/Dialect/Tile/Transforms/Passes.h"
 #include "tessel/Target/CPU/CPUCompiler.h"
 #include "tessel/Target/CPU/Passes.h"
 
@@ -12,6 +13,7 @@
 int main(int argc, char **argv) {
   mlir::registerAllPasses();
   tessel::registerTesselConversionPasses();
+  tessel::tile::registerTesselTilePasses();
   tessel::cpu::registerTesselCPUPasses();
   mlir::PassPipelineRegistration<>(
       "tessel-cpu-pipeline",

@@ -9,6 +9,7 @@
 
 #include "tessel/Conversion/Passes.h"
 #include "tessel/Dialect/Tile/IR/Dialect.h"
+#include "tessel/Dialect/Tile/Transforms/Passes.h"
 #include "tessel/Target/CPU/Passes.h"
 
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
@@ -68,6 +69,10 @@ void registerCPUCompilerDialects(DialectRegistry &registry) {
 }
 
 void buildTileToLoopsPipeline(OpPassManager &pm) {
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  pm.addPass(createLoopInvariantCodeMotionPass());
+  pm.addNestedPass<func::FuncOp>(tile::createTileCarriedPointersToOffsets());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   pm.addPass(createConvertTileToLoops());

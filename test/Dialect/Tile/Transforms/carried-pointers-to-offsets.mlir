@@ -1,0 +1,61 @@
+// RUN: tessel-opt %s -split-input-file -tile-carried-pointers-to-offsets | FileCheck %s
+
+// A pointer block advanced by a loop-invariant scalar becomes an i64 offset;
+// the pointers inside the loop and after it are rebuilt from the initial block.
+// CHECK-LABEL: func.func @advance
+// CHECK-SAME: (%[[P:.*]]: tensor<16x!tile.ptr<f32>>, %[[S:.*]]: i32, %[[N:.*]]: i32)
+// CHECK: %[[ZERO:.*]] = arith.constant 0 : i64
+// CHECK: %[[R:.*]]:2 = scf.for %{{.*}} = %{{.*}} to %[[N]] step %{{.*}} iter_args(%[[ACC:.*]] = %{{.*}}, %[[OFF:.*]] = %[[ZERO]]) -> (tensor<16xf32>, i64)
+// CHECK: %[[SPLAT:.*]] = tile.splat %[[OFF]] : tensor<16xi64>
+// CHECK: %[[PTRS:.*]] = tile.addptr %[[P]], %[[SPLAT]]
+// CHECK: tile.load %[[PTRS]]
+// CHECK: %[[S64:.*]] = arith.extsi %[[S]] : i32 to i64
+// CHECK: %[[NEXT:.*]] = arith.addi %[[OFF]], %[[S64]] : i64
+// CHECK: scf.yield %{{.*}}, %[[NEXT]] : tensor<16xf32>, i64
+// CHECK: %[[FINAL:.*]] = tile.splat %[[R]]#1 : tensor<16xi64>
+// CHECK: tile.addptr %[[P]], %[[FINAL]]
+func.func @advance(%p: tensor<16x!tile.ptr<f32>>, %s: i32, %n: i32) -> (tensor<16xf32>, tensor<16x!tile.ptr<f32>>) {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %zero = arith.constant dense<0.0> : tensor<16xf32>
+  %ss = tile.splat %s : tensor<16xi32>
+  %r:2 = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %zero, %ptrs = %p) -> (tensor<16xf32>, tensor<16x!tile.ptr<f32>>) : i32 {
+    %x = tile.load %ptrs : tensor<16x!tile.ptr<f32>> -> tensor<16xf32>
+    %a = arith.addf %acc, %x : tensor<16xf32>
+    %next = tile.addptr %ptrs, %ss : tensor<16x!tile.ptr<f32>>, tensor<16xi32>
+    scf.yield %a, %next : tensor<16xf32>, tensor<16x!tile.ptr<f32>>
+  }
+  return %r#0, %r#1 : tensor<16xf32>, tensor<16x!tile.ptr<f32>>
+}
+
+// -----
+
+// A step that is not uniform (a block of different offsets) or that changes
+// inside the loop is left alone.
+// CHECK-LABEL: func.func @not_uniform
+// CHECK: scf.for {{.*}} iter_args(%{{.*}} = %{{.*}}) -> (tensor<16x!tile.ptr<f32>>)
+func.func @not_uniform(%p: tensor<16x!tile.ptr<f32>>, %n: i32) -> tensor<16x!tile.ptr<f32>> {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %r = tile.make_range {start = 0 : i32, end = 16 : i32} : tensor<16xi32>
+  %q = scf.for %i = %c0 to %n step %c1 iter_args(%ptrs = %p) -> (tensor<16x!tile.ptr<f32>>) : i32 {
+    %next = tile.addptr %ptrs, %r : tensor<16x!tile.ptr<f32>>, tensor<16xi32>
+    scf.yield %next : tensor<16x!tile.ptr<f32>>
+  }
+  return %q : tensor<16x!tile.ptr<f32>>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @step_from_loop
+// CHECK: scf.for {{.*}} iter_args(%{{.*}} = %{{.*}}) -> (tensor<16x!tile.ptr<f32>>)
+func.func @step_from_loop(%p: tensor<16x!tile.ptr<f32>>, %n: i32) -> tensor<16x!tile.ptr<f32>> {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %q = scf.for %i = %c0 to %n step %c1 iter_args(%ptrs = %p) -> (tensor<16x!tile.ptr<f32>>) : i32 {
+    %s = tile.splat %i : tensor<16xi32>
+    %next = tile.addptr %ptrs, %s : tensor<16x!tile.ptr<f32>>, tensor<16xi32>
+    scf.yield %next : tensor<16x!tile.ptr<f32>>
+  }
+  return %q : tensor<16x!tile.ptr<f32>>
+}
