@@ -41,6 +41,11 @@ namespace {
 /// Partial accumulators kept along a contiguous reduction axis.
 constexpr int64_t kReductionLanes = 16;
 
+/// Block buffers live on the stack of the thread running a program (8 MiB by
+/// default, shared with the caller's frames): a kernel needing more is
+/// rejected when it is compiled rather than crashing when it runs.
+constexpr int64_t kMaxStackBytes = 4 << 20;
+
 bool isTensor(Value v) { return isa<RankedTensorType>(v.getType()); }
 
 /// Ops whose block results can be computed element by element on demand.
@@ -1044,6 +1049,17 @@ LogicalResult KernelLowering::run() {
   if (failed(lowerBlock(oldFn.getBody().front())))
     return failure();
   func::ReturnOp::create(b, oldFn.getLoc());
+  int64_t stackBytes = 0;
+  newFn.walk([&](memref::AllocaOp alloca) {
+    MemRefType type = alloca.getType();
+    stackBytes += type.getNumElements() *
+                  std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
+  });
+  if (stackBytes > kMaxStackBytes)
+    return oldFn.emitOpError("needs ")
+           << stackBytes / 1024 << " KiB of block buffers per program; the "
+           << "CPU backend allows " << kMaxStackBytes / 1024
+           << " KiB: use smaller blocks";
   createEntry(newFn);
   return success();
 }

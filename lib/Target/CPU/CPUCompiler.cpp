@@ -164,12 +164,20 @@ LogicalResult compileModule(ModuleOp module, CompileResult &result,
   ctx->appendDialectRegistry(registry);
   ctx->loadAllAvailableDialects();
 
+  // Kernel authors read these messages: their source location and the
+  // message, without MLIR's dump of the failing operation.
+  ctx->printOpOnDiagnostic(false);
   std::string diagnostics;
   ScopedDiagnosticHandler handler(ctx, [&](Diagnostic &diag) {
     if (diag.getSeverity() != DiagnosticSeverity::Error)
       return success();
     llvm::raw_string_ostream os(diagnostics);
-    os << diag.getLocation() << ": " << diag << "\n";
+    if (auto fileLoc = dyn_cast<FileLineColLoc>(diag.getLocation()))
+      os << fileLoc.getFilename().getValue() << ":" << fileLoc.getLine()
+         << ":" << fileLoc.getColumn() << ": ";
+    else
+      os << diag.getLocation() << ": ";
+    os << diag << "\n";
     for (Diagnostic &note : diag.getNotes())
       os << "  note: " << note << "\n";
     return success();

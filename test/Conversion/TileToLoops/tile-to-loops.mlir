@@ -212,3 +212,4 @@ func.func @safe_division(%p: !tile.ptr<i32>, %x: i32, %d: i32) attributes {tile.
   tile.store %p, %q : !tile.ptr<i32>, i32
   return
 }
+

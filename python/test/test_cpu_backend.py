@@ -1,0 +1,81 @@
+"""Guarantees of the CPU backend beyond numerics: the thread-pool knob, resource
+limits reported at compile time, and kernels whose undefined integer behaviour must
+not take the process down."""
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import tessel
+import tessel.language as tl
+
+
+def _run_python(tmp_path, code: str, **env: str) -> subprocess.CompletedProcess:
+    """Runs `code` in a fresh interpreter (so a crash or an env knob stays there).
+    The code goes to a file: @jit reads kernels' source from it."""
+    script = tmp_path / "script.py"
+    script.write_text(textwrap.dedent(code))
+    full_env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path), **env)
+    return subprocess.run([sys.executable, str(script)], env=full_env,
+                          capture_output=True, text=True, timeout=120)
+
+
+@pytest.mark.parametrize("threads", ["1", "3"])
+def test_num_threads_knob(tmp_path, threads):
+    proc = _run_python(tmp_path, """
+        import numpy as np, tessel, tessel.language as tl
+        from tessel import _C
+
+        @tessel.jit
+        def fill(out, n, B: tl.constexpr):
+            offs = tl.program_id(0) * B + tl.arange(0, B)
+            tl.store(out + offs, offs, mask=offs < n)
+
+        out = np.zeros(10_000, np.int32)
+        fill[(tessel.cdiv(out.size, 64),)](out, out.size, B=64)
+        assert (out == np.arange(out.size)).all()
+        print(_C.num_threads())
+    """, TESSEL_NUM_THREADS=threads)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == [threads]
+
+
+@tessel.jit
+def _huge_block_kernel(x_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    v = tl.load(x_ptr + offs)
+    w = tl.exp(v)
+    tl.store(x_ptr + offs, w * w + v)
+
+
+def test_block_buffers_beyond_the_stack_are_a_compile_error():
+    x = np.zeros(2**20, np.float32)
+    with pytest.raises(Exception, match=r"KiB of block buffers per program.*use smaller blocks"):
+        _huge_block_kernel[(1,)](x, BLOCK=2**20)
+
+
+def test_integer_division_by_zero_does_not_crash(tmp_path):
+    # The result is undefined (as in Triton); the process must survive it.
+    proc = _run_python(tmp_path, """
+        import numpy as np, tessel, tessel.language as tl
+
+        @tessel.jit
+        def div(x, y, q, r, B: tl.constexpr):
+            offs = tl.arange(0, B)
+            a = tl.load(x + offs)
+            b = tl.load(y + offs)
+            tl.store(q + offs, a // b)
+            tl.store(r + offs, a % b)
+
+        x = np.array([7, -7, -2**31, 5] * 4, np.int32)
+        y = np.array([0, 0, -1, 2] * 4, np.int32)
+        q = np.zeros_like(x); r = np.zeros_like(x)
+        div[(1,)](x, y, q, r, B=16)
+        assert q[3] == 2 and r[3] == 1, (q, r)
+        print("survived")
+    """)
+    assert proc.returncode == 0, proc.stderr
+    assert "survived" in proc.stdout
