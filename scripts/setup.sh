@@ -30,11 +30,13 @@ if [ ! -x .venv/bin/python ]; then
 fi
 VPY=$ROOT/.venv/bin/python
 # torch is pinned: 2.13.0 is the CPU build (a plain `torch` pulls a CUDA build).
-if ! "$VPY" -c "import numpy, pytest, pybind11, torch" >/dev/null 2>&1; then
+# cmake comes from PyPI too, so that every machine configures with the same one.
+if ! "$VPY" -c "import numpy, pytest, pybind11, torch, cmake" >/dev/null 2>&1; then
   echo "== installing Python packages"
   "$VPY" -m pip install -q --upgrade pip
-  "$VPY" -m pip install -q numpy pytest pybind11 "torch==2.13.0"
+  "$VPY" -m pip install -q numpy pytest pybind11 cmake "torch==2.13.0"
 fi
+CMAKE=$ROOT/.venv/bin/cmake
 # The repository's python/ is the package source: point the venv at it.
 SITE=$("$VPY" -c "import sysconfig; print(sysconfig.get_paths()['purelib'])")
 echo "$ROOT/python" > "$SITE/tessel.pth"
@@ -42,12 +44,12 @@ echo "$ROOT/python" > "$SITE/tessel.pth"
 echo "== building"
 JOBS=${TESSEL_BUILD_JOBS:-2}
 if [ ! -f build/build.ninja ]; then
-  cmake -G Ninja -S . -B build \
+  "$CMAKE" -G Ninja -S . -B build \
     -DCMAKE_BUILD_TYPE=Release \
     -DMLIR_DIR=/usr/lib/llvm-22/lib/cmake/mlir \
     -DLLVM_DIR=/usr/lib/llvm-22/lib/cmake/llvm \
     -DPython_EXECUTABLE="$VPY" \
     -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-22/bin/lit
 fi
-cmake --build build -j "$JOBS"
+"$CMAKE" --build build -j "$JOBS"
 echo "== setup done: .venv/bin/python imports tessel"

@@ -10,7 +10,7 @@ status=0
 echo "== lit"
 /usr/lib/llvm-22/bin/lit -sv build/test || status=1
 echo "== GoogleTest"
-ctest --test-dir build --output-on-failure || status=1
+.venv/bin/ctest --test-dir build --output-on-failure || status=1
 echo "== pytest"
 .venv/bin/python -m pytest python/test -q -p no:cacheprovider "$@" || status=1
 exit $status
