@@ -141,14 +141,27 @@ TileBuilder::createFunction(const std::string &name,
   if (function)
     fail("a builder holds one kernel function");
   std::vector<DType> dtypes;
+  std::vector<int64_t> divisibility;
   SmallVector<Type> types;
-  for (const std::string &t : argTypes) {
-    dtypes.push_back(parseDType(t));
+  for (const std::string &text : argTypes) {
+    // "*fp32:16": the argument is a multiple of 16 (bytes for pointers).
+    StringRef typeText = text, divText;
+    std::tie(typeText, divText) = StringRef(text).split(':');
+    int64_t div = 1;
+    if (!divText.empty() &&
+        (divText.getAsInteger(10, div) || div < 1 || !llvm::isPowerOf2_64(div)))
+      fail("argument type '" + text + "': the divisibility after ':' must be "
+           "a power of 2");
+    dtypes.push_back(parseDType(typeText.str()));
+    divisibility.push_back(div);
     types.push_back(dtypes.back().toMLIR(context.get()));
   }
   auto fn = func::FuncOp::create(builder, loc, name,
                                  builder.getFunctionType(types, {}));
   fn->setAttr("tile.kernel", builder.getUnitAttr());
+  for (auto [i, div] : llvm::enumerate(divisibility))
+    if (div > 1)
+      fn.setArgAttr(i, "tile.divisibility", builder.getI32IntegerAttr(div));
   Block *entry = fn.addEntryBlock();
   builder.setInsertionPointToStart(entry);
   function = fn;

@@ -1037,6 +1037,12 @@ LogicalResult KernelLowering::run() {
                  LLVM::LinkageAttr::get(ctx, LLVM::Linkage::Internal));
   entryBlock = newFn.addEntryBlock();
   unsigned numArgs = oldFn.getNumArguments();
+  // Pointers known to be multiples of N bytes are N-aligned for LLVM.
+  for (unsigned i = 0; i < numArgs; ++i)
+    if (auto div = oldFn.getArgAttrOfType<IntegerAttr>(i, "tile.divisibility"))
+      if (isa<PointerType>(oldFn.getArgumentTypes()[i]))
+        newFn.setArgAttr(i, LLVM::LLVMDialect::getAlignAttrName(),
+                         b.getI64IntegerAttr(div.getInt()));
   for (unsigned i = 0; i < numArgs; ++i)
     scalars.map(oldFn.getArgument(i), entryBlock->getArgument(i));
   for (unsigned i = 0; i < 3; ++i) {

@@ -34,8 +34,7 @@ class JITFunction:
     def __init__(self, fn: Callable[..., Any], do_not_specialize: Sequence[Any] = (),
                  do_not_specialize_on_alignment: Sequence[Any] = (), debug: bool | None = None,
                  noinline: bool = False) -> None:
-        # do_not_specialize*, debug and noinline are Triton's options: accepted for source compatibility. Nothing is
-        # specialized on values yet, and every call is inlined.
+        # debug and noinline are Triton's options, accepted for source compatibility: every call is inlined.
         self.fn = fn
         functools.update_wrapper(self, fn)
         self.signature = inspect.signature(fn)
@@ -45,6 +44,10 @@ class JITFunction:
                 raise TypeError(f"@jit function {fn.__name__} cannot take *{param.name} or **{param.name}")
         self.constexpr_names = frozenset(name for name, param in self.signature.parameters.items()
                                          if _is_constexpr_annotation(param.annotation))
+        # Specialization opt-outs, by name or position: no value specialization at all, or no alignment marks.
+        self.do_not_specialize = self._parameter_names(do_not_specialize, "do_not_specialize")
+        self.do_not_specialize_on_alignment = self.do_not_specialize | self._parameter_names(
+            do_not_specialize_on_alignment, "do_not_specialize_on_alignment")
         # Launches bind arguments by hand (inspect's bind costs microseconds per launch) when every parameter is a
         # plain positional-or-keyword one; other signatures go through inspect.
         self._plain_signature = all(p.kind == p.POSITIONAL_OR_KEYWORD for p in self.signature.parameters.values())
@@ -102,6 +105,12 @@ class JITFunction:
                 constexprs[name] = core._unwrap(value)
             else:
                 arg_type, arg_value = driver.kernel_arg(name, value)
+                arg_type = driver.specialize(arg_type, arg_value, name not in self.do_not_specialize,
+                                             name not in self.do_not_specialize_on_alignment)
+                if arg_type is None:
+                    # An int equal to 1 is compiled in as a constant (Triton's rule).
+                    constexprs[name] = 1
+                    continue
                 arg_types.append(arg_type)
                 arg_values.append(arg_value)
         key = specialization_key(arg_types, constexprs)
@@ -114,6 +123,17 @@ class JITFunction:
             if all(grid_3d):
                 kernel.run(grid_3d, arg_values)
         return kernel
+
+    def _parameter_names(self, items: Sequence[Any], option: str) -> frozenset[str]:
+        names = set()
+        for item in items:
+            if isinstance(item, int) and not isinstance(item, bool) and 0 <= item < len(self.arg_names):
+                names.add(self.arg_names[item])
+            elif isinstance(item, str) and item in self.arg_names:
+                names.add(item)
+            else:
+                raise ValueError(f"{option}: {item!r} is not a parameter (name or index) of {self.fn.__name__}")
+        return frozenset(names)
 
     def _bind(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Any]:
         """The argument of every parameter, in order, defaults applied."""

@@ -213,3 +213,14 @@ func.func @safe_division(%p: !tile.ptr<i32>, %x: i32, %d: i32) attributes {tile.
   return
 }
 
+
+// -----
+
+// A pointer argument marked divisible by 16 is 16-byte aligned for LLVM.
+// CHECK-LABEL: func.func private @aligned
+// CHECK-SAME: (%{{.*}}: !llvm.ptr {llvm.align = 16 : i64}, %{{.*}}: i32,
+func.func @aligned(%p: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %n: i32 {tile.divisibility = 16 : i32}) attributes {tile.kernel} {
+  %c = arith.constant 1.0 : f32
+  tile.store %p, %c : !tile.ptr<f32>, f32
+  return
+}

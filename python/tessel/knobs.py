@@ -1,0 +1,31 @@
+"""Tessel's settings: every environment variable the Python side reads, read once, in one typed place.
+
+Change them in a process by assigning to `tessel.knobs.<name>`; the environment only provides the defaults.
+(TESSEL_NUM_THREADS is read by the C++ thread pool when it starts.)
+"""
+from __future__ import annotations
+
+import os
+import pathlib
+from dataclasses import dataclass, field
+
+
+def _flag(name: str) -> bool:
+    return os.environ.get(name, "").strip().lower() in ("1", "true", "yes", "on")
+
+
+def _default_cache_dir() -> pathlib.Path:
+    if "TESSEL_CACHE_DIR" in os.environ:
+        return pathlib.Path(os.environ["TESSEL_CACHE_DIR"]).expanduser()
+    return pathlib.Path.home() / ".cache" / "tessel"
+
+
+@dataclass
+class Knobs:
+    # Where compiled kernels and autotuning results are kept.
+    cache_dir: pathlib.Path = field(default_factory=_default_cache_dir)
+    # Print the winning config of each autotuning run.
+    print_autotuning: bool = field(default_factory=lambda: _flag("TESSEL_PRINT_AUTOTUNING"))
+
+
+knobs = Knobs()
