@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "tessel/Builder/TileBuilder.h"
+#include "tessel/Runtime/KernelCache.h"
 #include "tessel/Runtime/ObjectLoader.h"
 #include "tessel/Runtime/ThreadPool.h"
 #include "tessel/Target/CPU/CPUCompiler.h"
@@ -24,14 +25,43 @@ public:
   using std::runtime_error::runtime_error;
 };
 
+class CacheError : public std::runtime_error {
+public:
+  using std::runtime_error::runtime_error;
+};
+
+/// Raises the error (if any) as a Python exception of type E.
+template <typename E = BackendError> void check(llvm::Error err) {
+  if (err)
+    throw E(llvm::toString(std::move(err)));
+}
+
 /// A compiled CPU kernel, loaded and ready to launch.
 struct Kernel {
-  std::string name;
+  runtime::CacheEntry parts;
   std::vector<DType> signature;
-  std::vector<std::string> signatureText;
-  std::map<std::string, std::string> asmText;
-  std::string object;
   runtime::CPUEntry entry = nullptr;
+
+  /// Loads the binary of `parts` into the process.
+  explicit Kernel(runtime::CacheEntry entryParts) : parts(std::move(entryParts)) {
+    for (const std::string &t : parts.signature) {
+      auto dtype = DType::parse(t);
+      if (!dtype)
+        throw BackendError("kernel " + parts.name + ": bad argument type '" + t + "'");
+      signature.push_back(*dtype);
+    }
+    std::string error;
+    entry = runtime::loadCPUObject(parts.object, parts.entryName, error);
+    if (!entry)
+      throw BackendError("loading kernel " + parts.name + " failed: " + error);
+  }
+
+  py::dict asmText() const {
+    py::dict d;
+    for (const auto &[stage, text] : parts.stages)
+      d[py::str(stage)] = text;
+    return d;
+  }
 
   void run(std::tuple<int64_t, int64_t, int64_t> grid, const py::list &args) {
     auto [gx, gy, gz] = grid;
@@ -40,7 +70,7 @@ struct Kernel {
     if (gx > INT32_MAX || gy > INT32_MAX || gz > INT32_MAX)
       throw py::value_error("grid dimensions must fit in int32");
     if (args.size() != signature.size())
-      throw py::value_error(name + " takes " + std::to_string(signature.size()) +
+      throw py::value_error(parts.name + " takes " + std::to_string(signature.size()) +
                             " runtime arguments, got " +
                             std::to_string(args.size()));
     std::vector<uint64_t> slots(signature.size());
@@ -87,23 +117,18 @@ std::unique_ptr<Kernel> compileKernel(TileBuilder &builder,
   mlir::OwningOpRef<mlir::ModuleOp> module = builder.takeModule();
   if (!module)
     throw BackendError("the builder's module was already compiled");
-  auto kernel = std::make_unique<Kernel>();
-  kernel->signature = builder.getSignature();
-  for (const DType &t : kernel->signature)
-    kernel->signatureText.push_back(t.str());
   cpu::CompileResult result;
   std::string error;
   if (mlir::failed(cpu::compileModule(*module, result, error)))
     throw BackendError(error);
-  kernel->name = result.kernelName;
-  for (auto &[stage, text] : result.stages)
-    kernel->asmText[stage] = text;
-  kernel->object = std::move(result.object);
-  kernel->entry =
-      runtime::loadCPUObject(kernel->object, result.entryName, error);
-  if (!kernel->entry)
-    throw BackendError("loading the kernel failed: " + error);
-  return kernel;
+  runtime::CacheEntry parts;
+  parts.name = result.kernelName;
+  parts.entryName = result.entryName;
+  for (const DType &t : builder.getSignature())
+    parts.signature.push_back(t.str());
+  parts.stages = std::move(result.stages);
+  parts.object = std::move(result.object);
+  return std::make_unique<Kernel>(std::move(parts));
 }
 
 } // namespace
@@ -113,6 +138,7 @@ PYBIND11_MODULE(_C, m) {
 
   py::register_exception<CompileError>(m, "CompileError");
   py::register_exception<BackendError>(m, "BackendError");
+  py::register_exception<CacheError>(m, "CacheError");
 
   py::class_<TValue>(m, "Tensor")
       .def_property_readonly("dtype",
@@ -166,12 +192,63 @@ PYBIND11_MODULE(_C, m) {
       .def("end_if", &B::endIf);
 
   py::class_<Kernel>(m, "Kernel")
-      .def_readonly("name", &Kernel::name)
-      .def_readonly("signature", &Kernel::signatureText)
-      .def_readonly("asm", &Kernel::asmText)
+      .def_property_readonly("name", [](const Kernel &k) { return k.parts.name; })
+      .def_property_readonly("signature",
+                             [](const Kernel &k) { return k.parts.signature; })
+      .def_property_readonly("asm", &Kernel::asmText)
       .def_property_readonly(
-          "object", [](const Kernel &k) { return py::bytes(k.object); })
+          "object", [](const Kernel &k) { return py::bytes(k.parts.object); })
       .def("run", &Kernel::run);
+
+  py::class_<runtime::KernelCache>(m, "KernelCache")
+      .def(py::init<std::string>())
+      .def_property_readonly("directory", &runtime::KernelCache::directory)
+      .def("check", [](const runtime::KernelCache &c) {
+        check<CacheError>(c.checkDirectory());
+      })
+      .def("load",
+           [](const runtime::KernelCache &c,
+              const std::string &key) -> std::unique_ptr<Kernel> {
+             check<CacheError>(c.checkDirectory());
+             auto entry = c.load(key);
+             if (!entry)
+               throw CacheError(llvm::toString(entry.takeError()));
+             if (!*entry)
+               return nullptr;
+             return std::make_unique<Kernel>(std::move(**entry));
+           })
+      .def("store",
+           [](const runtime::KernelCache &c, const std::string &key,
+              const Kernel &k) { check<CacheError>(c.store(key, k.parts)); })
+      .def("entries",
+           [](const runtime::KernelCache &c) {
+             py::list out;
+             for (const runtime::CacheEntryInfo &e : c.entries()) {
+               py::dict d;
+               d["key"] = e.key;
+               d["name"] = e.name;
+               d["bytes"] = e.bytes;
+               d["last_use"] = e.lastUse;
+               out.append(d);
+             }
+             return out;
+           })
+      .def("evict_to_size",
+           [](const runtime::KernelCache &c, uint64_t maxBytes) {
+             check<CacheError>(c.evictToSize(maxBytes));
+           })
+      .def("clear", [](const runtime::KernelCache &c) {
+        check<CacheError>(c.clear());
+      });
+
+  m.def("cache_key",
+        [](std::vector<std::string> parts) {
+          parts.insert(parts.begin(), runtime::compilerBuildId());
+          return runtime::hashKey(parts);
+        },
+        "SHA-256 of the compiler's build id and the parts");
+  m.def("build_id", &runtime::compilerBuildId);
+  m.def("host_target", &cpu::hostTargetDescription);
 
   m.def(
       "compile",

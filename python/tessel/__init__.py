@@ -7,12 +7,14 @@ from typing import Any
 # The language comes first: its standard library is built with @jit, which the runtime provides; the compiler,
 # imported last, uses both.
 from . import language
+# The settings object (tessel.knobs.cache_dir = ...), in place of the module that defines it.
+from .knobs import knobs
 from .runtime import JITFunction, jit
 from .compiler import CompilationError
 
 __version__ = "0.1.0"
 
-__all__ = ["CompilationError", "JITFunction", "cdiv", "jit", "language", "next_power_of_2"]
+__all__ = ["CompilationError", "JITFunction", "cdiv", "jit", "knobs", "language", "next_power_of_2"]
 
 
 def cdiv(x: Any, y: Any) -> Any:

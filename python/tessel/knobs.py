@@ -24,6 +24,8 @@ def _default_cache_dir() -> pathlib.Path:
 class Knobs:
     # Where compiled kernels and autotuning results are kept.
     cache_dir: pathlib.Path = field(default_factory=_default_cache_dir)
+    # Least recently used kernels are evicted beyond this many bytes (0: no limit).
+    cache_max_bytes: int = field(default_factory=lambda: int(os.environ.get("TESSEL_CACHE_MAX_BYTES", "0") or 0))
     # Print the winning config of each autotuning run.
     print_autotuning: bool = field(default_factory=lambda: _flag("TESSEL_PRINT_AUTOTUNING"))
 

@@ -156,6 +156,16 @@ void optimize(llvm::Module &module, llvm::TargetMachine *machine) {
 
 } // namespace
 
+std::string hostTargetDescription() {
+  std::string error;
+  llvm::TargetMachine *machine = hostTargetMachine(error);
+  if (!machine)
+    return "unavailable: " + error;
+  return machine->getTargetTriple().str() + ";" +
+         machine->getTargetCPU().str() + ";" +
+         machine->getTargetFeatureString().str();
+}
+
 LogicalResult compileModule(ModuleOp module, CompileResult &result,
                             std::string &error) {
   MLIRContext *ctx = module.getContext();

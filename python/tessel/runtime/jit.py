@@ -3,13 +3,17 @@ from __future__ import annotations
 
 import ast
 import functools
+import hashlib
 import inspect
 import os
+import pathlib
 import sys
 import textwrap
+import types
 from typing import Any, Callable, Sequence
 
 from .. import _C
+from ..knobs import knobs
 from ..language import core
 from . import driver
 
@@ -67,6 +71,7 @@ class JITFunction:
             raise TypeError(f"@jit applies to a plain `def` function, not to {fn.__qualname__}")
         self.definition: ast.FunctionDef = tree.body[0]
         self.cache: dict[Any, Any] = {}
+        self._deps: _Dependencies | None = None
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         raise RuntimeError(f"{self.__name__} is a @tessel.jit function: launch it with {self.__name__}[grid](...) "
@@ -113,7 +118,7 @@ class JITFunction:
                     continue
                 arg_types.append(arg_type)
                 arg_values.append(arg_value)
-        key = specialization_key(arg_types, constexprs)
+        key = (specialization_key(arg_types, constexprs), self._global_values())
         kernel = self.cache.get(key)
         if kernel is None:
             kernel = self._compile(arg_types, constexprs)
@@ -157,12 +162,101 @@ class JITFunction:
         return values
 
     def _compile(self, arg_types: list[str], constexprs: dict[str, Any]) -> Any:
+        """The kernel for this specialization: from the on-disk cache, else compiled and added to it."""
+        cache = _C.KernelCache(str(knobs.cache_dir))
+        key = self.cache_key(arg_types, constexprs)
+        kernel = cache.load(key)
+        if kernel is not None:
+            return kernel
         # Imported here: the compiler imports this module (for JITFunction), and the language's standard library,
         # itself built with @jit, is imported before the compiler exists.
         from ..compiler.code_generator import generate
         builder = _C.Builder()
         generate(self, builder, arg_types, constexprs)
-        return _C.compile(builder, {})
+        kernel = _C.compile(builder, {})
+        cache.store(key, kernel)
+        if knobs.cache_max_bytes:
+            cache.evict_to_size(knobs.cache_max_bytes)
+        return kernel
+
+    def cache_key(self, arg_types: Sequence[str], constexprs: dict[str, Any]) -> str:
+        """The on-disk cache key: the compiler (its build id, tessel's own Python), the target, this kernel's source
+        and everything it reaches (@jit functions, constexpr globals), the specialization and the constexprs."""
+        parts = [f"python:{_package_hash()}", f"target:cpu:{_C.host_target()}", *self._dependencies().sources,
+                 *(f"global:{name}={_stable_repr(value)}" for name, value in self._global_values()),
+                 "args:" + ",".join(arg_types),
+                 *(f"constexpr:{name}={type(v).__name__}:{_stable_repr(v)}" for name, v in constexprs.items())]
+        return _C.cache_key(parts)
+
+    def _dependencies(self) -> "_Dependencies":
+        if self._deps is None:
+            self._deps = _Dependencies(self)
+        return self._deps
+
+    def _global_values(self) -> tuple:
+        """The current values of the constexpr globals this kernel reaches: part of both cache keys, so that
+        changing one recompiles instead of running stale code."""
+        deps = self._dependencies()
+        if not deps.globals:
+            return ()
+        return tuple((name, core._unwrap(scope.get(name))) for scope, name in deps.globals)
+
+
+class _Dependencies:
+    """What a kernel's code depends on besides its arguments: the sources of it and of every @jit function it
+    reaches through its globals (recursively), and the constexpr globals they read."""
+
+    def __init__(self, root: JITFunction) -> None:
+        self.sources: list[str] = []
+        self.globals: list[tuple[dict[str, Any], str]] = []
+        seen: set[int] = set()
+        pending = [root]
+        while pending:
+            fn = pending.pop()
+            if id(fn) in seen:
+                continue
+            seen.add(id(fn))
+            # Content, not where it was imported from: the source holds the function's name.
+            self.sources.append(f"jit:{fn.src}")
+            scope = fn.fn.__globals__
+            for node in ast.walk(fn.definition):
+                value = _resolve(node, scope)
+                if isinstance(value, JITFunction):
+                    pending.append(value)
+                elif isinstance(value, core.constexpr) and isinstance(node, ast.Name):
+                    self.globals.append((scope, node.id))
+        self.globals.sort(key=lambda g: g[1])
+
+
+def _resolve(node: ast.AST, scope: dict[str, Any]) -> Any:
+    """The global a Name or a module attribute (a.b.c) refers to, if any."""
+    if isinstance(node, ast.Name):
+        return scope.get(node.id)
+    if isinstance(node, ast.Attribute):
+        base = _resolve(node.value, scope)
+        if isinstance(base, types.ModuleType):
+            return getattr(base, node.attr, None)
+    return None
+
+
+def _stable_repr(value: Any) -> str:
+    """A repr that is the same in every process (cache keys are shared across runs)."""
+    if isinstance(value, JITFunction):
+        return f"jit:{hashlib.sha256(value.src.encode()).hexdigest()}"
+    if callable(value) and hasattr(value, "__qualname__"):
+        return f"callable:{getattr(value, '__module__', '')}.{value.__qualname__}"
+    return repr(value)
+
+
+@functools.lru_cache(maxsize=None)
+def _package_hash() -> str:
+    """Hash of tessel's Python sources: the code generator and the DSL's standard library shape every kernel."""
+    root = pathlib.Path(__file__).resolve().parents[1]
+    digest = hashlib.sha256()
+    for path in sorted(root.rglob("*.py")):
+        digest.update(str(path.relative_to(root)).encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
 
 
 def specialization_key(arg_types: Sequence[str], constexprs: dict[str, Any]) -> tuple:

@@ -31,6 +31,11 @@ void buildTileToLoopsPipeline(mlir::OpPassManager &pm);
 /// Loops over scalars and memrefs to the LLVM dialect.
 void buildLoopsToLLVMPipeline(mlir::OpPassManager &pm);
 
+/// The host target the CPU compiler generates code for: triple, CPU name and
+/// features (part of kernel cache keys: a cache shared between machines must
+/// never hand out an illegal instruction).
+std::string hostTargetDescription();
+
 /// Compiles the one kernel in `module` (tile IR). On failure, `error` holds
 /// the diagnostics.
 mlir::LogicalResult compileModule(mlir::ModuleOp module, CompileResult &result,
