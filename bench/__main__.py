@@ -16,7 +16,7 @@ from pathlib import Path
 
 from .common import RESULTS_DIR, environment
 
-BENCHMARKS = ["vector_add", "softmax", "matmul"]
+BENCHMARKS = ["vector_add", "softmax", "matmul", "launch"]
 
 
 def main(argv=None) -> int:
@@ -38,15 +38,17 @@ def main(argv=None) -> int:
     for name in args.only:
         module = importlib.import_module(f".{name}", __package__)
         try:
-            report = module.run(args.quick)
+            reports = module.run(args.quick)
         except Exception:
             traceback.print_exc()
             print(f"{name}: FAILED")
             failed.append(name)
             continue
-        report.print_table()
-        for path in report.save(args.out, env, args.quick, plot=not args.no_plot):
-            print(f"wrote {path}")
+        # A benchmark returns one report or several.
+        for report in reports if isinstance(reports, list) else [reports]:
+            report.print_table()
+            for path in report.save(args.out, env, args.quick, plot=not args.no_plot):
+                print(f"wrote {path}")
     if failed:
         print(f"\nfailed: {', '.join(failed)}")
         return 1

@@ -4,6 +4,9 @@
 // contract is documented in python/src/README.md.
 //
 //===----------------------------------------------------------------------===//
+#include "Kernel.h"
+#include "Launcher.h"
+
 #include "tessel/Builder/TileBuilder.h"
 #include "tessel/Runtime/KernelCache.h"
 #include "tessel/Runtime/ObjectLoader.h"
@@ -17,99 +20,9 @@
 
 namespace py = pybind11;
 using namespace tessel;
+using namespace tessel::python;
 
 namespace {
-
-class BackendError : public std::runtime_error {
-public:
-  using std::runtime_error::runtime_error;
-};
-
-class CacheError : public std::runtime_error {
-public:
-  using std::runtime_error::runtime_error;
-};
-
-/// Raises the error (if any) as a Python exception of type E.
-template <typename E = BackendError> void check(llvm::Error err) {
-  if (err)
-    throw E(llvm::toString(std::move(err)));
-}
-
-/// A compiled CPU kernel, loaded and ready to launch.
-struct Kernel {
-  runtime::CacheEntry parts;
-  std::vector<DType> signature;
-  runtime::CPUEntry entry = nullptr;
-
-  /// Loads the binary of `parts` into the process.
-  explicit Kernel(runtime::CacheEntry entryParts) : parts(std::move(entryParts)) {
-    for (const std::string &t : parts.signature) {
-      auto dtype = DType::parse(t);
-      if (!dtype)
-        throw BackendError("kernel " + parts.name + ": bad argument type '" + t + "'");
-      signature.push_back(*dtype);
-    }
-    std::string error;
-    entry = runtime::loadCPUObject(parts.object, parts.entryName, error);
-    if (!entry)
-      throw BackendError("loading kernel " + parts.name + " failed: " + error);
-  }
-
-  py::dict asmText() const {
-    py::dict d;
-    for (const auto &[stage, text] : parts.stages)
-      d[py::str(stage)] = text;
-    return d;
-  }
-
-  void run(std::tuple<int64_t, int64_t, int64_t> grid, const py::list &args) {
-    auto [gx, gy, gz] = grid;
-    if (gx < 0 || gy < 0 || gz < 0)
-      throw py::value_error("grid dimensions must be non-negative");
-    if (gx > INT32_MAX || gy > INT32_MAX || gz > INT32_MAX)
-      throw py::value_error("grid dimensions must fit in int32");
-    if (args.size() != signature.size())
-      throw py::value_error(parts.name + " takes " + std::to_string(signature.size()) +
-                            " runtime arguments, got " +
-                            std::to_string(args.size()));
-    std::vector<uint64_t> slots(signature.size());
-    std::vector<void *> argv(signature.size());
-    for (size_t i = 0; i < signature.size(); ++i) {
-      DType t = signature[i];
-      py::handle arg = args[i];
-      void *slot = &slots[i];
-      argv[i] = slot;
-      if (t.isPointer) {
-        *static_cast<uint64_t *>(slot) = arg.cast<uint64_t>();
-      } else if (t.kind == ScalarKind::F32) {
-        *static_cast<float *>(slot) = arg.cast<float>();
-      } else if (t.kind == ScalarKind::F64) {
-        *static_cast<double *>(slot) = arg.cast<double>();
-      } else if (t.isFloat()) {
-        throw py::type_error("scalar arguments of type " + t.str() +
-                             " are not supported");
-      } else if (t.isBool()) {
-        *static_cast<uint8_t *>(slot) = arg.cast<bool>() ? 1 : 0;
-      } else if (t.isUnsigned()) {
-        *static_cast<uint64_t *>(slot) = arg.cast<uint64_t>();
-      } else {
-        // Little-endian: the low bytes of the 64-bit slot hold narrower ints.
-        *static_cast<int64_t *>(slot) = arg.cast<int64_t>();
-      }
-    }
-    int64_t total = gx * gy * gz;
-    if (total == 0)
-      return;
-    py::gil_scoped_release release;
-    runtime::CPUEntry fn = entry;
-    void **argvp = argv.data();
-    runtime::ThreadPool::global().parallelFor(
-        total, [&](int64_t begin, int64_t end) {
-          fn(argvp, begin, end, int32_t(gx), int32_t(gy), int32_t(gz));
-        });
-  }
-};
 
 std::unique_ptr<Kernel> compileKernel(TileBuilder &builder,
                                       const py::dict &options) {
@@ -257,4 +170,5 @@ PYBIND11_MODULE(_C, m) {
       },
       py::arg("builder"), py::arg("options") = py::dict());
   m.def("num_threads", [] { return runtime::ThreadPool::global().size(); });
+  bindLauncher(m);
 }

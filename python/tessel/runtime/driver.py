@@ -58,20 +58,6 @@ def kernel_arg(name: str, value: Any) -> tuple[str, int | float | bool]:
     return reader(name, value)
 
 
-def specialize(arg_type: str, value: Any, on_value: bool, on_alignment: bool) -> str | None:
-    """The specialized type of a run-time argument (part of the cache key): an int equal to 1 becomes a constant
-    (None is returned: the caller compiles it in), ints and pointers that are multiples of 16 get a ":16" mark that
-    the backends use (alignment, vector widths). `on_value` False (do_not_specialize) disables both;
-    `on_alignment` False (do_not_specialize_on_alignment) disables the mark."""
-    if arg_type == "i1" or arg_type.startswith("fp"):
-        return arg_type
-    if on_value and value == 1 and not arg_type.startswith("*"):
-        return None
-    if on_alignment and value % 16 == 0:
-        return arg_type + ":16"
-    return arg_type
-
-
 def _bool_arg(name: str, value: Any) -> tuple[str, bool]:
     return "i1", bool(value)
 

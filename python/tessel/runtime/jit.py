@@ -52,9 +52,9 @@ class JITFunction:
         self.do_not_specialize = self._parameter_names(do_not_specialize, "do_not_specialize")
         self.do_not_specialize_on_alignment = self.do_not_specialize | self._parameter_names(
             do_not_specialize_on_alignment, "do_not_specialize_on_alignment")
-        # Launches bind arguments by hand (inspect's bind costs microseconds per launch) when every parameter is a
-        # plain positional-or-keyword one; other signatures go through inspect.
-        self._plain_signature = all(p.kind == p.POSITIONAL_OR_KEYWORD for p in self.signature.parameters.values())
+        for param in self.signature.parameters.values():
+            if param.kind in (param.POSITIONAL_ONLY, param.KEYWORD_ONLY):
+                raise TypeError(f"@jit function {fn.__name__}: parameter {param.name} must be positional-or-keyword")
         self._defaults = {name: p.default for name, p in self.signature.parameters.items()
                           if p.default is not p.empty}
         try:
@@ -72,6 +72,7 @@ class JITFunction:
         self.definition: ast.FunctionDef = tree.body[0]
         self.cache: dict[Any, Any] = {}
         self._deps: _Dependencies | None = None
+        self._launcher: Any = None
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         raise RuntimeError(f"{self.__name__} is a @tessel.jit function: launch it with {self.__name__}[grid](...) "
@@ -95,39 +96,21 @@ class JITFunction:
 
     def run(self, *args: Any, grid: Any, warmup: bool, **kwargs: Any) -> Any:
         """Binds the arguments, compiles on a cache miss and, unless `warmup`, launches the grid. Returns the
-        compiled kernel (`.asm` holds every stage's text)."""
-        if kwargs:
-            for option in _LAUNCH_OPTIONS:
-                if option not in self.signature.parameters:
-                    kwargs.pop(option, None)
-        values = self._bind(args, kwargs)
-        arg_types: list[str] = []
-        arg_values: list[Any] = []
-        constexprs: dict[str, Any] = {}
-        for name, value in zip(self.arg_names, values):
-            # None passed for any parameter is a compile-time None (Triton's rule), so `if ptr is not None:` folds.
-            if name in self.constexpr_names or value is None:
-                constexprs[name] = core._unwrap(value)
-            else:
-                arg_type, arg_value = driver.kernel_arg(name, value)
-                arg_type = driver.specialize(arg_type, arg_value, name not in self.do_not_specialize,
-                                             name not in self.do_not_specialize_on_alignment)
-                if arg_type is None:
-                    # An int equal to 1 is compiled in as a constant (Triton's rule).
-                    constexprs[name] = 1
-                    continue
-                arg_types.append(arg_type)
-                arg_values.append(arg_value)
-        key = (specialization_key(arg_types, constexprs), self._global_values())
-        kernel = self.cache.get(key)
-        if kernel is None:
-            kernel = self._compile(arg_types, constexprs)
-            self.cache[key] = kernel
-        if not warmup:
-            grid_3d = _grid_3d(grid, self.arg_names, values)
-            if all(grid_3d):
-                kernel.run(grid_3d, arg_values)
-        return kernel
+        compiled kernel (`.asm` holds every stage's text). The work is done in C++ (`_C.Launcher`), which calls
+        back into Python only to compile, for unusual arguments and for grid callables."""
+        if self._launcher is None:
+            # Made at the first launch, not at decoration: the @jit functions and globals a kernel reaches may be
+            # defined after it in its module.
+            self._launcher = _C.Launcher(
+                self.__name__, self.arg_names, [n in self.constexpr_names for n in self.arg_names], self._defaults,
+                [n not in self.do_not_specialize for n in self.arg_names],
+                [n not in self.do_not_specialize_on_alignment for n in self.arg_names],
+                self.cache, self._compile_specialization, driver.kernel_arg,
+                self._global_values if self._dependencies().globals else None)
+        return self._launcher.launch(grid, warmup, *args, **kwargs)
+
+    def _compile_specialization(self, arg_types: list[str], constexprs: dict[str, Any]) -> Any:
+        return self._compile(arg_types, {name: core._unwrap(v) for name, v in constexprs.items()})
 
     def _parameter_names(self, items: Sequence[Any], option: str) -> frozenset[str]:
         names = set()
@@ -139,27 +122,6 @@ class JITFunction:
             else:
                 raise ValueError(f"{option}: {item!r} is not a parameter (name or index) of {self.fn.__name__}")
         return frozenset(names)
-
-    def _bind(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Any]:
-        """The argument of every parameter, in order, defaults applied."""
-        names = self.arg_names
-        if not self._plain_signature or len(args) > len(names):
-            bound = self.signature.bind(*args, **kwargs)
-            bound.apply_defaults()
-            return list(bound.arguments.values())
-        values = list(args)
-        for name in names[len(args):]:
-            if name in kwargs:
-                values.append(kwargs.pop(name))
-            elif name in self._defaults:
-                values.append(self._defaults[name])
-            else:
-                raise TypeError(f"{self.__name__}() missing required argument '{name}'")
-        if kwargs:
-            name = next(iter(kwargs))
-            problem = "got multiple values for argument" if name in names else "got an unexpected keyword argument"
-            raise TypeError(f"{self.__name__}() {problem} '{name}'")
-        return values
 
     def _compile(self, arg_types: list[str], constexprs: dict[str, Any]) -> Any:
         """The kernel for this specialization: from the on-disk cache, else compiled and added to it."""
@@ -257,28 +219,6 @@ def _package_hash() -> str:
         digest.update(str(path.relative_to(root)).encode())
         digest.update(path.read_bytes())
     return digest.hexdigest()
-
-
-def specialization_key(arg_types: Sequence[str], constexprs: dict[str, Any]) -> tuple:
-    """The in-memory cache key of a compiled kernel: argument types plus constexpr values. Constexprs are keyed by
-    type and repr, so that 1, 1.0 and True (equal in Python) compile separately."""
-    return tuple(arg_types), tuple((name, type(v), repr(v)) for name, v in constexprs.items())
-
-
-def _grid_3d(grid: Any, names: list[str], values: list[Any]) -> tuple[int, int, int]:
-    if callable(grid):
-        grid = grid(dict(zip(names, values)))
-    if type(grid) is tuple and 1 <= len(grid) <= 3 and all(type(d) is int and d >= 0 for d in grid):
-        return (grid + (1, 1))[:3]  # the common case, kept cheap: this runs every launch
-    grid = core._unwrap(grid)
-    if not isinstance(grid, (tuple, list)):
-        grid = (grid,)
-    if not 1 <= len(grid) <= 3:
-        raise ValueError(f"grid must have 1 to 3 dimensions, got {grid!r}")
-    dims = tuple(int(core._unwrap(d)) for d in grid)
-    if any(d < 0 for d in dims):
-        raise ValueError(f"grid dimensions must be >= 0, got {grid!r}")
-    return (dims + (1, 1))[:3]
 
 
 def _is_dtype(value: Any) -> bool:

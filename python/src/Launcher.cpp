@@ -1,0 +1,335 @@
+//===- Launcher.cpp - The launch path of a @jit function ------------------===//
+#include "Launcher.h"
+
+#include "Kernel.h"
+
+#include <pybind11/stl.h>
+
+#include <array>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace py = pybind11;
+using namespace tessel;
+using namespace tessel::python;
+
+namespace {
+
+/// A runtime argument after classification.
+struct Arg {
+  std::string type; ///< "*fp32", "i32", "fp32", "i1", ... (no mark)
+  uint64_t bits = 0; ///< address or integer value
+  double real = 0;   ///< float value
+  bool mark16 = false;
+  bool isConstOne = false;
+};
+
+/// Element types of the buffer protocol's struct format characters.
+const char *bufferElementType(const char *format, Py_ssize_t itemsize) {
+  if (!format)
+    return "u8";
+  if (*format == '@' || *format == '=' || *format == '<')
+    ++format;
+  if (format[0] == 0 || format[1] != 0)
+    return nullptr;
+  switch (format[0]) {
+  case 'f': return "fp32";
+  case 'd': return "fp64";
+  case 'e': return "fp16";
+  case '?': return "i1";
+  case 'b': return "i8";
+  case 'B': return "u8";
+  case 'h': return "i16";
+  case 'H': return "u16";
+  case 'i': return itemsize == 4 ? "i32" : nullptr;
+  case 'I': return itemsize == 4 ? "u32" : nullptr;
+  case 'l': case 'q': return itemsize == 8 ? "i64" : nullptr;
+  case 'L': case 'Q': return itemsize == 8 ? "u64" : nullptr;
+  default: return nullptr;
+  }
+}
+
+class Launcher {
+public:
+  Launcher(std::string name, std::vector<std::string> names,
+           std::vector<bool> constexprs,
+           py::dict defaults, std::vector<bool> specializeValue,
+           std::vector<bool> specializeAlignment, py::dict cache,
+           py::function compile, py::function slowArg,
+           py::object globalValues)
+      : name(std::move(name)), names(std::move(names)),
+        isConstexpr(std::move(constexprs)),
+        defaults(std::move(defaults)),
+        specializeValue(std::move(specializeValue)),
+        specializeAlignment(std::move(specializeAlignment)),
+        cache(std::move(cache)), compile(std::move(compile)),
+        slowArg(std::move(slowArg)), globalValues(std::move(globalValues)) {
+    for (size_t i = 0; i < this->names.size(); ++i)
+      pyNames.push_back(py::str(this->names[i]));
+  }
+
+  py::object launch(py::handle grid, bool warmup, py::args args,
+                    py::kwargs kwargs);
+
+private:
+  std::vector<PyObject *> bind(const py::args &args, const py::kwargs &kwargs);
+  Arg classify(size_t index, PyObject *value);
+  void specialize(size_t index, Arg &arg) const;
+  py::str typeTag(const std::string &tag);
+  std::array<int64_t, 3> gridDims(py::handle grid,
+                                  const std::vector<PyObject *> &values);
+
+  std::string name; ///< the function's, for error messages
+  std::vector<std::string> names;
+  std::vector<py::str> pyNames;
+  std::vector<bool> isConstexpr;
+  py::dict defaults;
+  std::vector<bool> specializeValue, specializeAlignment;
+  py::dict cache;
+  py::function compile, slowArg;
+  py::object globalValues; ///< None when the kernel reads no constexpr global
+  std::unordered_map<std::string, py::str> tags;
+};
+
+std::vector<PyObject *> Launcher::bind(const py::args &args,
+                                       const py::kwargs &kwargs) {
+  size_t n = names.size();
+  if (args.size() > n)
+    throw py::type_error(name + "() takes " + std::to_string(n) + " arguments but " +
+                         std::to_string(args.size()) + " were given");
+  std::vector<PyObject *> values(n, nullptr);
+  for (size_t i = 0; i < args.size(); ++i)
+    values[i] = args[i].ptr();
+  for (auto [key, value] : kwargs) {
+    std::string name = py::str(key);
+    auto it = std::find(names.begin(), names.end(), name);
+    if (it == names.end()) {
+      // Launch options the CPU backend accepts and ignores.
+      if (name == "num_warps" || name == "num_stages" || name == "num_ctas" ||
+          name == "maxnreg")
+        continue;
+      throw py::type_error(this->name + "() got an unexpected keyword argument '" +
+                           name + "'");
+    }
+    size_t i = it - names.begin();
+    if (values[i])
+      throw py::type_error(this->name + "() got multiple values for argument '" +
+                           name + "'");
+    values[i] = value.ptr();
+  }
+  for (size_t i = 0; i < n; ++i) {
+    if (values[i])
+      continue;
+    PyObject *def = PyDict_GetItem(defaults.ptr(), pyNames[i].ptr());
+    if (!def)
+      throw py::type_error(name + "() missing required argument '" + names[i] +
+                           "'");
+    values[i] = def;
+  }
+  return values;
+}
+
+void Launcher::specialize(size_t index, Arg &arg) const {
+  if (arg.type == "i1" || arg.type.rfind("fp", 0) == 0)
+    return;
+  bool isPointer = arg.type[0] == '*';
+  if (specializeValue[index] && !isPointer && arg.bits == 1) {
+    arg.isConstOne = true;
+    return;
+  }
+  arg.mark16 = specializeAlignment[index] && arg.bits % 16 == 0;
+}
+
+Arg Launcher::classify(size_t index, PyObject *value) {
+  Arg arg;
+  if (PyBool_Check(value)) {
+    arg.type = "i1";
+    arg.bits = value == Py_True;
+    return arg;
+  }
+  if (PyLong_CheckExact(value)) {
+    int overflow = 0;
+    long long v = PyLong_AsLongLongAndOverflow(value, &overflow);
+    if (!overflow) {
+      arg.bits = uint64_t(v);
+      arg.type = (v >= INT32_MIN && v <= INT32_MAX) ? "i32" : "i64";
+      specialize(index, arg);
+      return arg;
+    }
+  } else if (PyFloat_CheckExact(value)) {
+    arg.type = "fp32";
+    arg.real = PyFloat_AS_DOUBLE(value);
+    return arg;
+  } else if (PyObject_CheckBuffer(value) && !PyBytes_Check(value)) {
+    // Arrays (numpy and anything else with the buffer protocol) with a
+    // native-endian element type: the address and dtype without Python calls.
+    Py_buffer view;
+    if (PyObject_GetBuffer(value, &view, PyBUF_RECORDS_RO) == 0) {
+      const char *elt = view.ndim > 0 ? bufferElementType(view.format, view.itemsize)
+                                      : nullptr;
+      uint64_t address = reinterpret_cast<uintptr_t>(view.buf);
+      PyBuffer_Release(&view);
+      if (elt) {
+        arg.type = std::string("*") + elt;
+        arg.bits = address;
+        specialize(index, arg);
+        return arg;
+      }
+    } else {
+      PyErr_Clear();
+    }
+  }
+  // Everything else (torch tensors, big ints, numpy scalars, device arrays,
+  // dtype-only warmup arrays): the Python driver decides, and raises the
+  // errors users see.
+  py::tuple result = slowArg(pyNames[index], py::handle(value));
+  arg.type = result[0].cast<std::string>();
+  py::handle v = result[1];
+  if (arg.type[0] == '*' || arg.type[0] == 'i' || arg.type[0] == 'u') {
+    if (PyBool_Check(v.ptr()))
+      arg.bits = v.ptr() == Py_True;
+    else if (arg.type[0] == 'u')
+      arg.bits = v.cast<uint64_t>();
+    else
+      arg.bits = uint64_t(v.cast<int64_t>());
+  } else {
+    arg.real = v.cast<double>();
+  }
+  specialize(index, arg);
+  return arg;
+}
+
+py::str Launcher::typeTag(const std::string &tag) {
+  auto it = tags.find(tag);
+  if (it != tags.end())
+    return it->second;
+  return tags.emplace(tag, py::str(tag)).first->second;
+}
+
+std::array<int64_t, 3> Launcher::gridDims(py::handle grid,
+                                          const std::vector<PyObject *> &values) {
+  py::object g = py::reinterpret_borrow<py::object>(grid);
+  if (PyCallable_Check(grid.ptr())) {
+    py::dict meta;
+    for (size_t i = 0; i < names.size(); ++i)
+      meta[pyNames[i]] = py::handle(values[i]);
+    g = g(meta);
+  }
+  std::array<int64_t, 3> dims{1, 1, 1};
+  auto dim = [](py::handle d) -> int64_t {
+    // constexpr wrappers and numpy ints: anything that converts to an index.
+    if (py::hasattr(d, "value") && !PyLong_Check(d.ptr()))
+      d = d.attr("value");
+    return py::int_(py::reinterpret_borrow<py::object>(d)).cast<int64_t>();
+  };
+  if (PyTuple_Check(g.ptr()) || PyList_Check(g.ptr())) {
+    py::sequence seq = g;
+    if (seq.size() < 1 || seq.size() > 3)
+      throw py::value_error("grid must have 1 to 3 dimensions, got " +
+                            std::string(py::repr(g)));
+    for (size_t i = 0; i < seq.size(); ++i)
+      dims[i] = dim(seq[i]);
+  } else {
+    dims[0] = dim(g);
+  }
+  for (int64_t d : dims) {
+    if (d < 0)
+      throw py::value_error("grid dimensions must be >= 0, got " +
+                            std::string(py::repr(g)));
+    if (d > INT32_MAX)
+      throw py::value_error("grid dimensions must fit in int32, got " +
+                            std::string(py::repr(g)));
+  }
+  return dims;
+}
+
+py::object Launcher::launch(py::handle grid, bool warmup, py::args args,
+                            py::kwargs kwargs) {
+  std::vector<PyObject *> values = bind(args, kwargs);
+  size_t n = names.size();
+  std::vector<Arg> runtimeArgs;
+  runtimeArgs.reserve(n);
+  // The key: one entry per parameter (a type tag, or the constexpr's type
+  // and value, so that 1, 1.0 and True differ), then the constexpr globals.
+  py::tuple key(n + 1);
+  for (size_t i = 0; i < n; ++i) {
+    PyObject *value = values[i];
+    if (isConstexpr[i] || value == Py_None) {
+      key[i] = py::make_tuple(py::handle(reinterpret_cast<PyObject *>(Py_TYPE(value))),
+                              py::handle(value));
+      continue;
+    }
+    Arg arg = classify(i, value);
+    key[i] = arg.isConstOne ? typeTag("=1") : typeTag(arg.type + (arg.mark16 ? ":16" : ""));
+    if (!arg.isConstOne)
+      runtimeArgs.push_back(std::move(arg));
+  }
+  key[n] = globalValues.is_none() ? py::object(py::none()) : globalValues();
+
+  PyObject *found = PyDict_GetItem(cache.ptr(), key.ptr());
+  py::object kernelObject;
+  if (found) {
+    kernelObject = py::reinterpret_borrow<py::object>(found);
+  } else {
+    py::list argTypes;
+    py::dict constexprs;
+    size_t r = 0;
+    for (size_t i = 0; i < n; ++i) {
+      if (isConstexpr[i] || values[i] == Py_None) {
+        constexprs[pyNames[i]] = py::handle(values[i]);
+      } else if (py::str(key[i]).cast<std::string>() == "=1") {
+        constexprs[pyNames[i]] = py::int_(1);
+      } else {
+        const Arg &a = runtimeArgs[r++];
+        argTypes.append(a.type + (a.mark16 ? ":16" : ""));
+      }
+    }
+    kernelObject = compile(argTypes, constexprs);
+    PyDict_SetItem(cache.ptr(), key.ptr(), kernelObject.ptr());
+  }
+  if (warmup)
+    return kernelObject;
+
+  std::array<int64_t, 3> dims = gridDims(grid, values);
+  const Kernel &kernel = kernelObject.cast<const Kernel &>();
+  if (kernel.signature.size() != runtimeArgs.size())
+    throw py::value_error(kernel.parts.name + " takes " +
+                          std::to_string(kernel.signature.size()) +
+                          " runtime arguments, got " +
+                          std::to_string(runtimeArgs.size()));
+  std::vector<uint64_t> slots(runtimeArgs.size());
+  std::vector<void *> argv(runtimeArgs.size());
+  for (size_t i = 0; i < runtimeArgs.size(); ++i) {
+    const DType &t = kernel.signature[i];
+    const Arg &a = runtimeArgs[i];
+    void *slot = &slots[i];
+    argv[i] = slot;
+    if (t.kind == ScalarKind::F32 && !t.isPointer)
+      *static_cast<float *>(slot) = float(a.real);
+    else if (t.kind == ScalarKind::F64 && !t.isPointer)
+      *static_cast<double *>(slot) = a.real;
+    else if (t.isBool())
+      *static_cast<uint8_t *>(slot) = a.bits != 0;
+    else
+      // Little-endian: the low bytes of the 64-bit slot hold narrower ints.
+      slots[i] = a.bits;
+  }
+  kernel.launch(dims[0], dims[1], dims[2], argv.data());
+  return kernelObject;
+}
+
+} // namespace
+
+void tessel::python::bindLauncher(py::module_ &m) {
+  py::class_<Launcher>(m, "Launcher")
+      .def(py::init<std::string, std::vector<std::string>, std::vector<bool>, py::dict,
+                    std::vector<bool>, std::vector<bool>, py::dict,
+                    py::function, py::function, py::object>(),
+           py::arg("name"), py::arg("names"), py::arg("constexprs"), py::arg("defaults"),
+           py::arg("specialize_value"), py::arg("specialize_alignment"),
+           py::arg("cache"), py::arg("compile"), py::arg("slow_arg"),
+           py::arg("global_values"))
+      // launch(grid, warmup, *args, **kwargs)
+      .def("launch", &Launcher::launch);
+}
