@@ -26,19 +26,10 @@ namespace path = llvm::sys::path;
 namespace {
 
 constexpr llvm::StringLiteral kMetadataFile = "metadata.json";
-constexpr llvm::StringLiteral kObjectFile = "kernel.bin";
-constexpr int kFormatVersion = 1;
 
 llvm::Error fail(const llvm::Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
 }
-
-std::string sha256(llvm::StringRef data) {
-  return llvm::toHex(llvm::SHA256::hash(llvm::arrayRefFromStringRef(data)),
-                     /*LowerCase=*/true);
-}
-
-std::string stageFile(llvm::StringRef stage) { return ("stage-" + stage + ".txt").str(); }
 
 llvm::Error writeFile(const llvm::Twine &filePath, llvm::StringRef data) {
   std::error_code ec;
@@ -112,65 +103,19 @@ llvm::Error KernelCache::checkDirectory() const {
 llvm::Expected<std::optional<CacheEntry>>
 KernelCache::load(llvm::StringRef key) const {
   std::string entryDir = entryPath(key);
-  std::optional<std::string> metadataText =
-      readFile(entryDir + "/" + kMetadataFile);
+  std::string metadataPath = entryDir + "/" + kMetadataFile.str();
+  std::optional<std::string> metadataText = readFile(metadataPath);
   if (!metadataText)
     return std::nullopt;
-  auto damaged = [&]() -> llvm::Expected<std::optional<CacheEntry>> {
-    // Removed so that the rebuilt kernel can take its place.
+  std::optional<CacheEntry> entry = entryFromFiles(
+      key, *metadataText,
+      [&](llvm::StringRef file) { return readFile(entryDir + "/" + file); });
+  if (!entry) {
+    // Damaged: removed so that the rebuilt kernel can take its place.
     (void)fs::remove_directories(entryDir);
     return std::nullopt;
-  };
-  llvm::Expected<llvm::json::Value> parsed = llvm::json::parse(*metadataText);
-  if (!parsed) {
-    llvm::consumeError(parsed.takeError());
-    return damaged();
-  }
-  const llvm::json::Object *meta = parsed->getAsObject();
-  if (!meta || meta->getInteger("version") != kFormatVersion ||
-      meta->getString("key") != key)
-    return damaged();
-  const llvm::json::Object *files = meta->getObject("files");
-  auto name = meta->getString("name"), entryName = meta->getString("entry");
-  const llvm::json::Array *signature = meta->getArray("signature");
-  const llvm::json::Array *stages = meta->getArray("stages");
-  if (!files || !name || !entryName || !signature || !stages)
-    return damaged();
-
-  // Every file must be there with the recorded size and checksum.
-  auto readChecked = [&](llvm::StringRef file) -> std::optional<std::string> {
-    const llvm::json::Object *info = files->getObject(file);
-    if (!info)
-      return std::nullopt;
-    std::optional<std::string> data = readFile(entryDir + "/" + file);
-    if (!data || info->getInteger("bytes") != int64_t(data->size()) ||
-        info->getString("sha256") != sha256(*data))
-      return std::nullopt;
-    return data;
-  };
-  CacheEntry entry;
-  entry.name = name->str();
-  entry.entryName = entryName->str();
-  for (const llvm::json::Value &v : *signature) {
-    if (!v.getAsString())
-      return damaged();
-    entry.signature.push_back(v.getAsString()->str());
-  }
-  std::optional<std::string> object = readChecked(kObjectFile);
-  if (!object)
-    return damaged();
-  entry.object = std::move(*object);
-  for (const llvm::json::Value &v : *stages) {
-    if (!v.getAsString())
-      return damaged();
-    std::string stage = v.getAsString()->str();
-    std::optional<std::string> text = readChecked(stageFile(stage));
-    if (!text)
-      return damaged();
-    entry.stages.push_back({stage, std::move(*text)});
   }
   // Recently used: eviction goes by the metadata's modification time.
-  std::string metadataPath = entryDir + "/" + kMetadataFile.str();
   (void)::utimensat(AT_FDCWD, metadataPath.c_str(), nullptr, 0);
   return entry;
 }
@@ -190,40 +135,11 @@ llvm::Error KernelCache::store(llvm::StringRef key,
     return fail("cannot create " + tmpDir + ": " + ec.message());
   llvm::scope_exit cleanup([&] { (void)fs::remove_directories(tmpDir); });
 
-  llvm::json::Object files;
-  auto add = [&](llvm::StringRef file, llvm::StringRef data) -> llvm::Error {
+  for (const auto &[file, data] : entryFiles(entry))
     if (llvm::Error err = writeFile(tmpDir + "/" + file, data))
       return err;
-    // An ObjectKey made from a StringRef borrows it: give it its own copy.
-    files[file.str()] = llvm::json::Object{{"bytes", int64_t(data.size())},
-                                           {"sha256", sha256(data)}};
-    return llvm::Error::success();
-  };
-  if (llvm::Error err = add(kObjectFile, entry.object))
-    return err;
-  llvm::json::Array stages;
-  for (const auto &[stage, text] : entry.stages) {
-    if (llvm::Error err = add(stageFile(stage), text))
-      return err;
-    stages.push_back(stage);
-  }
-  llvm::json::Array signature;
-  for (const std::string &s : entry.signature)
-    signature.push_back(s);
-  llvm::json::Object meta{
-      {"version", kFormatVersion},
-      {"key", key.str()},
-      {"name", entry.name},
-      {"entry", entry.entryName},
-      {"signature", std::move(signature)},
-      {"stages", std::move(stages)},
-      {"files", std::move(files)},
-  };
-  std::string metadataText;
-  llvm::raw_string_ostream os(metadataText);
-  os << llvm::formatv("{0:2}", llvm::json::Value(std::move(meta)));
-  os.flush();
-  if (llvm::Error err = writeFile(tmpDir + "/" + kMetadataFile, metadataText))
+  if (llvm::Error err =
+          writeFile(tmpDir + "/" + kMetadataFile, entryMetadata(key, entry)))
     return err;
 
   // Publish: renaming a directory is atomic. If another process published

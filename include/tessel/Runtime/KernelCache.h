@@ -11,6 +11,8 @@
 #ifndef TESSEL_RUNTIME_KERNELCACHE_H
 #define TESSEL_RUNTIME_KERNELCACHE_H
 
+#include "tessel/Runtime/CacheEntry.h"
+
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
@@ -22,15 +24,6 @@
 #include <vector>
 
 namespace tessel::runtime {
-
-struct CacheEntry {
-  std::string name;      ///< the kernel's name
-  std::string entryName; ///< the symbol launches call
-  std::vector<std::string> signature;
-  /// Every stage's text, in pipeline order.
-  std::vector<std::pair<std::string, std::string>> stages;
-  std::string object; ///< the binary
-};
 
 struct CacheEntryInfo {
   std::string key, name;

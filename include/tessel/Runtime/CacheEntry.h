@@ -1,0 +1,50 @@
+//===- CacheEntry.h - A compiled kernel as cache files ----------*- C++ -*-===//
+//
+// The format both kernel caches (the local directory and the remote one)
+// share: named files (the binary, each stage's text) plus a metadata JSON that
+// records each file's size and SHA-256, so that a damaged entry is detected
+// wherever it was stored.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TESSEL_RUNTIME_CACHEENTRY_H
+#define TESSEL_RUNTIME_CACHEENTRY_H
+
+#include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace tessel::runtime {
+
+struct CacheEntry {
+  std::string name;      ///< the kernel's name
+  std::string entryName; ///< the symbol launches call
+  std::vector<std::string> signature;
+  /// Every stage's text, in pipeline order.
+  std::vector<std::pair<std::string, std::string>> stages;
+  std::string object; ///< the binary
+};
+
+/// The files of an entry: (file name, contents).
+std::vector<std::pair<std::string, llvm::StringRef>>
+entryFiles(const CacheEntry &entry);
+
+/// The metadata JSON of `entry` under `key`, with each file's checksum.
+std::string entryMetadata(llvm::StringRef key, const CacheEntry &entry);
+
+/// Rebuilds the entry stored under `key` from its metadata and a way to read
+/// its files; nullopt if anything is missing, truncated or altered.
+std::optional<CacheEntry> entryFromFiles(
+    llvm::StringRef key, llvm::StringRef metadata,
+    llvm::function_ref<std::optional<std::string>(llvm::StringRef)> readFile);
+
+/// One blob holding metadata and files (for stores of key -> bytes).
+std::string packEntry(llvm::StringRef key, const CacheEntry &entry);
+std::optional<CacheEntry> unpackEntry(llvm::StringRef key, llvm::StringRef blob);
+
+} // namespace tessel::runtime
+
+#endif // TESSEL_RUNTIME_CACHEENTRY_H
