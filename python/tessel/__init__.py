@@ -11,10 +11,13 @@ from . import language
 from .knobs import knobs
 from .runtime import JITFunction, jit
 from .compiler import CompilationError
+from .runtime.autotuner import Config, autotune, heuristics
+from . import testing
 
 __version__ = "0.1.0"
 
-__all__ = ["CompilationError", "JITFunction", "cdiv", "jit", "knobs", "language", "next_power_of_2"]
+__all__ = ["CompilationError", "Config", "JITFunction", "autotune", "cdiv", "heuristics", "jit", "knobs", "language",
+           "next_power_of_2", "testing"]
 
 
 def cdiv(x: Any, y: Any) -> Any:
