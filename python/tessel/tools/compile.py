@@ -1,0 +1,521 @@
+"""The ahead-of-time compiler: one specialization of a @tessel.jit kernel into an object file and a C launcher.
+
+    python -m tessel.tools.compile FILE.py --kernel-name K --signature "*fp32:16, *fp32:16, i32, 1024" \\
+        --grid "(n + 1023) / 1024, 1, 1" --target cpu --out-dir D [--out-name N]
+
+writes, in D, under the name N (default: K):
+    N.o     the kernel: an ELF relocatable object for the host CPU defining the entry `N_tessel_entry`
+    N.h     `void N_launch(<args>)`, which runs the --grid, and `void N_launch_grid(gx, gy, gz, <args>)`
+    N.c     those two functions: they pack the arguments for the entry and run the grid, serially, or over
+            pthreads when compiled with -DTESSEL_AOT_THREADS (TESSEL_NUM_THREADS caps the threads)
+    N.json  metadata: names, signature, constexprs, grid, target, tessel version, sha256 of the object
+A program links them with `cc main.c N.c N.o -lm` (and `-DTESSEL_AOT_THREADS -pthread` for threads).
+
+The signature follows Triton's tool: one entry per parameter of K, in order. A run-time parameter takes a type string
+("*fp32", "i32", "*fp16:16": ":16" marks a multiple of 16); a tl.constexpr parameter takes a value (1024, 0.5,
+True, or a dtype name such as fp16); None stands for a compile-time None for either kind, as at launch. Grid entries
+are integers or C expressions of the run-time scalar arguments and the int/float constexprs.
+
+Exit status: 0 on success, 2 for a wrong command line, 1 for a kernel that does not compile.
+"""
+from __future__ import annotations
+
+import argparse
+import ast
+import copy
+import dataclasses
+import hashlib
+import importlib.util
+import json
+import math
+import pathlib
+import re
+import sys
+from typing import Any, Sequence
+
+from .. import _C, __version__
+from .. import language as tl
+from ..compiler import CompilationError
+from ..compiler.code_generator import generate
+from ..runtime.jit import JITFunction
+
+EXIT_COMPILE_ERROR = 1
+EXIT_USAGE = 2  # argparse's own status for a bad command line
+
+# The C type of each scalar type string of the binding contract. fp16 and bf16 have no portable C type: their bits
+# travel as uint16_t, which is also how the entry reads a scalar of those types (2 bytes behind argv[i]).
+_C_TYPES = {
+    "i1": "bool", "i8": "int8_t", "i16": "int16_t", "i32": "int32_t", "i64": "int64_t",
+    "u8": "uint8_t", "u16": "uint16_t", "u32": "uint32_t", "u64": "uint64_t",
+    "fp16": "uint16_t", "bf16": "uint16_t", "fp32": "float", "fp64": "double",
+}
+
+# dtype values a constexpr entry may name: tessel.language's names (float16), Triton's (fp16) and the type strings
+# (i32).
+_DTYPES: dict[str, tl.dtype] = {
+    key: value for attr in dir(tl) if isinstance(value := getattr(tl, attr), tl.dtype)
+    for key in (attr, value.name, value.ir_name)
+}
+
+# GPU backends that tessel will have, but this build does not.
+_GPU_BACKENDS = ("cuda", "hip")
+
+# Names that cannot be C identifiers in the generated files although Python accepts them as parameter names: C and
+# C++ keywords (the header is meant for both), stdbool's macros, and the names the launch functions use themselves.
+_RESERVED_C_NAMES = frozenset("""
+    auto bool case catch char class const const_cast constexpr decltype default delete do double dynamic_cast enum
+    explicit export extern false float friend goto inline int long mutable namespace new noexcept nullptr operator
+    private protected public register reinterpret_cast restrict short signed sizeof static static_cast struct switch
+    template this thread_local throw true typedef typeid typename union unsigned using virtual void volatile
+    wchar_t gx gy gz
+""".split())
+
+_C_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# What a grid entry may contain: numbers, names, C operators and parentheses. Anything else (;, braces, quotes)
+# would turn the expression into other C code.
+_GRID_CHARACTERS = re.compile(r"[0-9A-Za-z_\s+\-*/%()<>=!&|^~?:.]+")
+# A name in a C expression; the word boundary skips the letters inside numbers such as 0x400 or 16u.
+_NAME_IN_EXPRESSION = re.compile(r"\b[A-Za-z_][A-Za-z0-9_]*")
+
+
+class UsageError(Exception):
+    """A wrong command line: reported as one message, without a traceback."""
+
+
+@dataclasses.dataclass(frozen=True)
+class RuntimeArg:
+    """A run-time parameter of the kernel and its type string as given, divisibility mark included ("*fp32:16")."""
+    name: str
+    type: str
+
+    @property
+    def base_type(self) -> str:
+        return self.type.partition(":")[0]
+
+    @property
+    def is_pointer(self) -> bool:
+        return self.type.startswith("*")
+
+    @property
+    def c_declaration(self) -> str:
+        if self.is_pointer:
+            return f"{_C_TYPES[self.base_type[1:]]} *{self.name}"
+        return f"{_C_TYPES[self.base_type]} {self.name}"
+
+
+@dataclasses.dataclass(frozen=True)
+class Specialization:
+    """The signature parsed: the run-time arguments in order and the constexpr values."""
+    entries: list[str]
+    args: list[RuntimeArg]
+    constexprs: dict[str, Any]
+
+
+@dataclasses.dataclass(frozen=True)
+class Launcher:
+    """What the C files are generated from."""
+    name: str  # prefix of the C functions
+    entry: str  # the entry symbol defined by the object
+    args: list[RuntimeArg]
+    grid: list[str]  # three C expressions
+    grid_constants: dict[str, tuple[str, str]]  # the constexprs the grid expressions use: name -> (C type, value)
+    description: str  # the kernel and its specialization, for the files' opening comments
+
+
+# ------------------------------------------------------------------------------------------- command line parsing
+
+def parse_target(text: str) -> None:
+    """Accepts the targets this build compiles for: the host CPU only."""
+    backend, _, arch = text.strip().partition(":")
+    if backend == "cpu":
+        if arch:
+            raise UsageError(f"--target {text}: choosing the CPU model is not supported yet; 'cpu' compiles for the "
+                             "host CPU")
+        return
+    if backend in _GPU_BACKENDS:
+        raise UsageError(f"--target {text}: the {backend} backend is not available in this build of tessel "
+                         "(available: cpu)")
+    raise UsageError(f"--target {text}: unknown target (expected cpu, cuda:<arch> or hip:<arch>)")
+
+
+def parse_signature(kernel: JITFunction, text: str) -> Specialization:
+    names = kernel.arg_names
+    entries = [entry.strip() for entry in text.split(",")] if text.strip() else []
+    if len(entries) != len(names):
+        if len(entries) < len(names):
+            problem = f"parameter '{names[len(entries)]}' has no entry"
+        else:
+            problem = f"entry '{entries[len(names)]}' has no parameter"
+        raise UsageError(f"--signature gives {len(entries)} entries for the {len(names)} parameters of "
+                         f"{kernel.__name__}({', '.join(names)}): {problem}")
+    args: list[RuntimeArg] = []
+    constexprs: dict[str, Any] = {}
+    for name, entry in zip(names, entries):
+        if not entry:
+            raise UsageError(f"--signature: the entry of parameter '{name}' is empty")
+        if entry == "None":
+            # As at launch: None for any parameter is a compile-time None, so that `if ptr is not None:` folds.
+            constexprs[name] = None
+        elif name in kernel.constexpr_names:
+            constexprs[name] = _constexpr_value(name, entry)
+        else:
+            args.append(_runtime_arg(name, entry))
+    return Specialization(entries, args, constexprs)
+
+
+def _number(entry: str) -> bool | int | float | None:
+    """The Python bool, int or float literal that `entry` spells, if it is one."""
+    try:
+        value = ast.literal_eval(entry)
+    except (ValueError, SyntaxError):
+        return None
+    return value if isinstance(value, (bool, int, float)) else None
+
+
+def _constexpr_value(name: str, entry: str) -> Any:
+    number = _number(entry)
+    if number is not None:
+        return number
+    if entry in _DTYPES:
+        return _DTYPES[entry]
+    raise UsageError(f"--signature: parameter '{name}' is tl.constexpr, so its entry must be a value (an int, float, "
+                     f"True, False, None or a dtype name such as fp16), not '{entry}'")
+
+
+def _runtime_arg(name: str, entry: str) -> RuntimeArg:
+    if _number(entry) is not None:
+        raise UsageError(f"--signature: parameter '{name}' is a run-time argument, so its entry must be a type (such "
+                         f"as i32 or *fp32), not the value {entry}; annotate it `{name}: tl.constexpr` to compile the "
+                         "value into the kernel")
+    base, colon, mark = entry.partition(":")
+    if base.removeprefix("*") not in _C_TYPES:
+        raise UsageError(f"--signature: parameter '{name}' has the unknown type '{entry}' (types: "
+                         f"{', '.join(_C_TYPES)}, with a leading * for a pointer)")
+    if colon and mark != "16":
+        raise UsageError(f"--signature: parameter '{name}': '{entry}' has the divisibility mark ':{mark}', but "
+                         "':16' (a multiple of 16) is the only one")
+    _check_c_name(name, f"parameter '{name}'")
+    return RuntimeArg(name, entry)
+
+
+def _check_c_name(name: str, what: str) -> None:
+    if not _C_IDENTIFIER.fullmatch(name) or name in _RESERVED_C_NAMES or name.startswith("tessel_"):
+        raise UsageError(f"{what}: '{name}' cannot be a name in the generated C code (it must be an ASCII "
+                         "identifier, not a C or C++ keyword, gx, gy, gz or tessel_*): rename it")
+
+
+def parse_grid(text: str, kernel: JITFunction,
+               spec: Specialization) -> tuple[list[str], dict[str, tuple[str, str]]]:
+    """The three grid expressions (missing trailing dimensions are 1) and the constexprs they use, as a C type and
+    a C literal by name."""
+    entries = [entry.strip() for entry in text.split(",")]
+    if not 1 <= len(entries) <= 3:
+        raise UsageError(f"--grid {text!r}: expected 1 to 3 comma-separated entries, got {len(entries)}")
+    args = {arg.name: arg for arg in spec.args}
+    constants: dict[str, tuple[str, str]] = {}
+    for entry in entries:
+        # "/*", "*/" and "//" would start or end a comment (the header quotes the grid in one).
+        if not _GRID_CHARACTERS.fullmatch(entry) or any(marker in entry for marker in ("/*", "*/", "//")):
+            raise UsageError(f"--grid entry {entry!r}: an entry is an integer or a C expression of the kernel's "
+                             "scalar arguments (numbers, names, operators and parentheses)")
+        for name in _NAME_IN_EXPRESSION.findall(entry):
+            if name in args:
+                if args[name].is_pointer:
+                    raise UsageError(f"--grid entry {entry!r} uses '{name}', a pointer argument")
+            elif name in spec.constexprs:
+                value = spec.constexprs[name]
+                if not isinstance(value, (bool, int, float)):
+                    raise UsageError(f"--grid entry {entry!r} uses the constexpr '{name}', whose value {value!r} is "
+                                     "not a number")
+                _check_c_name(name, f"--grid entry {entry!r}")
+                constants[name] = _c_literal(value)
+            else:
+                raise UsageError(f"--grid entry {entry!r} uses '{name}', which is not a parameter of "
+                                 f"{kernel.__name__}({', '.join(kernel.arg_names)})")
+    return entries + ["1"] * (3 - len(entries)), constants
+
+
+def _c_literal(value: bool | int | float) -> tuple[str, str]:
+    """(C type, C literal) of a constexpr a grid expression uses."""
+    if isinstance(value, bool):
+        return "int", str(int(value))
+    if isinstance(value, int):
+        # -2**63 is left out: C has no literal for it (the minus applies to a literal that overflows).
+        if not -2**63 < value < 2**63:
+            raise UsageError(f"the constexpr value {value} used by --grid does not fit in int64_t")
+        return "int64_t", str(value)
+    if not math.isfinite(value):
+        raise UsageError(f"the constexpr value {value} used by --grid is not a finite number")
+    return "double", repr(value)
+
+
+def load_kernel(path: pathlib.Path, name: str) -> JITFunction:
+    """Runs the file as a module, with its folder on sys.path so that it imports its neighbours (as Triton's tool
+    does), and returns its @jit function `name`."""
+    spec = importlib.util.spec_from_file_location(path.stem, path) if path.is_file() else None
+    if spec is None or spec.loader is None:
+        raise UsageError(f"{path}: not a Python file")
+    sys.path.insert(0, str(path.resolve().parent))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    kernel = getattr(module, name, None)
+    # @autotune and @heuristics wrap the JITFunction (as `.fn`); the signature gives the values they would choose.
+    while kernel is not None and not isinstance(kernel, JITFunction) and hasattr(kernel, "fn"):
+        kernel = kernel.fn
+    if not isinstance(kernel, JITFunction):
+        raise UsageError(f"{path} has no @tessel.jit function named '{name}'" if kernel is None else
+                         f"'{name}' in {path} is not a @tessel.jit function")
+    return kernel
+
+
+# ------------------------------------------------------------------------------------------------- compilation
+
+def compile_kernel(kernel: JITFunction, spec: Specialization, name: str) -> Any:
+    """Compiles the specialization into a `_C.Kernel` whose function, and so its entry symbol, is called `name`."""
+    if name != kernel.__name__:
+        # Naming the entry after --out-name lets several specializations of one kernel link into one program.
+        # generate() names the IR function after the JITFunction, hence the renamed copy.
+        kernel = copy.copy(kernel)
+        kernel.__name__ = name
+    builder = _C.Builder()
+    generate(kernel, builder, [arg.type for arg in spec.args], dict(spec.constexprs))
+    return _C.compile(builder, {})
+
+
+def target_description(compiled: Any) -> dict[str, str]:
+    """The triple, CPU and features the object was built for, as the LLVM IR states them ("host" where it does
+    not)."""
+    llvmir = compiled.asm.get("llvmir", "")
+
+    def find(pattern: str) -> str:
+        match = re.search(pattern, llvmir)
+        return match.group(1) if match else "host"
+
+    return {"backend": "cpu", "triple": find(r'target triple = "([^"]*)"'),
+            "cpu": find(r'"target-cpu"="([^"]*)"'), "features": find(r'"target-features"="([^"]*)"')}
+
+
+def metadata(kernel: JITFunction, spec: Specialization, launcher: Launcher, compiled: Any,
+             options: argparse.Namespace) -> dict[str, Any]:
+    return {
+        "name": launcher.name,
+        "kernel_name": kernel.__name__,
+        "entry": launcher.entry,
+        "signature": spec.entries,
+        "arg_names": [arg.name for arg in spec.args],
+        "arg_types": [arg.type for arg in spec.args],
+        "constexprs": {name: value.name if isinstance(value, tl.dtype) else value
+                       for name, value in spec.constexprs.items()},
+        "grid": launcher.grid,
+        "num_warps": options.num_warps,
+        "num_stages": options.num_stages,
+        "target": target_description(compiled),
+        "tessel_version": __version__,
+        "object_sha256": hashlib.sha256(compiled.object).hexdigest(),
+    }
+
+
+# ---------------------------------------------------------------------------------------------- C code generation
+
+# The part of every launcher that does not depend on the kernel: running a grid through an entry.
+_RUN_GRID_C = r"""
+typedef void (*tessel_entry_fn)(void **argv, int64_t begin, int64_t end, int32_t gx, int32_t gy, int32_t gz);
+
+#ifdef TESSEL_AOT_THREADS
+#include <pthread.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#ifndef TESSEL_AOT_MAX_THREADS
+#define TESSEL_AOT_MAX_THREADS 64
+#endif
+
+/* One thread's share of a grid: a contiguous range of linear program ids. */
+struct tessel_chunk {
+  tessel_entry_fn entry;
+  void **argv;
+  int64_t begin, end;
+  int32_t gx, gy, gz;
+};
+
+static void *tessel_run_chunk(void *arg) {
+  const struct tessel_chunk *chunk = (const struct tessel_chunk *)arg;
+  chunk->entry(chunk->argv, chunk->begin, chunk->end, chunk->gx, chunk->gy, chunk->gz);
+  return NULL;
+}
+
+/* One thread per core, or TESSEL_NUM_THREADS as for the tessel runtime, at most TESSEL_AOT_MAX_THREADS. */
+static int64_t tessel_num_threads(void) {
+  const char *knob = getenv("TESSEL_NUM_THREADS");
+  long n = knob && atol(knob) > 0 ? atol(knob) : sysconf(_SC_NPROCESSORS_ONLN);
+  return n < 1 ? 1 : n < TESSEL_AOT_MAX_THREADS ? n : TESSEL_AOT_MAX_THREADS;
+}
+#endif
+
+/* Runs every program of a gx x gy x gz grid; a grid with a dimension <= 0 has none. */
+static void tessel_run_grid(tessel_entry_fn entry, void **argv, int32_t gx, int32_t gy, int32_t gz) {
+  if (gx <= 0 || gy <= 0 || gz <= 0)
+    return;
+  int64_t total = (int64_t)gx * gy * gz;
+#ifdef TESSEL_AOT_THREADS
+  /* Programs are independent: each thread runs a contiguous chunk of ids, the calling thread the first one. */
+  int64_t n = tessel_num_threads();
+  if (n > total)
+    n = total;
+  int64_t size = total / n, extra = total % n;
+  struct tessel_chunk chunks[TESSEL_AOT_MAX_THREADS];
+  pthread_t threads[TESSEL_AOT_MAX_THREADS];
+  int started[TESSEL_AOT_MAX_THREADS];
+  for (int64_t i = 0; i < n; ++i) {
+    chunks[i].entry = entry;
+    chunks[i].argv = argv;
+    /* The first `extra` chunks take one id more. */
+    chunks[i].begin = i * size + (i < extra ? i : extra);
+    chunks[i].end = chunks[i].begin + size + (i < extra ? 1 : 0);
+    chunks[i].gx = gx;
+    chunks[i].gy = gy;
+    chunks[i].gz = gz;
+    started[i] = i > 0 && pthread_create(&threads[i], NULL, tessel_run_chunk, &chunks[i]) == 0;
+  }
+  /* The first chunk, and any whose thread could not start, run here. */
+  for (int64_t i = 0; i < n; ++i)
+    if (!started[i])
+      tessel_run_chunk(&chunks[i]);
+  for (int64_t i = 1; i < n; ++i)
+    if (started[i])
+      pthread_join(threads[i], NULL);
+#else
+  entry(argv, 0, total, gx, gy, gz);
+#endif
+}
+"""
+
+
+def _c_parameters(args: Sequence[RuntimeArg]) -> str:
+    return ", ".join(arg.c_declaration for arg in args) or "void"
+
+
+def _c_grid_parameters(args: Sequence[RuntimeArg]) -> str:
+    return ", ".join(["int32_t gx", "int32_t gy", "int32_t gz"] + [arg.c_declaration for arg in args])
+
+
+def render_header(launcher: Launcher) -> str:
+    guard = f"TESSEL_AOT_{launcher.name.upper()}_H"
+    return f"""/* {launcher.description}
+ * Generated by tessel.tools.compile (tessel {__version__}); do not edit. */
+#ifndef {guard}
+#define {guard}
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {{
+#endif
+
+/* Runs the kernel on the grid ({', '.join(launcher.grid)}). */
+void {launcher.name}_launch({_c_parameters(launcher.args)});
+
+/* Runs the kernel on a gx x gy x gz grid (none when a dimension is <= 0). */
+void {launcher.name}_launch_grid({_c_grid_parameters(launcher.args)});
+
+#ifdef __cplusplus
+}}
+#endif
+
+#endif /* {guard} */
+"""
+
+
+def render_source(launcher: Launcher) -> str:
+    # A C array may not be empty: a kernel without run-time arguments passes one null pointer.
+    argv = ", ".join(f"&{arg.name}" for arg in launcher.args) or "NULL"
+    constants = "".join(f"  const {ctype} {name} = {literal};\n"
+                        for name, (ctype, literal) in launcher.grid_constants.items())
+    grid = ", ".join(f"(int32_t)({expression})" for expression in launcher.grid)
+    names = ", ".join([grid] + [arg.name for arg in launcher.args])
+    return f"""/* {launcher.description}
+ * Generated by tessel.tools.compile (tessel {__version__}); do not edit. */
+#include "{launcher.name}.h"
+
+#include <stddef.h>
+{_RUN_GRID_C}
+/* Defined in {launcher.name}.o: runs the programs with linear ids [begin, end) of a gx x gy x gz grid, program
+ * (x, y, z) having the id x + gx * (y + gy * z); argv[i] points to the value of run-time argument i. */
+void {launcher.entry}(void **argv, int64_t begin, int64_t end, int32_t gx, int32_t gy, int32_t gz);
+
+void {launcher.name}_launch_grid({_c_grid_parameters(launcher.args)}) {{
+  void *tessel_argv[] = {{{argv}}};
+  tessel_run_grid({launcher.entry}, tessel_argv, gx, gy, gz);
+}}
+
+void {launcher.name}_launch({_c_parameters(launcher.args)}) {{
+{constants}  {launcher.name}_launch_grid({names});
+}}
+"""
+
+
+def _description(kernel: JITFunction, spec: Specialization, options: argparse.Namespace) -> str:
+    params = ", ".join(f"{name}: {entry}" if name not in spec.constexprs else f"{name}={entry}"
+                       for name, entry in zip(kernel.arg_names, spec.entries))
+    return (f"{kernel.__name__}({params}) from {pathlib.Path(options.path).name}, num_warps={options.num_warps}, "
+            f"target {options.target}")
+
+
+# ------------------------------------------------------------------------------------------------------- driver
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m tessel.tools.compile", description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("path", help="Python file defining the kernel (it is executed)")
+    parser.add_argument("--kernel-name", "-n", required=True, help="name of the @tessel.jit function")
+    parser.add_argument("--signature", "-s", required=True,
+                        help="one entry per parameter: a type for a run-time one, a value for a constexpr one")
+    parser.add_argument("--grid", "-g", required=True, help="1 to 3 comma-separated C expressions")
+    parser.add_argument("--target", "-t", default="cpu",
+                        help="cpu (the host CPU; the default); GPU targets are not available in this build")
+    parser.add_argument("--num-warps", "-w", type=int, default=4, help="accepted as Triton does; no effect on CPU")
+    parser.add_argument("--num-stages", "-ns", type=int, default=3, help="accepted as Triton does; no effect on CPU")
+    parser.add_argument("--out-name", "-on", help="name of the outputs and prefix of the C functions "
+                                                  "(default: the kernel name)")
+    parser.add_argument("--out-dir", "-o", type=pathlib.Path, default=pathlib.Path("."),
+                        help="folder for the outputs (created if needed; default: the current one)")
+    return parser
+
+
+def run(options: argparse.Namespace) -> None:
+    """Compiles as the options say and writes the outputs. Every check of the command line comes first, so that
+    a wrong one writes nothing."""
+    parse_target(options.target)
+    name = options.out_name or options.kernel_name
+    _check_c_name(name, "--out-name" if options.out_name else "--kernel-name")
+    kernel = load_kernel(pathlib.Path(options.path), options.kernel_name)
+    spec = parse_signature(kernel, options.signature)
+    grid, grid_constants = parse_grid(options.grid, kernel, spec)
+    compiled = compile_kernel(kernel, spec, name)
+    entry = f"{compiled.name}_tessel_entry"
+    launcher = Launcher(name, entry, spec.args, grid, grid_constants, _description(kernel, spec, options))
+    out = options.out_dir
+    out.mkdir(parents=True, exist_ok=True)
+    (out / f"{name}.o").write_bytes(compiled.object)
+    (out / f"{name}.json").write_text(json.dumps(metadata(kernel, spec, launcher, compiled, options), indent=2) + "\n")
+    (out / f"{name}.h").write_text(render_header(launcher))
+    (out / f"{name}.c").write_text(render_source(launcher))
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    options = _parser().parse_args(argv)
+    try:
+        run(options)
+    except UsageError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return EXIT_USAGE
+    except (CompilationError, _C.CompileError, _C.BackendError) as e:
+        print(f"error: {options.kernel_name} does not compile:\n{e}", file=sys.stderr)
+        return EXIT_COMPILE_ERROR
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,222 @@
+"""The ahead-of-time compiler (`python -m tessel.tools.compile`): kernels compiled by the tool, linked into a C
+program with the generated launcher, run and compared with numpy; and the command-line errors."""
+import hashlib
+import json
+import os
+import pathlib
+import platform
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import tessel
+from tessel.tools import compile as aot
+
+# The kernels the tool compiles, from a file of their own as a user would have them.
+KERNELS = '''
+import tessel
+import tessel.language as tl
+
+
+@tessel.jit
+def add(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask) + tl.load(y_ptr + offs, mask=mask), mask=mask)
+
+
+@tessel.jit
+def scale_2d(x_ptr, out_ptr, bias_ptr, M, N, alpha, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+    # out = alpha * x + row index (+ bias[col]): both program ids and both scalars reach the result.
+    rows = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+    cols = tl.program_id(1) * BLOCK_N + tl.arange(0, BLOCK_N)
+    mask = (rows[:, None] < M) & (cols[None, :] < N)
+    offs = rows[:, None] * N + cols[None, :]
+    y = alpha * tl.load(x_ptr + offs, mask=mask) + rows[:, None]
+    if bias_ptr is not None:
+        y += tl.load(bias_ptr + cols[None, :], mask=mask)
+    tl.store(out_ptr + offs, y, mask=mask)
+
+
+@tessel.autotune(configs=[tessel.Config({"BLOCK": 64}), tessel.Config({"BLOCK": 128})], key=["n"])
+@tessel.jit
+def copy_tuned(x_ptr, out_ptr, n, DTYPE: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=offs < n).to(DTYPE), mask=offs < n)
+'''
+
+# Deterministic inputs both the C program and numpy compute: small multiples of 1/4, exact in fp32.
+C_INPUTS = "for (int i = 0; i < {n}; ++i) {{ {x}[i] = (i % 37) * 0.25f - 3; {y}[i] = (i % 11) * 2 - 7; }}"
+
+
+def inputs(n):
+    i = np.arange(n)
+    return (i % 37 * 0.25 - 3).astype(np.float32), (i % 11 * 2 - 7).astype(np.float32)
+
+
+CC = next((cc for cc in ("gcc", "cc", "clang") if shutil.which(cc)), None)
+needs_cc = pytest.mark.skipif(CC is None, reason="no C compiler (gcc, cc or clang) on PATH")
+
+
+@pytest.fixture(scope="module")
+def kernel_file(tmp_path_factory):
+    path = tmp_path_factory.mktemp("kernels") / "aot_kernels.py"
+    path.write_text(KERNELS)
+    return path
+
+
+# The tool runs as users run it, in a fresh interpreter, which must import the tessel under test.
+TOOL_ENV = dict(os.environ, PYTHONPATH=os.pathsep.join(
+    [str(pathlib.Path(tessel.__file__).parents[1])] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep)
+                                                       if p]))
+
+
+def run_tool(kernel_file, out_dir, kernel, signature, grid, *options):
+    result = subprocess.run(
+        [sys.executable, "-m", "tessel.tools.compile", str(kernel_file), "--kernel-name", kernel, "--signature",
+         signature, "--grid", grid, "--num-warps", "4", "--target", "cpu", "--out-dir", str(out_dir), *options],
+        capture_output=True, text=True, env=TOOL_ENV)
+    assert result.returncode == 0, result.stderr
+
+
+def build_and_run(out_dir, main_c, names, *flags):
+    (out_dir / "main.c").write_text(main_c)
+    program = out_dir / "prog"
+    sources = [f"{name}{suffix}" for name in names for suffix in (".c", ".o")]
+    subprocess.run([CC, "-O1", "-Wall", "-Werror", *flags, "main.c", *sources, "-lm", "-o", str(program)],
+                   cwd=out_dir, check=True, capture_output=True, text=True)
+    result = subprocess.run([str(program)], capture_output=True, text=True, check=True)
+    return [np.array(line.split(), dtype=np.float64) for line in result.stdout.splitlines()]
+
+
+@needs_cc
+def test_vector_add_two_specializations_in_one_program(kernel_file, tmp_path):
+    run_tool(kernel_file, tmp_path, "add", "*fp32:16, *fp32:16, *fp32:16, i32, 256", "(n + 255) / 256, 1, 1")
+    # Another specialization under its own name: its entry and launch functions must not clash with the first.
+    run_tool(kernel_file, tmp_path, "add", "*i32, *i32, *i32, i32, 64", "(n + BLOCK - 1) / BLOCK",
+             "--out-name", "add_i32")
+    n = 1000  # not a multiple of either block: the mask matters
+    main_c = f"""
+#include <stdio.h>
+#include <stdlib.h>
+#include "add.h"
+#include "add_i32.h"
+
+int main(void) {{
+  /* malloc's 16-byte alignment is what the :16 marks promise. */
+  float *x = malloc({n} * sizeof(float)), *y = malloc({n} * sizeof(float));
+  float *out = calloc({n} + 1, sizeof(float)), *out_grid = calloc({n}, sizeof(float));
+  int32_t *xi = malloc({n} * sizeof(int32_t)), *yi = malloc({n} * sizeof(int32_t));
+  int32_t *outi = calloc({n}, sizeof(int32_t));
+  {C_INPUTS.format(n=n, x="x", y="y")}
+  for (int i = 0; i < {n}; ++i) {{ xi[i] = 3 * i - 500; yi[i] = i * i; }}
+  out[{n}] = 42; /* past the end: the mask keeps it */
+  add_launch(x, y, out, {n});
+  add_launch_grid(({n} + 255) / 256, 1, 1, x, y, out_grid, {n});
+  add_i32_launch(xi, yi, outi, {n});
+  for (int i = 0; i <= {n}; ++i) printf("%.9g ", out[i]);
+  printf("\\n");
+  for (int i = 0; i < {n}; ++i) printf("%.9g ", out_grid[i]);
+  printf("\\n");
+  for (int i = 0; i < {n}; ++i) printf("%d ", outi[i]);
+  printf("\\n");
+  return 0;
+}}
+"""
+    out, out_grid, outi = build_and_run(tmp_path, main_c, ["add", "add_i32"])
+    x, y = inputs(n)
+    np.testing.assert_array_equal(out[:n], x + y)
+    assert out[n] == 42
+    np.testing.assert_array_equal(out_grid, x + y)
+    i = np.arange(n)
+    np.testing.assert_array_equal(outi, 3 * i - 500 + i * i)
+
+    meta = json.loads((tmp_path / "add.json").read_text())
+    assert meta["entry"] == "add_tessel_entry" and meta["kernel_name"] == "add"
+    assert meta["signature"] == ["*fp32:16", "*fp32:16", "*fp32:16", "i32", "256"]
+    assert meta["arg_names"] == ["x_ptr", "y_ptr", "out_ptr", "n"] and meta["constexprs"] == {"BLOCK": 256}
+    assert meta["grid"] == ["(n + 255) / 256", "1", "1"] and meta["num_warps"] == 4
+    assert meta["object_sha256"] == hashlib.sha256((tmp_path / "add.o").read_bytes()).hexdigest()
+    assert meta["target"]["backend"] == "cpu" and platform.machine() in meta["target"]["triple"]
+    assert meta["tessel_version"] == tessel.__version__
+    assert json.loads((tmp_path / "add_i32.json").read_text())["entry"] == "add_i32_tessel_entry"
+
+
+@needs_cc
+def test_2d_grid_with_scalar_arguments(kernel_file, tmp_path):
+    # bias_ptr is None: compiled out, and absent from the launch functions.
+    run_tool(kernel_file, tmp_path, "scale_2d", "*fp32, *fp32, None, i32, i32, fp32, 16, 32",
+             "(M + BLOCK_M - 1) / BLOCK_M, (N + BLOCK_N - 1) / BLOCK_N, 1")
+    m, n, alpha = 37, 70, 1.5  # neither a multiple of its block: masks on both axes
+    main_c = f"""
+#include <stdio.h>
+#include <stdlib.h>
+#include "scale_2d.h"
+
+int main(void) {{
+  float *x = malloc({m * n} * sizeof(float)), *unused = malloc({m * n} * sizeof(float));
+  float *out = calloc({m * n}, sizeof(float));
+  {C_INPUTS.format(n=m * n, x="x", y="unused")}
+  scale_2d_launch(x, out, {m}, {n}, {alpha}f);
+  for (int i = 0; i < {m * n}; ++i) printf("%.9g ", out[i]);
+  printf("\\n");
+  return 0;
+}}
+"""
+    x, _ = inputs(m * n)
+    expected = np.float32(alpha) * x.reshape(m, n) + np.arange(m, dtype=np.float32)[:, None]
+    # The same program serially and with the grid split over threads.
+    for flags in ([], ["-DTESSEL_AOT_THREADS", "-pthread"]):
+        (out,) = build_and_run(tmp_path, main_c, ["scale_2d"], *flags)
+        np.testing.assert_array_equal(out.reshape(m, n), expected, err_msg=" ".join(flags))
+
+
+def test_autotuned_kernel_and_header(kernel_file, tmp_path):
+    # The signature picks the values autotuning would; a dtype name is a constexpr value.
+    argv = [str(kernel_file), "-n", "copy_tuned", "-s", "*fp16:16, *bf16, i64:16, bf16, 64", "-g", "n / 64",
+            "-o", str(tmp_path), "--out-name", "copy_f16_bf16"]
+    assert aot.main(argv) == 0
+    header = (tmp_path / "copy_f16_bf16.h").read_text()
+    assert "void copy_f16_bf16_launch(uint16_t *x_ptr, uint16_t *out_ptr, int64_t n);" in header
+    assert ("void copy_f16_bf16_launch_grid(int32_t gx, int32_t gy, int32_t gz, uint16_t *x_ptr, uint16_t *out_ptr, "
+            "int64_t n);") in header
+    meta = json.loads((tmp_path / "copy_f16_bf16.json").read_text())
+    assert meta["constexprs"] == {"DTYPE": "bf16", "BLOCK": 64}
+    assert meta["arg_types"] == ["*fp16:16", "*bf16", "i64:16"] and meta["entry"] == "copy_f16_bf16_tessel_entry"
+
+
+@pytest.mark.parametrize("kernel, signature, grid, target, status, message", [
+    ("add", "*fp32, *fp32, *fp32, i32", "1", "cpu", 2, "parameter 'BLOCK' has no entry"),
+    ("add", "*fp32, *fp32, *fp32, i32, 256, i32", "1", "cpu", 2, "entry 'i32' has no parameter"),
+    ("add", "*fp32, *fp32, *fp32, 1000, 256", "1", "cpu", 2, "parameter 'n' is a run-time argument"),
+    ("add", "*fp32, *fp32, *fp32, i32, *fp32", "1", "cpu", 2, "parameter 'BLOCK' is tl.constexpr"),
+    ("add", "*fp32, *fp32, *f32, i32, 256", "1", "cpu", 2, "parameter 'out_ptr' has the unknown type '*f32'"),
+    ("add", "*fp32:8, *fp32, *fp32, i32, 256", "1", "cpu", 2, "':16' (a multiple of 16) is the only one"),
+    ("add", "*fp32, *fp32, *fp32, i32, 256", "(m + 255) / 256", "cpu", 2, "uses 'm', which is not a parameter"),
+    ("add", "*fp32, *fp32, *fp32, i32, 256", "x_ptr", "cpu", 2, "uses 'x_ptr', a pointer argument"),
+    ("add", "*fp32, *fp32, *fp32, i32, 256", "n; abort()", "cpu", 2, "--grid entry 'n; abort()'"),
+    ("add", "*fp32, *fp32, *fp32, i32, 256", "1", "cuda:80", 2, "cuda backend is not available in this build"),
+    ("add", "*fp32, *fp32, *fp32, i32, 256", "1", "cuda:90a", 2, "cuda backend is not available in this build"),
+    ("add", "*fp32, *fp32, *fp32, i32, 256", "1", "hip:gfx942", 2, "hip backend is not available in this build"),
+    ("add", "*fp32, *fp32, *fp32, i32, 256", "1", "tpu", 2, "unknown target"),
+    ("nope", "i32", "1", "cpu", 2, "no @tessel.jit function named 'nope'"),
+    # The kernel itself is wrong (arange needs a power of 2): a compile error, located in the kernel's source.
+    ("add", "*fp32, *fp32, *fp32, i32, 100", "1", "cpu", 1, "aot_kernels.py:8"),
+])
+def test_errors(kernel_file, tmp_path, capsys, kernel, signature, grid, target, status, message):
+    argv = [str(kernel_file), "--kernel-name", kernel, "--signature", signature, "--grid", grid, "--target", target,
+            "--out-dir", str(tmp_path)]
+    assert aot.main(argv) == status
+    assert message in capsys.readouterr().err
+    assert not list(tmp_path.iterdir())  # nothing written
+
+
+def test_error_exit_status_of_the_command(kernel_file, tmp_path):
+    result = subprocess.run(
+        [sys.executable, "-m", "tessel.tools.compile", str(kernel_file), "-n", "add", "-s", "*fp32, i32", "-g", "1",
+         "-o", str(tmp_path)], capture_output=True, text=True, env=TOOL_ENV)
+    assert result.returncode == 2
+    assert "parameter 'out_ptr' has no entry" in result.stderr and "Traceback" not in result.stderr
