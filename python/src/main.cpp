@@ -10,6 +10,7 @@
 #include "tessel/Builder/TileBuilder.h"
 #include "tessel/Runtime/KernelCache.h"
 #include "tessel/Runtime/ObjectLoader.h"
+#include "tessel/Runtime/RedisCache.h"
 #include "tessel/Runtime/ThreadPool.h"
 #include "tessel/Target/CPU/CPUCompiler.h"
 
@@ -153,6 +154,27 @@ PYBIND11_MODULE(_C, m) {
       .def("clear", [](const runtime::KernelCache &c) {
         check<CacheError>(c.clear());
       });
+
+  py::class_<runtime::RedisCache>(m, "RedisCache")
+      .def(py::init([](const std::string &url) {
+             auto cache = runtime::RedisCache::connect(url);
+             if (!cache)
+               throw CacheError(llvm::toString(cache.takeError()));
+             return std::move(*cache);
+           }),
+           py::arg("url"))
+      .def("load",
+           [](runtime::RedisCache &c,
+              const std::string &key) -> std::unique_ptr<Kernel> {
+             auto entry = c.load(key);
+             if (!entry)
+               throw CacheError(llvm::toString(entry.takeError()));
+             if (!*entry)
+               return nullptr;
+             return std::make_unique<Kernel>(std::move(**entry));
+           })
+      .def("store", [](runtime::RedisCache &c, const std::string &key,
+                       const Kernel &k) { check<CacheError>(c.store(key, k.parts)); });
 
   m.def("cache_key",
         [](std::vector<std::string> parts) {

@@ -26,6 +26,8 @@ class Knobs:
     cache_dir: pathlib.Path = field(default_factory=_default_cache_dir)
     # Least recently used kernels are evicted beyond this many bytes (0: no limit).
     cache_max_bytes: int = field(default_factory=lambda: int(os.environ.get("TESSEL_CACHE_MAX_BYTES", "0") or 0))
+    # A shared cache on a Redis server, "redis://host:port[/db]" ("" for none): a team's machines reuse kernels.
+    cache_remote: str = field(default_factory=lambda: os.environ.get("TESSEL_CACHE_REMOTE", ""))
     # Print the winning config of each autotuning run.
     print_autotuning: bool = field(default_factory=lambda: _flag("TESSEL_PRINT_AUTOTUNING"))
 
