@@ -39,14 +39,18 @@ struct Kernel {
   std::vector<DType> signature;
   runtime::CPUEntry entry = nullptr;
 
-  /// Loads the binary of `parts` into the process.
-  explicit Kernel(runtime::CacheEntry entryParts) : parts(std::move(entryParts)) {
+  /// Loads the binary of `parts` into the process, unless `load` is false
+  /// (code for another CPU, compiled ahead of time: it may not run here).
+  explicit Kernel(runtime::CacheEntry entryParts, bool load = true)
+      : parts(std::move(entryParts)) {
     for (const std::string &t : parts.signature) {
       auto dtype = DType::parse(t);
       if (!dtype)
         throw BackendError("kernel " + parts.name + ": bad argument type '" + t + "'");
       signature.push_back(*dtype);
     }
+    if (!load)
+      return;
     std::string error;
     entry = runtime::loadCPUObject(parts.object, parts.entryName, error);
     if (!entry)
@@ -101,6 +105,9 @@ struct Kernel {
   /// Runs the grid (checked by the caller) with argv[i] pointing to the
   /// value of runtime argument i. Releases the GIL while programs run.
   void launch(int64_t gx, int64_t gy, int64_t gz, void **argv) const {
+    if (!entry)
+      throw BackendError("kernel " + parts.name + " was compiled for another "
+                         "CPU and is not loaded in this process");
     int64_t total = gx * gy * gz;
     if (total == 0)
       return;

@@ -27,13 +27,22 @@ namespace {
 
 std::unique_ptr<Kernel> compileKernel(TileBuilder &builder,
                                       const py::dict &options) {
-  (void)options;
+  cpu::CPUTarget target;
+  for (auto [key, value] : options) {
+    std::string name = py::str(key);
+    if (name == "cpu")
+      target.cpu = py::str(value);
+    else if (name == "features")
+      target.features = py::str(value);
+    else
+      throw BackendError("unknown compile option '" + name + "'");
+  }
   mlir::OwningOpRef<mlir::ModuleOp> module = builder.takeModule();
   if (!module)
     throw BackendError("the builder's module was already compiled");
   cpu::CompileResult result;
   std::string error;
-  if (mlir::failed(cpu::compileModule(*module, result, error)))
+  if (mlir::failed(cpu::compileModule(*module, result, error, target)))
     throw BackendError(error);
   runtime::CacheEntry parts;
   parts.name = result.kernelName;
@@ -42,7 +51,7 @@ std::unique_ptr<Kernel> compileKernel(TileBuilder &builder,
     parts.signature.push_back(t.str());
   parts.stages = std::move(result.stages);
   parts.object = std::move(result.object);
-  return std::make_unique<Kernel>(std::move(parts));
+  return std::make_unique<Kernel>(std::move(parts), /*load=*/options.empty());
 }
 
 } // namespace

@@ -202,6 +202,7 @@ def test_autotuned_kernel_and_header(kernel_file, tmp_path):
     ("add", "*fp32, *fp32, *fp32, i32, 256", "1", "cuda:90a", 2, "cuda backend is not available in this build"),
     ("add", "*fp32, *fp32, *fp32, i32, 256", "1", "hip:gfx942", 2, "hip backend is not available in this build"),
     ("add", "*fp32, *fp32, *fp32, i32, 256", "1", "tpu", 2, "unknown target"),
+    ("add", "*fp32, *fp32, *fp32, i32, 256", "1", "cpu:not-a-cpu", 1, "unknown CPU 'not-a-cpu'"),
     ("nope", "i32", "1", "cpu", 2, "no @tessel.jit function named 'nope'"),
     # The kernel itself is wrong (arange needs a power of 2): a compile error, located in the kernel's source.
     ("add", "*fp32, *fp32, *fp32, i32, 100", "1", "cpu", 1, "aot_kernels.py:8"),
@@ -212,6 +213,35 @@ def test_errors(kernel_file, tmp_path, capsys, kernel, signature, grid, target, 
     assert aot.main(argv) == status
     assert message in capsys.readouterr().err
     assert not list(tmp_path.iterdir())  # nothing written
+
+
+@needs_cc
+def test_another_cpu_model(kernel_file, tmp_path):
+    # x86-64-v3 (AVX2, no AVX-512): a build for older machines than this one, which still runs here.
+    if platform.machine() != "x86_64":
+        pytest.skip("the model named here is an x86-64 one")
+    run_tool(kernel_file, tmp_path, "add", "*fp32, *fp32, *fp32, i32, 256", "(n + 255) / 256", "--target",
+             "cpu:x86-64-v3")
+    meta = json.loads((tmp_path / "add.json").read_text())
+    assert meta["target"]["cpu"] == "x86-64-v3"
+    assert "+avx512f" not in meta["target"]["features"]
+    n = 300
+    main_c = f"""
+#include <stdio.h>
+#include <stdlib.h>
+#include "add.h"
+int main(void) {{
+  float *x = malloc({n} * sizeof(float)), *y = malloc({n} * sizeof(float)), *out = calloc({n}, sizeof(float));
+  {C_INPUTS.format(n=n, x="x", y="y")}
+  add_launch(x, y, out, {n});
+  for (int i = 0; i < {n}; ++i) printf("%.9g ", out[i]);
+  printf("\\n");
+  return 0;
+}}
+"""
+    (out,) = build_and_run(tmp_path, main_c, ["add"])
+    x, y = inputs(n)
+    np.testing.assert_array_equal(out, x + y)
 
 
 def test_error_exit_status_of_the_command(kernel_file, tmp_path):

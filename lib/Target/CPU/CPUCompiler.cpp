@@ -36,6 +36,7 @@
 
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
+#include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/TargetSelect.h"
@@ -134,6 +135,32 @@ llvm::TargetMachine *hostTargetMachine(std::string &error) {
   return machine.get();
 }
 
+/// A target machine for another CPU model of the host's architecture.
+std::unique_ptr<llvm::TargetMachine>
+namedTargetMachine(const CPUTarget &target, std::string &error) {
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+  llvm::Triple triple(llvm::sys::getProcessTriple());
+  std::string lookupError;
+  const llvm::Target *llvmTarget =
+      llvm::TargetRegistry::lookupTarget(triple, lookupError);
+  if (!llvmTarget) {
+    error = "no LLVM target for " + triple.str() + ": " + lookupError;
+    return nullptr;
+  }
+  // LLVM only warns about an unknown CPU name: check it first.
+  std::unique_ptr<llvm::MCSubtargetInfo> info(
+      llvmTarget->createMCSubtargetInfo(triple, target.cpu, ""));
+  if (!info || !info->isCPUStringValid(target.cpu)) {
+    error = "unknown CPU '" + target.cpu + "' for " + triple.str();
+    return nullptr;
+  }
+  llvm::TargetOptions options;
+  return std::unique_ptr<llvm::TargetMachine>(llvmTarget->createTargetMachine(
+      triple, target.cpu, target.features, options, llvm::Reloc::PIC_,
+      std::nullopt, llvm::CodeGenOptLevel::Aggressive));
+}
+
 void optimize(llvm::Module &module, llvm::TargetMachine *machine) {
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;
@@ -167,7 +194,7 @@ std::string hostTargetDescription() {
 }
 
 LogicalResult compileModule(ModuleOp module, CompileResult &result,
-                            std::string &error) {
+                            std::string &error, const CPUTarget &target) {
   MLIRContext *ctx = module.getContext();
   DialectRegistry registry;
   registerCPUCompilerDialects(registry);
@@ -219,7 +246,15 @@ LogicalResult compileModule(ModuleOp module, CompileResult &result,
     return fail("lowering to the LLVM dialect failed");
   result.stages.push_back({"llir", print(module)});
 
-  llvm::TargetMachine *machine = hostTargetMachine(error);
+  std::unique_ptr<llvm::TargetMachine> named;
+  llvm::TargetMachine *machine;
+  if (target.cpu.empty() && target.features.empty()) {
+    machine = hostTargetMachine(error);
+  } else {
+    named = namedTargetMachine(
+        {target.cpu.empty() ? "generic" : target.cpu, target.features}, error);
+    machine = named.get();
+  }
   if (!machine)
     return failure();
   llvm::LLVMContext llvmContext;

@@ -4,7 +4,8 @@
         --grid "(n + 1023) / 1024, 1, 1" --target cpu --out-dir D [--out-name N]
 
 writes, in D, under the name N (default: K):
-    N.o     the kernel: an ELF relocatable object for the host CPU defining the entry `N_tessel_entry`
+    N.o     the kernel: an ELF relocatable object for the --target CPU (cpu: this host's model; cpu:<model>, e.g.
+            cpu:x86-64-v3, for other machines) defining the entry `N_tessel_entry`
     N.h     `void N_launch(<args>)`, which runs the --grid, and `void N_launch_grid(gx, gy, gz, <args>)`
     N.c     those two functions: they pack the arguments for the entry and run the grid, serially, or over
             pthreads when compiled with -DTESSEL_AOT_THREADS (TESSEL_NUM_THREADS caps the threads)
@@ -124,14 +125,12 @@ class Launcher:
 
 # ------------------------------------------------------------------------------------------- command line parsing
 
-def parse_target(text: str) -> None:
-    """Accepts the targets this build compiles for: the host CPU only."""
+def parse_target(text: str) -> dict[str, str]:
+    """The compile options of a target this build compiles for: "cpu" (the host CPU) or "cpu:<model>" (another CPU
+    model of this architecture, e.g. cpu:x86-64-v3, for machines that are not this one)."""
     backend, _, arch = text.strip().partition(":")
     if backend == "cpu":
-        if arch:
-            raise UsageError(f"--target {text}: choosing the CPU model is not supported yet; 'cpu' compiles for the "
-                             "host CPU")
-        return
+        return {"cpu": arch} if arch else {}
     if backend in _GPU_BACKENDS:
         raise UsageError(f"--target {text}: the {backend} backend is not available in this build of tessel "
                          "(available: cpu)")
@@ -270,7 +269,7 @@ def load_kernel(path: pathlib.Path, name: str) -> JITFunction:
 
 # ------------------------------------------------------------------------------------------------- compilation
 
-def compile_kernel(kernel: JITFunction, spec: Specialization, name: str) -> Any:
+def compile_kernel(kernel: JITFunction, spec: Specialization, name: str, options: dict[str, str]) -> Any:
     """Compiles the specialization into a `_C.Kernel` whose function, and so its entry symbol, is called `name`."""
     if name != kernel.__name__:
         # Naming the entry after --out-name lets several specializations of one kernel link into one program.
@@ -279,7 +278,7 @@ def compile_kernel(kernel: JITFunction, spec: Specialization, name: str) -> Any:
         kernel.__name__ = name
     builder = _C.Builder()
     generate(kernel, builder, [arg.type for arg in spec.args], dict(spec.constexprs))
-    return _C.compile(builder, {})
+    return _C.compile(builder, options)
 
 
 def target_description(compiled: Any) -> dict[str, str]:
@@ -487,13 +486,13 @@ def _parser() -> argparse.ArgumentParser:
 def run(options: argparse.Namespace) -> None:
     """Compiles as the options say and writes the outputs. Every check of the command line comes first, so that
     a wrong one writes nothing."""
-    parse_target(options.target)
+    compile_options = parse_target(options.target)
     name = options.out_name or options.kernel_name
     _check_c_name(name, "--out-name" if options.out_name else "--kernel-name")
     kernel = load_kernel(pathlib.Path(options.path), options.kernel_name)
     spec = parse_signature(kernel, options.signature)
     grid, grid_constants = parse_grid(options.grid, kernel, spec)
-    compiled = compile_kernel(kernel, spec, name)
+    compiled = compile_kernel(kernel, spec, name, compile_options)
     entry = f"{compiled.name}_tessel_entry"
     launcher = Launcher(name, entry, spec.args, grid, grid_constants, _description(kernel, spec, options))
     out = options.out_dir

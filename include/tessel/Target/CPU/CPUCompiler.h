@@ -36,10 +36,18 @@ void buildLoopsToLLVMPipeline(mlir::OpPassManager &pm);
 /// never hand out an illegal instruction).
 std::string hostTargetDescription();
 
-/// Compiles the one kernel in `module` (tile IR). On failure, `error` holds
-/// the diagnostics.
+/// The x86/AArch64 model to compile for (ahead-of-time builds for machines
+/// that are not this one); empty fields mean the host's.
+struct CPUTarget {
+  std::string cpu;      ///< e.g. "x86-64-v3", "skylake-avx512"
+  std::string features; ///< LLVM feature string, e.g. "+avx2,-avx512f"
+};
+
+/// Compiles the one kernel in `module` (tile IR) for `target` (the host by
+/// default). On failure, `error` holds the diagnostics.
 mlir::LogicalResult compileModule(mlir::ModuleOp module, CompileResult &result,
-                                  std::string &error);
+                                  std::string &error,
+                                  const CPUTarget &target = {});
 
 } // namespace tessel::cpu
 
