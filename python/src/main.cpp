@@ -54,6 +54,16 @@ std::unique_ptr<Kernel> compileKernel(TileBuilder &builder,
   return std::make_unique<Kernel>(std::move(parts), /*load=*/options.empty());
 }
 
+/// A cache lookup as the bindings return it: a loaded kernel, or None.
+std::unique_ptr<Kernel>
+loadedKernel(llvm::Expected<std::optional<runtime::CacheEntry>> entry) {
+  if (!entry)
+    throw CacheError(llvm::toString(entry.takeError()));
+  if (!*entry)
+    return nullptr;
+  return std::make_unique<Kernel>(std::move(**entry));
+}
+
 } // namespace
 
 PYBIND11_MODULE(_C, m) {
@@ -133,12 +143,7 @@ PYBIND11_MODULE(_C, m) {
            [](const runtime::KernelCache &c,
               const std::string &key) -> std::unique_ptr<Kernel> {
              check<CacheError>(c.checkDirectory());
-             auto entry = c.load(key);
-             if (!entry)
-               throw CacheError(llvm::toString(entry.takeError()));
-             if (!*entry)
-               return nullptr;
-             return std::make_unique<Kernel>(std::move(**entry));
+             return loadedKernel(c.load(key));
            })
       .def("store",
            [](const runtime::KernelCache &c, const std::string &key,
@@ -175,12 +180,7 @@ PYBIND11_MODULE(_C, m) {
       .def("load",
            [](runtime::RedisCache &c,
               const std::string &key) -> std::unique_ptr<Kernel> {
-             auto entry = c.load(key);
-             if (!entry)
-               throw CacheError(llvm::toString(entry.takeError()));
-             if (!*entry)
-               return nullptr;
-             return std::make_unique<Kernel>(std::move(**entry));
+             return loadedKernel(c.load(key));
            })
       .def("store", [](runtime::RedisCache &c, const std::string &key,
                        const Kernel &k) { check<CacheError>(c.store(key, k.parts)); });

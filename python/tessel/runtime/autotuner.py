@@ -101,7 +101,22 @@ def _one_line(error: BaseException) -> str:
     return f"{type(error).__name__}: {lines[-1]}" if lines else type(error).__name__
 
 
-class Autotuner:
+class _KernelWrapper:
+    """What Autotuner and Heuristics share with a JITFunction: launching with `wrapper[grid](...)` (through their
+    `run`) and the name of the kernel they wrap (`fn`)."""
+
+    fn: Any
+
+    @property
+    def __name__(self) -> str:
+        return _base_jit_function(self.fn).__name__
+
+    def __getitem__(self, grid: Any) -> Callable[..., Any]:
+        # Subclasses define run(*args, grid=, warmup=, **kwargs) as JITFunction does.
+        return lambda *args, **kwargs: self.run(*args, grid=grid, warmup=False, **kwargs)  # type: ignore[attr-defined]
+
+
+class Autotuner(_KernelWrapper):
     """A kernel launched like a JITFunction (`tuned[grid](*args, **kwargs)`) that runs the best of its configs for
     the values of its key arguments, measuring every config the first time a key is seen."""
 
@@ -143,13 +158,6 @@ class Autotuner:
         self.num_warmups = warmup
         self.num_reps = rep
         self.do_bench = do_bench or self._default_do_bench
-
-    @property
-    def __name__(self) -> str:
-        return _base_jit_function(self.fn).__name__
-
-    def __getitem__(self, grid: Any) -> Callable[..., Any]:
-        return lambda *args, **kwargs: self.run(*args, grid=grid, warmup=False, **kwargs)
 
     def __repr__(self) -> str:
         return f"Autotuner({self.fn!r}, {len(self.configs)} configs, key={self.keys})"
@@ -363,20 +371,13 @@ def autotune(configs: Sequence[Config], key: Sequence[str], prune_configs_by: di
     return decorator
 
 
-class Heuristics:
+class Heuristics(_KernelWrapper):
     """A kernel whose meta-parameters are computed from the other arguments at every launch."""
 
     def __init__(self, fn: Any, arg_names: Sequence[str], values: dict[str, Callable[[dict[str, Any]], Any]]) -> None:
         self.fn = fn
         self.arg_names = list(arg_names)
         self.values = dict(values)
-
-    @property
-    def __name__(self) -> str:
-        return _base_jit_function(self.fn).__name__
-
-    def __getitem__(self, grid: Any) -> Callable[..., Any]:
-        return lambda *args, **kwargs: self.run(*args, grid=grid, warmup=False, **kwargs)
 
     def __repr__(self) -> str:
         return f"Heuristics({self.fn!r}, {sorted(self.values)})"
