@@ -102,9 +102,12 @@ std::vector<PyObject *> Launcher::bind(const py::args &args,
   for (size_t i = 0; i < args.size(); ++i)
     values[i] = args[i].ptr();
   for (auto [key, value] : kwargs) {
-    std::string name = py::str(key);
-    auto it = std::find(names.begin(), names.end(), name);
-    if (it == names.end()) {
+    // Compared as Python strings: no conversion on the launch path.
+    size_t i = 0;
+    while (i < n && PyUnicode_Compare(key.ptr(), pyNames[i].ptr()) != 0)
+      ++i;
+    if (i == n) {
+      std::string name = py::str(key);
       // Launch options the CPU backend accepts and ignores.
       if (name == "num_warps" || name == "num_stages" || name == "num_ctas" ||
           name == "maxnreg")
@@ -112,10 +115,9 @@ std::vector<PyObject *> Launcher::bind(const py::args &args,
       throw py::type_error(this->name + "() got an unexpected keyword argument '" +
                            name + "'");
     }
-    size_t i = it - names.begin();
     if (values[i])
       throw py::type_error(this->name + "() got multiple values for argument '" +
-                           name + "'");
+                           names[i] + "'");
     values[i] = value.ptr();
   }
   for (size_t i = 0; i < n; ++i) {

@@ -80,7 +80,8 @@ class JITFunction:
                            "or call it from another @tessel.jit function")
 
     def __getitem__(self, grid: Any) -> Callable[..., Any]:
-        return lambda *args, **kwargs: self.run(*args, grid=grid, warmup=False, **kwargs)
+        # Straight into the C++ launch path: no Python frame between the call and the launch.
+        return functools.partial(self._get_launcher().launch, grid, False)
 
     def __repr__(self) -> str:
         return f"JITFunction({self.fn.__module__}:{self.fn.__qualname__})"
@@ -99,6 +100,9 @@ class JITFunction:
         """Binds the arguments, compiles on a cache miss and, unless `warmup`, launches the grid. Returns the
         compiled kernel (`.asm` holds every stage's text). The work is done in C++ (`_C.Launcher`), which calls
         back into Python only to compile, for unusual arguments and for grid callables."""
+        return self._get_launcher().launch(grid, warmup, *args, **kwargs)
+
+    def _get_launcher(self) -> Any:
         if self._launcher is None:
             # Made at the first launch, not at decoration: the @jit functions and globals a kernel reaches may be
             # defined after it in its module.
@@ -108,7 +112,7 @@ class JITFunction:
                 [n not in self.do_not_specialize_on_alignment for n in self.arg_names],
                 self.cache, self._compile_specialization, driver.kernel_arg,
                 self._global_values if self._dependencies().globals else None)
-        return self._launcher.launch(grid, warmup, *args, **kwargs)
+        return self._launcher
 
     def _compile_specialization(self, arg_types: list[str], constexprs: dict[str, Any]) -> Any:
         return self._compile(arg_types, {name: core._unwrap(v) for name, v in constexprs.items()})
