@@ -882,6 +882,10 @@ LogicalResult KernelLowering::lowerDot(DotOp op) {
   // multiply and add.
   auto operandBuffer = [&](Value v) {
     auto type = cast<RankedTensorType>(v.getType());
+    // Already in a buffer of that type (e.g. a tile loaded before a loop and
+    // used by every iteration's dot): read it where it is.
+    if (Value buf = buffers.lookup(v); buf && type.getElementType() == accElt)
+      return buf;
     Value buf = allocBuffer(type.getShape(), accElt);
     emitLoopNest(type.getShape(), loc, [&](ValueRange idx) {
       memref::StoreOp::create(b, loc, extend(emitAt(v, idx)), buf, idx);

@@ -224,3 +224,30 @@ func.func @aligned(%p: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %n: i32 {t
   tile.store %p, %c : !tile.ptr<f32>, f32
   return
 }
+
+// -----
+
+// A dot operand already in a buffer of the accumulator's type (here loaded
+// once before the loop) is read in place: no copy inside the loop.
+// CHECK-LABEL: func.func private @invariant_operand
+// CHECK: %[[A:[a-z0-9_]+]] = memref.alloca() {alignment = 64 : i64} : memref<16x16xf32>
+// CHECK: scf.for %{{.*}} = %c0_i32 to %{{.*}} step %c1_i32  : i32 {
+// CHECK-NOT: memref.store %{{.*}}, %[[A]]
+// CHECK: memref.load %[[A]]
+// CHECK: vector.fma
+func.func @invariant_operand(%pa: !tile.ptr<f32>, %pc: !tile.ptr<f32>, %n: i32) attributes {tile.kernel} {
+  %zero = arith.constant dense<0.0> : tensor<16x32xf32>
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %a = tile.splat %pa : tensor<16x16x!tile.ptr<f32>>
+  %av = tile.load %a : tensor<16x16x!tile.ptr<f32>> -> tensor<16x16xf32>
+  %b = tile.splat %pa : tensor<16x32x!tile.ptr<f32>>
+  %acc = scf.for %i = %c0 to %n step %c1 iter_args(%s = %zero) -> (tensor<16x32xf32>) : i32 {
+    %bv = tile.load %b : tensor<16x32x!tile.ptr<f32>> -> tensor<16x32xf32>
+    %d = tile.dot %av, %bv, %s : tensor<16x16xf32>, tensor<16x32xf32> -> tensor<16x32xf32>
+    scf.yield %d : tensor<16x32xf32>
+  }
+  %c = tile.splat %pc : tensor<16x32x!tile.ptr<f32>>
+  tile.store %c, %acc : tensor<16x32x!tile.ptr<f32>>, tensor<16x32xf32>
+  return
+}
