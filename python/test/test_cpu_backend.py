@@ -79,3 +79,23 @@ def test_integer_division_by_zero_does_not_crash(tmp_path):
     """)
     assert proc.returncode == 0, proc.stderr
     assert "survived" in proc.stdout
+
+
+@tessel.jit
+def _doubling_kernel(x_ptr, out_ptr, DEPTH: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    i = offs
+    for _ in tl.static_range(DEPTH):
+        i = (i + i) % 7  # each value used twice by the next: 2**DEPTH paths through the expression
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs) + i)
+
+
+def test_shared_subexpressions_compile_in_linear_time():
+    # Before shared subexpressions were emitted once, depth 24 would not finish compiling.
+    x = np.arange(16, dtype=np.int32)
+    out = np.zeros_like(x)
+    _doubling_kernel[(1,)](x, out, DEPTH=24, BLOCK=16)
+    i = np.arange(16)
+    for _ in range(24):
+        i = (i + i) % 7
+    np.testing.assert_array_equal(out, x + i)

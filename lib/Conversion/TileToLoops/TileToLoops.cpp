@@ -117,6 +117,7 @@ private:
 
   // Element-wise evaluation.
   Value emitAt(Value v, ValueRange idx);
+  bool isVisible(Value v);
   Value emitOpAt(Operation *op, ValueRange idx);
   Value emitLoad(Value ptr, Value mask, function_ref<Value()> other,
                  Type eltType, Location loc);
@@ -146,6 +147,12 @@ private:
   DenseMap<Value, Value> buffers;
   DenseSet<Value> materialized;
   DenseMap<Operation *, unsigned> position;
+  /// Evaluation points of each lazy value (planning).
+  DenseMap<Value, SmallVector<Operation *>> pointsOf;
+  /// Values already emitted for (lazy value, index) in the code being built:
+  /// shared subexpressions are emitted once, not once per path.
+  DenseMap<Value, SmallVector<std::pair<SmallVector<Value, 4>, Value>, 1>>
+      emitted;
   SmallVector<unsigned> storePositions;
 };
 
@@ -166,11 +173,17 @@ void KernelLowering::numberOps() {
 /// its materialized lazy users, through chains of lazy users.
 void KernelLowering::evaluationPoints(Value v,
                                       SmallVectorImpl<Operation *> &points) {
+  SmallPtrSet<Operation *, 8> seen;
   for (Operation *user : v.getUsers()) {
-    if (isLazyOp(user) && !materialized.contains(user->getResult(0)))
-      evaluationPoints(user->getResult(0), points);
-    else
+    if (isLazyOp(user) && !materialized.contains(user->getResult(0))) {
+      // Users are planned before their producers: theirs are known, which
+      // keeps this linear in the size of the kernel (no walk per path).
+      for (Operation *p : pointsOf.lookup(user->getResult(0)))
+        if (seen.insert(p).second)
+          points.push_back(p);
+    } else if (seen.insert(user).second) {
       points.push_back(user);
+    }
   }
 }
 
@@ -206,6 +219,7 @@ void KernelLowering::planMaterialization() {
     }
     if (materialize)
       materialized.insert(v);
+    pointsOf[v] = std::move(points);
   }
 }
 
@@ -374,13 +388,31 @@ Value KernelLowering::emitLoad(Value ptr, Value mask,
   return ifOp.getResult(0);
 }
 
+bool KernelLowering::isVisible(Value v) {
+  Block *def = v.getParentBlock();
+  for (Block *block = b.getInsertionBlock(); block;) {
+    if (block == def)
+      return true;
+    Operation *parent = block->getParentOp();
+    // A region still being built has no parent yet: not provably visible.
+    block = parent ? parent->getBlock() : nullptr;
+  }
+  return false;
+}
+
 Value KernelLowering::emitAt(Value v, ValueRange idx) {
   if (!isTensor(v))
     return scalar(v);
   if (Value buf = buffers.lookup(v))
     return bufferLoad(buf, idx, cast<RankedTensorType>(v.getType()).getElementType(),
                       v.getLoc());
-  return emitOpAt(v.getDefiningOp(), idx);
+  auto &previous = emitted[v];
+  for (auto &[index, value] : previous)
+    if (llvm::equal(index, idx) && isVisible(value))
+      return value;
+  Value result = emitOpAt(v.getDefiningOp(), idx);
+  emitted[v].push_back({SmallVector<Value, 4>(idx), result});
+  return result;
 }
 
 Value KernelLowering::emitOpAt(Operation *op, ValueRange idx) {
