@@ -120,3 +120,18 @@ TEST_F(BuilderTest, LoopCarriedTypesMustNotChange) {
   TValue next = b.cast(carried[0], "fp16", false);
   EXPECT_THROW(b.endFor({next}), CompileError);
 }
+
+TEST_F(BuilderTest, DivisionMayUseTheReciprocalButDivRnMayNot) {
+  b.binary("truediv", block("fp32"), block("fp32"));
+  b.binary("div_rn", block("fp32"), block("fp32"));
+  b.finishFunction();
+  std::string ir = b.moduleString();
+  auto first = ir.find("arith.divf");
+  ASSERT_NE(first, std::string::npos) << ir;
+  auto second = ir.find("arith.divf", first + 1);
+  ASSERT_NE(second, std::string::npos) << ir;
+  EXPECT_NE(ir.substr(first, ir.find('\n', first) - first).find("fastmath<arcp>"),
+            std::string::npos) << ir;
+  EXPECT_EQ(ir.substr(second, ir.find('\n', second) - second).find("fastmath"),
+            std::string::npos) << ir;
+}

@@ -494,12 +494,17 @@ TValue TileBuilder::binary(const std::string &op, Operand lhs, Operand rhs) {
     return make(r, DType{ScalarKind::I1});
   }
 
-  if (op == "truediv") {
+  if (op == "truediv" || op == "div_rn") {
     DType t = computationType(lhs, rhs, /*divOrMod=*/true, op);
     if (t.isInt())
       t = DType{ScalarKind::F32};
     auto [a, b] = promoteAndBroadcast(lhs, rhs, t, op);
-    return make(arith::DivFOp::create(builder, loc, a.value, b.value), t);
+    // `/` may use the reciprocal (Triton's fp32 division is approximate too;
+    // x / s over a block then becomes x * (1 / s)); div_rn is IEEE-rounded.
+    auto flags = op == "truediv" ? arith::FastMathFlags::arcp
+                                 : arith::FastMathFlags::none;
+    return make(arith::DivFOp::create(builder, loc, a.value, b.value, flags),
+                t);
   }
 
   bool divOrMod = op == "floordiv" || op == "mod";

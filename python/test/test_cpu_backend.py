@@ -99,3 +99,27 @@ def test_shared_subexpressions_compile_in_linear_time():
     for _ in range(24):
         i = (i + i) % 7
     np.testing.assert_array_equal(out, x + i)
+
+
+@tessel.jit
+def _divide_kernel(x_ptr, y_ptr, fast_ptr, exact_ptr, sum_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    s = tl.sum(tl.load(y_ptr + offs), axis=0)
+    tl.store(sum_ptr, s)
+    tl.store(fast_ptr + offs, x / s)
+    tl.store(exact_ptr + offs, tl.div_rn(x, s))
+
+
+def test_division_rounding(rand):
+    x = rand(256, np.float32)
+    y = rand(256, np.float32, low=1, high=2)
+    fast = np.zeros_like(x)
+    exact = np.zeros_like(x)
+    s = np.zeros(1, np.float32)  # the kernel's sum (its summation order is its own)
+    _divide_kernel[(1,)](x, y, fast, exact, s, BLOCK=256)
+    np.testing.assert_allclose(s[0], y.sum(dtype=np.float64), rtol=1e-5)
+    # div_rn is IEEE division: bit-exact.
+    np.testing.assert_array_equal(exact, x / s[0])
+    # `/` may multiply by the reciprocal: within 2 ulp.
+    np.testing.assert_array_max_ulp(fast, exact, maxulp=2)

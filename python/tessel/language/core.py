@@ -557,13 +557,13 @@ erf = _math_builtin("erf", "erf")
 
 @builtin
 def fdiv(x: Any, y: Any, ieee_rounding: bool = False, _builder: Any = None) -> tensor:
-    # On the CPU every division is IEEE-rounded, so the fast and the exact variants coincide.
-    return _binary("truediv", x, y, _builder)
+    return _binary("div_rn" if _unwrap(ieee_rounding) else "truediv", x, y, _builder)
 
 
 @builtin
 def div_rn(x: Any, y: Any, _builder: Any = None) -> tensor:
-    return _binary("truediv", x, y, _builder)
+    """Division rounded to nearest (IEEE); `/` may instead multiply by the reciprocal."""
+    return _binary("div_rn", x, y, _builder)
 
 
 # ------------------------------------------------------------------------------------------------------------ shape
