@@ -868,21 +868,20 @@ LogicalResult KernelLowering::lowerReduce(ReduceOp op) {
     for (unsigned i = 0; i < n; ++i)
       outBufs.push_back(allocBuffer(outShape, eltTypes[i]));
     emitLoopNest(outShape, loc, [&](ValueRange idx) {
-      SmallVector<Value> lane0(idx);
-      lane0.push_back(index(0, loc));
-      SmallVector<Value> acc;
-      for (unsigned i = 0; i < n; ++i)
-        acc.push_back(bufferLoad(accs[i], lane0, eltTypes[i], loc));
-      for (int64_t l = 1; l < lanes; ++l) {
+      // A pairwise tree (lanes/2, lanes/4, ..., 1): as many combines as a
+      // chain, but log2(lanes) deep.
+      SmallVector<SmallVector<Value>> lane(lanes);
+      for (int64_t l = 0; l < lanes; ++l) {
         SmallVector<Value> laneIdx(idx);
         laneIdx.push_back(index(l, loc));
-        SmallVector<Value> next;
         for (unsigned i = 0; i < n; ++i)
-          next.push_back(bufferLoad(accs[i], laneIdx, eltTypes[i], loc));
-        acc = emitCombine(op, acc, next);
+          lane[l].push_back(bufferLoad(accs[i], laneIdx, eltTypes[i], loc));
       }
+      for (int64_t width = lanes / 2; width >= 1; width /= 2)
+        for (int64_t l = 0; l < width; ++l)
+          lane[l] = emitCombine(op, lane[l], lane[l + width]);
       for (unsigned i = 0; i < n; ++i)
-        bufferStore(outBufs[i], idx, acc[i], loc);
+        bufferStore(outBufs[i], idx, lane[0][i], loc);
     });
     results = outBufs;
   }
