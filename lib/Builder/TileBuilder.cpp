@@ -748,11 +748,9 @@ TValue TileBuilder::reshape(const TValue &x,
     fail("reshape: cannot reshape " + x.describe() + " to " + shapeStr(shape) +
          " (" + std::to_string(numel) + " vs " + std::to_string(target) +
          " elements)");
-  if (shape.empty()) {
-    // A one-element block to a scalar: reduce-free extraction through reshape
-    // to [1] is not a scalar; keep blocks as blocks.
+  // Blocks stay blocks: a scalar comes from a reduction, not a reshape.
+  if (shape.empty())
     fail("reshape: the target shape must have at least one dimension");
-  }
   if (!x.isBlock())
     return splatTo(x, shape);
   if (ArrayRef<int64_t>(shape) == x.shape())
