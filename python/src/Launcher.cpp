@@ -90,6 +90,9 @@ private:
   py::function compile, slowArg;
   py::object globalValues; ///< None when the kernel reads no constexpr global
   std::unordered_map<std::string, py::str> tags;
+  /// Pointer type tags of tensor dtype objects (torch dtypes are singletons).
+  std::unordered_map<PyObject *, std::string> dtypeTags;
+  std::vector<py::object> dtypeObjects;
 };
 
 std::vector<PyObject *> Launcher::bind(const py::args &args,
@@ -182,11 +185,36 @@ Arg Launcher::classify(size_t index, PyObject *value) {
       PyErr_Clear();
     }
   }
-  // Everything else (torch tensors, big ints, numpy scalars, device arrays,
-  // dtype-only warmup arrays): the Python driver decides, and raises the
-  // errors users see.
+  // Tensors in host memory with data_ptr() and a dtype object (torch): the
+  // dtype's type tag is learned from the driver once.
+  if (PyObject_HasAttrString(value, "data_ptr")) {
+    PyObject *isCpu = PyObject_GetAttrString(value, "is_cpu");
+    PyObject *dtype = isCpu == Py_True ? PyObject_GetAttrString(value, "dtype") : nullptr;
+    Py_XDECREF(isCpu);
+    if (!dtype)
+      PyErr_Clear();
+    auto known = dtype ? dtypeTags.find(dtype) : dtypeTags.end();
+    if (known != dtypeTags.end()) {
+      Py_DECREF(dtype);
+      py::object ptr = py::reinterpret_borrow<py::object>(value).attr("data_ptr")();
+      arg.type = known->second;
+      arg.bits = ptr.cast<uint64_t>();
+      specialize(index, arg);
+      return arg;
+    }
+    Py_XDECREF(dtype);
+  }
+  // Everything else (big ints, numpy scalars, device arrays, dtype-only
+  // warmup arrays, a tensor dtype seen for the first time): the Python driver
+  // decides, and raises the errors users see.
   py::tuple result = slowArg(pyNames[index], py::handle(value));
   arg.type = result[0].cast<std::string>();
+  if (arg.type[0] == '*' && PyObject_HasAttrString(value, "data_ptr") &&
+      py::getattr(py::handle(value), "is_cpu", py::bool_(false)).ptr() == Py_True) {
+    py::object dtype = py::handle(value).attr("dtype");
+    dtypeTags.emplace(dtype.ptr(), arg.type);
+    dtypeObjects.push_back(std::move(dtype)); // keeps the key alive
+  }
   py::handle v = result[1];
   if (arg.type[0] == '*' || arg.type[0] == 'i' || arg.type[0] == 'u') {
     if (PyBool_Check(v.ptr()))

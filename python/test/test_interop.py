@@ -71,3 +71,23 @@ def test_torch_strided_views():
     grid = (triton.cdiv(M, 32), triton.cdiv(N, 32))
     _transpose_kernel[grid](x, out, M, N, x.stride(0), x.stride(1), BM=32, BN=32)
     torch.testing.assert_close(out, x.t().contiguous(), rtol=0, atol=0)
+
+
+def test_repeated_launches_with_tensors_of_several_dtypes():
+    # After the first launch, tensors take the launcher's fast path: results, types and addresses must stay right.
+    for dtype in (torch.float32, torch.float16, torch.float32, torch.float64, torch.float16):
+        for n in (5, 100):
+            x = torch.arange(n, dtype=dtype)
+            y = torch.ones(n, dtype=dtype)
+            out = torch.zeros(n, dtype=dtype)
+            _fma_kernel[(triton.cdiv(n, 64),)](x, y, out, n, BLOCK=64)
+            torch.testing.assert_close(out, x * y + x)
+
+
+def test_tensors_off_the_cpu_are_rejected_after_cpu_ones():
+    x = torch.ones(16)
+    out = torch.zeros(16)
+    _fma_kernel[(1,)](x, x, out, 16, BLOCK=16)  # float32 tensors are now known to the launcher
+    meta = torch.empty(16, device="meta")
+    with pytest.raises(RuntimeError, match="(?i)gpu|device|cpu"):
+        _fma_kernel[(1,)](meta, x, out, 16, BLOCK=16)
