@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <string>
 
+#include <pthread.h>
+
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
 #define TESSEL_PAUSE() _mm_pause()
@@ -14,6 +16,13 @@
 #endif
 
 using namespace tessel::runtime;
+
+namespace {
+/// Set in a child process after fork(): the pool's threads did not survive,
+/// and its locks may have been held by them. The child runs grids inline.
+std::atomic<bool> forkedChild{false};
+void markForkedChild() { forkedChild.store(true); }
+} // namespace
 
 ThreadPool::ThreadPool(unsigned numThreads)
     : numThreads(std::max(1u, numThreads)) {
@@ -34,6 +43,8 @@ ThreadPool::~ThreadPool() {
 }
 
 ThreadPool &ThreadPool::global() {
+  static const int registered = ::pthread_atfork(nullptr, nullptr, markForkedChild);
+  (void)registered;
   static ThreadPool pool([] {
     if (const char *env = std::getenv("TESSEL_NUM_THREADS")) {
       int n = std::atoi(env);
@@ -96,7 +107,7 @@ void ThreadPool::workerLoop() {
 void ThreadPool::parallelFor(int64_t n, const Body &fn) {
   if (n <= 0)
     return;
-  if (n == 1 || workers.empty()) {
+  if (n == 1 || workers.empty() || forkedChild.load(std::memory_order_relaxed)) {
     fn(0, n);
     return;
   }

@@ -123,3 +123,35 @@ def test_division_rounding(rand):
     np.testing.assert_array_equal(exact, x / s[0])
     # `/` may multiply by the reciprocal: within 2 ulp.
     np.testing.assert_array_max_ulp(fast, exact, maxulp=2)
+
+
+def test_launch_in_a_forked_child(tmp_path):
+    # The parent's pool threads do not survive fork(): the child must still run grids (inline), not hang.
+    proc = _run_python(tmp_path, """
+        import multiprocessing as mp
+        import numpy as np
+        import tessel
+        import tessel.language as tl
+
+        @tessel.jit
+        def fill(out, n, B: tl.constexpr):
+            offs = tl.program_id(0) * B + tl.arange(0, B)
+            tl.store(out + offs, offs * 2, mask=offs < n)
+
+        def child(q):
+            out = np.zeros(5000, np.int32)
+            fill[(tessel.cdiv(5000, 64),)](out, 5000, B=64)
+            q.put(bool((out == 2 * np.arange(5000)).all()))
+
+        out = np.zeros(5000, np.int32)
+        fill[(tessel.cdiv(5000, 64),)](out, 5000, B=64)  # the pool's threads exist now
+        ctx = mp.get_context("fork")
+        q = ctx.Queue()
+        p = ctx.Process(target=child, args=(q,))
+        p.start()
+        print(q.get(timeout=60))
+        p.join(timeout=60)
+        print(p.exitcode)
+    """, TESSEL_NUM_THREADS="2")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == ["True", "0"]
