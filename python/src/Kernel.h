@@ -64,44 +64,6 @@ struct Kernel {
     return d;
   }
 
-  void run(std::tuple<int64_t, int64_t, int64_t> grid, const py::list &args) {
-    auto [gx, gy, gz] = grid;
-    if (gx < 0 || gy < 0 || gz < 0)
-      throw py::value_error("grid dimensions must be non-negative");
-    if (gx > INT32_MAX || gy > INT32_MAX || gz > INT32_MAX)
-      throw py::value_error("grid dimensions must fit in int32");
-    if (args.size() != signature.size())
-      throw py::value_error(parts.name + " takes " + std::to_string(signature.size()) +
-                            " runtime arguments, got " +
-                            std::to_string(args.size()));
-    std::vector<uint64_t> slots(signature.size());
-    std::vector<void *> argv(signature.size());
-    for (size_t i = 0; i < signature.size(); ++i) {
-      DType t = signature[i];
-      py::handle arg = args[i];
-      void *slot = &slots[i];
-      argv[i] = slot;
-      if (t.isPointer) {
-        *static_cast<uint64_t *>(slot) = arg.cast<uint64_t>();
-      } else if (t.kind == ScalarKind::F32) {
-        *static_cast<float *>(slot) = arg.cast<float>();
-      } else if (t.kind == ScalarKind::F64) {
-        *static_cast<double *>(slot) = arg.cast<double>();
-      } else if (t.isFloat()) {
-        throw py::type_error("scalar arguments of type " + t.str() +
-                             " are not supported");
-      } else if (t.isBool()) {
-        *static_cast<uint8_t *>(slot) = arg.cast<bool>() ? 1 : 0;
-      } else if (t.isUnsigned()) {
-        *static_cast<uint64_t *>(slot) = arg.cast<uint64_t>();
-      } else {
-        // Little-endian: the low bytes of the 64-bit slot hold narrower ints.
-        *static_cast<int64_t *>(slot) = arg.cast<int64_t>();
-      }
-    }
-    launch(gx, gy, gz, argv.data());
-  }
-
   /// Runs the grid (checked by the caller) with argv[i] pointing to the
   /// value of runtime argument i. Releases the GIL while programs run.
   void launch(int64_t gx, int64_t gy, int64_t gz, void **argv) const {

@@ -130,8 +130,7 @@ PYBIND11_MODULE(_C, m) {
                              [](const Kernel &k) { return k.parts.signature; })
       .def_property_readonly("asm", &Kernel::asmText)
       .def_property_readonly(
-          "object", [](const Kernel &k) { return py::bytes(k.parts.object); })
-      .def("run", &Kernel::run);
+          "object", [](const Kernel &k) { return py::bytes(k.parts.object); });
 
   py::class_<runtime::KernelCache>(m, "KernelCache")
       .def(py::init<std::string>())
