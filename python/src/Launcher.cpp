@@ -5,6 +5,8 @@
 
 #include <pybind11/stl.h>
 
+#include "llvm/ADT/STLExtras.h"
+
 #include <array>
 #include <string>
 #include <unordered_map>
@@ -57,14 +59,15 @@ public:
            py::dict defaults, std::vector<bool> specializeValue,
            std::vector<bool> specializeAlignment, py::dict cache,
            py::function compile, py::function slowArg,
-           py::object globalValues)
+           py::object globalValues, std::vector<std::string> launchOptions)
       : name(std::move(name)), names(std::move(names)),
         isConstexpr(std::move(constexprs)),
         defaults(std::move(defaults)),
         specializeValue(std::move(specializeValue)),
         specializeAlignment(std::move(specializeAlignment)),
         cache(std::move(cache)), compile(std::move(compile)),
-        slowArg(std::move(slowArg)), globalValues(std::move(globalValues)) {
+        slowArg(std::move(slowArg)), globalValues(std::move(globalValues)),
+        launchOptions(std::move(launchOptions)) {
     for (size_t i = 0; i < this->names.size(); ++i)
       pyNames.push_back(py::str(this->names[i]));
   }
@@ -89,6 +92,8 @@ private:
   py::dict cache;
   py::function compile, slowArg;
   py::object globalValues; ///< None when the kernel reads no constexpr global
+  /// Keywords accepted and ignored (GPU launch options).
+  std::vector<std::string> launchOptions;
   std::unordered_map<std::string, py::str> tags;
   /// Pointer type tags of tensor dtype objects (torch dtypes are singletons).
   std::unordered_map<PyObject *, std::string> dtypeTags;
@@ -111,9 +116,7 @@ std::vector<PyObject *> Launcher::bind(const py::args &args,
       ++i;
     if (i == n) {
       std::string name = py::str(key);
-      // Launch options the CPU backend accepts and ignores.
-      if (name == "num_warps" || name == "num_stages" || name == "num_ctas" ||
-          name == "maxnreg")
+      if (llvm::is_contained(launchOptions, name))
         continue;
       throw py::type_error(this->name + "() got an unexpected keyword argument '" +
                            name + "'");
@@ -355,11 +358,12 @@ void tessel::python::bindLauncher(py::module_ &m) {
   py::class_<Launcher>(m, "Launcher")
       .def(py::init<std::string, std::vector<std::string>, std::vector<bool>, py::dict,
                     std::vector<bool>, std::vector<bool>, py::dict,
-                    py::function, py::function, py::object>(),
+                    py::function, py::function, py::object,
+                    std::vector<std::string>>(),
            py::arg("name"), py::arg("names"), py::arg("constexprs"), py::arg("defaults"),
            py::arg("specialize_value"), py::arg("specialize_alignment"),
            py::arg("cache"), py::arg("compile"), py::arg("slow_arg"),
-           py::arg("global_values"))
+           py::arg("global_values"), py::arg("launch_options"))
       // launch(grid, warmup, *args, **kwargs)
       .def("launch", &Launcher::launch);
 }

@@ -14,10 +14,8 @@ from typing import Any, Callable, Sequence
 
 from .. import _C
 from ..knobs import knobs
-from .jit import JITFunction
+from .jit import LAUNCH_OPTIONS, JITFunction
 
-# Config's launch options, passed to every launch (the CPU backend accepts and ignores them), in Triton's order.
-_CONFIG_OPTIONS = ("num_warps", "num_ctas", "num_stages", "maxnreg")
 # What every benchmark reports, Triton's choice: the median ranks the configs, the 20th and 80th percentiles show the
 # spread.
 _QUANTILES = (0.5, 0.2, 0.8)
@@ -45,7 +43,7 @@ class Config:
 
     def all_kwargs(self) -> dict[str, Any]:
         """The meta-parameters and the launch options that are set, as keyword arguments of a launch."""
-        options = {name: getattr(self, name) for name in _CONFIG_OPTIONS}
+        options = {name: getattr(self, name) for name in LAUNCH_OPTIONS}
         return {**self.kwargs, **{name: value for name, value in options.items() if value is not None}}
 
     def _identity(self) -> tuple:
@@ -61,11 +59,11 @@ class Config:
 
     def __str__(self) -> str:
         parts = [f"{name}: {value}" for name, value in self.kwargs.items()]
-        parts += [f"{name}: {getattr(self, name)}" for name in _CONFIG_OPTIONS]
+        parts += [f"{name}: {getattr(self, name)}" for name in LAUNCH_OPTIONS]
         return ", ".join(parts)
 
     def __repr__(self) -> str:
-        options = "".join(f", {name}={getattr(self, name)!r}" for name in _CONFIG_OPTIONS)
+        options = "".join(f", {name}={getattr(self, name)!r}" for name in LAUNCH_OPTIONS)
         # The hook by name, not by address: this repr keys the on-disk autotuning cache, shared across processes.
         hook = ""
         if self.pre_hook is not None:

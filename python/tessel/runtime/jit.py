@@ -18,9 +18,9 @@ from ..knobs import knobs
 from ..language import core
 from . import driver
 
-# Launch options of Triton's `kernel[grid](..., num_warps=4)`: accepted so GPU code runs unchanged; the CPU backend
-# has no warps, pipeline stages or clusters.
-_LAUNCH_OPTIONS = ("num_warps", "num_stages", "num_ctas")
+# Launch options of Triton's `kernel[grid](..., num_warps=4)` (and of autotuning Configs), in Triton's order:
+# accepted so GPU code runs unchanged; the CPU backend has no warps, pipeline stages, clusters or registers.
+LAUNCH_OPTIONS = ("num_warps", "num_ctas", "num_stages", "maxnreg")
 
 
 def _is_constexpr_annotation(annotation: Any) -> bool:
@@ -111,7 +111,7 @@ class JITFunction:
                 [n not in self.do_not_specialize for n in self.arg_names],
                 [n not in self.do_not_specialize_on_alignment for n in self.arg_names],
                 self.cache, self._compile_specialization, driver.kernel_arg,
-                self._global_values if self._dependencies().globals else None)
+                self._global_values if self._dependencies().globals else None, LAUNCH_OPTIONS)
         return self._launcher
 
     def _compile_specialization(self, arg_types: list[str], constexprs: dict[str, Any]) -> Any:
