@@ -20,8 +20,6 @@ it runs on a GPU unchanged. numpy arrays (or CPU torch tensors) are passed direc
 Run: ``python tutorials/01-vector-add.py``
 """
 import os
-import statistics
-import time
 
 import numpy as np
 
@@ -79,16 +77,10 @@ def check() -> None:
 SIZES = [2**k for k in range(12, 25)]
 
 
-def median_seconds(fn, warmup=3, min_reps=5, budget_s=0.25) -> float:
-    for _ in range(warmup):
-        fn()
-    times = []
-    deadline = time.perf_counter() + budget_s
-    while len(times) < min_reps or time.perf_counter() < deadline:
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+def median_seconds(fn) -> float:
+    # triton.testing.do_bench warms up (the first call compiles), then returns the median
+    # of repeated runs in milliseconds.
+    return triton.testing.do_bench(fn, warmup=25, rep=250, return_mode="median") / 1e3
 
 
 def benchmark() -> None:

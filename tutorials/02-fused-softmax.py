@@ -26,8 +26,6 @@ New here:
 Run: ``python tutorials/02-fused-softmax.py``
 """
 import os
-import statistics
-import time
 
 import numpy as np
 
@@ -93,16 +91,10 @@ N_ROWS = 4096
 COLS = [128, 256, 512, 1024, 2048, 4096, 8192]
 
 
-def median_seconds(fn, warmup=2, min_reps=5, budget_s=0.3) -> float:
-    for _ in range(warmup):
-        fn()
-    times = []
-    deadline = time.perf_counter() + budget_s
-    while len(times) < min_reps or time.perf_counter() < deadline:
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+def median_seconds(fn) -> float:
+    # triton.testing.do_bench warms up (the first call compiles), then returns the median
+    # of repeated runs in milliseconds.
+    return triton.testing.do_bench(fn, warmup=25, rep=300, return_mode="median") / 1e3
 
 
 def benchmark() -> None:
