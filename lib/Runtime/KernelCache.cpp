@@ -5,16 +5,17 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Chrono.h"
 #include "llvm/Support/FileSystem.h"
-#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/SHA256.h"
-#include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -31,15 +32,29 @@ llvm::Error fail(const llvm::Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
 }
 
-llvm::Error writeFile(const llvm::Twine &filePath, llvm::StringRef data) {
-  std::error_code ec;
-  llvm::raw_fd_ostream os(filePath.str(), ec, fs::OF_None);
-  if (ec)
-    return fail("cannot write " + filePath + ": " + ec.message());
-  os << data;
-  os.close();
-  if (os.has_error())
-    return fail("cannot write " + filePath + ": " + os.error().message());
+// Plain POSIX writes: every failure (a full disk, a file size limit) comes
+// back as an error. (A raw_fd_ostream that failed aborts the process when it
+// is destroyed unless its error is cleared.)
+llvm::Error writeFile(const std::string &filePath, llvm::StringRef data) {
+  int fd = ::open(filePath.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd < 0)
+    return fail("cannot write " + filePath + ": " + std::strerror(errno));
+  const char *p = data.data();
+  size_t left = data.size();
+  while (left > 0) {
+    ssize_t n = ::write(fd, p, left);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0) {
+      int err = n < 0 ? errno : EIO;
+      ::close(fd);
+      return fail("cannot write " + filePath + ": " + std::strerror(err));
+    }
+    p += n;
+    left -= size_t(n);
+  }
+  if (::close(fd) != 0)
+    return fail("cannot write " + filePath + ": " + std::strerror(errno));
   return llvm::Error::success();
 }
 
@@ -54,6 +69,34 @@ std::optional<std::string> readFile(const llvm::Twine &filePath) {
 bool isKey(llvm::StringRef name) {
   return name.size() == 64 && llvm::all_of(name, llvm::isHexDigit);
 }
+
+// Temporary names: new entries being written and entries being removed. No
+// key looks like one, so a temporary directory is never loaded.
+constexpr llvm::StringLiteral kTempPrefix = ".tmp-";
+
+std::string tempPath(llvm::StringRef dir, llvm::StringRef what) {
+  static std::atomic<uint64_t> counter{0};
+  return (dir + "/" + kTempPrefix + what + "-" +
+          llvm::Twine(llvm::sys::Process::getProcessId()) + "-" +
+          llvm::Twine(counter++))
+      .str();
+}
+
+// Removes an entry (or whatever else sits at its path) in a way a crash cannot
+// leave half done: first renamed away (atomic; the key is free from then on),
+// then deleted. A crash while deleting leaves only a temporary directory.
+std::error_code discard(llvm::StringRef dir, const std::string &entryPath) {
+  std::string away = tempPath(dir, "removed");
+  if (std::error_code ec = fs::rename(entryPath, away))
+    return ec == std::errc::no_such_file_or_directory ? std::error_code() : ec;
+  if (fs::is_directory(away))
+    return fs::remove_directories(away);
+  return fs::remove(away);
+}
+
+// Temporary directories older than this were left by a process that died
+// (writing an entry takes well under a second).
+constexpr std::chrono::hours kStaleTempAge{1};
 
 } // namespace
 
@@ -76,7 +119,7 @@ std::string KernelCache::entryPath(llvm::StringRef key) const {
 }
 
 llvm::Error KernelCache::checkDirectory() const {
-  if (!fs::is_directory(dir)) {
+  if (!fs::exists(dir)) {
     if (std::error_code ec = fs::create_directories(dir, /*IgnoreExisting=*/true,
                                                     fs::perms::owner_all))
       return fail("cannot create the kernel cache directory " + dir + ": " +
@@ -84,7 +127,11 @@ llvm::Error KernelCache::checkDirectory() const {
   }
   struct stat st;
   if (::stat(dir.c_str(), &st) != 0)
-    return fail("cannot read the kernel cache directory " + dir);
+    return fail("cannot read the kernel cache directory " + dir + ": " +
+                std::strerror(errno));
+  if (!S_ISDIR(st.st_mode))
+    return fail("the kernel cache directory " + dir +
+                " is not a directory; point TESSEL_CACHE_DIR elsewhere");
   bool othersWrite = (st.st_mode & (S_IWGRP | S_IWOTH)) != 0;
   if (othersWrite || st.st_uid != ::getuid()) {
     char mode[8];
@@ -103,16 +150,21 @@ llvm::Error KernelCache::checkDirectory() const {
 llvm::Expected<std::optional<CacheEntry>>
 KernelCache::load(llvm::StringRef key) const {
   std::string entryDir = entryPath(key);
-  std::string metadataPath = entryDir + "/" + kMetadataFile.str();
-  std::optional<std::string> metadataText = readFile(metadataPath);
-  if (!metadataText)
+  if (!fs::exists(entryDir))
     return std::nullopt;
-  std::optional<CacheEntry> entry = entryFromFiles(
-      key, *metadataText,
-      [&](llvm::StringRef file) { return readFile(entryDir + "/" + file); });
+  std::string metadataPath = entryDir + "/" + kMetadataFile.str();
+  std::optional<CacheEntry> entry;
+  if (std::optional<std::string> metadataText = readFile(metadataPath))
+    entry = entryFromFiles(key, *metadataText, [&](llvm::StringRef file) {
+      return readFile(entryDir + "/" + file);
+    });
   if (!entry) {
-    // Damaged: removed so that the rebuilt kernel can take its place.
-    (void)fs::remove_directories(entryDir);
+    // Damaged (entries are published whole, so this includes one without its
+    // metadata, or not a directory at all): removed so that the rebuilt
+    // kernel can take its place.
+    if (std::error_code ec = discard(dir, entryDir))
+      return fail("cannot remove the damaged kernel cache entry " + entryDir +
+                  ": " + ec.message());
     return std::nullopt;
   }
   // Recently used: eviction goes by the metadata's modification time.
@@ -126,10 +178,7 @@ llvm::Error KernelCache::store(llvm::StringRef key,
     return fail("invalid kernel cache key '" + key + "'");
   if (llvm::Error err = checkDirectory())
     return err;
-  static std::atomic<uint64_t> counter{0};
-  std::string tmpDir = dir + "/.tmp-" + key.str() + "-" +
-                       std::to_string(llvm::sys::Process::getProcessId()) +
-                       "-" + std::to_string(counter++);
+  std::string tmpDir = tempPath(dir, key);
   if (std::error_code ec = fs::create_directory(tmpDir, /*IgnoreExisting=*/false,
                                                 fs::perms::owner_all))
     return fail("cannot create " + tmpDir + ": " + ec.message());
@@ -139,17 +188,25 @@ llvm::Error KernelCache::store(llvm::StringRef key,
     if (llvm::Error err = writeFile(tmpDir + "/" + file, data))
       return err;
   if (llvm::Error err =
-          writeFile(tmpDir + "/" + kMetadataFile, entryMetadata(key, entry)))
+          writeFile(tmpDir + "/" + kMetadataFile.str(), entryMetadata(key, entry)))
     return err;
 
   // Publish: renaming a directory is atomic. If another process published
-  // this key first, keep its entry.
-  if (std::error_code ec = fs::rename(tmpDir, entryPath(key))) {
-    if (fs::exists(entryPath(key) + "/" + kMetadataFile.str()))
+  // this key first, keep its entry; anything else in the way is the remains
+  // of a damaged entry, replaced.
+  std::string target = entryPath(key);
+  for (int attempt = 0;; ++attempt) {
+    std::error_code ec = fs::rename(tmpDir, target);
+    if (!ec)
       return llvm::Error::success();
-    return fail("cannot add " + key + " to the kernel cache: " + ec.message());
+    if (fs::exists(target + "/" + kMetadataFile.str()))
+      return llvm::Error::success();
+    if (attempt == 1)
+      return fail("cannot add " + key + " to the kernel cache: " + ec.message());
+    if (std::error_code discardEc = discard(dir, target))
+      return fail("cannot add " + key + " to the kernel cache: " +
+                  discardEc.message());
   }
-  return llvm::Error::success();
 }
 
 std::vector<CacheEntryInfo> KernelCache::entries() const {
@@ -199,9 +256,20 @@ llvm::Error KernelCache::evictToSize(uint64_t maxBytes) const {
   for (const CacheEntryInfo &e : all) {
     if (total <= maxBytes)
       break;
-    if (std::error_code ec = fs::remove_directories(entryPath(e.key)))
+    if (std::error_code ec = discard(dir, entryPath(e.key)))
       return fail("cannot evict " + e.key + ": " + ec.message());
     total -= e.bytes;
+  }
+  // What processes that died while writing or removing an entry left.
+  auto staleBefore = std::chrono::system_clock::now() - kStaleTempAge;
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end;
+       it.increment(ec)) {
+    fs::file_status status;
+    if (path::filename(it->path()).starts_with(kTempPrefix) &&
+        !fs::status(it->path(), status) &&
+        status.getLastModificationTime() < staleBefore)
+      (void)fs::remove_directories(it->path());
   }
   return llvm::Error::success();
 }
@@ -211,9 +279,13 @@ llvm::Error KernelCache::clear() const {
   for (fs::directory_iterator it(dir, ec), end; !ec && it != end;
        it.increment(ec)) {
     llvm::StringRef name = path::filename(it->path());
-    if (isKey(name) || name.starts_with(".tmp-"))
-      if (std::error_code rmEc = fs::remove_directories(it->path()))
-        return fail("cannot remove " + it->path() + ": " + rmEc.message());
+    std::error_code rmEc;
+    if (isKey(name))
+      rmEc = discard(dir, it->path());
+    else if (name.starts_with(kTempPrefix))
+      rmEc = fs::remove_directories(it->path());
+    if (rmEc)
+      return fail("cannot remove " + it->path() + ": " + rmEc.message());
   }
   return llvm::Error::success();
 }

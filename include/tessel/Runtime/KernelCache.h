@@ -4,8 +4,11 @@
 // binary, every stage's text and a metadata JSON with a checksum per file.
 // Entries are written to a temporary directory and renamed into place, so
 // processes racing on one key leave one good entry; a truncated or altered
-// entry fails its checksums, is removed and is rebuilt by the caller. A cache
-// holds code: directories that other users can write to are refused.
+// entry (or one without its metadata) fails its checksums, is removed and is
+// rebuilt by the caller. Entries are removed by renaming them away first, so
+// a process that dies while removing one leaves only a temporary directory.
+// Every failure, a full disk included, is an llvm::Error. A cache holds code:
+// directories that other users can write to are refused.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TESSEL_RUNTIME_KERNELCACHE_H
@@ -37,8 +40,8 @@ public:
 
   const std::string &directory() const { return dir; }
 
-  /// Creates the directory (mode 0700) if needed and checks that no other
-  /// user can write to it.
+  /// Creates the directory (mode 0700) if needed and checks that it is a
+  /// directory, owned by this user, that no other user can write to.
   llvm::Error checkDirectory() const;
 
   /// The entry for `key`, or nullopt on a miss. A damaged entry is removed
@@ -52,7 +55,7 @@ public:
   std::vector<CacheEntryInfo> entries() const;
 
   /// Removes least recently used entries until the cache holds at most
-  /// `maxBytes`.
+  /// `maxBytes`, and temporary directories that dead processes left.
   llvm::Error evictToSize(uint64_t maxBytes) const;
 
   llvm::Error clear() const;

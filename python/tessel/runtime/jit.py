@@ -10,12 +10,11 @@ import pathlib
 import sys
 import textwrap
 import types
-import warnings
 from typing import Any, Callable, Sequence
 
 from .. import _C
-from ..knobs import knobs
 from ..language import core
+from . import cache as kernel_cache
 from . import driver
 
 # Launch options of Triton's `kernel[grid](..., num_warps=4)` (and of autotuning Configs), in Triton's order:
@@ -129,29 +128,19 @@ class JITFunction:
         return frozenset(names)
 
     def _compile(self, arg_types: list[str], constexprs: dict[str, Any]) -> Any:
-        """The kernel for this specialization: from the on-disk cache, else compiled and added to it."""
-        cache = _C.KernelCache(str(knobs.cache_dir))
+        """The kernel for this specialization: from the kernel cache (on disk, then shared), else compiled and added
+        to it."""
         key = self.cache_key(arg_types, constexprs)
-        kernel = cache.load(key)
+        kernel = kernel_cache.load(key)
         if kernel is not None:
             return kernel
-        remote = _remote_cache()
-        if remote is not None:
-            kernel = _remote_call(remote, "load", key)
-            if kernel is not None:
-                cache.store(key, kernel)
-                return kernel
         # Imported here: the compiler imports this module (for JITFunction), and the language's standard library,
         # itself built with @jit, is imported before the compiler exists.
         from ..compiler.code_generator import generate
         builder = _C.Builder()
         generate(self, builder, arg_types, constexprs)
         kernel = _C.compile(builder, {})
-        cache.store(key, kernel)
-        if remote is not None:
-            _remote_call(remote, "store", key, kernel)
-        if knobs.cache_max_bytes:
-            cache.evict_to_size(knobs.cache_max_bytes)
+        kernel_cache.store(key, kernel)
         return kernel
 
     def cache_key(self, arg_types: Sequence[str], constexprs: dict[str, Any]) -> str:
@@ -201,33 +190,6 @@ class _Dependencies:
                 elif isinstance(value, core.constexpr) and isinstance(node, ast.Name):
                     self.globals.append((scope, node.id))
         self.globals.sort(key=lambda g: g[1])
-
-
-_remote_caches: dict[str, Any] = {}
-
-
-def _remote_cache() -> Any:
-    """The connection to the shared cache of `knobs.cache_remote` (one per process), or None. A server that
-    cannot be reached is reported once and then left out: a cache must never stop kernels from compiling."""
-    url = knobs.cache_remote
-    if not url:
-        return None
-    if url not in _remote_caches:
-        try:
-            _remote_caches[url] = _C.RedisCache(url)
-        except _C.CacheError as e:
-            warnings.warn(f"{e}; continuing without the shared kernel cache", RuntimeWarning, stacklevel=4)
-            _remote_caches[url] = None
-    return _remote_caches[url]
-
-
-def _remote_call(remote: Any, method: str, *args: Any) -> Any:
-    try:
-        return getattr(remote, method)(*args)
-    except _C.CacheError as e:
-        warnings.warn(f"{e}; continuing without the shared kernel cache", RuntimeWarning, stacklevel=4)
-        _remote_caches[knobs.cache_remote] = None
-        return None
 
 
 def _resolve(node: ast.AST, scope: dict[str, Any]) -> Any:
