@@ -572,9 +572,17 @@ TValue TileBuilder::binary(const std::string &op, Operand lhs, Operand rhs) {
     r = arith::XOrIOp::create(builder, loc, x, y);
   else if (op == "lshift")
     r = arith::ShLIOp::create(builder, loc, x, y);
-  else if (op == "rshift")
-    r = u ? Value(arith::ShRUIOp::create(builder, loc, x, y))
-          : Value(arith::ShRSIOp::create(builder, loc, x, y));
+  else if (op == "rshift") {
+    // The value being shifted decides, not the promoted type: a signed value
+    // shifts arithmetically even when an unsigned amount makes the operation
+    // unsigned (int8 -128 >> uint8 1 is 0xC0 as uint8), as in Triton. For
+    // `literal >> tensor` the tensor decides, as Triton's reflected operator
+    // does (the literal took the tensor's type anyway).
+    DType shifted = isLiteral(lhs) ? tb : ta;
+    bool arithmetic = !shifted.isUnsigned() && !shifted.isBool();
+    r = arithmetic ? Value(arith::ShRSIOp::create(builder, loc, x, y))
+                   : Value(arith::ShRUIOp::create(builder, loc, x, y));
+  }
   else if (op == "maximum")
     r = f   ? Value(arith::MaxNumFOp::create(builder, loc, x, y))
         : u ? Value(arith::MaxUIOp::create(builder, loc, x, y))
