@@ -169,20 +169,57 @@ PYBIND11_MODULE(_C, m) {
       });
 
   py::class_<runtime::RedisCache>(m, "RedisCache")
-      .def(py::init([](const std::string &url) {
-             auto cache = runtime::RedisCache::connect(url);
+      .def(py::init([](const std::string &url, const std::string &key,
+                       const std::string &keyFile, uint64_t maxBytes,
+                       double timeout) {
+             if (!key.empty() && !keyFile.empty())
+               throw CacheError("redis kernel cache: give a key or a key "
+                                "file, not both");
+             if (maxBytes == 0 || !(timeout > 0))
+               throw CacheError("redis kernel cache: max_bytes and timeout "
+                                "must be positive");
+             runtime::RedisCacheOptions options;
+             options.secret = key;
+             if (!keyFile.empty()) {
+               auto secret = runtime::RedisCache::readSecretFile(keyFile);
+               if (!secret)
+                 throw CacheError(llvm::toString(secret.takeError()));
+               options.secret = std::move(*secret);
+             }
+             options.maxEntryBytes = maxBytes;
+             options.timeout =
+                 std::chrono::milliseconds(int64_t(timeout * 1000.0));
+             // Network requests run without the GIL (up to `timeout` each).
+             llvm::Expected<std::unique_ptr<runtime::RedisCache>> cache =
+                 nullptr;
+             {
+               py::gil_scoped_release release;
+               cache = runtime::RedisCache::connect(url, std::move(options));
+             }
              if (!cache)
                throw CacheError(llvm::toString(cache.takeError()));
              return std::move(*cache);
            }),
-           py::arg("url"))
+           py::arg("url"), py::kw_only(), py::arg("key") = "",
+           py::arg("key_file") = "",
+           py::arg("max_bytes") = runtime::RedisCacheOptions().maxEntryBytes,
+           py::arg("timeout") = 5.0)
       .def("load",
            [](runtime::RedisCache &c,
               const std::string &key) -> std::unique_ptr<Kernel> {
-             return loadedKernel(c.load(key));
+             llvm::Expected<std::optional<runtime::CacheEntry>> entry =
+                 std::nullopt;
+             {
+               py::gil_scoped_release release;
+               entry = c.load(key);
+             }
+             return loadedKernel(std::move(entry));
            })
-      .def("store", [](runtime::RedisCache &c, const std::string &key,
-                       const Kernel &k) { check<CacheError>(c.store(key, k.parts)); });
+      .def("store",
+           [](runtime::RedisCache &c, const std::string &key, const Kernel &k) {
+             check<CacheError>(c.store(key, k.parts));
+           },
+           py::call_guard<py::gil_scoped_release>());
 
   m.def("cache_key",
         [](std::vector<std::string> parts) {

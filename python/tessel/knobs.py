@@ -26,8 +26,19 @@ class Knobs:
     cache_dir: pathlib.Path = field(default_factory=_default_cache_dir)
     # Least recently used kernels are evicted beyond this many bytes (0: no limit).
     cache_max_bytes: int = field(default_factory=lambda: int(os.environ.get("TESSEL_CACHE_MAX_BYTES", "0") or 0))
-    # A shared cache on a Redis server, "redis://host:port[/db]" ("" for none): a team's machines reuse kernels.
+    # A shared cache on a Redis server, "redis://[[user]:password@]host:port[/db]" ("" for none): a team's machines
+    # reuse kernels.
     cache_remote: str = field(default_factory=lambda: os.environ.get("TESSEL_CACHE_REMOTE", ""))
+    # The team's secret that authenticates the shared cache's entries (HMAC-SHA256), or a file holding it (private
+    # to the user). Without one the shared cache stays off: whoever can write to the server could have any code run.
+    cache_remote_key: str = field(default_factory=lambda: os.environ.get("TESSEL_CACHE_REMOTE_KEY", ""), repr=False)
+    cache_remote_key_file: str = field(default_factory=lambda: os.environ.get("TESSEL_CACHE_REMOTE_KEY_FILE", ""))
+    # Larger entries are not shared, and larger replies from the server are refused.
+    cache_remote_max_bytes: int = field(
+        default_factory=lambda: int(os.environ.get("TESSEL_CACHE_REMOTE_MAX_BYTES", "") or 256 << 20))
+    # The most seconds one request to the server may take, all of it (a slow server cannot stall launches).
+    cache_remote_timeout: float = field(
+        default_factory=lambda: float(os.environ.get("TESSEL_CACHE_REMOTE_TIMEOUT", "") or 5.0))
     # Print the winning config of each autotuning run.
     print_autotuning: bool = field(default_factory=lambda: _flag("TESSEL_PRINT_AUTOTUNING"))
 

@@ -50,20 +50,35 @@ def _local_call(method: Any, *args: Any) -> Any:
 
 
 # One connection per process and remote configuration; None where it failed (reported once, then left out).
-_remotes: dict[str, Any] = {}
+_remotes: dict[tuple, Any] = {}
+
+
+def _remote_config() -> tuple:
+    return (knobs.cache_remote, knobs.cache_remote_key, knobs.cache_remote_key_file, knobs.cache_remote_max_bytes,
+            knobs.cache_remote_timeout)
 
 
 def _remote() -> Any:
-    url = knobs.cache_remote
-    if not url:
+    if not knobs.cache_remote:
         return None
-    if url not in _remotes:
-        try:
-            _remotes[url] = _C.RedisCache(url)
-        except _C.CacheError as e:
-            _warn(f"{e}; continuing without the shared kernel cache")
-            _remotes[url] = None
-    return _remotes[url]
+    config = _remote_config()
+    if config not in _remotes:
+        _remotes[config] = _connect()
+    return _remotes[config]
+
+
+def _connect() -> Any:
+    if not knobs.cache_remote_key and not knobs.cache_remote_key_file:
+        _warn("TESSEL_CACHE_REMOTE is set but neither TESSEL_CACHE_REMOTE_KEY nor TESSEL_CACHE_REMOTE_KEY_FILE: "
+              "entries must be authenticated with the team's secret key (else whoever can write to the server could "
+              "run code here); continuing without the shared kernel cache")
+        return None
+    try:
+        return _C.RedisCache(knobs.cache_remote, key=knobs.cache_remote_key, key_file=knobs.cache_remote_key_file,
+                             max_bytes=knobs.cache_remote_max_bytes, timeout=knobs.cache_remote_timeout)
+    except _C.CacheError as e:
+        _warn(f"{e}; continuing without the shared kernel cache")
+        return None
 
 
 def _remote_call(method: Any, *args: Any) -> Any:
@@ -71,5 +86,5 @@ def _remote_call(method: Any, *args: Any) -> Any:
         return method(*args)
     except _C.CacheError as e:
         _warn(f"{e}; continuing without the shared kernel cache")
-        _remotes[knobs.cache_remote] = None
+        _remotes[_remote_config()] = None
         return None
