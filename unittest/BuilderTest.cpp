@@ -135,3 +135,53 @@ TEST_F(BuilderTest, DivisionMayUseTheReciprocalButDivRnMayNot) {
   EXPECT_EQ(ir.substr(second, ir.find('\n', second) - second).find("fastmath"),
             std::string::npos) << ir;
 }
+
+TEST_F(BuilderTest, SignedValueShiftsArithmeticallyByAnUnsignedAmount) {
+  // i8 >> u8 promotes to u8, but the shifted value is signed: shrsi.
+  TValue r = b.binary("rshift", block("i8"), block("u8"));
+  EXPECT_EQ(r.dtype.str(), "u8");
+  b.binary("rshift", block("u8"), block("i16"));  // unsigned value: shrui
+  b.finishFunction();
+  std::string ir = b.moduleString();
+  auto signedShift = ir.find("arith.shrsi");
+  auto unsignedShift = ir.find("arith.shrui");
+  ASSERT_NE(signedShift, std::string::npos) << ir;
+  ASSERT_NE(unsignedShift, std::string::npos) << ir;
+  EXPECT_LT(signedShift, unsignedShift) << ir;
+}
+
+TEST_F(BuilderTest, IntegerDotReturnsInt32WhateverOutDType) {
+  TValue a = b.full({16, 16}, int64_t(3), "i8");
+  EXPECT_EQ(b.dot(a, a, std::nullopt, std::string("i8")).dtype.str(), "i32");
+  EXPECT_EQ(b.dot(a, a, std::nullopt, std::nullopt).dtype.str(), "i32");
+  TValue acc8 = b.full({16, 16}, int64_t(0), "i8");
+  EXPECT_THROW(b.dot(a, a, acc8, std::string("i8")), CompileError);
+  TValue u = b.full({16, 16}, int64_t(3), "u8");
+  EXPECT_THROW(b.dot(u, u, std::nullopt, std::nullopt), CompileError);
+  TValue f = b.full({16, 16}, 1.0, "fp32");
+  EXPECT_EQ(b.dot(f, f, std::nullopt, std::string("fp16")).dtype.str(), "fp32");
+  EXPECT_THROW(b.dot(f, f, std::nullopt, std::string("bf16")), CompileError);
+}
+
+TEST_F(BuilderTest, BlocksHoldAtMostMaxBlockElements) {
+  EXPECT_EQ(kMaxBlockElements, int64_t(1) << 20);
+  EXPECT_NO_THROW(b.arange(0, kMaxBlockElements));
+  EXPECT_THROW(b.arange(0, 2 * kMaxBlockElements), CompileError);
+  EXPECT_THROW(b.full({2048, 1024}, 0.0, "fp32"), CompileError);
+  EXPECT_THROW(b.full({1 << 30, 1 << 30, 1 << 30}, 0.0, "fp32"), CompileError);
+  TValue row = b.expandDims(b.arange(0, 1024), 0);
+  EXPECT_THROW(b.broadcastTo(row, {2048, 1024}), CompileError);
+  EXPECT_THROW(b.binary("add", row, b.expandDims(b.arange(0, 2048), 1)),
+               CompileError);
+  EXPECT_THROW(b.reshape(b.constant(int64_t(1), "i32"), {2 * kMaxBlockElements}),
+               CompileError);
+  try {
+    b.arange(0, int64_t(1) << 30);
+    FAIL() << "arange(0, 2^30) was accepted";
+  } catch (const CompileError &e) {
+    EXPECT_NE(std::string(e.what()).find("arange(0, 1073741824)"),
+              std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("1048576"), std::string::npos)
+        << e.what();
+  }
+}

@@ -36,6 +36,24 @@ std::string shapeStr(ArrayRef<int64_t> shape) {
   throw CompileError(message);
 }
 
+/// Checks a block shape that `what` is about to create: every dimension is
+/// positive and the block has at most kMaxBlockElements elements.
+void checkBlockShape(ArrayRef<int64_t> shape, const std::string &what) {
+  uint64_t numel = 1;
+  for (int64_t d : shape) {
+    if (d <= 0)
+      fail(what + ": invalid block shape " + shapeStr(shape) +
+           " (every dimension must be positive)");
+    numel = llvm::SaturatingMultiply(numel, uint64_t(d));
+  }
+  if (numel > uint64_t(kMaxBlockElements))
+    fail(what + ": a block of shape " + shapeStr(shape) + " has " +
+         (numel == UINT64_MAX ? std::string("more than 2^64")
+                              : std::to_string(numel)) +
+         " elements, more than the limit of " +
+         std::to_string(kMaxBlockElements) + " (2^20) elements per block");
+}
+
 /// Kind order for the literal rule: bool < int < float.
 int kindRank(DType t) { return t.isBool() ? 0 : t.isInt() ? 1 : 2; }
 
@@ -132,6 +150,8 @@ Type TileBuilder::typeFor(DType dtype, ArrayRef<int64_t> shape) {
   Type elt = dtype.toMLIR(context.get());
   if (shape.empty())
     return elt;
+  // Entry points check with their own name first; this catches the rest.
+  checkBlockShape(shape, "block");
   return RankedTensorType::get(shape, elt);
 }
 
@@ -307,6 +327,7 @@ std::vector<int64_t> TileBuilder::broadcastShapes(ArrayRef<int64_t> a,
            std::to_string(da) + " vs " + std::to_string(db) + ")");
     out[i] = std::max(da, db);
   }
+  checkBlockShape(out, what);
   return out;
 }
 
@@ -315,6 +336,7 @@ TValue TileBuilder::broadcastValue(const TValue &x, ArrayRef<int64_t> shape,
   ArrayRef<int64_t> src = x.shape();
   if (src == shape)
     return x;
+  checkBlockShape(shape, what);
   if (!x.isBlock())
     return splatTo(x, shape);
   if (src.size() > shape.size())
@@ -421,7 +443,9 @@ TValue TileBuilder::arange(int64_t start, int64_t end) {
     fail("arange(" + std::to_string(start) + ", " + std::to_string(end) +
          "): the range size " + std::to_string(end - start) +
          " must be a power of 2");
-  auto type = RankedTensorType::get({end - start}, builder.getI32Type());
+  checkBlockShape({end - start}, "arange(" + std::to_string(start) + ", " +
+                                     std::to_string(end) + ")");
+  Type type = typeFor(DType{ScalarKind::I32}, {end - start});
   return make(tile::MakeRangeOp::create(builder, loc, type,
                                         builder.getI32IntegerAttr(start),
                                         builder.getI32IntegerAttr(end)),
@@ -431,15 +455,11 @@ TValue TileBuilder::arange(int64_t start, int64_t end) {
 TValue TileBuilder::full(const std::vector<int64_t> &shape, Operand value,
                          const std::string &dtype) {
   DType t = parseDType(dtype);
-  int64_t numel = 1;
-  for (int64_t d : shape) {
+  for (int64_t d : shape)
     if (d <= 0 || !llvm::isPowerOf2_64(d))
-      fail("block shape " + shapeStr(shape) +
+      fail("full: block shape " + shapeStr(shape) +
            ": every dimension must be a positive power of 2");
-    numel *= d;
-  }
-  if (numel > (1 << 20))
-    fail("block shape " + shapeStr(shape) + " has more than 2^20 elements");
+  checkBlockShape(shape, "full");
   TValue scalar = castTo(toValue(value, t), t);
   if (scalar.isBlock())
     fail("full: the fill value must be a scalar, got " + scalar.describe());
@@ -736,6 +756,7 @@ TValue TileBuilder::expandDims(const TValue &x, int axis) {
     axis += rank + 1;
   SmallVector<int64_t> shape(x.shape());
   shape.insert(shape.begin() + axis, 1);
+  checkBlockShape(shape, "expand_dims");
   return make(tile::ExpandDimsOp::create(builder, loc,
                                          typeFor(x.dtype, shape), x.value,
                                          builder.getI32IntegerAttr(axis)),
@@ -744,21 +765,19 @@ TValue TileBuilder::expandDims(const TValue &x, int axis) {
 
 TValue TileBuilder::reshape(const TValue &x,
                             const std::vector<int64_t> &shape) {
+  // Blocks stay blocks: a scalar comes from a reduction, not a reshape.
+  if (shape.empty())
+    fail("reshape: the target shape must have at least one dimension");
+  checkBlockShape(shape, "reshape");
   int64_t numel = 1, target = 1;
   for (int64_t d : x.shape())
     numel *= d;
-  for (int64_t d : shape) {
-    if (d <= 0)
-      fail("reshape: invalid shape " + shapeStr(shape));
+  for (int64_t d : shape)
     target *= d;
-  }
   if (numel != target)
     fail("reshape: cannot reshape " + x.describe() + " to " + shapeStr(shape) +
          " (" + std::to_string(numel) + " vs " + std::to_string(target) +
          " elements)");
-  // Blocks stay blocks: a scalar comes from a reduction, not a reshape.
-  if (shape.empty())
-    fail("reshape: the target shape must have at least one dimension");
   if (!x.isBlock())
     return splatTo(x, shape);
   if (ArrayRef<int64_t>(shape) == x.shape())
@@ -952,33 +971,55 @@ TValue TileBuilder::dot(const TValue &a, const TValue &b,
          " and " + b.describe() + "; cast one with .to()");
   if (a.dtype.isPointer || a.dtype.isBool())
     fail("dot: unsupported operand type " + a.describe());
-  DType accType = a.dtype.isFloat()
-                      ? (a.dtype.kind == ScalarKind::F64 ? DType{ScalarKind::F64}
-                                                         : DType{ScalarKind::F32})
-                      : DType{ScalarKind::I32};
+  if (a.dtype.isInt() && a.dtype.kind != ScalarKind::I8)
+    fail("dot: integer operands must be int8, got " + a.describe() +
+         "; cast them with .to() (to int8, or to a float type)");
+  // The result type follows Triton: int8 operands accumulate in and return
+  // int32, fp32 and bf16 operands fp32, fp64 operands fp64, whatever
+  // out_dtype says; only fp16 operands take out_dtype (fp16 or fp32, fp32 by
+  // default). An integer dot never truncates its sums to a narrower type.
+  std::optional<DType> out;
   if (outDType) {
-    DType out = parseDType(*outDType);
-    if (out.isFloat() != accType.isFloat())
-      fail("dot: out_dtype " + out.str() + " does not fit operands " +
-           a.describe());
-    accType = out;
+    out = parseDType(*outDType);
+    if (out->isPointer)
+      fail("dot: out_dtype must be a scalar type, got " + out->str());
+    if (a.dtype.isFloat() && out->kind == ScalarKind::BF16)
+      fail("dot: out_dtype bf16 is not supported; use fp32 (or fp16 for "
+           "fp16 operands) and cast the result with .to(tl.bfloat16)");
+  }
+  DType resultType{ScalarKind::F32};
+  if (a.dtype.isInt())
+    resultType = DType{ScalarKind::I32};
+  else if (a.dtype.kind == ScalarKind::F64)
+    resultType = DType{ScalarKind::F64};
+  else if (a.dtype.kind == ScalarKind::F16 && out) {
+    if (out->kind != ScalarKind::F16 && out->kind != ScalarKind::F32)
+      fail("dot: out_dtype of a dot of " + a.describe() + " and " +
+           b.describe() + " must be fp16 or fp32, got " + out->str());
+    resultType = *out;
   }
   std::vector<int64_t> shape{m, n};
+  checkBlockShape(shape, "dot");
   Value c;
   if (acc) {
     if (acc->shape() != ArrayRef<int64_t>(shape))
       fail("dot: accumulator " + acc->describe() + " should have shape " +
            shapeStr(shape));
-    if (acc->dtype != accType)
+    if (acc->dtype != resultType)
       fail("dot: accumulator " + acc->describe() + " should be of type " +
-           accType.str());
+           resultType.str() + ", the type of a dot of " + a.describe() +
+           " and " + b.describe() +
+           (outDType ? " with out_dtype " + out->str() : std::string()));
+    if (out && *out != acc->dtype)
+      fail("dot: out_dtype " + out->str() + " differs from the type of the "
+           "accumulator " + acc->describe());
     c = acc->value;
   } else {
-    c = full(shape, int64_t(0), accType.str()).value;
+    c = full(shape, int64_t(0), resultType.str()).value;
   }
   return make(tile::DotOp::create(builder, loc, c.getType(), a.value, b.value,
                                   c),
-              accType);
+              resultType);
 }
 
 //===----------------------------------------------------------------------===//

@@ -65,7 +65,9 @@ def _shift_by_literal_kernel(x_ptr, out_ptr, N: tl.constexpr, OP: tl.constexpr, 
 def _with_language(fn, language):
     """`fn` with `tl` bound to `language` (the same code object, so the same source and line numbers)."""
     scope = dict(fn.__globals__, tl=language)
-    return types.FunctionType(fn.__code__, scope, fn.__name__, fn.__defaults__, fn.__closure__)
+    clone = types.FunctionType(fn.__code__, scope, fn.__name__, fn.__defaults__, fn.__closure__)
+    clone.__annotations__ = dict(fn.__annotations__)
+    return clone
 
 
 _TRITON = {fn.__name__: triton.jit(_with_language(fn, ttl)) for fn in (_shift_kernel, _shift_by_literal_kernel)}

@@ -24,6 +24,12 @@
 
 namespace tessel {
 
+/// The most elements a block may hold (Triton's TRITON_MAX_TENSOR_NUMEL).
+/// Every builder method that makes a block shape checks it, so an oversized
+/// block is a CompileError naming the operation, not a kernel that runs for
+/// minutes.
+inline constexpr int64_t kMaxBlockElements = int64_t(1) << 20;
+
 /// A semantic error in a kernel (wrong types, shapes, arguments).
 class CompileError : public std::runtime_error {
 public:
