@@ -18,6 +18,7 @@ import builtins
 import inspect
 import numbers
 import operator
+import os
 import types
 from typing import Any, Callable
 
@@ -220,7 +221,17 @@ class CodeGenerator(ast.NodeVisitor):
                                        f"{core._describe(value)}")
             scope[name] = value
         callee = CodeGenerator(fn, self.builder, scope, is_kernel=False, depth=self.depth + 1, loc=self._loc)
-        callee._walk(fn.definition.body)
+        error: Exception | None = None
+        try:
+            callee._walk(fn.definition.body)
+        except CompilationError as e:
+            if not _is_library_file(e.file):
+                raise
+            # An error inside tessel's own @jit library (tl.sum, tl.argmax, ...) is the caller's: report it at the
+            # call, one level up at a time until the line is the user's, with the original message.
+            error = e.__cause__ if isinstance(e.__cause__, Exception) else UnsupportedError(e.error_message)
+        if error is not None:
+            raise error
         return callee.ret_value
 
     # --------------------------------------------------------------------------------------------- statements
@@ -751,6 +762,14 @@ def _global_value(name: str, value: Any) -> Any:
                                f"kernel is compiled; make it a compile-time constant: {name} = tl.constexpr({value!r})")
     raise UnsupportedError(f"global '{name}' ({type(value).__name__}) cannot be used in a kernel: only "
                            "tl.constexpr values, modules, @jit functions, builtins and dtypes can")
+
+
+_PACKAGE_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(__file__))), "")
+
+
+def _is_library_file(file: str) -> bool:
+    """Whether `file` is part of tessel itself (its language library), not user code."""
+    return os.path.realpath(file).startswith(_PACKAGE_DIR)
 
 
 def _is_tessel_object(value: Any) -> bool:

@@ -575,9 +575,19 @@ def expand_dims(input: tensor, axis: int | Sequence[int], _builder: Any = None) 
     axis = _unwrap(axis)
     if not isinstance(axis, (tuple, list)):
         return tensor(_builder.expand_dims(input.handle, _int_arg(axis, "tl.expand_dims(): axis")))
-    # Several axes index the result, as in Triton: normalize them against the final rank, then insert in order.
+    # Several axes index the result, as in Triton: normalize them against the final rank, then insert in order
+    # (each insertion is then within the builder's range for the rank it sees).
     new_rank = len(input.shape) + len(axis)
-    axes = sorted(a + new_rank if a < 0 else a for a in (_int_arg(a, "tl.expand_dims(): axis") for a in axis))
+    axes = []
+    for a in axis:
+        a = _int_arg(a, "tl.expand_dims(): axis")
+        if not -new_rank <= a < new_rank:
+            raise ValueError(f"tl.expand_dims(): axis {a} is out of range for a result of rank {new_rank} (a block "
+                             f"of rank {len(input.shape)} with {len(axis)} new axes)")
+        axes.append(a + new_rank if a < 0 else a)
+    if len(set(axes)) != len(axes):
+        raise ValueError(f"tl.expand_dims(): repeated axes in {tuple(axis)}")
+    axes.sort()
     result = input.handle
     for a in axes:
         result = _builder.expand_dims(result, a)
@@ -653,9 +663,10 @@ def reduce(input: Any, axis: int | None, combine_fn: Any, keep_dims: bool = Fals
         reduce_axis = 0
     else:
         reduce_axis = _int_arg(axis, "tl.reduce(): axis")
-        if reduce_axis < 0:
-            reduce_axis += rank
+    # The builder checks the axis against the rank (a negative one counts from the end).
     region_args = [tensor(h) for h in _builder.begin_reduce([x.handle for x in inputs], reduce_axis)]
+    if reduce_axis < 0:
+        reduce_axis += rank
     combined = _generator.call_jit_function(combine_fn, region_args, {})
     combined = list(combined) if isinstance(combined, tuple) else [combined]
     if len(combined) != len(inputs):

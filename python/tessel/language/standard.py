@@ -34,6 +34,17 @@ def _other_axes(rank: int, axis: int) -> tuple[int, ...]:
     return tuple(d for d in range(rank) if d != axis)
 
 
+def _axis_length(shape: list[int], axis: int) -> int:
+    """The length of `shape` along `axis` (negative counts from the end); an axis out of range is an error here,
+    before the index block is built (the reduction itself would reject it too, later)."""
+    if isinstance(axis, bool) or not isinstance(axis, int):
+        raise TypeError(f"the axis must be a compile-time integer, got {axis!r}")
+    if not -len(shape) <= axis < len(shape):
+        raise ValueError(f"reduce: axis {axis} out of range for a block of shape {list(shape)} "
+                         f"(rank {len(shape)})")
+    return shape[axis]
+
+
 # -------------------------------------------------------------------------------------------------- combine functions
 
 
@@ -95,7 +106,7 @@ def _argmin_combine_tie_break_fast(value1, index1, value2, index2):
 @jit
 def _reduce_with_indices(input, axis: core.constexpr, combine_fn: core.constexpr, keep_dims: core.constexpr):
     """Reduces (value, index) pairs, the index being the position along `axis`; returns (values, indices)."""
-    index = core.arange(0, input.shape[axis])
+    index = core.arange(0, _axis_length(input.shape, axis))
     if len(input.shape) > 1:
         index = core.expand_dims(index, _other_axes(len(input.shape), axis))
         index = core.broadcast_to(index, input.shape)
