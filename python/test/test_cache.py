@@ -6,6 +6,7 @@ import pathlib
 import shutil
 import subprocess
 import sys
+import time
 import warnings
 
 import numpy as np
@@ -304,6 +305,24 @@ def test_lru_eviction(tmp_path, cache_dir, compiles):
     assert by_use[0]["key"] not in remaining
     assert by_use[-1]["key"] in remaining
     assert sum(e["bytes"] for e in cache.entries()) <= knobs.cache_max_bytes
+
+
+def test_eviction_removes_what_dead_processes_left(tmp_path, cache_dir):
+    """Entries are removed by renaming them to a temporary name first: a process that dies while deleting one
+    leaves a temporary directory, never a damaged entry. Old temporary directories go with the next eviction."""
+    _run(_load(tmp_path))
+    stale = cache_dir / ".tmp-removed-123-0"
+    stale.mkdir()
+    (stale / "kernel.bin").write_bytes(b"x" * 100)
+    two_hours_ago = time.time() - 2 * 3600
+    os.utime(stale, (two_hours_ago, two_hours_ago))
+    in_progress = cache_dir / f".tmp-{'0' * 64}-123-1"  # another process writing an entry
+    in_progress.mkdir()
+    knobs.cache_max_bytes = 1 << 30
+    _run(_load(tmp_path), block=32)  # a new kernel: stored, then the cache is evicted down to size
+    assert not stale.exists()
+    assert in_progress.exists()
+    assert len(_C.KernelCache(str(cache_dir)).entries()) == 2
 
 
 def test_command_line(tmp_path, cache_dir):
