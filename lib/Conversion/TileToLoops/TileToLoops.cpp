@@ -345,9 +345,29 @@ Value guardedIntegerDivision(OpBuilder &b, Operation *op, Value x, Value d) {
   return arith::SelectOp::create(b, loc, isMinusOne, byMinusOne, r);
 }
 
+/// maxnum/minnum (the larger/smaller operand, a NaN operand ignored) as
+/// compares and selects. LLVM 22's loop vectorizer miscompiles loops that
+/// carry several llvm.maxnum/minnum reductions without fast-math flags (it
+/// vectorizes them with a NaN check and then skips the remaining iterations),
+/// which is the shape of every float max/min reduction here; a select is not
+/// a recurrence it vectorizes that way, and SLP still packs the lanes.
+Value floatMinMax(OpBuilder &b, Location loc, Value x, Value y, bool isMax) {
+  // A NaN x takes y's value; then y replaces it if it is strictly better
+  // (a NaN y never is), so each operand's NaN yields the other operand.
+  Value xIsNaN = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, x, x);
+  Value t = arith::SelectOp::create(b, loc, xIsNaN, y, x);
+  Value better = arith::CmpFOp::create(
+      b, loc, isMax ? arith::CmpFPredicate::OGT : arith::CmpFPredicate::OLT, y,
+      t);
+  return arith::SelectOp::create(b, loc, better, y, t);
+}
+
 Value KernelLowering::cloneScalarOp(Operation *op, ValueRange operands) {
   if (isa<arith::DivSIOp, arith::DivUIOp, arith::RemSIOp, arith::RemUIOp>(op))
     return guardedIntegerDivision(b, op, operands[0], operands[1]);
+  if (isa<arith::MaxNumFOp, arith::MinNumFOp>(op))
+    return floatMinMax(b, op->getLoc(), operands[0], operands[1],
+                       isa<arith::MaxNumFOp>(op));
   OperationState state(op->getLoc(), op->getName());
   state.addOperands(operands);
   state.addAttributes(op->getAttrs());

@@ -251,3 +251,21 @@ func.func @invariant_operand(%pa: !tile.ptr<f32>, %pc: !tile.ptr<f32>, %n: i32) 
   tile.store %c, %acc : tensor<16x32x!tile.ptr<f32>>, tensor<16x32xf32>
   return
 }
+
+// -----
+
+// Float max/min are compares and selects (a NaN operand yields the other
+// operand), not llvm.maxnum/minnum: LLVM 22's loop vectorizer miscompiles
+// loops carrying several maxnum reductions.
+// CHECK-LABEL: func.func private @float_max
+// CHECK-NOT: arith.maxnumf
+// CHECK: arith.cmpf uno
+// CHECK: arith.select
+// CHECK: arith.cmpf ogt
+// CHECK: arith.select
+// CHECK-NOT: arith.maxnumf
+func.func @float_max(%x: !tile.ptr<f32>, %a: f32, %b: f32) attributes {tile.kernel} {
+  %m = arith.maxnumf %a, %b : f32
+  tile.store %x, %m : !tile.ptr<f32>, f32
+  return
+}
