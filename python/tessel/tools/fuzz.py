@@ -100,7 +100,22 @@ def compare(prog: Program, model: Model, got: list) -> list[str]:
     return problems
 
 
+_ERR = None
+
+
+def _native_stderr() -> str:
+    """What native code (LLVM's JIT) wrote to fd 2 since the last call."""
+    if _ERR is None:
+        return ""
+    os.lseek(_ERR, 0, 0)
+    text = os.read(_ERR, 1 << 16).decode(errors="replace").strip()
+    os.ftruncate(_ERR, 0)
+    os.lseek(_ERR, 0, 0)
+    return text[-1000:]
+
+
 def run_one(prog: Program, model: Model, flavor: str, workdir: str, tag: str) -> dict:
+    _native_stderr()
     src = render_program(prog, flavor)
     path = os.path.join(workdir, f"fz_{tag}.py")
     with open(path, "w") as f:
@@ -115,7 +130,9 @@ def run_one(prog: Program, model: Model, flavor: str, workdir: str, tag: str) ->
         got = [_readback(a) for a in args]
     except Exception as e:  # a kernel Triton accepts must compile and run
         tb = traceback.format_exc(limit=-3)
-        return {"kind": "error", "detail": f"{type(e).__name__}: {str(e)[:2000]}", "trace": tb[-3000:]}
+        said = _native_stderr()
+        return {"kind": "error", "detail": f"{type(e).__name__}: {str(e)[:2000]}" + (f"\n(stderr: {said})" if said else ""),
+                "trace": tb[-3000:]}
     finally:
         try:
             os.unlink(path)
@@ -132,8 +149,12 @@ def worker_main(flavor: str) -> None:
         set_no_bf16()
     workdir = tempfile.mkdtemp(prefix="tessel-fuzz-")
     sys.path.insert(0, workdir)
+    global _ERR
     out = sys.stdout
     sys.stdout = sys.stderr  # anything a kernel prints must not corrupt the protocol
+    # fd 2 goes to a scratch file, read back per kernel: native diagnostics land in the failure's report
+    _ERR = os.open(os.path.join(workdir, "stderr"), os.O_RDWR | os.O_CREAT | os.O_TRUNC)
+    os.dup2(_ERR, 2)
     for line in sys.stdin:
         job = json.loads(line)
         t0 = time.time()
