@@ -12,7 +12,7 @@ from tessel.tools import fuzz
 
 SEED = 0
 CHUNK = 50
-COUNT = 300
+COUNT = 600
 
 
 @pytest.mark.parametrize("start", range(0, COUNT, CHUNK), ids=lambda s: f"kernels{s}-{s + CHUNK - 1}")
