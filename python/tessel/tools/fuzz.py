@@ -18,7 +18,7 @@ while it still fails the same way. The exit status is 1 if any kernel failed.
 `--oracle triton` runs the same kernels with OpenAI Triton's interpreter (TRITON_INTERPRET=1, torch CPU tensors)
 instead of tessel: a check of the model itself.
 
-A longer run (about 2000 kernels, ~15 minutes on 2 cores):
+A longer run (2000 kernels: about 4 minutes on 2 cores, plus a few seconds per failure to minimize):
 
     TESSEL_NUM_THREADS=1 python -m tessel.tools.fuzz --seed 1 --count 2000 --minimize
 """
