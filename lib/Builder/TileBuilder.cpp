@@ -162,18 +162,30 @@ TileBuilder::createFunction(const std::string &name,
     fail("a builder holds one kernel function");
   std::vector<DType> dtypes;
   std::vector<int64_t> divisibility;
+  std::vector<bool> noalias;
   SmallVector<Type> types;
   for (const std::string &text : argTypes) {
-    // "*fp32:16": the argument is a multiple of 16 (bytes for pointers).
-    StringRef typeText = text, divText;
-    std::tie(typeText, divText) = StringRef(text).split(':');
+    // Marks after the type: "*fp32:16" (a multiple of 16: bytes for
+    // pointers), "*fp32:noalias" (the array overlaps no other pointer
+    // argument's), or both ("*fp32:16:noalias").
+    SmallVector<StringRef> parts;
+    StringRef(text).split(parts, ':');
     int64_t div = 1;
-    if (!divText.empty() &&
-        (divText.getAsInteger(10, div) || div < 1 || !llvm::isPowerOf2_64(div)))
-      fail("argument type '" + text + "': the divisibility after ':' must be "
-           "a power of 2");
-    dtypes.push_back(parseDType(typeText.str()));
+    bool isNoalias = false;
+    for (StringRef mark : ArrayRef<StringRef>(parts).drop_front()) {
+      if (mark == "noalias") {
+        isNoalias = true;
+        continue;
+      }
+      if (mark.getAsInteger(10, div) || div < 1 || !llvm::isPowerOf2_64(div))
+        fail("argument type '" + text + "': a mark after ':' must be a "
+             "divisibility (a power of 2) or 'noalias'");
+    }
+    dtypes.push_back(parseDType(parts[0].str()));
+    if (isNoalias && !dtypes.back().isPointer)
+      fail("argument type '" + text + "': only pointers can be 'noalias'");
     divisibility.push_back(div);
+    noalias.push_back(isNoalias);
     types.push_back(dtypes.back().toMLIR(context.get()));
   }
   auto fn = func::FuncOp::create(builder, loc, name,
@@ -182,6 +194,9 @@ TileBuilder::createFunction(const std::string &name,
   for (auto [i, div] : llvm::enumerate(divisibility))
     if (div > 1)
       fn.setArgAttr(i, "tile.divisibility", builder.getI32IntegerAttr(div));
+  for (auto [i, isNoalias] : llvm::enumerate(noalias))
+    if (isNoalias)
+      fn.setArgAttr(i, "tile.noalias", builder.getUnitAttr());
   Block *entry = fn.addEntryBlock();
   builder.setInsertionPointToStart(entry);
   function = fn;

@@ -13,7 +13,7 @@ using namespace tessel::runtime;
 
 namespace {
 
-constexpr int kFormatVersion = 1;
+constexpr int kFormatVersion = 2;
 constexpr llvm::StringLiteral kObjectFile = "kernel.bin";
 constexpr llvm::StringLiteral kBlobMagic = "tessel-cache-entry\n";
 
@@ -48,10 +48,14 @@ std::string tessel::runtime::entryMetadata(llvm::StringRef key,
     stages.push_back(stage.first);
   for (const std::string &s : entry.signature)
     signature.push_back(s);
+  llvm::json::Array writes;
+  for (unsigned i : entry.writes)
+    writes.push_back(int64_t(i));
   llvm::json::Object meta{
       {"version", kFormatVersion},  {"key", key.str()},
       {"name", entry.name},         {"entry", entry.entryName},
-      {"signature", std::move(signature)}, {"stages", std::move(stages)},
+      {"signature", std::move(signature)}, {"writes", std::move(writes)},
+      {"stages", std::move(stages)},
       {"files", std::move(files)},
   };
   return llvm::formatv("{0:2}", llvm::json::Value(std::move(meta))).str();
@@ -73,7 +77,8 @@ std::optional<CacheEntry> tessel::runtime::entryFromFiles(
   auto name = meta->getString("name"), entryName = meta->getString("entry");
   const llvm::json::Array *signature = meta->getArray("signature");
   const llvm::json::Array *stages = meta->getArray("stages");
-  if (!files || !name || !entryName || !signature || !stages)
+  const llvm::json::Array *writes = meta->getArray("writes");
+  if (!files || !name || !entryName || !signature || !stages || !writes)
     return std::nullopt;
   // Every file must be there with the recorded size and checksum.
   auto readChecked = [&](llvm::StringRef file) -> std::optional<std::string> {
@@ -93,6 +98,12 @@ std::optional<CacheEntry> tessel::runtime::entryFromFiles(
     if (!v.getAsString())
       return std::nullopt;
     entry.signature.push_back(v.getAsString()->str());
+  }
+  for (const llvm::json::Value &v : *writes) {
+    std::optional<int64_t> i = v.getAsInteger();
+    if (!i || *i < 0 || size_t(*i) >= entry.signature.size())
+      return std::nullopt;
+    entry.writes.push_back(unsigned(*i));
   }
   std::optional<std::string> object = readChecked(kObjectFile);
   if (!object)

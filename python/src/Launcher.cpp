@@ -7,6 +7,7 @@
 
 #include "llvm/ADT/STLExtras.h"
 
+#include <algorithm>
 #include <array>
 #include <string>
 #include <unordered_map>
@@ -25,7 +26,46 @@ struct Arg {
   double real = 0;   ///< float value
   bool mark16 = false;
   bool isConstOne = false;
+  /// Pointers: the bytes [lo, hi) the array spans (known unless
+  /// `extentKnown` is false), whether it is read-only, and whether it
+  /// overlaps no other pointer argument's array (the ":noalias" mark).
+  uint64_t lo = 0, hi = 0;
+  bool extentKnown = false;
+  bool readonly = false;
+  bool noalias = false;
+  /// A tensor whose extent is read only when it matters (two or more
+  /// pointer arguments).
+  PyObject *tensor = nullptr;
 };
+
+/// The bytes an array with this layout spans from `address`.
+void setExtent(Arg &arg, uint64_t address, int ndim, const Py_ssize_t *shape,
+               const Py_ssize_t *strides, Py_ssize_t itemsize) {
+  int64_t low = 0, high = itemsize;
+  for (int d = 0; d < ndim; ++d) {
+    if (shape[d] == 0) {
+      low = high = 0;
+      break;
+    }
+    int64_t span = int64_t(strides[d]) * (shape[d] - 1);
+    (span < 0 ? low : high) += span;
+  }
+  arg.lo = address + low;
+  arg.hi = address + high;
+  arg.extentKnown = true;
+}
+
+bool overlap(const Arg &a, const Arg &b) {
+  if (a.lo == a.hi || b.lo == b.hi)
+    return false;
+  return a.lo < b.hi && b.lo < a.hi;
+}
+
+/// Bytes per element of a pointer type string ("*fp32" -> 4, "*i1" -> 1).
+Py_ssize_t pointeeBytes(const std::string &type) {
+  auto dtype = DType::parse(llvm::StringRef(type).drop_front());
+  return dtype ? std::max(1u, dtype->bitwidth() / 8) : 1;
+}
 
 /// Element types of the buffer protocol's struct format characters.
 const char *bufferElementType(const char *format, Py_ssize_t itemsize) {
@@ -79,6 +119,7 @@ private:
   std::vector<PyObject *> bind(const py::args &args, const py::kwargs &kwargs);
   Arg classify(size_t index, PyObject *value);
   void specialize(size_t index, Arg &arg) const;
+  void markNoalias(std::vector<Arg> &args);
   py::str typeTag(const std::string &tag);
   std::array<int64_t, 3> gridDims(py::handle grid,
                                   const std::vector<PyObject *> &values);
@@ -177,6 +218,14 @@ Arg Launcher::classify(size_t index, PyObject *value) {
       const char *elt = view.ndim > 0 ? bufferElementType(view.format, view.itemsize)
                                       : nullptr;
       uint64_t address = reinterpret_cast<uintptr_t>(view.buf);
+      if (elt) {
+        if (view.strides)
+          setExtent(arg, address, view.ndim, view.shape, view.strides,
+                    view.itemsize);
+        else
+          setExtent(arg, address, 1, &view.len, &view.itemsize, 1);
+        arg.readonly = view.readonly;
+      }
       PyBuffer_Release(&view);
       if (elt) {
         arg.type = std::string("*") + elt;
@@ -202,6 +251,7 @@ Arg Launcher::classify(size_t index, PyObject *value) {
       py::object ptr = py::reinterpret_borrow<py::object>(value).attr("data_ptr")();
       arg.type = known->second;
       arg.bits = ptr.cast<uint64_t>();
+      arg.tensor = value;
       specialize(index, arg);
       return arg;
     }
@@ -219,6 +269,9 @@ Arg Launcher::classify(size_t index, PyObject *value) {
     dtypeObjects.push_back(std::move(dtype)); // keeps the key alive
   }
   py::handle v = result[1];
+  if (arg.type[0] == '*' && PyObject_HasAttrString(value, "data_ptr") &&
+      PyObject_HasAttrString(value, "stride"))
+    arg.tensor = value;
   if (arg.type[0] == '*' || arg.type[0] == 'i' || arg.type[0] == 'u') {
     if (PyBool_Check(v.ptr()))
       arg.bits = v.ptr() == Py_True;
@@ -231,6 +284,44 @@ Arg Launcher::classify(size_t index, PyObject *value) {
   }
   specialize(index, arg);
   return arg;
+}
+
+/// Marks the pointer arguments whose arrays overlap no other pointer
+/// argument's: the compiler may then assume their loads and stores are
+/// independent of the others'. Anything whose extent is not known (an array
+/// passed by address only) may overlap everything.
+void Launcher::markNoalias(std::vector<Arg> &args) {
+  std::vector<Arg *> pointers;
+  for (Arg &a : args)
+    if (a.type[0] == '*')
+      pointers.push_back(&a);
+  if (pointers.size() == 1) {
+    pointers[0]->noalias = true;
+    return;
+  }
+  for (Arg *a : pointers) {
+    if (a->extentKnown || !a->tensor)
+      continue;
+    // A tensor (torch): its layout through Python, only now that it matters.
+    py::handle t(a->tensor);
+    auto shape = t.attr("shape").cast<std::vector<Py_ssize_t>>();
+    auto strides = t.attr("stride")().cast<std::vector<Py_ssize_t>>();
+    Py_ssize_t itemsize = pointeeBytes(a->type);
+    for (Py_ssize_t &st : strides)
+      st *= itemsize;
+    if (shape.size() == strides.size())
+      setExtent(*a, a->bits, int(shape.size()), shape.data(), strides.data(),
+                itemsize);
+  }
+  for (Arg *a : pointers) {
+    // A null pointer (a dtype-only array given to warmup) stands for an
+    // array of its own.
+    if (!a->extentKnown && a->bits != 0)
+      continue;
+    a->noalias = llvm::all_of(pointers, [&](Arg *b) {
+      return a == b || ((b->extentKnown || b->bits == 0) && !overlap(*a, *b));
+    });
+  }
 }
 
 py::str Launcher::typeTag(const std::string &tag) {
@@ -250,11 +341,22 @@ std::array<int64_t, 3> Launcher::gridDims(py::handle grid,
     g = g(meta);
   }
   std::array<int64_t, 3> dims{1, 1, 1};
-  auto dim = [](py::handle d) -> int64_t {
-    // constexpr wrappers and numpy ints: anything that converts to an index.
-    if (py::hasattr(d, "value") && !PyLong_Check(d.ptr()))
+  auto dim = [&](py::handle d) -> int64_t {
+    // Python ints, numpy ints (anything with __index__) and constexpr
+    // wrappers of those; not floats or strings, which would be truncated or
+    // parsed silently.
+    if (!PyLong_Check(d.ptr()) && !PyIndex_Check(d.ptr()) &&
+        py::hasattr(d, "value"))
       d = d.attr("value");
-    return py::int_(py::reinterpret_borrow<py::object>(d)).cast<int64_t>();
+    if (!PyLong_Check(d.ptr()) && !PyIndex_Check(d.ptr()))
+      throw py::type_error(name + ": grid dimensions must be integers, got " +
+                           std::string(py::repr(d)) + " (" +
+                           Py_TYPE(d.ptr())->tp_name + ") in grid " +
+                           std::string(py::repr(g)));
+    py::object index = py::reinterpret_steal<py::object>(PyNumber_Index(d.ptr()));
+    if (!index)
+      throw py::error_already_set();
+    return index.cast<int64_t>();
   };
   if (PyTuple_Check(g.ptr()) || PyList_Check(g.ptr())) {
     py::sequence seq = g;
@@ -285,6 +387,7 @@ py::object Launcher::launch(py::handle grid, bool warmup, py::args args,
   runtimeArgs.reserve(n);
   // The key: one entry per parameter (a type tag, or the constexpr's type
   // and value, so that 1, 1.0 and True differ), then the constexpr globals.
+  std::vector<size_t> runtimeParams; ///< the parameter of each runtime arg
   py::tuple key(n + 1);
   for (size_t i = 0; i < n; ++i) {
     PyObject *value = values[i];
@@ -294,9 +397,18 @@ py::object Launcher::launch(py::handle grid, bool warmup, py::args args,
       continue;
     }
     Arg arg = classify(i, value);
-    key[i] = arg.isConstOne ? typeTag("=1") : typeTag(arg.type + (arg.mark16 ? ":16" : ""));
-    if (!arg.isConstOne)
-      runtimeArgs.push_back(std::move(arg));
+    if (arg.isConstOne) {
+      key[i] = typeTag("=1");
+      continue;
+    }
+    runtimeArgs.push_back(std::move(arg));
+    runtimeParams.push_back(i);
+  }
+  markNoalias(runtimeArgs);
+  for (size_t r = 0; r < runtimeArgs.size(); ++r) {
+    const Arg &a = runtimeArgs[r];
+    key[runtimeParams[r]] = typeTag(a.type + (a.mark16 ? ":16" : "") +
+                                    (a.noalias ? ":noalias" : ""));
   }
   key[n] = globalValues.is_none() ? py::object(py::none()) : globalValues();
 
@@ -307,15 +419,13 @@ py::object Launcher::launch(py::handle grid, bool warmup, py::args args,
   } else {
     py::list argTypes;
     py::dict constexprs;
-    size_t r = 0;
     for (size_t i = 0; i < n; ++i) {
       if (isConstexpr[i] || values[i] == Py_None) {
         constexprs[pyNames[i]] = py::handle(values[i]);
       } else if (py::str(key[i]).cast<std::string>() == "=1") {
         constexprs[pyNames[i]] = py::int_(1);
       } else {
-        const Arg &a = runtimeArgs[r++];
-        argTypes.append(a.type + (a.mark16 ? ":16" : ""));
+        argTypes.append(key[i]);
       }
     }
     kernelObject = compile(argTypes, constexprs);
@@ -331,6 +441,12 @@ py::object Launcher::launch(py::handle grid, bool warmup, py::args args,
                           std::to_string(kernel.signature.size()) +
                           " runtime arguments, got " +
                           std::to_string(runtimeArgs.size()));
+  for (unsigned w : kernel.parts.writes)
+    if (w < runtimeArgs.size() && runtimeArgs[w].readonly)
+      throw py::value_error(
+          name + ": argument '" + names[runtimeParams[w]] +
+          "' is a read-only array, but the kernel may store to it (pass a "
+          "writeable array, e.g. a copy)");
   std::vector<uint64_t> slots(runtimeArgs.size());
   std::vector<void *> argv(runtimeArgs.size());
   for (size_t i = 0; i < runtimeArgs.size(); ++i) {

@@ -47,6 +47,7 @@ std::unique_ptr<Kernel> compileKernel(TileBuilder &builder,
   runtime::CacheEntry parts;
   parts.name = result.kernelName;
   parts.entryName = result.entryName;
+  parts.writes = result.writes;
   for (const DType &t : builder.getSignature())
     parts.signature.push_back(t.str());
   parts.stages = std::move(result.stages);
@@ -128,6 +129,8 @@ PYBIND11_MODULE(_C, m) {
       .def_property_readonly("name", [](const Kernel &k) { return k.parts.name; })
       .def_property_readonly("signature",
                              [](const Kernel &k) { return k.parts.signature; })
+      .def_property_readonly("writes",
+                             [](const Kernel &k) { return k.parts.writes; })
       .def_property_readonly("asm", &Kernel::asmText)
       .def_property_readonly(
           "object", [](const Kernel &k) { return py::bytes(k.parts.object); });

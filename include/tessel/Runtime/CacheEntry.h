@@ -23,6 +23,9 @@ struct CacheEntry {
   std::string name;      ///< the kernel's name
   std::string entryName; ///< the symbol launches call
   std::vector<std::string> signature;
+  /// The runtime arguments (indices into `signature`) the kernel may store
+  /// through: the launcher refuses read-only arrays for them.
+  std::vector<unsigned> writes;
   /// Every stage's text, in pipeline order.
   std::vector<std::pair<std::string, std::string>> stages;
   std::string object; ///< the binary

@@ -11,6 +11,8 @@
 //===----------------------------------------------------------------------===//
 #include "tessel/Conversion/Passes.h"
 
+#include "tessel/Analysis/PointerRoots.h"
+
 #include "tessel/Dialect/Tile/IR/Dialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -153,7 +155,7 @@ private:
   /// shared subexpressions are emitted once, not once per path.
   DenseMap<Value, SmallVector<std::pair<SmallVector<Value, 4>, Value>, 1>>
       emitted;
-  SmallVector<unsigned> storePositions;
+  SmallVector<StoreOp> stores;
 };
 
 //===----------------------------------------------------------------------===//
@@ -164,9 +166,23 @@ void KernelLowering::numberOps() {
   unsigned n = 0;
   oldFn.walk<WalkOrder::PreOrder>([&](Operation *op) {
     position[op] = n++;
-    if (isa<StoreOp>(op))
-      storePositions.push_back(position[op]);
+    if (auto store = dyn_cast<StoreOp>(op))
+      stores.push_back(store);
   });
+}
+
+/// Whether `store` may write memory that `load` reads. Two different kernel
+/// arguments do not overlap when either is marked `tile.noalias` (the
+/// launcher checked that its array overlaps no other pointer argument's);
+/// anything else may alias.
+bool mayAlias(LoadOp load, StoreOp store) {
+  BlockArgument from = pointerRootArgument(load.getPtr());
+  BlockArgument to = pointerRootArgument(store.getPtr());
+  if (!from || !to || from == to)
+    return true;
+  auto fn = cast<func::FuncOp>(from.getOwner()->getParentOp());
+  return !fn.getArgAttr(from.getArgNumber(), "tile.noalias") &&
+         !fn.getArgAttr(to.getArgNumber(), "tile.noalias");
 }
 
 /// The ops at which the lazy value `v` gets evaluated: its non-lazy users and
@@ -207,14 +223,19 @@ void KernelLowering::planMaterialization() {
       size_t uses = std::distance(v.getUses().begin(), v.getUses().end());
       materialize = uses > 1 || otherBlock;
     }
-    if (isa<LoadOp>(op) && !materialize) {
-      // A store between the load and a later evaluation could change what
-      // the load reads: read it before.
+    if (auto load = dyn_cast<LoadOp>(op); load && !materialize) {
+      // A load must see memory as it was when it executed. Evaluated lazily,
+      // it would read after any store between it and its last evaluation
+      // point, and, when that point is a store, after the elements the store
+      // has already written (through a broadcast, a permuted view or any
+      // other address map, element i may read what element j < i wrote).
+      // Unless no such store can alias it, read it into a buffer first.
       unsigned from = position[op], to = from;
       for (Operation *p : points)
         to = std::max(to, position[p]);
-      materialize = llvm::any_of(storePositions, [&](unsigned s) {
-        return s > from && s < to;
+      materialize = llvm::any_of(stores, [&](StoreOp store) {
+        unsigned s = position[store];
+        return s > from && s <= to && mayAlias(load, store);
       });
     }
     if (materialize)
@@ -1093,11 +1114,18 @@ LogicalResult KernelLowering::run() {
   entryBlock = newFn.addEntryBlock();
   unsigned numArgs = oldFn.getNumArguments();
   // Pointers known to be multiples of N bytes are N-aligned for LLVM.
-  for (unsigned i = 0; i < numArgs; ++i)
+  for (unsigned i = 0; i < numArgs; ++i) {
+    if (!isa<PointerType>(oldFn.getArgumentTypes()[i]))
+      continue;
     if (auto div = oldFn.getArgAttrOfType<IntegerAttr>(i, "tile.divisibility"))
-      if (isa<PointerType>(oldFn.getArgumentTypes()[i]))
-        newFn.setArgAttr(i, LLVM::LLVMDialect::getAlignAttrName(),
-                         b.getI64IntegerAttr(div.getInt()));
+      newFn.setArgAttr(i, LLVM::LLVMDialect::getAlignAttrName(),
+                       b.getI64IntegerAttr(div.getInt()));
+    // An array that overlaps no other argument's: LLVM may reorder its
+    // accesses with everyone else's (no run-time alias checks).
+    if (oldFn.getArgAttr(i, "tile.noalias"))
+      newFn.setArgAttr(i, LLVM::LLVMDialect::getNoAliasAttrName(),
+                       b.getUnitAttr());
+  }
   for (unsigned i = 0; i < numArgs; ++i)
     scalars.map(oldFn.getArgument(i), entryBlock->getArgument(i));
   for (unsigned i = 0; i < 3; ++i) {

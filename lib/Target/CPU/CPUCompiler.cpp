@@ -7,6 +7,8 @@
 //===----------------------------------------------------------------------===//
 #include "tessel/Target/CPU/CPUCompiler.h"
 
+#include "tessel/Analysis/PointerRoots.h"
+
 #include "tessel/Conversion/Passes.h"
 #include "tessel/Dialect/Tile/IR/Dialect.h"
 #include "tessel/Dialect/Tile/Transforms/Passes.h"
@@ -232,6 +234,8 @@ LogicalResult compileModule(ModuleOp module, CompileResult &result,
     return fail("the module has no kernel function");
   result.kernelName = kernel.getName().str();
   result.entryName = cpuEntryName(kernel.getName());
+  for (unsigned i : writtenArguments(kernel))
+    result.writes.push_back(i);
   result.stages.push_back({"ttir", print(module)});
 
   PassManager toLoops(ctx);

@@ -85,7 +85,12 @@ def _array_interface_arg(name: str, value: Any) -> tuple[str, int | float | bool
     interface = value.__array_interface__
     if interface["shape"] == ():  # a numpy scalar such as np.bool_: pass its Python value
         return kernel_arg(name, value.item())
-    element = _TYPESTRS.get(interface["typestr"][1:])
+    typestr = interface["typestr"]
+    if typestr[0] == ">" and typestr[2:] != "1":
+        # Kernels read memory in the host's (little-endian) byte order: the bytes would be misread.
+        raise TypeError(f"argument '{name}': big-endian arrays ({typestr!r}) are not supported; convert it to the "
+                        "native byte order first, e.g. a.astype(a.dtype.newbyteorder('='))")
+    element = _TYPESTRS.get(typestr[1:])
     if element is None:
         raise TypeError(f"argument '{name}': arrays of type {interface['typestr']!r} are not supported")
     return "*" + element, interface["data"][0]

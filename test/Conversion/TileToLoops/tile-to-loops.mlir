@@ -1,9 +1,10 @@
 // RUN: tessel-opt %s -split-input-file  -convert-tile-to-loops -canonicalize -cse | FileCheck %s
 
 // Element-wise chains, address arithmetic and masked loads fuse into the
-// store's loop: one loop, loads guarded by the mask, no buffer.
+// store's loop: one loop, loads guarded by the mask, no buffer (the arrays
+// overlap no other argument's: the store cannot change what is loaded).
 // CHECK-LABEL: func.func private @vector_add
-// CHECK-SAME: (%[[X:arg[0-9]+]]: !llvm.ptr, %[[Y:arg[0-9]+]]: !llvm.ptr, %[[O:arg[0-9]+]]: !llvm.ptr, %[[N:arg[0-9]+]]: i32
+// CHECK-SAME: (%[[X:arg[0-9]+]]: !llvm.ptr {llvm.noalias}, %[[Y:arg[0-9]+]]: !llvm.ptr {llvm.noalias}, %[[O:arg[0-9]+]]: !llvm.ptr {llvm.noalias}, %[[N:arg[0-9]+]]: i32
 // CHECK-NOT: memref.alloca
 // CHECK: scf.for %{{.*}} = %c0 to %c1024 step %c1
 // CHECK: %[[OFF:[0-9]+]] = arith.addi
@@ -18,7 +19,7 @@
 // CHECK-NOT: scf.for
 // CHECK: func.func @vector_add_tessel_entry(%{{.*}}: !llvm.ptr, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32)
 // CHECK: func.call @vector_add
-func.func @vector_add(%x: !tile.ptr<f32>, %y: !tile.ptr<f32>, %o: !tile.ptr<f32>, %n: i32) attributes {tile.kernel} {
+func.func @vector_add(%x: !tile.ptr<f32> {tile.noalias}, %y: !tile.ptr<f32> {tile.noalias}, %o: !tile.ptr<f32> {tile.noalias}, %n: i32) attributes {tile.kernel} {
   %pid = tile.get_program_id 0
   %c1024 = arith.constant 1024 : i32
   %start = arith.muli %pid, %c1024 : i32
@@ -267,5 +268,71 @@ func.func @invariant_operand(%pa: !tile.ptr<f32>, %pc: !tile.ptr<f32>, %n: i32) 
 func.func @float_max(%x: !tile.ptr<f32>, %a: f32, %b: f32) attributes {tile.kernel} {
   %m = arith.maxnumf %a, %b : f32
   tile.store %x, %m : !tile.ptr<f32>, f32
+  return
+}
+
+// -----
+
+// A load whose value is stored through a pointer that may alias it is read
+// into a buffer first: the store's loop would otherwise read elements it has
+// already written (here each row's first element, through a broadcast).
+// CHECK-LABEL: func.func private @store_after_load_same_array
+// CHECK: %[[BUF:.*]] = memref.alloca() {alignment = 64 : i64} : memref<4xf32>
+// CHECK: scf.for
+// CHECK: llvm.load
+// CHECK: memref.store %{{.*}}, %[[BUF]]
+// CHECK: scf.for
+// CHECK: scf.for
+// CHECK: memref.load %[[BUF]]
+// CHECK: llvm.store
+func.func @store_after_load_same_array(%z: !tile.ptr<f32> {tile.noalias}) attributes {tile.kernel} {
+  %c4 = arith.constant dense<4> : tensor<4xi32>
+  %r = tile.make_range {start = 0 : i32, end = 4 : i32} : tensor<4xi32>
+  %rows = arith.muli %r, %c4 : tensor<4xi32>
+  %zs = tile.splat %z : tensor<4x!tile.ptr<f32>>
+  %firsts = tile.addptr %zs, %rows : tensor<4x!tile.ptr<f32>>, tensor<4xi32>
+  %first = tile.load %firsts : tensor<4x!tile.ptr<f32>> -> tensor<4xf32>
+  %fc = tile.expand_dims %first {axis = 1 : i32} : tensor<4xf32> -> tensor<4x1xf32>
+  %fb = tile.broadcast %fc : tensor<4x1xf32> -> tensor<4x4xf32>
+  %rc = tile.expand_dims %rows {axis = 1 : i32} : tensor<4xi32> -> tensor<4x1xi32>
+  %rb = tile.broadcast %rc : tensor<4x1xi32> -> tensor<4x4xi32>
+  %cr = tile.expand_dims %r {axis = 0 : i32} : tensor<4xi32> -> tensor<1x4xi32>
+  %cb = tile.broadcast %cr : tensor<1x4xi32> -> tensor<4x4xi32>
+  %offs = arith.addi %rb, %cb : tensor<4x4xi32>
+  %zs2 = tile.splat %z : tensor<4x4x!tile.ptr<f32>>
+  %ptrs = tile.addptr %zs2, %offs : tensor<4x4x!tile.ptr<f32>>, tensor<4x4xi32>
+  %v = tile.load %ptrs : tensor<4x4x!tile.ptr<f32>> -> tensor<4x4xf32>
+  %sum = arith.addf %v, %fb : tensor<4x4xf32>
+  tile.store %ptrs, %sum : tensor<4x4x!tile.ptr<f32>>, tensor<4x4xf32>
+  return
+}
+
+// -----
+
+// Two arguments not marked noalias may be views of one array: the load is
+// read into a buffer before the store. Marked noalias, it fuses.
+// CHECK-LABEL: func.func private @copy_may_alias
+// CHECK: memref.alloca
+// CHECK-LABEL: func.func private @copy_noalias
+// CHECK-NOT: memref.alloca
+// CHECK: func.func @copy_noalias_tessel_entry
+func.func @copy_may_alias(%x: !tile.ptr<f32>, %y: !tile.ptr<f32>) attributes {tile.kernel} {
+  %r = tile.make_range {start = 0 : i32, end = 16 : i32} : tensor<16xi32>
+  %xs = tile.splat %x : tensor<16x!tile.ptr<f32>>
+  %xp = tile.addptr %xs, %r : tensor<16x!tile.ptr<f32>>, tensor<16xi32>
+  %ys = tile.splat %y : tensor<16x!tile.ptr<f32>>
+  %yp = tile.addptr %ys, %r : tensor<16x!tile.ptr<f32>>, tensor<16xi32>
+  %v = tile.load %xp : tensor<16x!tile.ptr<f32>> -> tensor<16xf32>
+  tile.store %yp, %v : tensor<16x!tile.ptr<f32>>, tensor<16xf32>
+  return
+}
+func.func @copy_noalias(%x: !tile.ptr<f32> {tile.noalias}, %y: !tile.ptr<f32>) attributes {tile.kernel} {
+  %r = tile.make_range {start = 0 : i32, end = 16 : i32} : tensor<16xi32>
+  %xs = tile.splat %x : tensor<16x!tile.ptr<f32>>
+  %xp = tile.addptr %xs, %r : tensor<16x!tile.ptr<f32>>, tensor<16xi32>
+  %ys = tile.splat %y : tensor<16x!tile.ptr<f32>>
+  %yp = tile.addptr %ys, %r : tensor<16x!tile.ptr<f32>>, tensor<16xi32>
+  %v = tile.load %xp : tensor<16x!tile.ptr<f32>> -> tensor<16xf32>
+  tile.store %yp, %v : tensor<16x!tile.ptr<f32>>, tensor<16xf32>
   return
 }

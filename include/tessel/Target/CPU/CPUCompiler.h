@@ -15,6 +15,8 @@ namespace tessel::cpu {
 struct CompileResult {
   std::string kernelName;
   std::string entryName;
+  /// The arguments the kernel may store through (see writtenArguments).
+  std::vector<unsigned> writes;
   /// Every stage's text in pipeline order: ttir, loops, llir, llvmir.
   std::vector<std::pair<std::string, std::string>> stages;
   /// The ELF object for the host CPU.

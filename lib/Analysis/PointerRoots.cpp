@@ -1,0 +1,74 @@
+//===- PointerRoots.cpp - Which kernel argument a pointer comes from ------===//
+#include "tessel/Analysis/PointerRoots.h"
+
+#include "tessel/Dialect/Tile/IR/Dialect.h"
+
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "llvm/ADT/SmallPtrSet.h"
+
+using namespace mlir;
+using namespace tessel::tile;
+
+namespace {
+
+/// The root of a pointer: a kernel argument, unknown (null), or the loop
+/// argument whose root is being determined (a pointer that comes back to it).
+struct Root {
+  BlockArgument arg;
+  bool isCycle = false;
+};
+
+Root rootOf(Value ptr, SmallPtrSetImpl<Value> &open) {
+  while (Operation *def = ptr.getDefiningOp()) {
+    if (auto ap = dyn_cast<AddPtrOp>(def))
+      ptr = ap.getPtr();
+    else if (isa<SplatOp, BroadcastOp, ExpandDimsOp, ReshapeOp, TransOp>(def))
+      ptr = def->getOperand(0);
+    else
+      return {};
+  }
+  auto arg = cast<BlockArgument>(ptr);
+  Operation *owner = arg.getOwner()->getParentOp();
+  if (isa<func::FuncOp>(owner))
+    return {arg};
+  if (open.contains(arg))
+    return {nullptr, /*isCycle=*/true};
+  // A pointer carried by a loop has the root of its initial value when every
+  // iteration yields a pointer computed from the same root or from itself.
+  auto loop = dyn_cast<scf::ForOp>(owner);
+  if (!loop || arg == loop.getInductionVar())
+    return {};
+  unsigned i = arg.getArgNumber() - loop.getNumInductionVars();
+  Root init = rootOf(loop.getInitArgs()[i], open);
+  if (!init.arg)
+    return {};
+  open.insert(arg);
+  Root next = rootOf(loop.getYieldedValues()[i], open);
+  open.erase(arg);
+  if (next.isCycle || next.arg == init.arg)
+    return init;
+  return {};
+}
+
+} // namespace
+
+BlockArgument tessel::pointerRootArgument(Value ptr) {
+  SmallPtrSet<Value, 4> open;
+  return rootOf(ptr, open).arg;
+}
+
+SmallVector<unsigned> tessel::writtenArguments(func::FuncOp kernel) {
+  SmallVector<bool> written(kernel.getNumArguments(), false);
+  bool unknown = false;
+  kernel.walk([&](StoreOp store) {
+    if (BlockArgument root = pointerRootArgument(store.getPtr()))
+      written[root.getArgNumber()] = true;
+    else
+      unknown = true;
+  });
+  SmallVector<unsigned> result;
+  for (auto [i, type] : llvm::enumerate(kernel.getArgumentTypes()))
+    if (isa<PointerType>(type) && (written[i] || unknown))
+      result.push_back(i);
+  return result;
+}
