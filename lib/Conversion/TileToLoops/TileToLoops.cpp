@@ -1076,6 +1076,16 @@ void KernelLowering::createEntry(func::FuncOp kernel) {
   Value one = arith::ConstantIntOp::create(b, loc, 1, 64);
   auto loop = scf::ForOp::create(b, loc, block->getArgument(1),
                                  block->getArgument(2), one);
+  // Programs are independent and each runs the whole kernel: vectorizing
+  // across them never pays, and LLVM's loop vectorizer, given the inlined
+  // kernel as one loop body, spends time exponential in the depth of its
+  // select chains (a fully unrolled argmax over 32 rows took minutes).
+  loop->setAttr("llvm.loop_annotation",
+                LLVM::LoopAnnotationAttr::get(
+                    b.getContext(), {}, LLVM::LoopVectorizeAttr::get(
+                                            b.getContext(), b.getBoolAttr(true),
+                                            {}, {}, {}, {}, {}, {}),
+                    {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}));
   b.setInsertionPoint(loop.getBody()->getTerminator());
   Value l = loop.getInductionVar();
   Value x = arith::RemSIOp::create(b, loc, l, gx64);

@@ -8,6 +8,7 @@
 #include "tessel/Target/CPU/CPUCompiler.h"
 
 #include "tessel/Analysis/PointerRoots.h"
+#include "tessel/Support/FatalErrorGuard.h"
 
 #include "tessel/Conversion/Passes.h"
 #include "tessel/Dialect/Tile/IR/Dialect.h"
@@ -163,14 +164,15 @@ namedTargetMachine(const CPUTarget &target, std::string &error) {
       std::nullopt, llvm::CodeGenOptLevel::Aggressive));
 }
 
-void optimize(llvm::Module &module, llvm::TargetMachine *machine) {
+void optimize(llvm::Module &module, llvm::TargetMachine *machine,
+              bool vectorize) {
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;
   llvm::CGSCCAnalysisManager cgam;
   llvm::ModuleAnalysisManager mam;
   llvm::PipelineTuningOptions tuning;
-  tuning.LoopVectorization = true;
-  tuning.SLPVectorization = true;
+  tuning.LoopVectorization = vectorize;
+  tuning.SLPVectorization = vectorize;
   tuning.LoopUnrolling = true;
   llvm::PassBuilder pb(machine, tuning);
   pb.registerModuleAnalyses(mam);
@@ -248,6 +250,15 @@ LogicalResult compileModule(ModuleOp module, CompileResult &result,
   buildLoopsToLLVMPipeline(toLLVM);
   if (failed(toLLVM.run(module)))
     return fail("lowering to the LLVM dialect failed");
+  // SCF-to-CF leaves a loop's annotation on its latch branch as a plain
+  // attribute: make it the branch's loop metadata, which LLVM IR keeps.
+  module.walk([](LLVM::BrOp br) {
+    StringRef name = "llvm.loop_annotation";
+    if (auto a = br->getDiscardableAttr(name)) {
+      br.setLoopAnnotationAttr(cast<LLVM::LoopAnnotationAttr>(a));
+      br->removeDiscardableAttr(name);
+    }
+  });
   result.stages.push_back({"llir", print(module)});
 
   std::unique_ptr<llvm::TargetMachine> named;
@@ -261,31 +272,51 @@ LogicalResult compileModule(ModuleOp module, CompileResult &result,
   }
   if (!machine)
     return failure();
-  llvm::LLVMContext llvmContext;
-  std::unique_ptr<llvm::Module> llvmModule =
-      translateModuleToLLVMIR(module, llvmContext, result.kernelName);
-  if (!llvmModule)
-    return fail("translation to LLVM IR failed");
-  llvmModule->setTargetTriple(machine->getTargetTriple());
-  llvmModule->setDataLayout(machine->createDataLayout());
-  for (llvm::Function &fn : *llvmModule) {
-    if (fn.isDeclaration())
-      continue;
-    fn.addFnAttr("target-cpu", machine->getTargetCPU());
-    fn.addFnAttr("target-features", machine->getTargetFeatureString());
-  }
-  optimize(*llvmModule, machine);
-  result.stages.push_back({"llvmir", print(*llvmModule)});
-
+  // LLVM's vectorizers have produced IR its code generators abort on (odd
+  // vector widths of bf16, seen with LLVM 22): such a kernel is compiled
+  // again without them rather than ending the process.
+  std::string llvmError, llvmText;
   llvm::SmallString<0> object;
-  {
-    llvm::raw_svector_ostream os(object);
-    llvm::legacy::PassManager codegen;
-    if (machine->addPassesToEmitFile(codegen, os, nullptr,
-                                     llvm::CodeGenFileType::ObjectFile))
-      return fail("the target cannot emit object files");
-    codegen.run(*llvmModule);
+  bool translated = true;
+  for (bool vectorize : {true, false}) {
+    object.clear();
+    bool ok = runGuarded(
+        [&] {
+          llvm::LLVMContext llvmContext;
+          std::unique_ptr<llvm::Module> llvmModule =
+              translateModuleToLLVMIR(module, llvmContext, result.kernelName);
+          if (!llvmModule) {
+            translated = false;
+            return;
+          }
+          llvmModule->setTargetTriple(machine->getTargetTriple());
+          llvmModule->setDataLayout(machine->createDataLayout());
+          for (llvm::Function &fn : *llvmModule) {
+            if (fn.isDeclaration())
+              continue;
+            fn.addFnAttr("target-cpu", machine->getTargetCPU());
+            fn.addFnAttr("target-features", machine->getTargetFeatureString());
+          }
+          optimize(*llvmModule, machine, vectorize);
+          llvmText = print(*llvmModule);
+          llvm::raw_svector_ostream os(object);
+          llvm::legacy::PassManager codegen;
+          if (machine->addPassesToEmitFile(codegen, os, nullptr,
+                                           llvm::CodeGenFileType::ObjectFile)) {
+            translated = false;
+            return;
+          }
+          codegen.run(*llvmModule);
+        },
+        llvmError);
+    if (ok)
+      break;
+    if (!vectorize)
+      return fail("LLVM could not compile this kernel (" + llvmError + ")");
   }
+  if (!translated)
+    return fail("translation to LLVM IR or object code failed");
+  result.stages.push_back({"llvmir", std::move(llvmText)});
   result.object = std::string(object.str());
   result.targetTriple = machine->getTargetTriple().str();
   result.targetCPU = machine->getTargetCPU().str();

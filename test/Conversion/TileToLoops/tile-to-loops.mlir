@@ -336,3 +336,18 @@ func.func @copy_noalias(%x: !tile.ptr<f32> {tile.noalias}, %y: !tile.ptr<f32>) a
   tile.store %yp, %v : tensor<16x!tile.ptr<f32>>, tensor<16xf32>
   return
 }
+
+// -----
+
+// The entry's loop over programs is never vectorized (each iteration runs the
+// whole kernel; LLVM's vectorizer spent minutes on such bodies).
+// CHECK: #[[V:.*]] = #llvm.loop_vectorize<disable = true>
+// CHECK: #[[A:.*]] = #llvm.loop_annotation<vectorize = #[[V]]>
+// CHECK-LABEL: func.func @store_one_tessel_entry
+// CHECK: scf.for
+// CHECK: func.call @store_one
+// CHECK: } {llvm.loop_annotation = #[[A]]}
+func.func @store_one(%x: !tile.ptr<f32>, %a: f32) attributes {tile.kernel} {
+  tile.store %x, %a : !tile.ptr<f32>, f32
+  return
+}
