@@ -876,6 +876,10 @@ void TileBuilder::store(const TValue &ptr, Operand valueOp,
            " does not fit the pointer block " + ptr.describe() +
            ": its shape must broadcast to the pointer's shape");
   }
+  // Bools are stored as Triton stores them: as the value cast to int8, so
+  // 0.5 and 256 store False (a cast straight to bool would test != 0).
+  if (elt.isBool() && !value.dtype.isBool())
+    value = castTo(value, DType{ScalarKind::I8, false});
   value = broadcastValue(castTo(value, elt), ptr.shape(), "store");
   Value mask;
   if (maskOp) {

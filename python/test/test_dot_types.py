@@ -108,14 +108,8 @@ _IR_ELEMENT = {"int32": "i32", "fp32": "f32", "fp16": "f16", "fp64": "f64"}
 OUT_DTYPES = [None, "int8", "int32", "int64", "float16", "float32", "bfloat16"]
 
 
-_FP16_ACCUMULATION_BUG = pytest.mark.xfail(
-    strict=True, raises=_C.BackendError,
-    reason="the CPU backend's fp16-accumulating dot calls __truncdfhf2, which the kernel loader does not provide")
-
-
 @pytest.mark.parametrize("operands,out", [
-    pytest.param(operands, out, marks=[_FP16_ACCUMULATION_BUG] if (operands, out) == ("float16", "float16") else [])
-    for operands in ["int8", "float16", "bfloat16", "float32", "float64"] for out in OUT_DTYPES])
+    (operands, out) for operands in ["int8", "float16", "bfloat16", "float32", "float64"] for out in OUT_DTYPES])
 def test_dot_result_dtype_matches_triton(operands, out, rng):
     """Without an accumulator: tessel accepts what Triton accepts, with the same result dtype and numpy's values."""
     a, b, acc = _inputs(rng, int_range=operands == "int8")

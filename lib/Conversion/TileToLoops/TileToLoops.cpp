@@ -383,7 +383,75 @@ Value floatMinMax(OpBuilder &b, Location loc, Value x, Value y, bool isMax) {
   return arith::SelectOp::create(b, loc, better, y, t);
 }
 
+/// fp64 to fp32 rounded to odd: a value from which rounding again to fp16 or
+/// bf16 gives the fp64 value's nearest-even fp16/bf16 (fp32 keeps enough
+/// extra bits: 24 >= 11 + 2), without the runtime routines (__truncdfhf2,
+/// __truncdfbf2) LLVM would call and the kernel loader does not have.
+Value truncateF64ToOddF32(OpBuilder &b, Location loc, Value x) {
+  Type f32 = b.getF32Type(), i32 = b.getI32Type();
+  Value nearest = arith::TruncFOp::create(b, loc, f32, x);
+  Value back = arith::ExtFOp::create(b, loc, x.getType(), nearest);
+  // Inexact (NaN excluded): step back toward zero if the rounding went away
+  // from it, then make the last bit odd.
+  Value inexact =
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::ONE, back, x);
+  Value absBack = math::AbsFOp::create(b, loc, back);
+  Value absX = math::AbsFOp::create(b, loc, x);
+  Value away =
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, absBack, absX);
+  Value bits = arith::BitcastOp::create(b, loc, i32, nearest);
+  auto cst = [&](int64_t v) {
+    return arith::ConstantOp::create(b, loc, i32, b.getI32IntegerAttr(v));
+  };
+  Value towardZero = arith::SelectOp::create(
+      b, loc, away, arith::SubIOp::create(b, loc, bits, cst(1)), bits);
+  Value odd = arith::OrIOp::create(b, loc, towardZero, cst(1));
+  return arith::BitcastOp::create(
+      b, loc, f32, arith::SelectOp::create(b, loc, inexact, odd, bits));
+}
+
+/// fp32 to bf16 rounded to nearest even, subnormals included, in integer
+/// arithmetic: x86's conversion instruction (VCVTNEPS2BF16) flushes
+/// subnormal inputs and results to zero.
+Value truncateF32ToBF16(OpBuilder &b, Location loc, Value x) {
+  Type i32 = b.getI32Type(), i16 = b.getI16Type();
+  auto cst = [&](int64_t v) {
+    return arith::ConstantOp::create(b, loc, i32, b.getI32IntegerAttr(v));
+  };
+  Value bits = arith::BitcastOp::create(b, loc, i32, x);
+  // Add just under half a bf16 ulp, plus one when the kept part is odd, and
+  // drop the low half: ties go to even, carries reach the exponent.
+  Value lsb = arith::AndIOp::create(
+      b, loc, arith::ShRUIOp::create(b, loc, bits, cst(16)), cst(1));
+  Value rounded = arith::AddIOp::create(
+      b, loc, bits, arith::AddIOp::create(b, loc, lsb, cst(0x7FFF)));
+  Value high = arith::ShRUIOp::create(b, loc, rounded, cst(16));
+  // A NaN keeps its sign and becomes quiet (rounding could make it inf).
+  Value quietNaN = arith::OrIOp::create(
+      b, loc, arith::ShRUIOp::create(b, loc, bits, cst(16)), cst(0x40));
+  Value isNaN = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, x, x);
+  Value result = arith::SelectOp::create(b, loc, isNaN, quietNaN, high);
+  return arith::BitcastOp::create(b, loc, b.getBF16Type(),
+                                  arith::TruncIOp::create(b, loc, i16, result));
+}
+
+/// Float truncation as this CPU backend emits it: the cases LLVM would get
+/// wrong or call missing runtime routines for go through the helpers above.
+Value truncateFloat(OpBuilder &b, Location loc, Value x, Type to) {
+  Type from = x.getType();
+  if (from.isF64() && (to.isF16() || to.isBF16()))
+    x = truncateF64ToOddF32(b, loc, x), from = x.getType();
+  if (from == to)
+    return x;
+  if (from.isF32() && to.isBF16())
+    return truncateF32ToBF16(b, loc, x);
+  return arith::TruncFOp::create(b, loc, to, x);
+}
+
 Value KernelLowering::cloneScalarOp(Operation *op, ValueRange operands) {
+  if (auto trunc = dyn_cast<arith::TruncFOp>(op))
+    return truncateFloat(b, op->getLoc(), operands[0],
+                         getElementTypeOrSelf(trunc.getType()));
   if (isa<arith::DivSIOp, arith::DivUIOp, arith::RemSIOp, arith::RemUIOp>(op))
     return guardedIntegerDivision(b, op, operands[0], operands[1]);
   if (isa<arith::MaxNumFOp, arith::MinNumFOp>(op))
@@ -939,7 +1007,12 @@ LogicalResult KernelLowering::lowerReduce(ReduceOp op) {
 LogicalResult KernelLowering::lowerDot(DotOp op) {
   Location loc = op.getLoc();
   auto cType = op.getC().getType();
-  Type accElt = cType.getElementType();
+  Type resultElt = cType.getElementType();
+  // fp16/bf16 results accumulate in fp32 and are rounded once at the end
+  // (this CPU's arithmetic on them would round after every step, and fp16
+  // FMAs call runtime routines the loader does not have).
+  bool narrow = isa<Float16Type, BFloat16Type>(resultElt);
+  Type accElt = narrow ? Type(b.getF32Type()) : resultElt;
   int64_t m = cType.getDimSize(0), n = cType.getDimSize(1);
   int64_t k = op.getA().getType().getDimSize(1);
   bool isFloat = isa<FloatType>(accElt);
@@ -968,13 +1041,28 @@ LogicalResult KernelLowering::lowerDot(DotOp op) {
   // Accumulate in place when nothing else reads the accumulator: it has a
   // buffer, this dot is its only use, and it is defined in this block (so a
   // loop around the dot cannot run it twice on the same value).
-  Value c = buffers.lookup(op.getC());
+  Value c = narrow ? Value() : buffers.lookup(op.getC());
   if (!c || !op.getC().hasOneUse() ||
       op.getC().getParentBlock() != op->getBlock()) {
     c = allocBuffer(cType.getShape(), accElt);
-    materializeInto(c, op.getC(), loc);
+    emitLoopNest(cType.getShape(), loc, [&](ValueRange idx) {
+      memref::StoreOp::create(b, loc, extend(emitAt(op.getC(), idx)), c, idx);
+    });
   }
-  buffers[op.getD()] = c;
+  auto finish = [&]() {
+    if (!narrow) {
+      buffers[op.getD()] = c;
+      return success();
+    }
+    Value d = allocBuffer(cType.getShape(), resultElt);
+    emitLoopNest(cType.getShape(), loc, [&](ValueRange idx) {
+      Value v = memref::LoadOp::create(b, loc, c, idx);
+      memref::StoreOp::create(b, loc, truncateFloat(b, loc, v, resultElt), d,
+                              idx);
+    });
+    buffers[op.getD()] = d;
+    return success();
+  };
 
   // Register-blocked micro-kernel: an MR x NR block of C stays in vector
   // registers while k runs; each step loads NR/VL vectors of a row of B and
@@ -1024,7 +1112,7 @@ LogicalResult KernelLowering::lowerDot(DotOp op) {
       for (int64_t v = 0; v < nv; ++v)
         vector::StoreOp::create(b, loc, kLoop.getResult(r * nv + v), c,
                                 ValueRange{rowIdx[r], colIdx[v]});
-    return success();
+    return finish();
   }
   // Any other shape or an integer dot: i-k-j loops, the innermost along
   // contiguous rows of B and C.
@@ -1040,7 +1128,7 @@ LogicalResult KernelLowering::lowerDot(DotOp op) {
       memref::StoreOp::create(b, loc, r, c, cij);
     });
   });
-  return success();
+  return finish();
 }
 
 //===----------------------------------------------------------------------===//

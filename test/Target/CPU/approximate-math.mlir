@@ -1,5 +1,8 @@
 // RUN: tessel-opt %s -tessel-cpu-approximate-math | FileCheck %s
 
+// The libm declaration erf64 below needs (inserted first in the module).
+// CHECK: func.func private @erf(f64) -> f64
+
 // exp becomes polynomial arithmetic (no math.exp, no libm call) that the loop
 // vectorizer can handle; sqrt is left to LLVM's native instruction.
 // CHECK-LABEL: func.func @exp
@@ -16,4 +19,12 @@ func.func @exp(%x: f32) -> f32 {
 func.func @sqrt(%x: f32) -> f32 {
   %y = math.sqrt %x : f32
   return %y : f32
+}
+
+// erf on f64 calls libm (no polynomial here, no LLVM intrinsic).
+// CHECK-LABEL: func.func @erf64
+// CHECK: call @erf(%{{.*}}) : (f64) -> f64
+func.func @erf64(%x: f64) -> f64 {
+  %y = math.erf %x : f64
+  return %y : f64
 }

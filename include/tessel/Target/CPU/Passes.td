@@ -7,9 +7,11 @@ def ApproximateMath : Pass<"tessel-cpu-approximate-math"> {
   let summary = "Replace transcendental math ops by polynomial approximations";
   let description = [{
     exp, log, tanh, erf, sin, cos and friends on f32 (and f16/bf16 through
-    f32) become arithmetic that vectorizes, instead of libm calls.
+    f32) become arithmetic that vectorizes, instead of libm calls. erf on f64,
+    which neither this nor LLVM's intrinsics cover, becomes a call to libm.
   }];
   let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::func::FuncDialect",
                            "mlir::math::MathDialect",
                            "mlir::vector::VectorDialect"];
 }

@@ -1,0 +1,130 @@
+"""Bugs the differential fuzzer (tessel.tools.fuzz) found, each against an independent reference: fp64 -> fp16/bf16
+conversions (they called runtime routines the kernel loader lacks), fp16 dots with fp16 results, erf on fp64, and
+storing non-bool values to bool arrays (Triton stores the value cast to int8)."""
+import math
+
+import numpy as np
+import pytest
+import torch
+
+import tessel as triton
+import tessel.language as tl
+
+
+@triton.jit
+def _copy(x_ptr, out_ptr, N: tl.constexpr):
+    o = tl.arange(0, N)
+    tl.store(out_ptr + o, tl.load(x_ptr + o))
+
+
+def _hard_doubles(rng):
+    """Doubles whose rounding to 16 bits is decided past fp32's precision (a naive fp64 -> fp32 -> fp16 double
+    rounding gets them wrong), ties, overflow, underflow, signed zeros, infinities."""
+    ulp16, ulp_bf16 = 2.0**-10, 2.0**-7
+    special = [1 + ulp16 / 2 + 2**-40, 1 + ulp16 / 2 - 2**-40, 1 + ulp16 / 2, 1 + 3 * ulp16 / 2,
+               1 + ulp_bf16 / 2 + 2**-40, 1 + ulp_bf16 / 2 - 2**-40, 1 + ulp_bf16 / 2,
+               65504.0, 65519.99, 65520.0, 1e6, 3.3961e38, 3.3962e38, 1e300, 2.0**-24, 2.0**-25, 2.0**-25 + 2**-60,
+               2.0**-133, 1e-300, 0.0, -0.0, np.inf, -np.inf]
+    values = np.array(special + [-v for v in special], np.float64)
+    return np.concatenate([values, rng.standard_normal(256 - len(values)) * 10.0 ** rng.integers(-6, 6, 256 -
+                                                                                                len(values))])
+
+
+def test_fp64_to_fp16_rounds_once(rng):
+    x = _hard_doubles(rng)
+    out = np.zeros(x.size, np.float16)
+    with np.errstate(over="ignore"):
+        expected = x.astype(np.float16)  # numpy rounds doubles to half directly, to nearest even
+    _copy[(1,)](x, out, N=x.size)
+    np.testing.assert_array_equal(out.view(np.uint16), expected.view(np.uint16))
+
+
+def _bf16_nearest_even(v):
+    """The bf16 nearest to the double v (ties to even), computed exactly (torch and numpy both convert doubles to
+    bf16 through fp32, rounding twice)."""
+    if not math.isfinite(v) or v == 0:
+        return v
+    _, e = math.frexp(v)  # |v| = m * 2**e, 0.5 <= m < 1
+    quantum = 2.0 ** (max(e, -125) - 8)  # 8 significant bits; subnormals below 2**-126
+    r = math.copysign(round(v / quantum) * quantum, v)  # v / quantum is exact; round() ties to even
+    return r if abs(r) < 2.0**128 else math.copysign(math.inf, v)
+
+
+def test_fp64_to_bf16_rounds_once(rng):
+    x = _hard_doubles(rng)
+    out = torch.zeros(x.size, dtype=torch.bfloat16)
+    expected = torch.tensor([_bf16_nearest_even(v) for v in x], dtype=torch.float64).to(torch.bfloat16)  # exact
+    _copy[(1,)](x, out, N=x.size)
+    assert torch.equal(out.view(torch.int16), expected.view(torch.int16)), \
+        [(v, int(a), int(b)) for v, a, b in zip(x, out.view(torch.int16), expected.view(torch.int16)) if a != b]
+
+
+def test_fp64_nan_to_fp16_stays_nan():
+    x = np.array([np.nan, -np.nan, 1.0, 2.0], np.float64)
+    out = np.zeros(4, np.float16)
+    _copy[(1,)](x, out, N=4)
+    assert np.isnan(out[:2]).all() and (out[2:] == [1, 2]).all()
+
+
+@triton.jit
+def _dot_f16(a_ptr, b_ptr, out_ptr, N: tl.constexpr):
+    r = tl.arange(0, N)
+    a = tl.load(a_ptr + r[:, None] * N + r[None, :])
+    b = tl.load(b_ptr + r[:, None] * N + r[None, :])
+    tl.store(out_ptr + r[:, None] * N + r[None, :], tl.dot(a, b, out_dtype=tl.float16))
+
+
+@pytest.mark.parametrize("n", [16, 32, 64])
+def test_dot_with_fp16_result(rng, n):
+    a = rng.standard_normal((n, n)).astype(np.float16)
+    b = rng.standard_normal((n, n)).astype(np.float16)
+    out = np.zeros((n, n), np.float16)
+    _dot_f16[(1,)](a, b, out, N=n)
+    exact = a.astype(np.float64) @ b.astype(np.float64)
+    # One rounding to fp16 of a sum accumulated at least as precisely as fp32.
+    np.testing.assert_allclose(out.astype(np.float64), exact, rtol=2**-10, atol=n * 2**-20)
+
+
+@triton.jit
+def _erf(x_ptr, out_ptr, N: tl.constexpr):
+    o = tl.arange(0, N)
+    tl.store(out_ptr + o, tl.erf(tl.load(x_ptr + o)))
+
+
+def test_erf_fp64(rng):
+    x = rng.standard_normal(64) * 3
+    out = np.zeros(64)
+    _erf[(1,)](x, out, N=64)
+    np.testing.assert_allclose(out, [math.erf(v) for v in x], rtol=1e-15, atol=1e-300)
+
+
+@triton.jit
+def _store_to_bool(x_ptr, out_ptr, N: tl.constexpr):
+    o = tl.arange(0, N)
+    tl.store(out_ptr + o, tl.load(x_ptr + o))
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.int32, np.int64])
+def test_store_to_bool_casts_to_int8_first(dtype):
+    values = np.array([0.125, 0.5, 0.99, 1.0, 1.5, -0.5, -1.0, 0, 3, 256, 512, 257, -256, 1000, 255, 127], np.float64)
+    x = values.astype(dtype)
+    out = np.ones(16, bool)
+    _store_to_bool[(1,)](x, out, N=16)
+    # Triton treats a bool pointer as int8 and casts the value to int8 (floats truncate toward zero, ints wrap).
+    if np.dtype(dtype).kind == "f":
+        as_int8 = np.trunc(x.astype(np.float64)).astype(np.int64).astype(np.int8)
+    else:
+        as_int8 = x.astype(np.int8)
+    np.testing.assert_array_equal(out, as_int8 != 0)
+
+
+def test_fp32_to_bf16_keeps_subnormals(rng):
+    # x86's conversion instruction flushes subnormals to zero; Triton's GPUs and the rounding rule do not.
+    tiny = np.array([2.0**-133, 3 * 2.0**-134, 2.0**-127, 1.5 * 2.0**-127, 2.0**-126, 2.0**-140, 2.0**-149],
+                    np.float32)
+    x = np.concatenate([tiny, -tiny, rng.standard_normal(64 - 2 * tiny.size).astype(np.float32)])
+    out = torch.zeros(64, dtype=torch.bfloat16)
+    _copy[(1,)](x, out, N=64)
+    expected = torch.tensor([_bf16_nearest_even(float(v)) for v in x], dtype=torch.float64).to(torch.bfloat16)
+    assert torch.equal(out.view(torch.int16), expected.view(torch.int16)), \
+        [(float(v), int(a), int(b)) for v, a, b in zip(x, out.view(torch.int16), expected.view(torch.int16)) if a != b]
