@@ -31,10 +31,12 @@ fi
 VPY=$ROOT/.venv/bin/python
 # torch is pinned: 2.13.0 is the CPU build (a plain `torch` pulls a CUDA build).
 # cmake comes from PyPI too, so that every machine configures with the same one.
-if ! "$VPY" -c "import numpy, pytest, pybind11, torch, cmake, matplotlib" >/dev/null 2>&1; then
+# triton 3.6.0 is a test-time reference only (its interpreter is the semantic
+# oracle of some tests); tessel never imports it.
+if ! "$VPY" -c "import numpy, pytest, pybind11, torch, cmake, matplotlib, triton" >/dev/null 2>&1; then
   echo "== installing Python packages"
   "$VPY" -m pip install -q --upgrade pip
-  "$VPY" -m pip install -q numpy pytest pybind11 cmake matplotlib "torch==2.13.0"
+  "$VPY" -m pip install -q numpy pytest pybind11 cmake matplotlib "torch==2.13.0" "triton==3.6.0"
 fi
 CMAKE=$ROOT/.venv/bin/cmake
 # The repository's python/ is the package source: point the venv at it.
