@@ -13,7 +13,9 @@ writes, in D, under the name N (default: K):
 A program links them with `cc main.c N.c N.o -lm` (and `-DTESSEL_AOT_THREADS -pthread` for threads).
 
 The signature follows Triton's tool: one entry per parameter of K, in order. A run-time parameter takes a type string
-("*fp32", "i32", "*fp16:16": ":16" marks a multiple of 16); a tl.constexpr parameter takes a value (1024, 0.5,
+("*fp32", "i32", "*fp16:16": ":16" marks a multiple of 16; "*fp32:16:noalias" promises that the array overlaps no
+other pointer argument's, which lets loads fuse with the stores that follow them, as at launch, where the launcher
+checks it); a tl.constexpr parameter takes a value (1024, 0.5,
 True, or a dtype name such as fp16); None stands for a compile-time None for either kind, as at launch. Grid entries
 are integers or C expressions of the run-time scalar arguments and the int/float constexprs.
 
@@ -186,13 +188,16 @@ def _runtime_arg(name: str, entry: str) -> RuntimeArg:
         raise UsageError(f"--signature: parameter '{name}' is a run-time argument, so its entry must be a type (such "
                          f"as i32 or *fp32), not the value {entry}; annotate it `{name}: tl.constexpr` to compile the "
                          "value into the kernel")
-    base, colon, mark = entry.partition(":")
+    base, *marks = entry.split(":")
     if base.removeprefix("*") not in _C_TYPES:
         raise UsageError(f"--signature: parameter '{name}' has the unknown type '{entry}' (types: "
                          f"{', '.join(_C_TYPES)}, with a leading * for a pointer)")
-    if colon and mark != "16":
-        raise UsageError(f"--signature: parameter '{name}': '{entry}' has the divisibility mark ':{mark}', but "
-                         "':16' (a multiple of 16) is the only one")
+    allowed = ("16", "noalias") if base.startswith("*") else ("16",)
+    for mark in marks:
+        if mark not in allowed or marks.count(mark) > 1:
+            raise UsageError(f"--signature: parameter '{name}': '{entry}' has the mark ':{mark}'; the marks are ':16' "
+                             "(a multiple of 16) and, for pointers, ':noalias' (its array overlaps no other "
+                             "pointer argument's), each at most once")
     _check_c_name(name, f"parameter '{name}'")
     return RuntimeArg(name, entry)
 
