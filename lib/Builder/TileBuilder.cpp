@@ -1,6 +1,6 @@
 //===- TileBuilder.cpp - Tile IR with the language's semantics ------------===//
 //
-// Numeric rules follow Triton's (see shared/design/language.md): C-like
+// Numeric rules follow Triton 3.6's (tests check them against its interpreter): C-like
 // promotion with signedness, Python literals never widen a tensor of the same
 // or a higher kind, fp16/bf16 division in fp32, numpy-style broadcasting.
 //
@@ -87,6 +87,42 @@ DType integerPromote(DType a, DType b) {
   if (ua)
     return wa >= wb ? a : b;
   return wb >= wa ? b : a;
+}
+
+/// A load's or store's cache modifier as Triton 3.6 spells it ("" for the
+/// target's default).
+std::optional<tile::CacheModifier> parseCacheModifier(const std::string &text,
+                                                      bool isLoad) {
+  if (text.empty())
+    return std::nullopt;
+  static const std::pair<const char *, tile::CacheModifier> loads[] = {
+      {".ca", tile::CacheModifier::ca},
+      {".cg", tile::CacheModifier::cg},
+      {".cv", tile::CacheModifier::cv}};
+  static const std::pair<const char *, tile::CacheModifier> stores[] = {
+      {".wb", tile::CacheModifier::wb},
+      {".cg", tile::CacheModifier::cg},
+      {".cs", tile::CacheModifier::cs},
+      {".wt", tile::CacheModifier::wt}};
+  for (auto &[name, value] : isLoad ? ArrayRef(loads) : ArrayRef(stores))
+    if (text == name)
+      return value;
+  fail(std::string(isLoad ? "load" : "store") + ": cache modifier '" + text +
+       "' is not supported; " +
+       (isLoad ? "loads take '.ca', '.cg' or '.cv'"
+               : "stores take '.wb', '.cg', '.cs' or '.wt'"));
+}
+
+std::optional<tile::EvictionPolicy>
+parseEvictionPolicy(const std::string &text, const char *what) {
+  if (text.empty())
+    return std::nullopt;
+  if (text == "evict_first")
+    return tile::EvictionPolicy::evict_first;
+  if (text == "evict_last")
+    return tile::EvictionPolicy::evict_last;
+  fail(std::string(what) + ": eviction policy '" + text +
+       "' is not supported; use 'evict_first' or 'evict_last'");
 }
 
 } // namespace
@@ -827,7 +863,12 @@ TValue TileBuilder::permute(const TValue &x, const std::vector<int> &order) {
 //===----------------------------------------------------------------------===//
 
 TValue TileBuilder::load(const TValue &ptrIn, std::optional<Operand> maskOp,
-                         std::optional<Operand> otherOp) {
+                         std::optional<Operand> otherOp,
+                         const std::string &cacheModifier,
+                         const std::string &evictionPolicy, bool isVolatile) {
+  // Checked first: a bad modifier is reported whatever else is wrong.
+  auto cache = parseCacheModifier(cacheModifier, /*isLoad=*/true);
+  auto evict = parseEvictionPolicy(evictionPolicy, "load");
   if (!ptrIn.dtype.isPointer)
     fail("load: expected a pointer or a block of pointers, got " +
          ptrIn.describe());
@@ -852,13 +893,20 @@ TValue TileBuilder::load(const TValue &ptrIn, std::optional<Operand> maskOp,
     other = broadcastValue(o, ptr.shape(), "load other").value;
   }
   Type resultType = typeFor(elt, ptr.shape());
-  return make(tile::LoadOp::create(builder, loc, resultType, ptr.value,
-                                   mask ? mask->value : Value(), other),
-              elt);
+  auto op = tile::LoadOp::create(
+      builder, loc, resultType, ptr.value, mask ? mask->value : Value(), other,
+      cache ? tile::CacheModifierAttr::get(context.get(), *cache) : nullptr,
+      evict ? tile::EvictionPolicyAttr::get(context.get(), *evict) : nullptr,
+      isVolatile);
+  return make(op, elt);
 }
 
 void TileBuilder::store(const TValue &ptr, Operand valueOp,
-                        std::optional<Operand> maskOp) {
+                        std::optional<Operand> maskOp,
+                        const std::string &cacheModifier,
+                        const std::string &evictionPolicy) {
+  auto cache = parseCacheModifier(cacheModifier, /*isLoad=*/false);
+  auto evict = parseEvictionPolicy(evictionPolicy, "store");
   if (!ptr.dtype.isPointer)
     fail("store: expected a pointer or a block of pointers, got " +
          ptr.describe());
@@ -891,7 +939,77 @@ void TileBuilder::store(const TValue &ptr, Operand valueOp,
            ") but the pointer is a scalar (" + ptr.describe() + ")");
     mask = broadcastValue(m, ptr.shape(), "store mask").value;
   }
-  tile::StoreOp::create(builder, loc, ptr.value, value.value, mask);
+  tile::StoreOp::create(
+      builder, loc, ptr.value, value.value, mask,
+      cache ? tile::CacheModifierAttr::get(context.get(), *cache) : nullptr,
+      evict ? tile::EvictionPolicyAttr::get(context.get(), *evict) : nullptr);
+}
+
+//===----------------------------------------------------------------------===//
+// Facts: hints and assumptions
+//===----------------------------------------------------------------------===//
+
+TValue TileBuilder::hint(const TValue &x, const std::string &kind,
+                         const std::vector<int64_t> &values) {
+  StringRef attrName;
+  if (kind == "multiple_of")
+    attrName = tile::kDivisibilityAttr;
+  else if (kind == "max_contiguous")
+    attrName = tile::kContiguityAttr;
+  else if (kind == "max_constancy")
+    attrName = tile::kConstancyAttr;
+  else
+    fail("unknown hint '" + kind +
+         "'; use multiple_of, max_contiguous or max_constancy");
+  std::string what = "tl." + kind + "()";
+  size_t rank = std::max<size_t>(1, x.shape().size());
+  if (values.size() != rank)
+    fail(what + ": " + std::to_string(values.size()) + " value(s) for " +
+         x.describe() + ", expected " + std::to_string(rank) +
+         " (one per dimension)");
+  for (int64_t v : values)
+    if (v < 1 || v > INT32_MAX)
+      fail(what + ": the value " + std::to_string(v) +
+           " must be a positive 32-bit integer");
+  Value value = x.value;
+  if (auto arg = dyn_cast<BlockArgument>(value)) {
+    // A kernel argument: divisibility becomes the argument attribute the
+    // launcher's specialization sets (the largest power of 2 dividing the
+    // value); contiguity and constancy say nothing about a scalar.
+    auto fn = llvm::cast<func::FuncOp>(function);
+    if (arg.getOwner() == &fn.getBody().front() && kind == "multiple_of") {
+      int64_t div = int64_t(1) << llvm::countr_zero(uint64_t(values[0]));
+      if (auto old = fn.getArgAttrOfType<IntegerAttr>(arg.getArgNumber(),
+                                                      tile::kDivisibilityAttr))
+        div = std::max(div, old.getInt());
+      if (div > 1)
+        fn.setArgAttr(arg.getArgNumber(), tile::kDivisibilityAttr,
+                      builder.getI32IntegerAttr(div));
+    }
+    // A value carried by a loop or an if: no op to hold the hint (see the
+    // binding contract); a hint only adds facts, so dropping it is safe.
+    return x;
+  }
+  Operation *def = value.getDefiningOp();
+  if (def->getNumResults() != 1)
+    return x; // one result of several: no single place for the hint
+  SmallVector<int32_t> merged(values.begin(), values.end());
+  // A second hint of the same kind adds to the first: both are facts.
+  if (auto old = def->getAttrOfType<DenseI32ArrayAttr>(attrName))
+    for (auto [m, o] : llvm::zip(merged, old.asArrayRef()))
+      m = std::max(m, o);
+  def->setAttr(attrName, builder.getDenseI32ArrayAttr(merged));
+  return x;
+}
+
+void TileBuilder::assume(Operand condOp) {
+  TValue cond = toValue(condOp);
+  if (cond.isBlock())
+    fail("assume: the condition must be a scalar, got " + cond.describe());
+  if (cond.dtype.isFloat())
+    fail("assume: the condition must be a boolean or an integer, got " +
+         cond.describe());
+  tile::AssumeOp::create(builder, loc, toBool(cond).value);
 }
 
 //===----------------------------------------------------------------------===//
@@ -972,7 +1090,23 @@ std::vector<TValue> TileBuilder::endReduce(const std::vector<TValue> &combined) 
 
 TValue TileBuilder::dot(const TValue &a, const TValue &b,
                         std::optional<TValue> acc,
-                        std::optional<std::string> outDType) {
+                        std::optional<std::string> outDType,
+                        std::optional<std::string> inputPrecision,
+                        std::optional<int64_t> maxNumImpreciseAcc) {
+  std::optional<tile::InputPrecision> precision;
+  if (inputPrecision) {
+    // Triton compares in lower case; tessel accepts every value some Triton
+    // 3.6 target accepts (the GPU backend that compiles it checks its own).
+    precision = tile::symbolizeInputPrecision(StringRef(*inputPrecision).lower());
+    if (!precision)
+      fail("dot: input_precision '" + *inputPrecision +
+           "' is not supported; use one of 'tf32', 'tf32x3', 'ieee', "
+           "'bf16x3', 'bf16x6'");
+  }
+  if (maxNumImpreciseAcc &&
+      (*maxNumImpreciseAcc < 0 || *maxNumImpreciseAcc > INT32_MAX))
+    fail("dot: max_num_imprecise_acc must be a non-negative 32-bit integer, "
+         "got " + std::to_string(*maxNumImpreciseAcc));
   if (a.shape().size() != 2 || b.shape().size() != 2)
     fail("dot: operands must be 2-D blocks, got " + a.describe() + " and " +
          b.describe());
@@ -1036,9 +1170,13 @@ TValue TileBuilder::dot(const TValue &a, const TValue &b,
   } else {
     c = full(shape, int64_t(0), resultType.str()).value;
   }
-  return make(tile::DotOp::create(builder, loc, c.getType(), a.value, b.value,
-                                  c),
-              resultType);
+  auto op = tile::DotOp::create(
+      builder, loc, c.getType(), a.value, b.value, c,
+      precision ? tile::InputPrecisionAttr::get(context.get(), *precision)
+                : nullptr,
+      maxNumImpreciseAcc ? builder.getI32IntegerAttr(*maxNumImpreciseAcc)
+                         : nullptr);
+  return make(op, resultType);
 }
 
 //===----------------------------------------------------------------------===//

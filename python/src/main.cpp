@@ -109,13 +109,19 @@ PYBIND11_MODULE(_C, m) {
       .def("reshape", &B::reshape)
       .def("permute", &B::permute)
       .def("load", &B::load, py::arg("ptr"), py::arg("mask") = py::none(),
-           py::arg("other") = py::none())
+           py::arg("other") = py::none(), py::arg("cache_modifier") = "",
+           py::arg("eviction_policy") = "", py::arg("volatile") = false)
       .def("store", &B::store, py::arg("ptr"), py::arg("value"),
-           py::arg("mask") = py::none())
+           py::arg("mask") = py::none(), py::arg("cache_modifier") = "",
+           py::arg("eviction_policy") = "")
+      .def("hint", &B::hint, py::arg("x"), py::arg("kind"), py::arg("values"))
+      .def("assume", &B::assume, py::arg("cond"))
       .def("begin_reduce", &B::beginReduce)
       .def("end_reduce", &B::endReduce)
       .def("dot", &B::dot, py::arg("a"), py::arg("b"),
-           py::arg("acc") = py::none(), py::arg("out_dtype") = py::none())
+           py::arg("acc") = py::none(), py::arg("out_dtype") = py::none(),
+           py::arg("input_precision") = py::none(),
+           py::arg("max_num_imprecise_acc") = py::none())
       .def("begin_for", &B::beginFor)
       .def("end_for", &B::endFor)
       .def("begin_while", &B::beginWhile)

@@ -93,16 +93,34 @@ public:
   TValue reshape(const TValue &x, const std::vector<int64_t> &shape);
   TValue permute(const TValue &x, const std::vector<int> &order);
 
-  // Memory.
+  // Memory. `cacheModifier` and `evictionPolicy` take Triton's strings ("" is
+  // the default; loads ".ca" ".cg" ".cv", stores ".wb" ".cg" ".cs" ".wt";
+  // "evict_first" "evict_last").
   TValue load(const TValue &ptr, std::optional<Operand> mask,
-              std::optional<Operand> other);
-  void store(const TValue &ptr, Operand value, std::optional<Operand> mask);
+              std::optional<Operand> other,
+              const std::string &cacheModifier = "",
+              const std::string &evictionPolicy = "", bool isVolatile = false);
+  void store(const TValue &ptr, Operand value, std::optional<Operand> mask,
+             const std::string &cacheModifier = "",
+             const std::string &evictionPolicy = "");
+
+  // Facts about values. `hint` records tl.multiple_of ("multiple_of"),
+  // tl.max_contiguous ("max_contiguous") or tl.max_constancy
+  // ("max_constancy") on the op defining `x` (one value per dimension, one
+  // for a scalar) and returns `x`; `assume` emits tile.assume (tl.assume).
+  TValue hint(const TValue &x, const std::string &kind,
+              const std::vector<int64_t> &values);
+  void assume(Operand cond);
 
   // Reductions and linear algebra.
   std::vector<TValue> beginReduce(const std::vector<TValue> &inputs, int axis);
   std::vector<TValue> endReduce(const std::vector<TValue> &combined);
+  /// `inputPrecision`: "tf32" "tf32x3" "ieee" "bf16x3" "bf16x6" (any case)
+  /// or none (the target's default); `maxNumImpreciseAcc` >= 0 or none.
   TValue dot(const TValue &a, const TValue &b, std::optional<TValue> acc,
-             std::optional<std::string> outDType);
+             std::optional<std::string> outDType,
+             std::optional<std::string> inputPrecision = std::nullopt,
+             std::optional<int64_t> maxNumImpreciseAcc = std::nullopt);
 
   // Structured control flow.
   std::pair<TValue, std::vector<TValue>>

@@ -305,6 +305,22 @@ def _varargs_shape(shape: tuple[Any, ...], what: str) -> list[int]:
     return _shape_arg(list(shape), what)
 
 
+def _str_arg(value: Any, what: str) -> str:
+    value = _unwrap(value)
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise TypeError(f"{what} must be a compile-time string, got {_describe(value)}")
+    return value
+
+
+def _bool_arg(value: Any, what: str) -> bool:
+    value = _unwrap(value)
+    if isinstance(value, tensor):
+        raise TypeError(f"{what} must be a compile-time bool, got {_describe(value)}")
+    return bool(value)
+
+
 def _dtype_arg(value: Any, what: str) -> str:
     value = _unwrap(value)
     if not isinstance(value, dtype) or isinstance(value, block_type):
@@ -490,14 +506,18 @@ def cast(input: Any, dtype: dtype, fp_downcast_rounding: str | None = None, bitc
 def load(pointer: tensor, mask: Any = None, other: Any = None, boundary_check: Sequence[int] = (),
          padding_option: str = "", cache_modifier: str = "", eviction_policy: str = "", volatile: bool = False,
          _builder: Any = None) -> tensor:
-    # cache_modifier, eviction_policy and volatile are GPU cache hints: accepted, and meaningless on the CPU.
+    # cache_modifier and eviction_policy are GPU cache hints kept in the IR (the builder checks Triton's values);
+    # a volatile load stays volatile on every target.
     if _unwrap(boundary_check) or _unwrap(padding_option):
         raise NotImplementedError("tl.load(): boundary_check/padding_option need block pointers, not supported yet")
     pointer = _tensor_arg(pointer, "tl.load(): pointer")
     mask = _unwrap(mask)
     other = _unwrap(other)
     return tensor(_builder.load(pointer.handle, None if mask is None else _operand(mask, "tl.load() mask"),
-                                None if other is None else _operand(other, "tl.load() other")))
+                                None if other is None else _operand(other, "tl.load() other"),
+                                _str_arg(cache_modifier, "tl.load(): cache_modifier"),
+                                _str_arg(eviction_policy, "tl.load(): eviction_policy"),
+                                _bool_arg(volatile, "tl.load(): volatile")))
 
 
 @builtin
@@ -508,7 +528,9 @@ def store(pointer: tensor, value: Any, mask: Any = None, boundary_check: Sequenc
     pointer = _tensor_arg(pointer, "tl.store(): pointer")
     mask = _unwrap(mask)
     _builder.store(pointer.handle, _operand(value, "tl.store() value"),
-                   None if mask is None else _operand(mask, "tl.store() mask"))
+                   None if mask is None else _operand(mask, "tl.store() mask"),
+                   _str_arg(cache_modifier, "tl.store(): cache_modifier"),
+                   _str_arg(eviction_policy, "tl.store(): eviction_policy"))
 
 
 # ------------------------------------------------------------------------------------------------------------- math
@@ -633,14 +655,27 @@ def trans(input: tensor, *dims: Any, _builder: Any = None) -> tensor:
 def dot(input: tensor, other: tensor, acc: tensor | None = None, input_precision: str | None = None,
         allow_tf32: bool | None = None, max_num_imprecise_acc: int | None = None, out_dtype: dtype | None = None,
         _builder: Any = None) -> tensor:
-    # input_precision/allow_tf32 select tensor-core modes on GPUs; the CPU computes in full fp32 (as "ieee").
-    # out_dtype None lets the builder pick Triton's accumulator (fp32 for floats, i32 for ints).
+    # input_precision/allow_tf32 select tensor-core modes on GPUs, kept in the IR (None: the target's default); the
+    # CPU computes in full fp32 (as "ieee"). out_dtype None lets the builder pick Triton's accumulator (fp32 for
+    # floats, i32 for ints).
     a = _tensor_arg(input, "tl.dot(): input")
     b = _tensor_arg(other, "tl.dot(): other")
     acc = _unwrap(acc)
     out_dtype = _unwrap(out_dtype)
+    input_precision = _unwrap(input_precision)
+    allow_tf32 = _unwrap(allow_tf32)
+    if input_precision is not None and allow_tf32 is not None:
+        raise TypeError("tl.dot(): give only one of input_precision and allow_tf32 (deprecated)")
+    if allow_tf32 is not None:
+        input_precision = "tf32" if _bool_arg(allow_tf32, "tl.dot(): allow_tf32") else "ieee"
+    if input_precision is not None:
+        input_precision = _str_arg(input_precision, "tl.dot(): input_precision")
+    max_num_imprecise_acc = _unwrap(max_num_imprecise_acc)
+    if max_num_imprecise_acc is not None:
+        max_num_imprecise_acc = _int_arg(max_num_imprecise_acc, "tl.dot(): max_num_imprecise_acc")
     return tensor(_builder.dot(a.handle, b.handle, None if acc is None else _tensor_arg(acc, "tl.dot(): acc").handle,
-                               None if out_dtype is None else _dtype_arg(out_dtype, "tl.dot(): out_dtype")))
+                               None if out_dtype is None else _dtype_arg(out_dtype, "tl.dot(): out_dtype"),
+                               input_precision, max_num_imprecise_acc))
 
 
 # -------------------------------------------------------------------------------------------------------- reduction
@@ -686,22 +721,40 @@ def reduce(input: Any, axis: int | None, combine_fn: Any, keep_dims: bool = Fals
 # ------------------------------------------------------------------------------------------------------------ hints
 
 
+def _hint(kind: str, input: Any, values: Any, builder: Any) -> tensor:
+    """Records a hint (one compile-time int per dimension, or one int) on `input` in the IR; returns `input`."""
+    what = f"tl.{kind}()"
+    x = _tensor_arg(input, f"{what}: input")
+    values = _unwrap(values)
+    values = list(values) if isinstance(values, (tuple, list)) else [values]
+    ints = [_int_arg(v, f"{what}: every value") for v in values]
+    builder.hint(x.handle, kind, ints)
+    return x
+
+
 @builtin
 def multiple_of(input: tensor, values: Any, _builder: Any = None) -> tensor:
-    """Divisibility hint. It does not change values; the CPU path does not use it yet."""
-    return _tensor_arg(input, "tl.multiple_of()")
+    """Tells the compiler that the first element of every contiguous group of `input` is a multiple of `values`
+    (one per dimension). It does not change values; the alignment analysis uses it."""
+    return _hint("multiple_of", input, values, _builder)
 
 
 @builtin
 def max_contiguous(input: tensor, values: Any, _builder: Any = None) -> tensor:
-    """Contiguity hint. It does not change values; the CPU path does not use it yet."""
-    return _tensor_arg(input, "tl.max_contiguous()")
+    """Tells the compiler that `input` holds runs of `values` consecutive integers along each dimension."""
+    return _hint("max_contiguous", input, values, _builder)
 
 
 @builtin
 def max_constancy(input: tensor, values: Any, _builder: Any = None) -> tensor:
-    """Constancy hint. It does not change values; the CPU path does not use it yet."""
-    return _tensor_arg(input, "tl.max_constancy()")
+    """Tells the compiler that `input` holds runs of `values` equal values along each dimension."""
+    return _hint("max_constancy", input, values, _builder)
+
+
+@builtin
+def assume(cond: Any, _builder: Any = None) -> None:
+    """Lets the compiler assume that the scalar `cond` is true (the kernel is undefined if it is not)."""
+    _builder.assume(_operand(cond, "tl.assume(): cond"))
 
 
 # ------------------------------------------------------------------------------------------------------------ debug

@@ -138,3 +138,59 @@ func.func @dot_acc_shape(%a: tensor<16x16xf32>, %b: tensor<16x32xf32>, %c: tenso
   %d = tile.dot %a, %b, %c : tensor<16x16xf32>, tensor<16x32xf32> -> tensor<16x16xf32>
   return
 }
+
+// -----
+
+func.func @load_store_cache(%p: !tile.ptr<f32>) {
+  // expected-error @+1 {{cache modifier 'wb' is for stores; loads take ca, cg or cv}}
+  %x = tile.load %p cache = wb : !tile.ptr<f32> -> f32
+  return
+}
+
+// -----
+
+func.func @store_load_cache(%p: !tile.ptr<f32>, %x: f32) {
+  // expected-error @+1 {{cache modifier 'ca' is for loads; stores take wb, cg, cs or wt}}
+  tile.store %p, %x cache = ca : !tile.ptr<f32>, f32
+  return
+}
+
+// -----
+
+func.func @bad_eviction(%p: !tile.ptr<f32>) {
+  // expected-error @+1 {{expected string or keyword containing one of the following enum values for attribute 'evict' [evict_normal, evict_first, evict_last]}}
+  %x = tile.load %p evict = evict_later : !tile.ptr<f32> -> f32
+  return
+}
+
+// -----
+
+func.func @dot_imprecise_negative(%a: tensor<16x16xf32>, %c: tensor<16x16xf32>) {
+  // expected-error @+1 {{attribute 'maxNumImpreciseAcc' failed to satisfy constraint}}
+  %d = tile.dot %a, %a, %c max_num_imprecise_acc = -1 : tensor<16x16xf32>, tensor<16x16xf32> -> tensor<16x16xf32>
+  return
+}
+
+// -----
+
+func.func @hint_rank(%n: i32) {
+  // expected-error @+1 {{'tile.divisibility' has 2 entries, expected 1}}
+  %m = arith.addi %n, %n {tile.divisibility = array<i32: 16, 16>} : i32
+  return
+}
+
+// -----
+
+func.func @hint_positive() {
+  // expected-error @+1 {{'tile.contiguity' entries must be positive, got 0}}
+  %r = tile.make_range {start = 0 : i32, end = 32 : i32, tile.contiguity = array<i32: 0>} : tensor<32xi32>
+  return
+}
+
+// -----
+
+func.func @hint_type() {
+  // expected-error @+1 {{'tile.constancy' must be an array of i32}}
+  %r = tile.make_range {start = 0 : i32, end = 32 : i32, tile.constancy = 4 : i32} : tensor<32xi32>
+  return
+}

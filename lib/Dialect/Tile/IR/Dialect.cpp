@@ -8,6 +8,7 @@ using namespace mlir;
 using namespace tessel::tile;
 
 #include "tessel/Dialect/Tile/IR/TileDialect.cpp.inc"
+#include "tessel/Dialect/Tile/IR/TileEnums.cpp.inc"
 
 void TileDialect::initialize() {
   registerTypes();
@@ -20,6 +21,31 @@ void TileDialect::initialize() {
 Operation *TileDialect::materializeConstant(OpBuilder &builder, Attribute value,
                                             Type type, Location loc) {
   return arith::ConstantOp::materialize(builder, value, type, loc);
+}
+
+LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
+                                                   NamedAttribute attr) {
+  StringRef name = attr.getName().strref();
+  if (name != kDivisibilityAttr && name != kContiguityAttr &&
+      name != kConstancyAttr)
+    return success();
+  // A hint on the op that defines the hinted value: one positive entry per
+  // dimension of its (single) result.
+  auto values = dyn_cast<DenseI32ArrayAttr>(attr.getValue());
+  if (!values)
+    return op->emitOpError("'") << name << "' must be an array of i32";
+  if (op->getNumResults() != 1)
+    return op->emitOpError("'") << name << "' needs an op with one result";
+  size_t rank = std::max<size_t>(
+      1, getShapeOrEmpty(op->getResult(0).getType()).size());
+  if (values.size() != rank)
+    return op->emitOpError("'") << name << "' has " << values.size()
+                                << " entries, expected " << rank;
+  for (int32_t v : values.asArrayRef())
+    if (v < 1)
+      return op->emitOpError("'") << name << "' entries must be positive, got "
+                                  << v;
+  return success();
 }
 
 namespace tessel::tile {

@@ -189,6 +189,12 @@ LogicalResult LoadOp::verify() {
   if (getOther() && getOther().getType() != expected)
     return emitOpError("`other` type ")
            << getOther().getType() << " should be " << expected;
+  if (auto cache = getCache(); cache && *cache != CacheModifier::ca &&
+                               *cache != CacheModifier::cg &&
+                               *cache != CacheModifier::cv)
+    return emitOpError("cache modifier '")
+           << stringifyCacheModifier(*cache)
+           << "' is for stores; loads take ca, cg or cv";
   return verifyMaskShape(*this, getPtr(), getMask());
 }
 
@@ -206,6 +212,13 @@ LogicalResult StoreOp::verify() {
   if (getValue().getType() != expected)
     return emitOpError("value type ")
            << getValue().getType() << " should be " << expected;
+  if (auto cache = getCache(); cache && *cache != CacheModifier::wb &&
+                               *cache != CacheModifier::cg &&
+                               *cache != CacheModifier::cs &&
+                               *cache != CacheModifier::wt)
+    return emitOpError("cache modifier '")
+           << stringifyCacheModifier(*cache)
+           << "' is for loads; stores take wb, cg, cs or wt";
   return verifyMaskShape(*this, getPtr(), getMask());
 }
 

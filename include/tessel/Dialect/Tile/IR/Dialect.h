@@ -18,6 +18,23 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include "tessel/Dialect/Tile/IR/TileDialect.h.inc"
+#include "tessel/Dialect/Tile/IR/TileEnums.h.inc"
+
+namespace tessel::tile {
+/// The abstract resource tile.assume writes: it keeps assumptions from being
+/// erased as dead code without ordering them against memory accesses.
+struct AssumptionResource
+    : public mlir::SideEffects::Resource::Base<AssumptionResource> {
+  llvm::StringRef getName() final { return "tile.assumption"; }
+};
+
+/// Names of the hint attributes (`tl.multiple_of`, `tl.max_contiguous`,
+/// `tl.max_constancy`) on the op defining the hinted value: one entry per
+/// dimension (one for a scalar), see the dialect's description.
+inline constexpr llvm::StringLiteral kDivisibilityAttr = "tile.divisibility";
+inline constexpr llvm::StringLiteral kContiguityAttr = "tile.contiguity";
+inline constexpr llvm::StringLiteral kConstancyAttr = "tile.constancy";
+} // namespace tessel::tile
 
 #define GET_TYPEDEF_CLASSES
 #include "tessel/Dialect/Tile/IR/TileTypes.h.inc"

@@ -3,13 +3,62 @@
 
 include "mlir/IR/OpBase.td"
 include "mlir/IR/CommonAttrConstraints.td"
+include "mlir/IR/EnumAttr.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 include "mlir/Interfaces/ControlFlowInterfaces.td"
 include "tessel/Dialect/Tile/IR/TileDialect.td"
 include "tessel/Dialect/Tile/IR/TileTypes.td"
 
+// Written only by tile.assume: keeps assumptions alive without ordering them
+// against memory accesses.
+def Tile_AssumptionResource : Resource<"::tessel::tile::AssumptionResource">;
+
 class Tile_Op<string mnemonic, list<Trait> traits = []>
     : Op<Tile_Dialect, mnemonic, traits>;
+
+//===----------------------------------------------------------------------===//
+// Attributes GPUs need and the CPU ignores
+//===----------------------------------------------------------------------===//
+
+// The cache operator of a memory access (PTX's `ld`/`st` qualifiers, as
+// Triton 3.6 accepts them). Loads take ca, cg, cv; stores take wb, cg, cs,
+// wt; an access without the attribute uses the target's default.
+def Tile_CacheModifier : I32EnumAttr<"CacheModifier",
+    "cache operator of a load or store", [
+      I32EnumAttrCase<"ca", 1>,  // load: cache at all levels
+      I32EnumAttrCase<"cg", 2>,  // load/store: cache in L2, not L1
+      I32EnumAttrCase<"cv", 3>,  // load: do not cache, fetch again
+      I32EnumAttrCase<"wb", 4>,  // store: write back
+      I32EnumAttrCase<"cs", 5>,  // store: streaming, likely accessed once
+      I32EnumAttrCase<"wt", 6>,  // store: write through
+    ]> {
+  let cppNamespace = "::tessel::tile";
+}
+
+// The eviction priority of the lines a memory access touches. Without the
+// attribute: evict_normal.
+def Tile_EvictionPolicy : I32EnumAttr<"EvictionPolicy",
+    "eviction priority of a load or store", [
+      I32EnumAttrCase<"evict_normal", 0>,
+      I32EnumAttrCase<"evict_first", 1>,
+      I32EnumAttrCase<"evict_last", 2>,
+    ]> {
+  let cppNamespace = "::tessel::tile";
+}
+
+// How a dot may use tensor cores for fp32 inputs (Triton 3.6: NVIDIA accepts
+// tf32, tf32x3, ieee, bf16x3, bf16x6; AMD ieee, bf16x3, bf16x6 and tf32 on
+// CDNA3). Without the attribute the target picks its default.
+def Tile_InputPrecision : I32EnumAttr<"InputPrecision",
+    "precision of the products of a dot", [
+      I32EnumAttrCase<"tf32", 0>,
+      I32EnumAttrCase<"tf32x3", 1>,
+      I32EnumAttrCase<"ieee", 2>,
+      I32EnumAttrCase<"bf16x3", 3>,
+      I32EnumAttrCase<"bf16x6", 4>,
+    ]> {
+  let cppNamespace = "::tessel::tile";
+}
 
 //===----------------------------------------------------------------------===//
 // Program model
@@ -107,13 +156,21 @@ def Tile_LoadOp : Tile_Op<"load", [AttrSizedOperandSegments,
   let description = [{
     Lanes whose mask is false do not access memory and produce `other`
     (undefined when `other` is absent; lowerings give zero).
+
+    `cache` (ca, cg, cv) and `evict` are hints for GPU caches; a `volatile`
+    load is never removed, merged or reordered with other volatile accesses
+    (the CPU keeps it volatile and ignores the hints).
   }];
   let arguments = (ins Tile_PtrLike:$ptr, Optional<Tile_BoolLike>:$mask,
-                       Optional<Tile_Value>:$other);
+                       Optional<Tile_Value>:$other,
+                       OptionalAttr<Tile_CacheModifier>:$cache,
+                       OptionalAttr<Tile_EvictionPolicy>:$evict,
+                       UnitAttr:$isVolatile);
   let results = (outs Tile_Value:$result);
   let assemblyFormat = [{
-    $ptr (`mask` $mask^ `:` type($mask))? (`other` $other^ `:` type($other))? attr-dict
-    `:` type($ptr) `->` type($result)
+    $ptr (`mask` $mask^ `:` type($mask))? (`other` $other^ `:` type($other))?
+    (`cache` `=` $cache^)? (`evict` `=` $evict^)? (`volatile` $isVolatile^)?
+    attr-dict `:` type($ptr) `->` type($result)
   }];
   let hasVerifier = 1;
 }
@@ -121,11 +178,36 @@ def Tile_LoadOp : Tile_Op<"load", [AttrSizedOperandSegments,
 def Tile_StoreOp : Tile_Op<"store", [
     DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
   let summary = "Writes values to the elements that pointers point to, where the mask is set";
-  let arguments = (ins Tile_PtrLike:$ptr, Tile_Value:$value, Optional<Tile_BoolLike>:$mask);
+  let description = [{
+    `cache` (wb, cg, cs, wt) and `evict` are hints for GPU caches (the CPU
+    ignores them).
+  }];
+  let arguments = (ins Tile_PtrLike:$ptr, Tile_Value:$value, Optional<Tile_BoolLike>:$mask,
+                       OptionalAttr<Tile_CacheModifier>:$cache,
+                       OptionalAttr<Tile_EvictionPolicy>:$evict);
   let assemblyFormat = [{
-    $ptr `,` $value (`mask` $mask^ `:` type($mask))? attr-dict `:` type($ptr) `,` type($value)
+    $ptr `,` $value (`mask` $mask^ `:` type($mask))?
+    (`cache` `=` $cache^)? (`evict` `=` $evict^)?
+    attr-dict `:` type($ptr) `,` type($value)
   }];
   let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Facts the compiler may assume
+//===----------------------------------------------------------------------===//
+
+def Tile_AssumeOp : Tile_Op<"assume",
+    [MemoryEffects<[MemWrite<Tile_AssumptionResource>]>]> {
+  let summary = "Lets the compiler assume that a condition holds";
+  let description = [{
+    The program is undefined if `cond` is false when the op executes
+    (`tl.assume`). The op writes an abstract resource of its own, so it is
+    never erased as dead and orders no memory access. Analyses read simple
+    forms (`x % 2^k == 0`); the CPU lowers it to `llvm.intr.assume`.
+  }];
+  let arguments = (ins I1:$cond);
+  let assemblyFormat = "$cond attr-dict";
 }
 
 //===----------------------------------------------------------------------===//
@@ -163,10 +245,21 @@ def Tile_DotOp : Tile_Op<"dot", [Pure, AllTypesMatch<["c", "d"]>]> {
   let description = [{
     `a` is [M, K], `b` is [K, N], `c` and `d` are [M, N]. Inputs are converted
     to the accumulator's element type before multiplying.
+
+    `input_precision` says how GPUs may use tensor cores for fp32 inputs
+    (absent: the target's default); `max_num_imprecise_acc` bounds how many
+    products an fp8 dot may add in reduced precision before accumulating in
+    full (absent: the target's default). The CPU computes every dot as ieee.
   }];
-  let arguments = (ins Tile_Tensor:$a, Tile_Tensor:$b, Tile_Tensor:$c);
+  let arguments = (ins Tile_Tensor:$a, Tile_Tensor:$b, Tile_Tensor:$c,
+                       OptionalAttr<Tile_InputPrecision>:$inputPrecision,
+                       OptionalAttr<ConfinedAttr<I32Attr, [IntNonNegative]>>:$maxNumImpreciseAcc);
   let results = (outs Tile_Tensor:$d);
-  let assemblyFormat = "$a `,` $b `,` $c attr-dict `:` type($a) `,` type($b) `->` type($d)";
+  let assemblyFormat = [{
+    $a `,` $b `,` $c (`input_precision` `=` $inputPrecision^)?
+    (`max_num_imprecise_acc` `=` $maxNumImpreciseAcc^)?
+    attr-dict `:` type($a) `,` type($b) `->` type($d)
+  }];
   let hasVerifier = 1;
 }
 
