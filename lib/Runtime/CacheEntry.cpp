@@ -13,7 +13,7 @@ using namespace tessel::runtime;
 
 namespace {
 
-constexpr int kFormatVersion = 2;
+constexpr int kFormatVersion = 3;
 constexpr llvm::StringLiteral kObjectFile = "kernel.bin";
 constexpr llvm::StringLiteral kBlobMagic = "tessel-cache-entry\n";
 
@@ -54,6 +54,7 @@ std::string tessel::runtime::entryMetadata(llvm::StringRef key,
   llvm::json::Object meta{
       {"version", kFormatVersion},  {"key", key.str()},
       {"name", entry.name},         {"entry", entry.entryName},
+      {"target", entry.target},     {"options", entry.options},
       {"signature", std::move(signature)}, {"writes", std::move(writes)},
       {"stages", std::move(stages)},
       {"files", std::move(files)},
@@ -75,10 +76,12 @@ std::optional<CacheEntry> tessel::runtime::entryFromFiles(
     return std::nullopt;
   const llvm::json::Object *files = meta->getObject("files");
   auto name = meta->getString("name"), entryName = meta->getString("entry");
+  auto target = meta->getString("target"), options = meta->getString("options");
   const llvm::json::Array *signature = meta->getArray("signature");
   const llvm::json::Array *stages = meta->getArray("stages");
   const llvm::json::Array *writes = meta->getArray("writes");
-  if (!files || !name || !entryName || !signature || !stages || !writes)
+  if (!files || !name || !entryName || !target || !options || !signature ||
+      !stages || !writes)
     return std::nullopt;
   // Every file must be there with the recorded size and checksum.
   auto readChecked = [&](llvm::StringRef file) -> std::optional<std::string> {
@@ -94,6 +97,8 @@ std::optional<CacheEntry> tessel::runtime::entryFromFiles(
   CacheEntry entry;
   entry.name = name->str();
   entry.entryName = entryName->str();
+  entry.target = target->str();
+  entry.options = options->str();
   for (const llvm::json::Value &v : *signature) {
     if (!v.getAsString())
       return std::nullopt;

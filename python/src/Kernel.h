@@ -3,12 +3,12 @@
 #define TESSEL_PYTHON_KERNEL_H
 
 #include "tessel/Builder/DType.h"
-#include "tessel/Runtime/KernelCache.h"
-#include "tessel/Runtime/ObjectLoader.h"
-#include "tessel/Runtime/ThreadPool.h"
+#include "tessel/Runtime/CacheEntry.h"
+#include "tessel/Target/Target.h"
 
 #include <pybind11/pybind11.h>
 
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -33,14 +33,15 @@ template <typename E = BackendError> void check(llvm::Error err) {
     throw E(llvm::toString(std::move(err)));
 }
 
-/// A compiled CPU kernel, loaded and ready to launch.
+/// A compiled kernel: its cache entry and, when its target can run in this
+/// process, the loaded code.
 struct Kernel {
   runtime::CacheEntry parts;
   std::vector<DType> signature;
-  runtime::CPUEntry entry = nullptr;
+  std::unique_ptr<target::LoadedKernel> loaded;
 
-  /// Loads the binary of `parts` into the process, unless `load` is false
-  /// (code for another CPU, compiled ahead of time: it may not run here).
+  /// Loads the binary of `parts` through its target, unless `load` is false
+  /// (code compiled ahead of time for another machine).
   explicit Kernel(runtime::CacheEntry entryParts, bool load = true)
       : parts(std::move(entryParts)) {
     for (const std::string &t : parts.signature) {
@@ -51,10 +52,14 @@ struct Kernel {
     }
     if (!load)
       return;
-    std::string error;
-    entry = runtime::loadCPUObject(parts.object, parts.entryName, error);
-    if (!entry)
-      throw BackendError("loading kernel " + parts.name + " failed: " + error);
+    auto target = target::getTarget(parts.target);
+    if (!target)
+      throw BackendError("kernel " + parts.name + ": " +
+                         llvm::toString(target.takeError()));
+    auto code = (*target)->load(parts);
+    if (!code)
+      throw BackendError(llvm::toString(code.takeError()));
+    loaded = std::move(*code);
   }
 
   py::dict asmText() const {
@@ -67,18 +72,12 @@ struct Kernel {
   /// Runs the grid (checked by the caller) with argv[i] pointing to the
   /// value of runtime argument i. Releases the GIL while programs run.
   void launch(int64_t gx, int64_t gy, int64_t gz, void **argv) const {
-    if (!entry)
-      throw BackendError("kernel " + parts.name + " was compiled for another "
-                         "CPU and is not loaded in this process");
-    int64_t total = gx * gy * gz;
-    if (total == 0)
-      return;
+    if (!loaded)
+      throw BackendError("kernel " + parts.name + " was compiled for " +
+                         parts.target + " (" + parts.options +
+                         ") and cannot run in this process");
     py::gil_scoped_release release;
-    runtime::CPUEntry fn = entry;
-    runtime::ThreadPool::global().parallelFor(
-        total, [&](int64_t begin, int64_t end) {
-          fn(argv, begin, end, int32_t(gx), int32_t(gy), int32_t(gz));
-        });
+    loaded->launch(gx, gy, gz, argv);
   }
 };
 

@@ -116,7 +116,8 @@ public:
                     py::kwargs kwargs);
 
 private:
-  std::vector<PyObject *> bind(const py::args &args, const py::kwargs &kwargs);
+  std::vector<PyObject *> bind(const py::args &args, const py::kwargs &kwargs,
+                               py::dict &options);
   Arg classify(size_t index, PyObject *value);
   void specialize(size_t index, Arg &arg) const;
   void markNoalias(std::vector<Arg> &args);
@@ -142,7 +143,8 @@ private:
 };
 
 std::vector<PyObject *> Launcher::bind(const py::args &args,
-                                       const py::kwargs &kwargs) {
+                                       const py::kwargs &kwargs,
+                                       py::dict &options) {
   size_t n = names.size();
   if (args.size() > n)
     throw py::type_error(name + "() takes " + std::to_string(n) + " arguments but " +
@@ -157,8 +159,10 @@ std::vector<PyObject *> Launcher::bind(const py::args &args,
       ++i;
     if (i == n) {
       std::string name = py::str(key);
-      if (llvm::is_contained(launchOptions, name))
+      if (llvm::is_contained(launchOptions, name)) {
+        options[key] = value;
         continue;
+      }
       throw py::type_error(this->name + "() got an unexpected keyword argument '" +
                            name + "'");
     }
@@ -381,14 +385,15 @@ std::array<int64_t, 3> Launcher::gridDims(py::handle grid,
 
 py::object Launcher::launch(py::handle grid, bool warmup, py::args args,
                             py::kwargs kwargs) {
-  std::vector<PyObject *> values = bind(args, kwargs);
+  py::dict options; // launch options given (num_warps=...): compiled in
+  std::vector<PyObject *> values = bind(args, kwargs, options);
   size_t n = names.size();
   std::vector<Arg> runtimeArgs;
   runtimeArgs.reserve(n);
   // The key: one entry per parameter (a type tag, or the constexpr's type
   // and value, so that 1, 1.0 and True differ), then the constexpr globals.
   std::vector<size_t> runtimeParams; ///< the parameter of each runtime arg
-  py::tuple key(n + 1);
+  py::tuple key(n + 2);
   for (size_t i = 0; i < n; ++i) {
     PyObject *value = values[i];
     if (isConstexpr[i] || value == Py_None) {
@@ -411,6 +416,16 @@ py::object Launcher::launch(py::handle grid, bool warmup, py::args args,
                                     (a.noalias ? ":noalias" : ""));
   }
   key[n] = globalValues.is_none() ? py::object(py::none()) : globalValues();
+  // The launch options given, in a fixed order (they change the code).
+  if (options.empty()) {
+    key[n + 1] = py::none();
+  } else {
+    py::list given;
+    for (const std::string &option : launchOptions)
+      if (options.contains(option.c_str()))
+        given.append(py::make_tuple(option, options[option.c_str()]));
+    key[n + 1] = py::tuple(given);
+  }
 
   PyObject *found = PyDict_GetItem(cache.ptr(), key.ptr());
   py::object kernelObject;
@@ -428,7 +443,7 @@ py::object Launcher::launch(py::handle grid, bool warmup, py::args args,
         argTypes.append(key[i]);
       }
     }
-    kernelObject = compile(argTypes, constexprs);
+    kernelObject = compile(argTypes, constexprs, options);
     PyDict_SetItem(cache.ptr(), key.ptr(), kernelObject.ptr());
   }
   if (warmup)

@@ -12,7 +12,8 @@
 #include "tessel/Runtime/ObjectLoader.h"
 #include "tessel/Runtime/RedisCache.h"
 #include "tessel/Runtime/ThreadPool.h"
-#include "tessel/Target/CPU/CPUCompiler.h"
+#include "tessel/Target/Registration.h"
+#include "tessel/Target/Target.h"
 
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -25,34 +26,47 @@ using namespace tessel::python;
 
 namespace {
 
-std::unique_ptr<Kernel> compileKernel(TileBuilder &builder,
-                                      const py::dict &options) {
-  cpu::CPUTarget target;
+const target::Target &getTarget(const std::string &name) {
+  target::registerBuiltinBackends();
+  auto t = target::getTarget(name);
+  if (!t)
+    throw BackendError(llvm::toString(t.takeError()));
+  return **t;
+}
+
+target::CompileOptions toCompileOptions(const py::dict &options) {
+  target::CompileOptions compileOptions;
   for (auto [key, value] : options) {
-    std::string name = py::str(key);
-    if (name == "cpu")
-      target.cpu = py::str(value);
-    else if (name == "features")
-      target.features = py::str(value);
-    else
-      throw BackendError("unknown compile option '" + name + "'");
+    if (value.is_none())
+      continue; // as if not given: the default
+    std::string text = PyBool_Check(value.ptr())
+                           ? (value.ptr() == Py_True ? "true" : "false")
+                           : std::string(py::str(value));
+    check(compileOptions.set(std::string(py::str(key)), text));
   }
+  return compileOptions;
+}
+
+/// Compiles the builder's kernel for `targetName`. Options are Triton's
+/// (num_warps, num_stages, num_ctas, maxnreg, debug, enable_fp_fusion) and
+/// the target's own; the kernel is loaded when it can run here.
+std::unique_ptr<Kernel> compileKernel(TileBuilder &builder,
+                                      const std::string &targetName,
+                                      const py::dict &options) {
+  const target::Target &t = getTarget(targetName);
+  target::CompileOptions compileOptions = toCompileOptions(options);
   mlir::OwningOpRef<mlir::ModuleOp> module = builder.takeModule();
   if (!module)
     throw BackendError("the builder's module was already compiled");
-  cpu::CompileResult result;
-  std::string error;
-  if (mlir::failed(cpu::compileModule(*module, result, error, target)))
-    throw BackendError(error);
-  runtime::CacheEntry parts;
-  parts.name = result.kernelName;
-  parts.entryName = result.entryName;
-  parts.writes = result.writes;
-  for (const DType &t : builder.getSignature())
-    parts.signature.push_back(t.str());
-  parts.stages = std::move(result.stages);
-  parts.object = std::move(result.object);
-  return std::make_unique<Kernel>(std::move(parts), /*load=*/options.empty());
+  llvm::Expected<runtime::CacheEntry> parts = t.compile(*module, compileOptions);
+  if (!parts)
+    throw BackendError(llvm::toString(parts.takeError()));
+  for (const DType &type : builder.getSignature())
+    parts->signature.push_back(type.str());
+  // Code for another machine (another CPU model, or explicit features) is
+  // compiled ahead of time, not loaded.
+  bool load = t.canRun() && !compileOptions.extra.count("features");
+  return std::make_unique<Kernel>(std::move(*parts), load);
 }
 
 /// A cache lookup as the bindings return it: a loaded kernel, or None.
@@ -137,6 +151,10 @@ PYBIND11_MODULE(_C, m) {
                              [](const Kernel &k) { return k.parts.signature; })
       .def_property_readonly("writes",
                              [](const Kernel &k) { return k.parts.writes; })
+      .def_property_readonly("target",
+                             [](const Kernel &k) { return k.parts.target; })
+      .def_property_readonly("options",
+                             [](const Kernel &k) { return k.parts.options; })
       .def_property_readonly("asm", &Kernel::asmText)
       .def_property_readonly(
           "object", [](const Kernel &k) { return py::bytes(k.parts.object); });
@@ -237,14 +255,38 @@ PYBIND11_MODULE(_C, m) {
         },
         "SHA-256 of the compiler's build id and the parts");
   m.def("build_id", &runtime::compilerBuildId);
-  m.def("host_target", &cpu::hostTargetDescription);
+  m.def(
+      "target_description",
+      [](const std::string &name) { return getTarget(name).description(); },
+      "Everything about a target that changes its code (for cache keys)");
+  m.def(
+      "parse_target",
+      [](const std::string &name) { return getTarget(name).spec().str(); },
+      "The canonical name of a target of this build; BackendError otherwise");
+  m.def(
+      "target_can_run",
+      [](const std::string &name) { return getTarget(name).canRun(); },
+      "Whether kernels compiled for the target run in this process");
+  m.def(
+      "compile_options",
+      [](const py::dict &options) {
+        return toCompileOptions(options).str();
+      },
+      "The options, validated, with every default, canonically (for cache "
+      "keys)");
+  m.def("available_backends", [] {
+    target::registerBuiltinBackends();
+    return target::availableBackends();
+  });
 
   m.def(
       "compile",
-      [](TileBuilder &builder, const py::dict &options) {
-        return compileKernel(builder, options);
+      [](TileBuilder &builder, const std::string &target,
+         const py::dict &options) {
+        return compileKernel(builder, target, options);
       },
-      py::arg("builder"), py::arg("options") = py::dict());
+      py::arg("builder"), py::arg("target") = "cpu",
+      py::arg("options") = py::dict());
   m.def("num_threads", [] { return runtime::ThreadPool::global().size(); });
   bindLauncher(m);
 }

@@ -39,6 +39,9 @@ class Knobs:
     # The most seconds one request to the server may take, all of it (a slow server cannot stall launches).
     cache_remote_timeout: float = field(
         default_factory=lambda: float(os.environ.get("TESSEL_CACHE_REMOTE_TIMEOUT", "") or 5.0))
+    # The target kernels compile for and run on: "cpu" (this machine's CPU), "cpu:<model>", and the GPU targets of
+    # builds that have them ("cuda:90a", "sim:sm_90a", ...).
+    target: str = field(default_factory=lambda: os.environ.get("TESSEL_TARGET", "cpu").strip() or "cpu")
     # Print the winning config of each autotuning run.
     print_autotuning: bool = field(default_factory=lambda: _flag("TESSEL_PRINT_AUTOTUNING"))
 

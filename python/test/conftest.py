@@ -20,6 +20,26 @@ if importlib.util.find_spec("tessel") is None:
     sys.path.append(str(pathlib.Path(__file__).resolve().parents[1]))
 
 
+def _targets():
+    """The targets the suite runs on: TESSEL_TARGET's alone when it is set, else every runnable default target of
+    this build (one per backend that runs here: today "cpu"). Every test runs once per target."""
+    import os
+    from tessel import _C
+    if os.environ.get("TESSEL_TARGET", "").strip():
+        return [os.environ["TESSEL_TARGET"].strip()]
+    defaults = {"cpu": "cpu", "sim": "sim:sm_80"}
+    return [defaults[b] for b in _C.available_backends() if b in defaults and _C.target_can_run(defaults[b])]
+
+
+@pytest.fixture(autouse=True, params=_targets())
+def target(request, monkeypatch):
+    """The target of this run of the test: set for the JIT (tessel.knobs.target) and for child processes."""
+    from tessel import knobs
+    monkeypatch.setattr(knobs, "target", request.param)
+    monkeypatch.setenv("TESSEL_TARGET", request.param)
+    return request.param
+
+
 @pytest.fixture
 def rng(request):
     return np.random.default_rng(zlib.crc32(request.node.nodeid.encode()))

@@ -122,13 +122,20 @@ def test_changing_a_constexpr_global_after_compiling_recompiles(tmp_path, cache_
 def test_nothing_else_recompiles(tmp_path, cache_dir, compiles):
     module = _load(tmp_path)
     _run(module)
-    # Other data, other grid sizes, launch options the CPU ignores: same kernel.
+    # Other data, other grid sizes: same kernel.
     x = np.random.default_rng(0).random(100).astype(np.float32)
     out = np.zeros_like(x)
-    module.scale_kernel[(2,)](x, out, 100, BLOCK=64, num_warps=8, num_stages=2)
     module.scale_kernel[(7,)](x, out, 100, BLOCK=64)
     np.testing.assert_allclose(out, x * 6, rtol=1e-6)
     assert compiles[0] == 1
+    # Launch options are compile options (part of the key, as in Triton): a new set compiles once, then is reused;
+    # given values equal to the defaults are the default kernel.
+    module.scale_kernel[(2,)](x, out, 100, BLOCK=64, num_warps=8, num_stages=2)
+    module.scale_kernel[(2,)](x, out, 100, BLOCK=64, num_warps=8, num_stages=2)
+    assert compiles[0] == 2
+    module.scale_kernel[(7,)](x, out, 100, BLOCK=64, num_warps=4)
+    np.testing.assert_allclose(out, x * 6, rtol=1e-6)
+    assert compiles[0] == 2
 
 
 RACE_SCRIPT = """

@@ -1,9 +1,11 @@
 //===- tessel-opt.cpp - Runs Tessel's and MLIR's passes on .mlir files ----===//
+#include "TestPasses.h"
 #include "tessel/Conversion/Passes.h"
 #include "tessel/Dialect/Tile/IR/Dialect.h"
 #include "tessel/Dialect/Tile/Transforms/Passes.h"
 #include "tessel/Target/CPU/CPUCompiler.h"
 #include "tessel/Target/CPU/Passes.h"
+#include "tessel/Target/TilePipeline.h"
 
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllPasses.h"
@@ -15,10 +17,12 @@ int main(int argc, char **argv) {
   tessel::registerTesselConversionPasses();
   tessel::tile::registerTesselTilePasses();
   tessel::cpu::registerTesselCPUPasses();
+  tessel::test::registerTestPasses();
   mlir::PassPipelineRegistration<>(
       "tessel-cpu-pipeline",
       "The CPU backend from tile IR to the LLVM dialect",
       [](mlir::OpPassManager &pm) {
+        tessel::target::buildTilePipeline(pm);
         tessel::cpu::buildTileToLoopsPipeline(pm);
         tessel::cpu::buildLoopsToLLVMPipeline(pm);
       });

@@ -22,6 +22,8 @@ namespace tessel::runtime {
 struct CacheEntry {
   std::string name;      ///< the kernel's name
   std::string entryName; ///< the symbol launches call
+  std::string target;    ///< the target it was compiled for ("cpu", ...)
+  std::string options;   ///< its compile options, canonically
   std::vector<std::string> signature;
   /// The runtime arguments (indices into `signature`) the kernel may store
   /// through: the launcher refuses read-only arrays for them.

@@ -9,6 +9,8 @@
 
 #include "tessel/Analysis/PointerRoots.h"
 #include "tessel/Support/FatalErrorGuard.h"
+#include "tessel/Target/Diagnostics.h"
+#include "tessel/Target/TilePipeline.h"
 
 #include "tessel/Conversion/Passes.h"
 #include "tessel/Dialect/Tile/IR/Dialect.h"
@@ -49,6 +51,7 @@
 #include "llvm/TargetParser/Host.h"
 #include "llvm/TargetParser/SubtargetFeature.h"
 
+#include <map>
 #include <mutex>
 
 using namespace mlir;
@@ -73,12 +76,6 @@ void registerCPUCompilerDialects(DialectRegistry &registry) {
 }
 
 void buildTileToLoopsPipeline(OpPassManager &pm) {
-  pm.addPass(createCanonicalizerPass());
-  pm.addPass(createCSEPass());
-  pm.addPass(createLoopInvariantCodeMotionPass());
-  pm.addNestedPass<func::FuncOp>(tile::createTileCarriedPointersToOffsets());
-  pm.addPass(createCanonicalizerPass());
-  pm.addPass(createCSEPass());
   pm.addPass(createConvertTileToLoops());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
@@ -108,60 +105,66 @@ std::string print(const llvm::Module &module) {
   return text;
 }
 
-/// The host's target machine, created once per process.
-llvm::TargetMachine *hostTargetMachine(std::string &error) {
+/// The LLVM target of this process's architecture.
+const llvm::Target *nativeTarget(std::string &error) {
   static std::once_flag once;
-  static std::unique_ptr<llvm::TargetMachine> machine;
-  static std::string initError;
   std::call_once(once, [] {
     llvm::InitializeNativeTarget();
     llvm::InitializeNativeTargetAsmPrinter();
-    llvm::Triple triple(llvm::sys::getProcessTriple());
-    std::string lookupError;
-    const llvm::Target *target =
-        llvm::TargetRegistry::lookupTarget(triple, lookupError);
-    if (!target) {
-      initError = "no LLVM target for " + triple.str() + ": " + lookupError;
-      return;
-    }
-    llvm::SubtargetFeatures features;
-    for (auto &feature : llvm::sys::getHostCPUFeatures())
-      features.AddFeature(feature.first(), feature.second);
-    llvm::TargetOptions options;
-    machine.reset(target->createTargetMachine(
-        triple, llvm::sys::getHostCPUName(), features.getString(), options,
-        llvm::Reloc::PIC_, std::nullopt, llvm::CodeGenOptLevel::Aggressive));
-    if (!machine)
-      initError = "cannot create a target machine for " + triple.str();
   });
-  error = initError;
-  return machine.get();
-}
-
-/// A target machine for another CPU model of the host's architecture.
-std::unique_ptr<llvm::TargetMachine>
-namedTargetMachine(const CPUTarget &target, std::string &error) {
-  llvm::InitializeNativeTarget();
-  llvm::InitializeNativeTargetAsmPrinter();
   llvm::Triple triple(llvm::sys::getProcessTriple());
   std::string lookupError;
-  const llvm::Target *llvmTarget =
+  const llvm::Target *target =
       llvm::TargetRegistry::lookupTarget(triple, lookupError);
-  if (!llvmTarget) {
+  if (!target)
     error = "no LLVM target for " + triple.str() + ": " + lookupError;
+  return target;
+}
+
+/// The model's CPU name and features, the host's where empty.
+std::pair<std::string, std::string> resolve(const CPUModel &model) {
+  if (!model.cpu.empty() || !model.features.empty())
+    return {model.cpu.empty() ? "generic" : model.cpu, model.features};
+  llvm::SubtargetFeatures features;
+  for (auto &feature : llvm::sys::getHostCPUFeatures())
+    features.AddFeature(feature.first(), feature.second);
+  return {llvm::sys::getHostCPUName().str(), features.getString()};
+}
+
+/// A target machine for `model` (created once per model and FP-fusion
+/// setting, kept for the life of the process), or null with `error` set.
+llvm::TargetMachine *targetMachine(const CPUModel &model, bool fuseFP,
+                                   std::string &error) {
+  static std::mutex mutex;
+  static std::map<std::string, std::unique_ptr<llvm::TargetMachine>> machines;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto [cpu, features] = resolve(model);
+  std::string key = cpu + ";" + features + ";" + (fuseFP ? "fuse" : "");
+  if (auto it = machines.find(key); it != machines.end())
+    return it->second.get();
+  const llvm::Target *target = nativeTarget(error);
+  if (!target)
     return nullptr;
-  }
+  llvm::Triple triple(llvm::sys::getProcessTriple());
   // LLVM only warns about an unknown CPU name: check it first.
   std::unique_ptr<llvm::MCSubtargetInfo> info(
-      llvmTarget->createMCSubtargetInfo(triple, target.cpu, ""));
-  if (!info || !info->isCPUStringValid(target.cpu)) {
-    error = "unknown CPU '" + target.cpu + "' for " + triple.str();
+      target->createMCSubtargetInfo(triple, cpu, ""));
+  if (!info || !info->isCPUStringValid(cpu)) {
+    error = "unknown CPU '" + cpu + "' for " + triple.str();
     return nullptr;
   }
   llvm::TargetOptions options;
-  return std::unique_ptr<llvm::TargetMachine>(llvmTarget->createTargetMachine(
-      triple, target.cpu, target.features, options, llvm::Reloc::PIC_,
-      std::nullopt, llvm::CodeGenOptLevel::Aggressive));
+  // enable_fp_fusion: a * b + c may become one fused multiply-add.
+  options.AllowFPOpFusion =
+      fuseFP ? llvm::FPOpFusion::Fast : llvm::FPOpFusion::Standard;
+  std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
+      triple, cpu, features, options, llvm::Reloc::PIC_, std::nullopt,
+      llvm::CodeGenOptLevel::Aggressive));
+  if (!machine) {
+    error = "cannot create a target machine for " + triple.str();
+    return nullptr;
+  }
+  return (machines[key] = std::move(machine)).get();
 }
 
 void optimize(llvm::Module &module, llvm::TargetMachine *machine,
@@ -187,9 +190,9 @@ void optimize(llvm::Module &module, llvm::TargetMachine *machine,
 
 } // namespace
 
-std::string hostTargetDescription() {
+std::string describeModel(const CPUModel &model) {
   std::string error;
-  llvm::TargetMachine *machine = hostTargetMachine(error);
+  llvm::TargetMachine *machine = targetMachine(model, true, error);
   if (!machine)
     return "unavailable: " + error;
   return machine->getTargetTriple().str() + ";" +
@@ -197,59 +200,66 @@ std::string hostTargetDescription() {
          machine->getTargetFeatureString().str();
 }
 
-LogicalResult compileModule(ModuleOp module, CompileResult &result,
-                            std::string &error, const CPUTarget &target) {
+bool runsOnHost(const CPUModel &model) {
+  if (model.cpu.empty() && model.features.empty())
+    return true;
+  std::string error;
+  const llvm::Target *target = nativeTarget(error);
+  if (!target)
+    return false;
+  llvm::Triple triple(llvm::sys::getProcessTriple());
+  auto [cpu, features] = resolve(model);
+  auto [hostCpu, hostFeatures] = resolve({});
+  std::unique_ptr<llvm::MCSubtargetInfo> wanted(
+      target->createMCSubtargetInfo(triple, cpu, features));
+  if (!wanted || !wanted->isCPUStringValid(cpu))
+    return false;
+  // The host's instruction-set features (tuning flags are not among them):
+  // every one the model has, the host must have.
+  for (const auto &[name, hostHas] : llvm::sys::getHostCPUFeatures())
+    if (!hostHas && wanted->checkFeatures(("+" + name).str()))
+      return false;
+  return true;
+}
+
+llvm::Error compileModule(ModuleOp module, const CPUModel &model,
+                          const target::CompileOptions &options,
+                          runtime::CacheEntry &result) {
+  for (const auto &[name, value] : options.extra)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "unknown compile option '" + name +
+                                       "' for the cpu target");
   MLIRContext *ctx = module.getContext();
   DialectRegistry registry;
   registerCPUCompilerDialects(registry);
   ctx->appendDialectRegistry(registry);
   ctx->loadAllAvailableDialects();
-
-  // Kernel authors read these messages: their source location and the
-  // message, without MLIR's dump of the failing operation.
-  ctx->printOpOnDiagnostic(false);
-  std::string diagnostics;
-  ScopedDiagnosticHandler handler(ctx, [&](Diagnostic &diag) {
-    if (diag.getSeverity() != DiagnosticSeverity::Error)
-      return success();
-    llvm::raw_string_ostream os(diagnostics);
-    if (auto fileLoc = dyn_cast<FileLineColLoc>(diag.getLocation()))
-      os << fileLoc.getFilename().getValue() << ":" << fileLoc.getLine()
-         << ":" << fileLoc.getColumn() << ": ";
-    else
-      os << diag.getLocation() << ": ";
-    os << diag << "\n";
-    for (Diagnostic &note : diag.getNotes())
-      os << "  note: " << note << "\n";
-    return success();
-  });
-  auto fail = [&](const std::string &what) {
-    error = what + (diagnostics.empty() ? "" : ":\n" + diagnostics);
-    return failure();
-  };
+  target::DiagnosticCapture diagnostics(ctx);
 
   func::FuncOp kernel;
   for (auto fn : module.getOps<func::FuncOp>())
     if (fn->hasAttr("tile.kernel"))
       kernel = fn;
   if (!kernel)
-    return fail("the module has no kernel function");
-  result.kernelName = kernel.getName().str();
+    return diagnostics.fail("the module has no kernel function");
+  result.name = kernel.getName().str();
   result.entryName = cpuEntryName(kernel.getName());
+  result.options = options.str();
   for (unsigned i : writtenArguments(kernel))
     result.writes.push_back(i);
   result.stages.push_back({"ttir", print(module)});
 
   PassManager toLoops(ctx);
+  target::buildTilePipeline(toLoops);
   buildTileToLoopsPipeline(toLoops);
   if (failed(toLoops.run(module)))
-    return fail("lowering tile IR to loops failed");
+    return diagnostics.fail("lowering tile IR to loops failed");
   result.stages.push_back({"loops", print(module)});
 
   PassManager toLLVM(ctx);
   buildLoopsToLLVMPipeline(toLLVM);
   if (failed(toLLVM.run(module)))
-    return fail("lowering to the LLVM dialect failed");
+    return diagnostics.fail("lowering to the LLVM dialect failed");
   // SCF-to-CF leaves a loop's annotation on its latch branch as a plain
   // attribute: make it the branch's loop metadata, which LLVM IR keeps.
   module.walk([](LLVM::BrOp br) {
@@ -261,17 +271,11 @@ LogicalResult compileModule(ModuleOp module, CompileResult &result,
   });
   result.stages.push_back({"llir", print(module)});
 
-  std::unique_ptr<llvm::TargetMachine> named;
-  llvm::TargetMachine *machine;
-  if (target.cpu.empty() && target.features.empty()) {
-    machine = hostTargetMachine(error);
-  } else {
-    named = namedTargetMachine(
-        {target.cpu.empty() ? "generic" : target.cpu, target.features}, error);
-    machine = named.get();
-  }
+  std::string error;
+  llvm::TargetMachine *machine =
+      targetMachine(model, options.enableFpFusion, error);
   if (!machine)
-    return failure();
+    return diagnostics.fail(error);
   // LLVM's vectorizers have produced IR its code generators abort on (odd
   // vector widths of bf16, seen with LLVM 22): such a kernel is compiled
   // again without them rather than ending the process.
@@ -284,7 +288,7 @@ LogicalResult compileModule(ModuleOp module, CompileResult &result,
         [&] {
           llvm::LLVMContext llvmContext;
           std::unique_ptr<llvm::Module> llvmModule =
-              translateModuleToLLVMIR(module, llvmContext, result.kernelName);
+              translateModuleToLLVMIR(module, llvmContext, result.name);
           if (!llvmModule) {
             translated = false;
             return;
@@ -312,16 +316,14 @@ LogicalResult compileModule(ModuleOp module, CompileResult &result,
     if (ok)
       break;
     if (!vectorize)
-      return fail("LLVM could not compile this kernel (" + llvmError + ")");
+      return diagnostics.fail("LLVM could not compile this kernel (" +
+                              llvmError + ")");
   }
   if (!translated)
-    return fail("translation to LLVM IR or object code failed");
+    return diagnostics.fail("translation to LLVM IR or object code failed");
   result.stages.push_back({"llvmir", std::move(llvmText)});
   result.object = std::string(object.str());
-  result.targetTriple = machine->getTargetTriple().str();
-  result.targetCPU = machine->getTargetCPU().str();
-  result.targetFeatures = machine->getTargetFeatureString().str();
-  return success();
+  return llvm::Error::success();
 }
 
 } // namespace tessel::cpu

@@ -128,7 +128,8 @@ class Autotuner(_KernelWrapper):
         self.arg_names = list(arg_names)
         self.configs = list(configs) or [Config({})]
         self.keys = list(key)
-        self.cache: dict[tuple, Config] = {}
+        # The best config by target (knobs.target), then by key.
+        self.caches: dict[str, dict[tuple, Config]] = {}
         self.cache_results = cache_results
         self.best_config: Config | None = None
         self.configs_timings: dict[Config, Any] = {}
@@ -294,12 +295,18 @@ class Autotuner(_KernelWrapper):
 
         return self.do_bench(kernel_call, quantiles=_QUANTILES)
 
+    @property
+    def cache(self) -> dict[tuple, Config]:
+        """The best config found for each key, on the current target."""
+        return self.caches.setdefault(knobs.target, {})
+
     def _cache_file(self, key: tuple, configs: Sequence[Config]) -> pathlib.Path:
         """Where the result for this key is kept: named by a hash of everything that decides it (the compiler
-        build, the CPU and its thread count, the sources of the kernel and of the @jit functions it calls, the key
+        build, the target (its code-changing description) and the thread count, the sources of the kernel and of the @jit functions it calls, the key
         and the configs)."""
         jit_fn = _base_jit_function(self.fn)
-        parts = (_C.build_id(), _C.host_target(), str(_C.num_threads()),
+        parts = (_C.build_id(), _C.parse_target(knobs.target), _C.target_description(knobs.target),
+                 str(_C.num_threads()),
                  *jit_fn._dependencies().sources, repr(key), *(repr(config) for config in configs))
         digest = hashlib.sha256("\0".join(parts).encode()).hexdigest()[:32]
         return pathlib.Path(knobs.cache_dir) / "autotune" / f"{jit_fn.__name__[:100]}-{digest}.json"

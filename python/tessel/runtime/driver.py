@@ -1,15 +1,16 @@
 """Host side of a launch: each kernel argument's type string (the binding contract's: "*fp32", "i32", ...) and the
-value the launcher receives, and the backend that runs the kernel.
+value the launcher receives; and `driver.active`, the backend of the current target as Triton's programs ask for it
+(`triton.runtime.driver.active.get_active_torch_device()`, `.get_current_target()`, `.utils.get_device_properties`).
 
-This build has one backend, the CPU: every array argument must live in host memory, and device memory is rejected
-here with a clear message instead of handing a device address to CPU code.
+This build's backends run kernels on the CPU: every array argument must live in host memory, and device memory is
+rejected here with a clear message instead of handing a device address to CPU code.
 """
 from __future__ import annotations
 
 import numbers
 from typing import Any
 
-BACKEND = "cpu"
+from ..knobs import knobs
 
 # dtype names as `str(dtype)` spells them for torch (after "torch."), numpy, and tessel.language itself.
 _ELEMENT_TYPES = {
@@ -126,5 +127,39 @@ def _element_type(name: str, dtype: Any) -> str:
 
 
 def _device_memory_error(name: str, device: Any) -> RuntimeError:
-    return RuntimeError(f"argument '{name}' is in {device or 'GPU'} memory, but no GPU backend is available in this "
-                        f"build of tessel (backend: {BACKEND}); pass a CPU array (e.g. tensor.cpu())")
+    return RuntimeError(f"argument '{name}' is in {device or 'GPU'} memory, but kernels of the target "
+                        f"{knobs.target!r} run on the CPU; pass a CPU array (e.g. tensor.cpu())")
+
+
+class _Utils:
+    """`driver.active.utils`."""
+
+    def get_device_properties(self, device: Any = None) -> dict[str, int]:
+        return _backend().device_properties(device)
+
+
+class ActiveDriver:
+    """`triton.runtime.driver.active`: the backend of the current target (`tessel.knobs.target`, TESSEL_TARGET)."""
+
+    utils = _Utils()
+
+    def get_current_target(self) -> Any:
+        """Backend, arch and warp size, as Triton's GPUTarget."""
+        return _backend().device_target()
+
+    def get_active_torch_device(self) -> Any:
+        return _backend().active_torch_device()
+
+    def get_current_device(self) -> int:
+        return 0
+
+    def is_active(self) -> bool:
+        return True
+
+
+def _backend() -> Any:
+    from .. import backends  # imported on use: backends needs the compiled core, which needs this module's readers
+    return backends.for_target(knobs.target)
+
+
+active = ActiveDriver()

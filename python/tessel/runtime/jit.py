@@ -13,13 +13,17 @@ import types
 from typing import Any, Callable, Sequence
 
 from .. import _C
+from ..knobs import knobs
 from ..language import core
 from . import cache as kernel_cache
 from . import driver
 
-# Launch options of Triton's `kernel[grid](..., num_warps=4)` (and of autotuning Configs), in Triton's order:
-# accepted so GPU code runs unchanged; the CPU backend has no warps, pipeline stages, clusters or registers.
+# Launch options of Triton's `kernel[grid](..., num_warps=4)` (and of autotuning Configs), in Triton's order. They
+# are compile options: part of the kernel's key, handed to its target (the CPU has no warps, pipeline stages,
+# clusters or registers, and compiles the same code for any value).
 LAUNCH_OPTIONS = ("num_warps", "num_ctas", "num_stages", "maxnreg")
+# Every option a launch accepts: the launch options and the other compile options Triton takes as keywords.
+COMPILE_OPTIONS = LAUNCH_OPTIONS + ("enable_fp_fusion", "debug")
 
 
 def _is_constexpr_annotation(annotation: Any) -> bool:
@@ -70,9 +74,10 @@ class JITFunction:
         if not tree.body or not isinstance(tree.body[0], ast.FunctionDef):
             raise TypeError(f"@jit applies to a plain `def` function, not to {fn.__qualname__}")
         self.definition: ast.FunctionDef = tree.body[0]
-        self.cache: dict[Any, Any] = {}
+        # Compiled kernels by target, then by specialization (the launcher's key); a launcher per target.
+        self.caches: dict[str, dict[Any, Any]] = {}
         self._deps: _Dependencies | None = None
-        self._launcher: Any = None
+        self._launchers: dict[str, Any] = {}
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         raise RuntimeError(f"{self.__name__} is a @tessel.jit function: launch it with {self.__name__}[grid](...) "
@@ -101,20 +106,29 @@ class JITFunction:
         back into Python only to compile, for unusual arguments and for grid callables."""
         return self._get_launcher().launch(grid, warmup, *args, **kwargs)
 
+    @property
+    def cache(self) -> dict[Any, Any]:
+        """The kernels compiled for the current target (knobs.target), by specialization."""
+        return self.caches.setdefault(knobs.target, {})
+
     def _get_launcher(self) -> Any:
-        if self._launcher is None:
+        target = knobs.target
+        launcher = self._launchers.get(target)
+        if launcher is None:
             # Made at the first launch, not at decoration: the @jit functions and globals a kernel reaches may be
             # defined after it in its module.
-            self._launcher = _C.Launcher(
+            launcher = self._launchers[target] = _C.Launcher(
                 self.__name__, self.arg_names, [n in self.constexpr_names for n in self.arg_names], self._defaults,
                 [n not in self.do_not_specialize for n in self.arg_names],
                 [n not in self.do_not_specialize_on_alignment for n in self.arg_names],
-                self.cache, self._compile_specialization, driver.kernel_arg,
-                self._global_values if self._dependencies().globals else None, LAUNCH_OPTIONS)
-        return self._launcher
+                self.caches.setdefault(target, {}), functools.partial(self._compile_specialization, target),
+                driver.kernel_arg, self._global_values if self._dependencies().globals else None, COMPILE_OPTIONS)
+        return launcher
 
-    def _compile_specialization(self, arg_types: list[str], constexprs: dict[str, Any]) -> Any:
-        return self._compile(arg_types, {name: core._unwrap(v) for name, v in constexprs.items()})
+    def _compile_specialization(self, target: str, arg_types: list[str], constexprs: dict[str, Any],
+                                options: dict[str, Any]) -> Any:
+        return self._compile(arg_types, {name: core._unwrap(v) for name, v in constexprs.items()}, target,
+                             {name: core._unwrap(v) for name, v in options.items()})
 
     def _parameter_names(self, items: Sequence[Any], option: str) -> frozenset[str]:
         names = set()
@@ -127,10 +141,12 @@ class JITFunction:
                 raise ValueError(f"{option}: {item!r} is not a parameter (name or index) of {self.fn.__name__}")
         return frozenset(names)
 
-    def _compile(self, arg_types: list[str], constexprs: dict[str, Any]) -> Any:
-        """The kernel for this specialization: from the kernel cache (on disk, then shared), else compiled and added
-        to it."""
-        key = self.cache_key(arg_types, constexprs)
+    def _compile(self, arg_types: list[str], constexprs: dict[str, Any], target: str = "cpu",
+                 options: dict[str, Any] | None = None) -> Any:
+        """The kernel for this specialization, target and options: from the kernel cache (on disk, then shared),
+        else compiled and added to it."""
+        options = options or {}
+        key = self.cache_key(arg_types, constexprs, target, options)
         kernel = kernel_cache.load(key)
         if kernel is not None:
             return kernel
@@ -139,14 +155,17 @@ class JITFunction:
         from ..compiler.code_generator import generate
         builder = _C.Builder()
         generate(self, builder, arg_types, constexprs)
-        kernel = _C.compile(builder, {})
+        kernel = _C.compile(builder, target, options)
         kernel_cache.store(key, kernel)
         return kernel
 
-    def cache_key(self, arg_types: Sequence[str], constexprs: dict[str, Any]) -> str:
-        """The on-disk cache key: the compiler (its build id, tessel's own Python), the target, this kernel's source
-        and everything it reaches (@jit functions, constexpr globals), the specialization and the constexprs."""
-        parts = [f"python:{_package_hash()}", f"target:cpu:{_C.host_target()}", *self._dependencies().sources,
+    def cache_key(self, arg_types: Sequence[str], constexprs: dict[str, Any], target: str = "cpu",
+                  options: dict[str, Any] | None = None) -> str:
+        """The on-disk cache key: the compiler (its build id, tessel's own Python), the target (all that changes its
+        code) and the compile options, this kernel's source and everything it reaches (@jit functions, constexpr
+        globals), the specialization and the constexprs."""
+        parts = [f"python:{_package_hash()}", f"target:{_C.parse_target(target)}:{_C.target_description(target)}",
+                 f"options:{_C.compile_options(options or {})}", *self._dependencies().sources,
                  *(f"global:{name}={_stable_repr(value)}" for name, value in self._global_values()),
                  "args:" + ",".join(arg_types),
                  *(f"constexpr:{name}={type(v).__name__}:{_stable_repr(v)}" for name, v in constexprs.items())]

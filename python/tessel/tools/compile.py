@@ -61,7 +61,6 @@ _DTYPES: dict[str, tl.dtype] = {
 }
 
 # GPU backends that tessel will have, but this build does not.
-_GPU_BACKENDS = ("cuda", "hip")
 
 # Names that cannot be C identifiers in the generated files although Python accepts them as parameter names: C and
 # C++ keywords (the header is meant for both), stdbool's macros, and the names the launch functions use themselves.
@@ -127,16 +126,16 @@ class Launcher:
 
 # ------------------------------------------------------------------------------------------- command line parsing
 
-def parse_target(text: str) -> dict[str, str]:
-    """The compile options of a target this build compiles for: "cpu" (the host CPU) or "cpu:<model>" (another CPU
-    model of this architecture, e.g. cpu:x86-64-v3, for machines that are not this one)."""
-    backend, _, arch = text.strip().partition(":")
-    if backend == "cpu":
-        return {"cpu": arch} if arch else {}
-    if backend in _GPU_BACKENDS:
-        raise UsageError(f"--target {text}: the {backend} backend is not available in this build of tessel "
-                         "(available: cpu)")
-    raise UsageError(f"--target {text}: unknown target (expected cpu, cuda:<arch> or hip:<arch>)")
+def parse_target(text: str) -> str:
+    """The canonical name of a target of this build (the registry's: "cpu", "cpu:x86-64-v3", ...) that this tool
+    writes a launcher for."""
+    try:
+        target = _C.parse_target(text)
+    except _C.BackendError as e:
+        raise UsageError(f"--target {text}: {e} (available: {', '.join(_C.available_backends())})") from None
+    if target.split(":")[0] not in _LAUNCHER_SOURCES:
+        raise UsageError(f"--target {text}: this tool writes no launcher for the {target.split(':')[0]} backend")
+    return target
 
 
 def parse_signature(kernel: JITFunction, text: str) -> Specialization:
@@ -274,7 +273,8 @@ def load_kernel(path: pathlib.Path, name: str) -> JITFunction:
 
 # ------------------------------------------------------------------------------------------------- compilation
 
-def compile_kernel(kernel: JITFunction, spec: Specialization, name: str, options: dict[str, str]) -> Any:
+def compile_kernel(kernel: JITFunction, spec: Specialization, name: str, target: str,
+                   options: dict[str, Any]) -> Any:
     """Compiles the specialization into a `_C.Kernel` whose function, and so its entry symbol, is called `name`."""
     if name != kernel.__name__:
         # Naming the entry after --out-name lets several specializations of one kernel link into one program.
@@ -283,7 +283,7 @@ def compile_kernel(kernel: JITFunction, spec: Specialization, name: str, options
         kernel.__name__ = name
     builder = _C.Builder()
     generate(kernel, builder, [arg.type for arg in spec.args], dict(spec.constexprs))
-    return _C.compile(builder, options)
+    return _C.compile(builder, target, options)
 
 
 def target_description(compiled: Any) -> dict[str, str]:
@@ -295,7 +295,8 @@ def target_description(compiled: Any) -> dict[str, str]:
         match = re.search(pattern, llvmir)
         return match.group(1) if match else "host"
 
-    return {"backend": "cpu", "triple": find(r'target triple = "([^"]*)"'),
+    return {"backend": compiled.target.split(":")[0], "name": compiled.target, "options": compiled.options,
+            "triple": find(r'target triple = "([^"]*)"'),
             "cpu": find(r'"target-cpu"="([^"]*)"'), "features": find(r'"target-features"="([^"]*)"')}
 
 
@@ -459,6 +460,10 @@ void {launcher.name}_launch({_c_parameters(launcher.args)}) {{
 """
 
 
+# The C launcher this tool writes, by backend.
+_LAUNCHER_SOURCES = {"cpu": render_source}
+
+
 def _description(kernel: JITFunction, spec: Specialization, options: argparse.Namespace) -> str:
     params = ", ".join(f"{name}: {entry}" if name not in spec.constexprs else f"{name}={entry}"
                        for name, entry in zip(kernel.arg_names, spec.entries))
@@ -478,7 +483,7 @@ def _parser() -> argparse.ArgumentParser:
                         help="one entry per parameter: a type for a run-time one, a value for a constexpr one")
     parser.add_argument("--grid", "-g", required=True, help="1 to 3 comma-separated C expressions")
     parser.add_argument("--target", "-t", default="cpu",
-                        help="cpu (the host CPU; the default); GPU targets are not available in this build")
+                        help="cpu (the host CPU; the default) or cpu:<model>; GPU targets where this build has them")
     parser.add_argument("--num-warps", "-w", type=int, default=4, help="accepted as Triton does; no effect on CPU")
     parser.add_argument("--num-stages", "-ns", type=int, default=3, help="accepted as Triton does; no effect on CPU")
     parser.add_argument("--out-name", "-on", help="name of the outputs and prefix of the C functions "
@@ -491,13 +496,14 @@ def _parser() -> argparse.ArgumentParser:
 def run(options: argparse.Namespace) -> None:
     """Compiles as the options say and writes the outputs. Every check of the command line comes first, so that
     a wrong one writes nothing."""
-    compile_options = parse_target(options.target)
+    target = parse_target(options.target)
     name = options.out_name or options.kernel_name
     _check_c_name(name, "--out-name" if options.out_name else "--kernel-name")
     kernel = load_kernel(pathlib.Path(options.path), options.kernel_name)
     spec = parse_signature(kernel, options.signature)
     grid, grid_constants = parse_grid(options.grid, kernel, spec)
-    compiled = compile_kernel(kernel, spec, name, compile_options)
+    compiled = compile_kernel(kernel, spec, name, target,
+                              {"num_warps": options.num_warps, "num_stages": options.num_stages})
     entry = f"{compiled.name}_tessel_entry"
     launcher = Launcher(name, entry, spec.args, grid, grid_constants, _description(kernel, spec, options))
     out = options.out_dir
@@ -505,7 +511,7 @@ def run(options: argparse.Namespace) -> None:
     (out / f"{name}.o").write_bytes(compiled.object)
     (out / f"{name}.json").write_text(json.dumps(metadata(kernel, spec, launcher, compiled, options), indent=2) + "\n")
     (out / f"{name}.h").write_text(render_header(launcher))
-    (out / f"{name}.c").write_text(render_source(launcher))
+    (out / f"{name}.c").write_text(_LAUNCHER_SOURCES[target.split(":")[0]](launcher))
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -1,0 +1,16 @@
+//===- TilePipeline.h - What every target runs first ------------*- C++ -*-===//
+#ifndef TESSEL_TARGET_TILEPIPELINE_H
+#define TESSEL_TARGET_TILEPIPELINE_H
+
+#include "mlir/Pass/PassManager.h"
+
+namespace tessel::target {
+
+/// The target-independent tile-level passes every target runs before its own
+/// lowering: canonicalization, CSE, loop-invariant code motion and loop-
+/// carried pointers turned into offsets.
+void buildTilePipeline(mlir::OpPassManager &pm);
+
+} // namespace tessel::target
+
+#endif // TESSEL_TARGET_TILEPIPELINE_H

@@ -1,0 +1,112 @@
+"""The target seam as users meet it: target names and their errors, compile options that reach the compiler and the
+cache key, `driver.active` as Triton's programs call it, TESSEL_TARGET."""
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import tessel as triton
+import tessel.language as tl
+from tessel import _C
+
+
+@triton.jit
+def _axpb(x_ptr, out_ptr, a, b, N: tl.constexpr):
+    o = tl.arange(0, N)
+    tl.store(out_ptr + o, tl.load(x_ptr + o) * a + b)
+
+
+def test_fp_fusion_option_reaches_the_compiler(rng):
+    x = rng.standard_normal(256).astype(np.float32)
+    a, b = np.float32(1.1), np.float32(-0.3)
+    unfused = x * a + b  # numpy rounds the product, then the sum
+    fused = (x.astype(np.float64) * np.float64(a) + np.float64(b)).astype(np.float32)  # one rounding: an exact FMA
+    assert not np.array_equal(unfused, fused)  # the inputs tell the two apart
+    out = np.zeros_like(x)
+    k = _axpb[(1,)](x, out, float(a), float(b), N=256, enable_fp_fusion=False)
+    np.testing.assert_array_equal(out, unfused)
+    assert "enable_fp_fusion=false" in k.options
+    k = _axpb[(1,)](x, out, float(a), float(b), N=256)
+    np.testing.assert_array_equal(out, fused)
+    assert "enable_fp_fusion=true" in k.options and k.target == "cpu"
+
+
+def test_launch_options_are_part_of_the_kernel(rng):
+    x = rng.standard_normal(64).astype(np.float32)
+    out = np.zeros_like(x)
+    k8 = _axpb[(1,)](x, out, 2.0, 1.0, N=64, num_warps=8, num_stages=2)
+    k4 = _axpb[(1,)](x, out, 2.0, 1.0, N=64)
+    assert "num_warps=8" in k8.options and "num_stages=2" in k8.options
+    assert "num_warps=4" in k4.options and k8 is not k4
+
+
+@pytest.mark.parametrize("options, message", [
+    ({"num_warps": 3}, "num_warps=3: must be a power of 2"),
+    ({"num_stages": -1}, "expected an integer >= 0"),
+    ({"enable_fp_fusion": "maybe"}, "expected true or false"),
+])
+def test_bad_option_values(options, message):
+    x, out = np.zeros(64, np.float32), np.zeros(64, np.float32)
+    with pytest.raises(_C.BackendError, match=message):
+        _axpb[(1,)](x, out, 2.0, 1.0, N=64, **options)
+
+
+@pytest.mark.parametrize("name, message", [
+    ("tpu", "unknown target 'tpu'"),
+    ("cuda:90a", "the cuda backend is not available in this build"),
+    ("hip:gfx942", "the hip backend is not available in this build"),
+    ("cuda:sm90", "expected cuda:80, cuda:90a"),
+])
+def test_target_names(name, message):
+    with pytest.raises(_C.BackendError, match=message):
+        _C.parse_target(name)
+
+
+def test_target_names_that_work():
+    assert _C.parse_target(" cpu ") == "cpu"
+    assert _C.parse_target("cpu:x86-64-v3") == "cpu:x86-64-v3"
+    assert "cpu" in _C.available_backends()
+    # The description keys caches: it names the CPU model and its features.
+    assert _C.target_description("cpu:x86-64-v3") != _C.target_description("cpu:x86-64")
+
+
+def test_unknown_target_at_launch(monkeypatch):
+    monkeypatch.setattr(triton.knobs, "target", "cuda:90a")
+    x, out = np.zeros(64, np.float32), np.zeros(64, np.float32)
+    with pytest.raises(_C.BackendError, match="cuda backend is not available"):
+        _axpb[(1,)](x, out, 2.0, 1.0, N=64)
+
+
+def test_driver_active_as_triton_programs_use_it():
+    driver = triton.runtime.driver.active
+    target = driver.get_current_target()
+    assert target.backend == "cpu" and target.warp_size == 1
+    properties = driver.utils.get_device_properties(driver.get_current_device())
+    assert properties["multiprocessor_count"] == _C.num_threads()
+    import torch
+    assert driver.get_active_torch_device() == torch.device("cpu")
+
+
+def test_tessel_target_environment_variable(tmp_path):
+    # A whole run on another target: a CPU model this machine can run (x86-64 is a subset of every x86-64 CPU).
+    if not _C.target_can_run("cpu:x86-64"):
+        pytest.fail("every x86-64 machine runs code for the baseline x86-64 model")
+    script = (
+        "import numpy as np, tessel as triton, tessel.language as tl\n"
+        "@triton.jit\n"
+        "def k(x_ptr, N: tl.constexpr):\n"
+        "    o = tl.arange(0, N)\n"
+        "    tl.store(x_ptr + o, tl.load(x_ptr + o) + 1)\n"
+        "x = np.zeros(16, np.float32)\n"
+        "kernel = k[(1,)](x, N=16)\n"
+        "print(kernel.target, x.sum())\n")
+    (tmp_path / "k.py").write_text(script)
+    cache = tmp_path / "cache"
+    cache.mkdir(mode=0o700)
+    env = dict(os.environ, TESSEL_TARGET="cpu:x86-64", TESSEL_CACHE_DIR=str(cache))
+    result = subprocess.run([sys.executable, str(tmp_path / "k.py")], capture_output=True, text=True, env=env,
+                            timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["cpu:x86-64", "16.0"]
