@@ -1,6 +1,5 @@
 //===- tessel-opt.cpp - Runs Tessel's and MLIR's passes on .mlir files ----===//
 #include "TestPasses.h"
-#include "TestPasses.h"
 #include "tessel/Conversion/Passes.h"
 #include "tessel/Dialect/Tile/IR/Dialect.h"
 #include "tessel/Dialect/Tile/Transforms/Passes.h"
@@ -18,7 +17,6 @@ int main(int argc, char **argv) {
   tessel::registerTesselConversionPasses();
   tessel::tile::registerTesselTilePasses();
   tessel::cpu::registerTesselCPUPasses();
-  tessel::test::registerTestPasses();
   tessel::test::registerTestPasses();
   mlir::PassPipelineRegistration<>(
       "tessel-cpu-pipeline",
