@@ -1,0 +1,48 @@
+//===- Launch.h - Running a kernel over a grid -------------------*- C++ -*-===//
+#ifndef TESSEL_GPUSIM_LAUNCH_H
+#define TESSEL_GPUSIM_LAUNCH_H
+
+#include "tessel/GPUSim/Counters.h"
+#include "tessel/GPUSim/Program.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tessel::gpusim {
+
+/// One kernel argument. Buffers are copied into their own global allocation
+/// before the launch and (when writeBack) copied back after it.
+struct LaunchArg {
+  enum Kind { Buffer, Int, Float, Null } kind = Null;
+  void *host = nullptr;
+  uint64_t bytes = 0;
+  bool writeBack = false;
+  int64_t i = 0;
+  bool isUnsigned = false; // i holds a uint64 (values >= 2^63)
+  double f = 0;
+  std::string name; // for error messages ("argument 2")
+};
+
+struct LaunchConfig {
+  uint32_t grid[3] = {1, 1, 1};
+  uint32_t block[3] = {128, 1, 1};
+  uint32_t dynamicSharedBytes = 0;
+  bool raceCheck = true;
+  /// Stops a runaway kernel (warp instructions, whole launch).
+  uint64_t instructionLimit = 20'000'000'000ull;
+};
+
+struct LaunchResult {
+  Counters counters;
+  double seconds = 0;
+};
+
+/// Runs `kernel` of `module`; throws SimError on any failure (the buffers are
+/// then left as they were).
+LaunchResult launch(const Module &module, const std::string &kernel,
+                    const LaunchConfig &config, std::vector<LaunchArg> &args);
+
+} // namespace tessel::gpusim
+
+#endif // TESSEL_GPUSIM_LAUNCH_H

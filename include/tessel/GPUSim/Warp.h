@@ -1,0 +1,45 @@
+//===- Warp.h - A warp: registers, active mask, reconvergence ---*- C++ -*-===//
+//
+// The 32 lanes of a warp execute together. Divergence is handled with the
+// classic reconvergence stack: a divergent branch replaces the top entry's pc
+// with the branch's immediate post-dominator and pushes one entry per side;
+// an entry is popped when its pc reaches its reconvergence pc.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TESSEL_GPUSIM_WARP_H
+#define TESSEL_GPUSIM_WARP_H
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace tessel::gpusim {
+
+struct StackEntry {
+  uint32_t pc;
+  uint32_t reconverge; // pop when pc reaches it (~0u: never)
+  uint32_t mask;
+};
+
+struct Warp {
+  uint32_t index = 0;     // warp number in the CTA
+  uint32_t valid = 0;     // lanes that exist (a partial last warp has fewer)
+  uint32_t exited = 0;    // lanes that executed ret/exit
+  bool atBarrier = false; // waiting at bar.sync
+  bool done = false;
+  std::vector<StackEntry> stack;
+  std::vector<uint64_t> regs; // [register][lane]
+
+  void start(uint32_t numRegs, uint32_t lanes);
+  /// Pops finished entries; false when no thread is left to run.
+  bool settle();
+  /// Removes lanes from every entry (they exited).
+  void retire(uint32_t lanes);
+  /// A branch taken by `taken` among the top entry's lanes.
+  void branch(uint32_t taken, uint32_t target, uint32_t fallthrough,
+              uint32_t reconverge);
+};
+
+} // namespace tessel::gpusim
+
+#endif // TESSEL_GPUSIM_WARP_H

@@ -1,0 +1,761 @@
+//===- Parser.cpp - PTX text to decoded kernels ---------------------------===//
+//
+// Module-level directives, kernel signatures, declarations (registers,
+// shared/local variables), labels, scopes and instructions. Debug sections
+// are skipped; `.func` bodies are skipped too and any `call` is an error.
+// Each instruction is handed to the decoder of its group; unknown opcodes,
+// modifiers, directives and state spaces are errors naming the PTX line.
+//
+//===----------------------------------------------------------------------===//
+#include "Decode.h"
+#include "Lexer.h"
+#include "Reconvergence.h"
+
+#include "tessel/GPUSim/Error.h"
+#include "tessel/GPUSim/Program.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <unordered_map>
+
+namespace tessel::gpusim {
+
+const Kernel *Module::find(const std::string &name) const {
+  for (const Kernel &k : kernels)
+    if (k.name == name)
+      return &k;
+  return nullptr;
+}
+
+namespace {
+
+struct Symbol {
+  StateSpace space;
+  uint32_t offset;
+};
+
+struct PendingVar {
+  std::string name;
+  StateSpace space;
+  uint32_t size, align;
+  bool isExtern;
+};
+
+struct RawOperand {
+  Operand op;
+  std::string symbol; // [symbol + offset]
+  int64_t symOffset = 0;
+  std::string label; // a bare name: a label or a variable's address
+};
+
+struct RawInst {
+  std::string opcode;
+  bool hasGuard = false, guardNeg = false;
+  uint32_t guard = kNoReg;
+  std::vector<RawOperand> ops;
+  uint32_t line = 0, locFile = 0, locLine = 0, locCol = 0;
+  std::string text;
+};
+
+class Parser {
+public:
+  Parser(const std::string &text) : src_(text), toks_(tokenize(text)) {}
+  Module run();
+
+private:
+  const std::string &src_;
+  std::vector<Token> toks_;
+  size_t p_ = 0;
+  Module mod_;
+  std::vector<PendingVar> moduleShared_;
+
+  // Per kernel.
+  Kernel *k_ = nullptr;
+  std::vector<std::unordered_map<std::string, uint32_t>> scopes_;
+  std::unordered_map<std::string, Symbol> symbols_;
+  std::unordered_map<std::string, uint32_t> labels_;
+  std::vector<PendingVar> vars_;
+  std::vector<RawInst> raw_;
+  uint32_t locFile_ = 0, locLine_ = 0, locCol_ = 0;
+
+  const Token &peek(size_t k = 0) const {
+    return toks_[std::min(p_ + k, toks_.size() - 1)];
+  }
+  const Token &next() {
+    const Token &t = toks_[p_];
+    if (p_ + 1 < toks_.size())
+      ++p_;
+    return t;
+  }
+  bool is(const char *text) const { return peek().text == text && peek().kind != Token::String; }
+  bool accept(const char *text) {
+    if (!is(text))
+      return false;
+    next();
+    return true;
+  }
+  [[noreturn]] void fail(const std::string &msg, uint32_t line = 0) const {
+    throw SimError("PTX line " + std::to_string(line ? line : peek().line) +
+                   ": " + msg);
+  }
+  void expect(const char *text) {
+    if (!accept(text))
+      fail(std::string("expected '") + text + "', found '" + peek().text + "'");
+  }
+  uint64_t number(const Token &t) {
+    if (t.kind != Token::Number)
+      fail("expected a number, found '" + t.text + "'", t.line);
+    char *end = nullptr;
+    uint64_t v = std::strtoull(t.text.c_str(), &end, 0);
+    if (*end == 'U' || *end == 'u')
+      ++end;
+    if (*end)
+      fail("bad number '" + t.text + "'", t.line);
+    return v;
+  }
+  void skipToLineEnd(uint32_t line) {
+    while (peek().kind != Token::End && peek().line == line)
+      next();
+  }
+  void skipBalanced() { // at '{'
+    int depth = 0;
+    do {
+      if (is("{"))
+        ++depth;
+      else if (is("}"))
+        --depth;
+      else if (peek().kind == Token::End)
+        fail("unbalanced '{'");
+      next();
+    } while (depth > 0);
+  }
+  std::string statementText(size_t first, size_t last) const {
+    size_t b = toks_[first].offset;
+    size_t e = toks_[last].offset + toks_[last].text.size() +
+               (toks_[last].kind == Token::String ? 2 : 0);
+    std::string t = src_.substr(b, e - b);
+    for (char &c : t)
+      if (c == '\n' || c == '\t')
+        c = ' ';
+    return t;
+  }
+
+  void parseVariable(bool isExtern, std::vector<PendingVar> *into);
+  void parseEntry(bool isEntry);
+  void parseParams();
+  void parseBody();
+  void parseRegDecl();
+  void parseInstruction();
+  void layoutVariables();
+  void decodeOne(RawInst &ri);
+  int64_t signedNumber(size_t &i, size_t e, uint32_t line);
+  RawOperand parseOperand(size_t b, size_t e, uint32_t line, bool isBranch);
+  uint32_t lookupReg(const std::string &name, uint32_t line) const {
+    for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it) {
+      auto f = it->find(name);
+      if (f != it->end())
+        return f->second;
+    }
+    fail("unknown register '" + name + "'", line);
+  }
+  void addReg(const std::string &name, PType type, uint32_t line) {
+    if (scopes_.back().count(name))
+      fail("register '" + name + "' declared twice", line);
+    scopes_.back()[name] = uint32_t(k_->regs.size());
+    k_->regs.push_back({name, type});
+  }
+};
+
+Module Parser::run() {
+  while (peek().kind != Token::End) {
+    const Token &t = peek();
+    if (t.kind != Token::Ident)
+      fail("unexpected '" + t.text + "' at module level");
+    std::string d = t.text;
+    if (d == ".version") {
+      next();
+      mod_.version = next().text;
+    } else if (d == ".target") {
+      next();
+      mod_.target = next().text;
+      while (accept(","))
+        next();
+    } else if (d == ".address_size") {
+      next();
+      mod_.addressSize = unsigned(number(next()));
+      if (mod_.addressSize != 64)
+        fail(".address_size " + std::to_string(mod_.addressSize) +
+             " is not simulated (only 64)");
+    } else if (d == ".file") {
+      uint32_t line = next().line;
+      unsigned num = unsigned(number(next()));
+      if (peek().kind == Token::String)
+        mod_.files[num] = next().text;
+      skipToLineEnd(line);
+    } else if (d == ".section") {
+      next();
+      next();
+      if (is("{"))
+        skipBalanced();
+    } else if (d == ".pragma") {
+      while (!accept(";"))
+        next();
+    } else if (d == ".visible" || d == ".weak" || d == ".extern") {
+      next();
+      if (is(".entry") || is(".func"))
+        continue;
+      parseVariable(d == ".extern", &moduleShared_);
+    } else if (d == ".entry" || d == ".func") {
+      next();
+      parseEntry(d == ".entry");
+    } else if (d == ".shared" || d == ".global" || d == ".const") {
+      parseVariable(false, &moduleShared_);
+    } else {
+      fail("unknown directive '" + d + "' at module level");
+    }
+  }
+  return std::move(mod_);
+}
+
+void Parser::parseVariable(bool isExtern, std::vector<PendingVar> *into) {
+  uint32_t line = peek().line;
+  std::string spaceTok = next().text;
+  StateSpace space;
+  if (spaceTok == ".shared")
+    space = StateSpace::Shared;
+  else if (spaceTok == ".local")
+    space = StateSpace::Local;
+  else if (spaceTok == ".global" || spaceTok == ".const")
+    fail(spaceTok + " variables are not simulated yet", line);
+  else
+    fail("unknown state space '" + spaceTok + "'", line);
+  uint32_t align = 0;
+  if (accept(".align"))
+    align = uint32_t(number(next()));
+  std::string tyName = next().text;
+  PType ty = tyName.size() > 1 ? parseType(tyName.substr(1)) : PType::None;
+  if (ty == PType::None || ty == PType::Pred)
+    fail("unknown variable type '" + tyName + "'", line);
+  std::string name = next().text;
+  uint64_t count = 1;
+  bool unsized = false;
+  while (accept("[")) {
+    if (accept("]")) {
+      unsized = true;
+      continue;
+    }
+    count *= number(next());
+    expect("]");
+  }
+  if (is("="))
+    fail("initialized variables are not simulated yet", line);
+  expect(";");
+  uint32_t elem = byteWidth(ty);
+  if (!align)
+    align = elem;
+  if (unsized && !isExtern)
+    fail("array '" + name + "' without a size", line);
+  into->push_back({name, space, uint32_t(count * elem), align,
+                   unsized || isExtern});
+}
+
+void Parser::parseParams() {
+  expect("(");
+  uint32_t offset = 0;
+  while (!accept(")")) {
+    uint32_t line = peek().line;
+    if (!accept(".param"))
+      fail("expected .param in the kernel signature", line);
+    std::string tyName = next().text;
+    PType ty = tyName.size() > 1 ? parseType(tyName.substr(1)) : PType::None;
+    if (ty == PType::None || ty == PType::Pred)
+      fail("unknown parameter type '" + tyName + "'", line);
+    bool isPtr = false;
+    uint32_t align = 0;
+    while (peek().kind == Token::Ident && peek().text[0] == '.') {
+      std::string m = next().text;
+      if (m == ".ptr")
+        isPtr = true;
+      else if (m == ".align")
+        align = uint32_t(number(next()));
+      else if (m == ".global" || m == ".shared" || m == ".const" ||
+               m == ".local")
+        ; // pointee space: informational
+      else
+        fail("unknown parameter attribute '" + m + "'", line);
+    }
+    std::string name = next().text;
+    uint32_t size = byteWidth(ty);
+    if (accept("[")) {
+      size *= uint32_t(number(next()));
+      expect("]");
+    }
+    uint32_t a = byteWidth(ty);
+    if (!isPtr && align)
+      a = align;
+    offset = (offset + a - 1) / a * a;
+    k_->params.push_back({name, ty, size, a, offset,
+                          isPtr || (bitWidth(ty) == 64 && isInteger(ty))});
+    symbols_[name] = {StateSpace::Param, offset};
+    offset += size;
+    accept(",");
+  }
+  k_->paramBytes = offset;
+}
+
+void Parser::parseEntry(bool isEntry) {
+  uint32_t line = peek().line;
+  if (!isEntry) {
+    // A device function: skipped (a `call` to it is an error).
+    while (!is("{") && !is(";"))
+      next();
+    if (is("{"))
+      skipBalanced();
+    else
+      next();
+    return;
+  }
+  mod_.kernels.emplace_back();
+  k_ = &mod_.kernels.back();
+  k_->name = next().text;
+  scopes_.assign(1, {});
+  symbols_.clear();
+  labels_.clear();
+  if (is("("))
+    parseParams();
+  // Performance directives.
+  while (peek().kind == Token::Ident && peek().text[0] == '.') {
+    std::string d = next().text;
+    uint32_t *dims = nullptr;
+    if (d == ".reqntid")
+      dims = k_->reqntid;
+    else if (d == ".maxntid")
+      dims = k_->maxntid;
+    else if (d == ".minnctapersm" || d == ".maxnreg" || d == ".maxnctapersm" ||
+             d == ".noreturn" || d == ".pragma" || d == ".explicitcluster" ||
+             d == ".reqnctapercluster" || d == ".maxclusterrank") {
+      while (peek().kind == Token::Number || is(","))
+        next();
+      if (d == ".pragma") {
+        next();
+        accept(";");
+      }
+      continue;
+    } else
+      fail("unknown kernel directive '" + d + "'", line);
+    for (int i = 0; i < 3; ++i) {
+      dims[i] = 1;
+    }
+    for (int i = 0; i < 3; ++i) {
+      dims[i] = uint32_t(number(next()));
+      if (!accept(","))
+        break;
+    }
+  }
+  // Module-level shared variables are visible in every kernel.
+  vars_ = moduleShared_;
+  raw_.clear();
+  expect("{");
+  parseBody();
+  layoutVariables();
+  for (size_t i = 0; i < raw_.size(); ++i)
+    decodeOne(raw_[i]);
+  computeReconvergence(*k_);
+  k_ = nullptr;
+}
+
+void Parser::layoutVariables() {
+  uint32_t shared = 0, local = 0;
+  std::vector<PendingVar *> externs;
+  for (PendingVar &v : vars_) {
+    if (v.space == StateSpace::Shared && v.isExtern) {
+      externs.push_back(&v);
+      continue;
+    }
+    uint32_t &top = v.space == StateSpace::Shared ? shared : local;
+    uint32_t a = std::max(v.align, 1u);
+    top = (top + a - 1) / a * a;
+    symbols_[v.name] = {v.space, top};
+    top += v.size;
+  }
+  uint32_t dyn = (shared + 15) / 16 * 16;
+  for (PendingVar *v : externs) {
+    uint32_t a = std::max(v->align, 16u);
+    dyn = (dyn + a - 1) / a * a;
+  }
+  for (PendingVar *v : externs)
+    symbols_[v->name] = {StateSpace::Shared, dyn};
+  k_->staticSharedBytes = shared;
+  k_->dynamicSharedOffset = dyn;
+  k_->localBytes = (local + 15) / 16 * 16;
+}
+
+void Parser::decodeOne(RawInst &ri) {
+  Inst inst;
+  inst.line = ri.line;
+  inst.locFile = ri.locFile;
+  inst.locLine = ri.locLine;
+  inst.locCol = ri.locCol;
+  inst.hasGuard = ri.hasGuard;
+  inst.guardNeg = ri.guardNeg;
+  inst.guard = ri.guard;
+  if (ri.ops.size() > 6)
+    fail("too many operands", ri.line);
+  inst.nops = uint8_t(ri.ops.size());
+  for (size_t o = 0; o < ri.ops.size(); ++o) {
+    RawOperand &ro = ri.ops[o];
+    Operand op = ro.op;
+    if (!ro.label.empty()) {
+      auto f = labels_.find(ro.label);
+      if (f == labels_.end()) {
+        auto s = symbols_.find(ro.label);
+        if (s == symbols_.end())
+          fail("unknown label or symbol '" + ro.label + "'", ri.line);
+        // A variable used as a value: its address in its state space.
+        op.kind = OpKind::Imm;
+        op.imm = s->second.offset;
+        op.hasSymbol = true;
+        op.symSpace = s->second.space;
+      } else {
+        op.imm = f->second;
+        inst.target = f->second;
+      }
+    }
+    if (!ro.symbol.empty()) {
+      auto s = symbols_.find(ro.symbol);
+      if (s == symbols_.end())
+        fail("unknown variable '" + ro.symbol + "'", ri.line);
+      op.hasSymbol = true;
+      op.symSpace = s->second.space;
+      op.imm = uint64_t(int64_t(s->second.offset) + ro.symOffset);
+    }
+    inst.ops[o] = op;
+  }
+  // Split the opcode.
+  DecodeInput in{"", {}, ri.text, ri.line, &k_->regs};
+  size_t dot = ri.opcode.find('.');
+  in.base = ri.opcode.substr(0, dot);
+  while (dot != std::string::npos) {
+    size_t nd = ri.opcode.find('.', dot + 1);
+    in.mods.push_back(ri.opcode.substr(dot + 1, nd == std::string::npos
+                                                    ? std::string::npos
+                                                    : nd - dot - 1));
+    dot = nd;
+  }
+  auto f = decoders().find(in.base);
+  if (f == decoders().end())
+    in.fail("unknown instruction '" + in.base + "'");
+  f->second(in, inst);
+  if (!inst.exec && inst.op == Op::Generic)
+    in.fail("internal: no semantics chosen");
+  k_->insts.push_back(inst);
+  k_->text.push_back(ri.text);
+}
+
+void Parser::parseBody() {
+  // At the token after the opening '{'; ends after the matching '}'.
+  scopes_.assign(1, {});
+  int depth = 1;
+  while (depth > 0) {
+    const Token &t = peek();
+    if (t.kind == Token::End)
+      fail("missing '}' at the end of kernel " + k_->name);
+    if (is("{")) {
+      next();
+      scopes_.emplace_back();
+      ++depth;
+      continue;
+    }
+    if (is("}")) {
+      next();
+      if (--depth > 0)
+        scopes_.pop_back();
+      continue;
+    }
+    if (t.kind == Token::Ident && peek(1).text == ":" &&
+        peek(1).kind == Token::Punct) {
+      if (labels_.count(t.text))
+        fail("label '" + t.text + "' defined twice");
+      labels_[t.text] = uint32_t(raw_.size());
+      next();
+      next();
+      continue;
+    }
+    if (t.kind == Token::Ident && t.text[0] == '.') {
+      std::string d = t.text;
+      if (d == ".reg") {
+        parseRegDecl();
+      } else if (d == ".loc") {
+        uint32_t line = next().line;
+        locFile_ = uint32_t(number(next()));
+        locLine_ = uint32_t(number(next()));
+        locCol_ = peek().kind == Token::Number && peek().line == line
+                      ? uint32_t(number(next()))
+                      : 0;
+        skipToLineEnd(line);
+      } else if (d == ".pragma") {
+        while (!accept(";"))
+          next();
+      } else if (d == ".shared" || d == ".local") {
+        parseVariable(false, &vars_);
+      } else {
+        fail("unknown directive '" + d + "' in a kernel body");
+      }
+      continue;
+    }
+    parseInstruction();
+  }
+}
+
+void Parser::parseRegDecl() {
+  uint32_t line = next().line; // .reg
+  std::string tyName = next().text;
+  if (tyName == ".v2" || tyName == ".v4")
+    fail("vector registers are not simulated yet", line);
+  PType ty = tyName.size() > 1 ? parseType(tyName.substr(1)) : PType::None;
+  if (ty == PType::None)
+    fail("unknown register type '" + tyName + "'", line);
+  do {
+    std::string name = next().text;
+    if (accept("<")) {
+      uint64_t n = number(next());
+      expect(">");
+      for (uint64_t i = 0; i < n; ++i)
+        addReg(name + std::to_string(i), ty, line);
+    } else {
+      addReg(name, ty, line);
+    }
+  } while (accept(","));
+  expect(";");
+}
+
+void Parser::parseInstruction() {
+  size_t first = p_;
+  RawInst ri;
+  ri.line = peek().line;
+  ri.locFile = locFile_;
+  ri.locLine = locLine_;
+  ri.locCol = locCol_;
+  if (accept("@")) {
+    ri.hasGuard = true;
+    ri.guardNeg = accept("!");
+    const Token &g = next();
+    ri.guard = lookupReg(g.text, g.line);
+  }
+  const Token &op = next();
+  if (op.kind != Token::Ident)
+    fail("expected an instruction, found '" + op.text + "'", op.line);
+  ri.opcode = op.text;
+  bool isBranch = ri.opcode == "bra" || ri.opcode.rfind("bra.", 0) == 0 ||
+                  ri.opcode == "call" || ri.opcode.rfind("call.", 0) == 0;
+  // Operands: split at top-level commas up to ';'.
+  size_t b = p_;
+  int nest = 0;
+  while (true) {
+    const Token &t = peek();
+    if (t.kind == Token::End)
+      fail("missing ';' after '" + ri.opcode + "'", ri.line);
+    if (t.kind == Token::Punct) {
+      if (t.text == "[" || t.text == "{" || t.text == "(")
+        ++nest;
+      else if (t.text == "]" || t.text == "}" || t.text == ")")
+        --nest;
+      else if (nest == 0 && (t.text == "," || t.text == ";")) {
+        if (p_ > b)
+          ri.ops.push_back(parseOperand(b, p_, ri.line, isBranch));
+        else if (t.text == ",")
+          fail("empty operand", t.line);
+        bool end = t.text == ";";
+        next();
+        b = p_;
+        if (end)
+          break;
+        continue;
+      }
+    }
+    next();
+  }
+  ri.text = statementText(first, p_ - 1);
+  raw_.push_back(std::move(ri));
+}
+
+int64_t Parser::signedNumber(size_t &i, size_t e, uint32_t line) {
+  bool neg = false;
+  while (i < e && toks_[i].text == "-" && toks_[i].kind == Token::Punct) {
+    neg = !neg;
+    ++i;
+  }
+  if (i < e && toks_[i].text == "+" && toks_[i].kind == Token::Punct)
+    ++i;
+  if (i >= e)
+    fail("expected a number", line);
+  int64_t v = int64_t(number(toks_[i]));
+  ++i;
+  return neg ? -v : v;
+}
+
+RawOperand Parser::parseOperand(size_t b, size_t e, uint32_t line,
+                                bool isBranch) {
+  RawOperand ro;
+  Operand &o = ro.op;
+  const Token &t = toks_[b];
+  auto regOrSink = [&](const Token &tok) -> uint32_t {
+    if (tok.text == "_")
+      return kNoReg;
+    return lookupReg(tok.text, tok.line);
+  };
+  if (t.kind == Token::Punct && t.text == "[") {
+    o.kind = OpKind::Addr;
+    size_t i = b + 1;
+    if (toks_[e - 1].text != "]")
+      fail("bad address operand", line);
+    size_t end = e - 1;
+    int64_t offset = 0;
+    if (i < end && toks_[i].kind == Token::Ident) {
+      const std::string &name = toks_[i].text;
+      bool isReg = false;
+      for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it)
+        if (it->count(name))
+          isReg = true;
+      if (isReg)
+        o.reg = lookupReg(name, line);
+      else if (name[0] == '%')
+        fail("unknown register '" + name + "'", line);
+      else
+        ro.symbol = name;
+      ++i;
+    }
+    while (i < end) {
+      if (toks_[i].text == "+" || toks_[i].text == "-" ||
+          toks_[i].kind == Token::Number)
+        offset += signedNumber(i, end, line);
+      else
+        fail("unsupported address form '" + statementText(b, e - 1) + "'",
+             line);
+    }
+    o.imm = uint64_t(offset);
+    ro.symOffset = offset;
+    return ro;
+  }
+  if (t.kind == Token::Punct && t.text == "{") {
+    o.kind = OpKind::Vec;
+    size_t i = b + 1;
+    while (i < e && toks_[i].text != "}") {
+      if (o.vecLen == 4)
+        fail("vector operands have at most 4 elements", line);
+      o.vec[o.vecLen++] = regOrSink(toks_[i]);
+      ++i;
+      if (toks_[i].text == ",")
+        ++i;
+    }
+    return ro;
+  }
+  if (t.kind == Token::Punct && t.text == "!") {
+    ro = parseOperand(b + 1, e, line, isBranch);
+    if (ro.op.kind != OpKind::Reg)
+      fail("'!' applies to predicate registers only", line);
+    ro.op.neg = !ro.op.neg;
+    return ro;
+  }
+  if (t.kind == Token::Number ||
+      (t.kind == Token::Punct && (t.text == "-" || t.text == "+"))) {
+    o.kind = OpKind::Imm;
+    size_t i = b;
+    bool neg = false;
+    while (i < e && toks_[i].kind == Token::Punct &&
+           (toks_[i].text == "-" || toks_[i].text == "+")) {
+      neg ^= toks_[i].text == "-";
+      ++i;
+    }
+    if (i + 1 != e || toks_[i].kind != Token::Number)
+      fail("bad immediate operand", line);
+    const std::string &n = toks_[i].text;
+    if (n.size() == 10 && (n[1] == 'f' || n[1] == 'F')) {
+      uint32_t bits = uint32_t(std::strtoul(n.c_str() + 2, nullptr, 16));
+      float f;
+      std::memcpy(&f, &bits, 4);
+      o.immIsFloat = true;
+      o.immFloatWidth = 32;
+      o.imm = bits ^ (neg ? 0x80000000u : 0);
+      o.immFloat = neg ? -double(f) : double(f);
+    } else if (n.size() == 18 && (n[1] == 'd' || n[1] == 'D')) {
+      uint64_t bits = std::strtoull(n.c_str() + 2, nullptr, 16);
+      double d;
+      std::memcpy(&d, &bits, 8);
+      o.immIsFloat = true;
+      o.immFloatWidth = 64;
+      o.imm = bits ^ (neg ? 0x8000000000000000ull : 0);
+      o.immFloat = neg ? -d : d;
+    } else if (n.find_first_of(".eE") != std::string::npos &&
+               n.rfind("0x", 0) != 0 && n.rfind("0X", 0) != 0) {
+      o.immIsFloat = true;
+      o.immFloat = std::strtod(n.c_str(), nullptr);
+      if (neg)
+        o.immFloat = -o.immFloat;
+    } else {
+      uint64_t v = number(toks_[i]);
+      o.imm = neg ? uint64_t(-int64_t(v)) : v;
+    }
+    return ro;
+  }
+  if (t.kind != Token::Ident)
+    fail("bad operand '" + t.text + "'", line);
+  if (e - b == 3 && toks_[b + 1].text == "|") {
+    o.kind = OpKind::Reg;
+    o.reg = lookupReg(t.text, line);
+    o.reg2 = lookupReg(toks_[b + 2].text, line);
+    return ro;
+  }
+  if (e - b != 1)
+    fail("bad operand '" + statementText(b, e - 1) + "'", line);
+  if (t.text == "_") {
+    o.kind = OpKind::Sink;
+    return ro;
+  }
+  if (t.text[0] == '%') {
+    for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it) {
+      auto f = it->find(t.text);
+      if (f != it->end()) {
+        o.kind = OpKind::Reg;
+        o.reg = f->second;
+        return ro;
+      }
+    }
+    static const std::unordered_map<std::string, Sreg> sregs = {
+        {"%tid.x", Sreg::TidX},       {"%tid.y", Sreg::TidY},
+        {"%tid.z", Sreg::TidZ},       {"%ntid.x", Sreg::NtidX},
+        {"%ntid.y", Sreg::NtidY},     {"%ntid.z", Sreg::NtidZ},
+        {"%ctaid.x", Sreg::CtaidX},   {"%ctaid.y", Sreg::CtaidY},
+        {"%ctaid.z", Sreg::CtaidZ},   {"%nctaid.x", Sreg::NctaidX},
+        {"%nctaid.y", Sreg::NctaidY}, {"%nctaid.z", Sreg::NctaidZ},
+        {"%laneid", Sreg::LaneId},    {"%warpid", Sreg::WarpId},
+        {"%nwarpid", Sreg::NWarpId},  {"%smid", Sreg::SmId},
+        {"%nsmid", Sreg::NSmId},      {"%gridid", Sreg::GridId},
+        {"%lanemask_eq", Sreg::LanemaskEq},
+        {"%lanemask_lt", Sreg::LanemaskLt},
+        {"%lanemask_le", Sreg::LanemaskLe},
+        {"%lanemask_gt", Sreg::LanemaskGt},
+        {"%lanemask_ge", Sreg::LanemaskGe},
+        {"%clock", Sreg::Clock},      {"%clock64", Sreg::Clock64},
+        {"%globaltimer", Sreg::GlobalTimer},
+        {"%dynamic_smem_size", Sreg::DynamicSmemSize},
+        {"%total_smem_size", Sreg::TotalSmemSize},
+    };
+    auto f = sregs.find(t.text);
+    if (f == sregs.end())
+      fail("unknown register or special register '" + t.text + "'", line);
+    o.kind = OpKind::Sreg;
+    o.sreg = f->second;
+    return ro;
+  }
+  // A label (branch target) or a variable used as a value.
+  o.kind = isBranch ? OpKind::Label : OpKind::Imm;
+  ro.label = t.text;
+  return ro;
+}
+
+} // namespace
+
+Module parsePTX(const std::string &text) { return Parser(text).run(); }
+
+} // namespace tessel::gpusim

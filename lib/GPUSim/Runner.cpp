@@ -1,0 +1,328 @@
+//===- Runner.cpp - Running the grid: CTAs, warps, barriers ----------------===//
+//
+// CTAs run one after the other; inside a CTA the warps run round-robin, each
+// until it reaches bar.sync or finishes. When every warp that has not
+// finished waits at the barrier, the barrier completes (exited threads count
+// as arrived) and the race-check epoch advances. A warp instruction is
+// fetched from the top of the warp's reconvergence stack; its guard predicate
+// narrows the active mask; its handler runs the lanes together.
+//
+//===----------------------------------------------------------------------===//
+#include "Decode.h"
+
+#include "tessel/GPUSim/Launch.h"
+
+#include <chrono>
+#include <cstring>
+#include <sstream>
+
+namespace tessel::gpusim {
+
+uint64_t ExecContext::sreg(Sreg s, int lane) const {
+  switch (s) {
+  case Sreg::TidX: return tid(lane, 0);
+  case Sreg::TidY: return tid(lane, 1);
+  case Sreg::TidZ: return tid(lane, 2);
+  case Sreg::NtidX: return block[0];
+  case Sreg::NtidY: return block[1];
+  case Sreg::NtidZ: return block[2];
+  case Sreg::CtaidX: return cta.ctaid[0];
+  case Sreg::CtaidY: return cta.ctaid[1];
+  case Sreg::CtaidZ: return cta.ctaid[2];
+  case Sreg::NctaidX: return grid[0];
+  case Sreg::NctaidY: return grid[1];
+  case Sreg::NctaidZ: return grid[2];
+  case Sreg::LaneId: return uint64_t(lane);
+  case Sreg::WarpId: return warp->index;
+  case Sreg::NWarpId: return numWarps;
+  case Sreg::SmId: return 0;
+  case Sreg::NSmId: return 1;
+  case Sreg::GridId: return 0;
+  case Sreg::LanemaskEq: return 1u << lane;
+  case Sreg::LanemaskLt: return (1u << lane) - 1;
+  case Sreg::LanemaskLe: return lane == 31 ? ~0u : (2u << lane) - 1;
+  case Sreg::LanemaskGt: return lane == 31 ? 0u : ~((2u << lane) - 1);
+  case Sreg::LanemaskGe: return ~((1u << lane) - 1);
+  case Sreg::Clock: case Sreg::Clock64: case Sreg::GlobalTimer:
+    return counters.warpInstructions;
+  case Sreg::DynamicSmemSize: return dynamicShared;
+  case Sreg::TotalSmemSize: return cta.shared.size();
+  }
+  return 0;
+}
+
+std::string ExecContext::where(int lane) const {
+  std::ostringstream os;
+  os << "CTA (" << cta.ctaid[0] << "," << cta.ctaid[1] << "," << cta.ctaid[2]
+     << ")";
+  if (lane >= 0)
+    os << ", thread (" << tid(lane, 0) << "," << tid(lane, 1) << ","
+       << tid(lane, 2) << ") [warp " << warp->index << ", lane " << lane
+       << "]";
+  else if (warp)
+    os << ", warp " << warp->index;
+  if (inst) {
+    size_t idx = size_t(inst - kernel.insts.data());
+    os << ", PTX line " << inst->line;
+    if (inst->locLine)
+      os << " (source line " << inst->locLine << ")";
+    os << ": '" << kernel.text[idx] << "'";
+  }
+  return os.str();
+}
+
+namespace {
+
+[[noreturn]] void failAt(ExecContext &c, int lane, const std::string &msg) {
+  throw SimError(msg + "\n  at " + c.where(lane));
+}
+
+/// Runs one warp until it finishes or waits at a barrier.
+void runWarp(ExecContext &c, uint64_t &budget) {
+  Warp &w = *c.warp;
+  c.r = w.regs.data();
+  const Inst *insts = c.kernel.insts.data();
+  const uint32_t n = uint32_t(c.kernel.insts.size());
+  Counters &k = c.counters;
+  while (w.settle()) {
+    StackEntry &top = w.stack.back();
+    if (top.pc >= n) { // ran off the end: as ret
+      w.retire(top.mask);
+      continue;
+    }
+    const Inst &I = insts[top.pc];
+    c.inst = &I;
+    uint32_t active = top.mask;
+    c.activeMask = active;
+    uint32_t mask = active;
+    if (I.hasGuard) {
+      uint32_t g = 0;
+      const uint64_t *p = c.r + size_t(I.guard) * 32;
+      for (uint32_t m = active; m; m &= m - 1) {
+        int l = __builtin_ctz(m);
+        g |= uint32_t((p[l] != 0) != I.guardNeg) << l;
+      }
+      mask = g;
+    }
+    ++k.warpInstructions;
+    ++k.byClass[size_t(I.cls)];
+    k.threadInstructions += __builtin_popcount(mask);
+    if (budget-- == 0)
+      failAt(c, -1, "instruction limit reached (an endless loop?)");
+    switch (I.op) {
+    case Op::Generic:
+      if (mask) {
+        try {
+          I.exec(c, I, mask);
+        } catch (LaneError &e) {
+          failAt(c, e.lane, e.what());
+        }
+      }
+      ++top.pc;
+      break;
+    case Op::Bra:
+      w.branch(mask, I.target, top.pc + 1, I.reconverge);
+      break;
+    case Op::Ret:
+    case Op::Exit:
+      w.retire(mask); // lanes whose guard was false go on
+      ++top.pc;
+      break;
+    case Op::WarpSync: {
+      if (mask) {
+        uint32_t members = uint32_t(readOp(c, I.ops[0], __builtin_ctz(mask)));
+        uint32_t live = members & w.valid & ~w.exited;
+        if ((live & active) != live)
+          failAt(c, __builtin_ctz(mask), "bar.warp.sync: member lanes are not converged");
+      }
+      ++top.pc;
+      break;
+    }
+    case Op::BarSync: {
+      if (mask == 0) {
+        ++top.pc;
+        break;
+      }
+      uint32_t live = w.valid & ~w.exited;
+      if (mask != live)
+        failAt(c, __builtin_ctz(mask),
+               "bar.sync in divergent code (not every thread of the warp "
+               "reached it together): not simulated");
+      uint32_t id = uint32_t(readOp(c, I.ops[0], __builtin_ctz(mask)));
+      if (id > 15)
+        failAt(c, __builtin_ctz(mask), "barrier number out of range");
+      if (I.nops == 2) {
+        uint32_t count = uint32_t(readOp(c, I.ops[1], __builtin_ctz(mask)));
+        if (count != c.numWarps * 32 && count != c.block[0] * c.block[1] * c.block[2])
+          failAt(c, __builtin_ctz(mask),
+                 "bar.sync with a thread count that is not the whole CTA is "
+                 "not simulated");
+      }
+      ++top.pc;
+      w.atBarrier = true;
+      return;
+    }
+    }
+  }
+}
+
+void runCTA(ExecContext &c, std::vector<Warp> &warps, uint64_t &budget) {
+  uint32_t threads = c.block[0] * c.block[1] * c.block[2];
+  for (uint32_t i = 0; i < warps.size(); ++i) {
+    warps[i].index = i;
+    uint32_t lanes = std::min(32u, threads - 32 * i);
+    warps[i].start(uint32_t(c.kernel.regs.size()), lanes);
+  }
+  c.counters.warps += warps.size();
+  ++c.counters.ctas;
+  while (true) {
+    bool anyRunnable = false;
+    for (Warp &w : warps) {
+      if (w.done || w.atBarrier)
+        continue;
+      anyRunnable = true;
+      c.warp = &w;
+      c.inst = nullptr;
+      runWarp(c, budget);
+    }
+    bool waiting = false, allDone = true;
+    for (Warp &w : warps) {
+      waiting |= w.atBarrier;
+      allDone &= w.done;
+    }
+    if (allDone)
+      return;
+    if (waiting) {
+      // Every unfinished warp is at the barrier: release it.
+      for (Warp &w : warps)
+        w.atBarrier = false;
+      ++c.counters.barriers;
+      c.cta.shared.barrier();
+      continue;
+    }
+    if (!anyRunnable)
+      throw SimError("internal: CTA made no progress");
+  }
+}
+
+} // namespace
+
+LaunchResult launch(const Module &module, const std::string &name,
+                    const LaunchConfig &cfg, std::vector<LaunchArg> &args) {
+  auto t0 = std::chrono::steady_clock::now();
+  const Kernel *kp = module.find(name);
+  if (!kp) {
+    std::string names;
+    for (const Kernel &k : module.kernels)
+      names += (names.empty() ? "" : ", ") + k.name;
+    throw SimError("no kernel named '" + name + "' in the PTX (kernels: " +
+                   (names.empty() ? "none" : names) + ")");
+  }
+  const Kernel &k = *kp;
+  uint32_t threads = cfg.block[0] * cfg.block[1] * cfg.block[2];
+  if (threads == 0 || threads > 1024)
+    throw SimError("a CTA has 1 to 1024 threads, not " + std::to_string(threads));
+  for (int i = 0; i < 3; ++i)
+    if (cfg.grid[i] == 0)
+      throw SimError("grid dimensions must be positive");
+  if (k.reqntid[0] && k.reqntid[0] * k.reqntid[1] * k.reqntid[2] != threads)
+    throw SimError("kernel " + name + " requires " +
+                   std::to_string(k.reqntid[0] * k.reqntid[1] * k.reqntid[2]) +
+                   " threads per CTA (.reqntid), launched with " +
+                   std::to_string(threads));
+  if (args.size() != k.params.size())
+    throw SimError("kernel " + name + " takes " + std::to_string(k.params.size()) +
+                   " parameters, got " + std::to_string(args.size()) + " arguments");
+  // Parameters and global allocations.
+  GlobalMemory global;
+  std::vector<uint8_t> params(k.paramBytes, 0);
+  std::vector<uint64_t> bases(args.size(), 0);
+  for (size_t i = 0; i < args.size(); ++i) {
+    const Param &p = k.params[i];
+    LaunchArg &a = args[i];
+    std::string what = "argument " + std::to_string(i) + " (" + p.name + ", ." +
+                       typeName(p.type) + ")";
+    uint64_t bits = 0;
+    switch (a.kind) {
+    case LaunchArg::Buffer: {
+      if (bitWidth(p.type) != 64 || !isInteger(p.type))
+        throw SimError(what + ": an array needs a 64-bit pointer parameter");
+      uint64_t base = global.allocate(a.bytes, a.name.empty() ? "argument " + std::to_string(i) : a.name);
+      if (a.bytes)
+        std::memcpy(global.allocation(base).data.data(), a.host, a.bytes);
+      bases[i] = base;
+      bits = base;
+      break;
+    }
+    case LaunchArg::Null:
+      if (bitWidth(p.type) != 64 || !isInteger(p.type))
+        throw SimError(what + ": None needs a 64-bit pointer parameter");
+      bits = 0;
+      break;
+    case LaunchArg::Int: {
+      if (!isInteger(p.type) || p.size != byteWidth(p.type))
+        throw SimError(what + ": an integer argument needs an integer parameter");
+      unsigned w = bitWidth(p.type);
+      bool fits;
+      if (a.isUnsigned)
+        fits = w == 64 && !isSigned(p.type);
+      else if (isSigned(p.type))
+        fits = w == 64 || (a.i >= -(int64_t(1) << (w - 1)) && a.i < (int64_t(1) << (w - 1)));
+      else if (isBits(p.type))
+        fits = w == 64 || (a.i >= -(int64_t(1) << (w - 1)) && a.i < (int64_t(1) << w));
+      else
+        fits = a.i >= 0 && (w == 64 || a.i < (int64_t(1) << w));
+      if (!fits)
+        throw SimError(what + ": " + std::to_string(a.i) + " does not fit");
+      bits = truncBits(uint64_t(a.i), w);
+      break;
+    }
+    case LaunchArg::Float:
+      if (p.type == PType::F32)
+        bits = bitsF32(float(a.f));
+      else if (p.type == PType::F64)
+        bits = bitsF64(a.f);
+      else
+        throw SimError(what + ": a float argument needs an .f32 or .f64 parameter");
+      break;
+    }
+    std::memcpy(params.data() + p.offset, &bits, byteWidth(p.type));
+  }
+  uint64_t sharedBytes = uint64_t(k.dynamicSharedOffset) + cfg.dynamicSharedBytes;
+  if (cfg.dynamicSharedBytes == 0)
+    sharedBytes = std::max<uint64_t>(k.staticSharedBytes, 0);
+  if (sharedBytes > 228 * 1024)
+    throw SimError("the kernel needs " + std::to_string(sharedBytes) +
+                   " bytes of shared memory per CTA, more than 228 KiB");
+
+  LaunchResult result;
+  CTAState cta;
+  uint32_t numWarps = (threads + 31) / 32;
+  ExecContext c{k, global, params, result.counters, cta,
+                {cfg.grid[0], cfg.grid[1], cfg.grid[2]},
+                {cfg.block[0], cfg.block[1], cfg.block[2]},
+                numWarps, cfg.dynamicSharedBytes};
+  std::vector<Warp> warps(numWarps);
+  uint64_t budget = cfg.instructionLimit;
+  cta.local.assign(size_t(k.localBytes) * threads, 0);
+  for (uint32_t z = 0; z < cfg.grid[2]; ++z)
+    for (uint32_t y = 0; y < cfg.grid[1]; ++y)
+      for (uint32_t x = 0; x < cfg.grid[0]; ++x) {
+        cta.ctaid[0] = x;
+        cta.ctaid[1] = y;
+        cta.ctaid[2] = z;
+        cta.shared.reset(uint32_t(sharedBytes), cfg.raceCheck);
+        std::fill(cta.local.begin(), cta.local.end(), 0);
+        c.warp = nullptr;
+        c.inst = nullptr;
+        runCTA(c, warps, budget);
+      }
+  // Copy the arrays back.
+  for (size_t i = 0; i < args.size(); ++i)
+    if (args[i].kind == LaunchArg::Buffer && args[i].writeBack && args[i].bytes)
+      std::memcpy(args[i].host, global.allocation(bases[i]).data.data(), args[i].bytes);
+  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return result;
+}
+
+} // namespace tessel::gpusim
