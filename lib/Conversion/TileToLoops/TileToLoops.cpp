@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 #include "tessel/Conversion/Passes.h"
 
+#include "tessel/Analysis/AxisInfo.h"
 #include "tessel/Analysis/PointerRoots.h"
 
 #include "tessel/Dialect/Tile/IR/Dialect.h"
@@ -122,7 +123,14 @@ private:
   bool isVisible(Value v);
   Value emitOpAt(Operation *op, ValueRange idx);
   Value emitLoad(Value ptr, Value mask, function_ref<Value()> other,
-                 Type eltType, Location loc);
+                 Type eltType, Location loc, unsigned align, bool isVolatile);
+  /// The alignment every element access through the tile pointer `ptr` has
+  /// (AxisInfo, computed on first use).
+  unsigned accessAlignment(Value ptr) {
+    if (!axisInfo)
+      axisInfo = std::make_unique<AxisInfoResult>(oldFn);
+    return axisInfo->elementAlignment(ptr);
+  }
   Value scalar(Value v);
   Value cloneScalarOp(Operation *op, ValueRange operands);
   SmallVector<Value> emitCombine(ReduceOp op, ValueRange acc, ValueRange next);
@@ -156,6 +164,7 @@ private:
   DenseMap<Value, SmallVector<std::pair<SmallVector<Value, 4>, Value>, 1>>
       emitted;
   SmallVector<StoreOp> stores;
+  std::unique_ptr<AxisInfoResult> axisInfo;
 };
 
 //===----------------------------------------------------------------------===//
@@ -467,11 +476,11 @@ Value KernelLowering::cloneScalarOp(Operation *op, ValueRange operands) {
 
 Value KernelLowering::emitLoad(Value ptr, Value mask,
                                function_ref<Value()> other, Type eltType,
-                               Location loc) {
+                               Location loc, unsigned align, bool isVolatile) {
   Type memType = memoryType(eltType);
-  unsigned align = std::max(1u, memType.getIntOrFloatBitWidth() / 8);
+  align = std::max(align, std::max(1u, memType.getIntOrFloatBitWidth() / 8));
   auto load = [&](OpBuilder &ob) -> Value {
-    Value v = LLVM::LoadOp::create(ob, loc, memType, ptr, align);
+    Value v = LLVM::LoadOp::create(ob, loc, memType, ptr, align, isVolatile);
     if (memType != eltType) {
       Value zero = arith::ConstantOp::create(ob, loc, memType,
                                              ob.getIntegerAttr(memType, 0));
@@ -587,7 +596,8 @@ Value KernelLowering::emitOpAt(Operation *op, ValueRange idx) {
         ptr, mask,
         other ? function_ref<Value()>([&] { return emitAt(other, idx); })
               : function_ref<Value()>(),
-        getElementTypeOrSelf(ld.getType()), loc);
+        getElementTypeOrSelf(ld.getType()), loc, accessAlignment(ld.getPtr()),
+        ld.getIsVolatile());
   }
   SmallVector<Value> operands;
   for (Value operand : op->getOperands())
@@ -633,6 +643,10 @@ LogicalResult KernelLowering::lowerOp(Operation *op) {
     return lowerDot(dot);
   if (auto store = dyn_cast<StoreOp>(op))
     return lowerStore(store);
+  if (auto assume = dyn_cast<AssumeOp>(op)) {
+    LLVM::AssumeOp::create(b, loc, scalar(assume.getCond()));
+    return success();
+  }
   if (llvm::any_of(op->getOperandTypes(), [](Type t) { return isa<RankedTensorType>(t); }) ||
       llvm::any_of(op->getResultTypes(), [](Type t) { return isa<RankedTensorType>(t); }))
     return op->emitOpError("is not supported on blocks by the CPU backend");
@@ -656,7 +670,8 @@ LogicalResult KernelLowering::lowerOp(Operation *op) {
                 emitLoad(scalar(ld.getPtr()), mask,
                          other ? function_ref<Value()>([&] { return other; })
                                : function_ref<Value()>(),
-                         ld.getType(), loc));
+                         ld.getType(), loc, accessAlignment(ld.getPtr()),
+                         ld.getIsVolatile()));
     return success();
   }
   if (op->getNumResults() != 1)
@@ -668,13 +683,15 @@ LogicalResult KernelLowering::lowerOp(Operation *op) {
 LogicalResult KernelLowering::lowerStore(StoreOp op) {
   Location loc = op.getLoc();
   Type elt = getElementTypeOrSelf(op.getValue().getType());
+  unsigned proved = accessAlignment(op.getPtr());
   auto emit = [&](ValueRange idx) {
     auto store = [&]() {
       Value v = emitAt(op.getValue(), idx);
       Type memType = memoryType(elt);
       if (memType != elt)
         v = arith::ExtUIOp::create(b, loc, memType, v);
-      unsigned align = std::max(1u, memType.getIntOrFloatBitWidth() / 8);
+      unsigned align =
+          std::max(proved, std::max(1u, memType.getIntOrFloatBitWidth() / 8));
       LLVM::StoreOp::create(b, loc, v, emitAt(op.getPtr(), idx), align);
     };
     if (!op.getMask()) {
