@@ -20,6 +20,17 @@ uint64_t GlobalMemory::allocate(uint64_t bytes, std::string name) {
   return base;
 }
 
+void GlobalMemory::allocateAt(uint64_t base, std::vector<uint8_t> init,
+                              std::string name) {
+  if ((!allocs_.empty() && allocs_.back().base >= base) || base >= next_)
+    throw SimError("internal: fixed allocations must come first, in order");
+  Allocation a;
+  a.base = base;
+  a.data = std::move(init);
+  a.name = std::move(name);
+  allocs_.push_back(std::move(a));
+}
+
 Allocation &GlobalMemory::allocation(uint64_t base) {
   for (Allocation &a : allocs_)
     if (a.base == base)

@@ -46,6 +46,7 @@ Access resolve(ExecContext &c, int lane, StateSpace sp, uint64_t addr,
     sp = StateSpace::Global;
   }
   switch (sp) {
+  case StateSpace::Const: // module .const variables are global allocations
   case StateSpace::Global: {
     uint8_t *p = c.global.translate(addr, size);
     if (!p)
@@ -183,8 +184,8 @@ void decodeLdSt(DecodeInput &in, Inst &inst) {
   int v = in.takeOneOf({"v2", "v4"});
   PType t = oneType(in);
   in.finish();
-  if (sp == StateSpace::Const)
-    in.fail("the .const state space is not simulated yet");
+  if (sp == StateSpace::Const && store)
+    in.fail("st.const does not exist");
   if (store && sp == StateSpace::Param)
     in.fail("st.param is not simulated (device function calls)");
   if (t == PType::Pred || t == PType::None)
@@ -205,6 +206,7 @@ void decodeLdSt(DecodeInput &in, Inst &inst) {
     if (sp == StateSpace::Generic) {
       if (a.symSpace == StateSpace::Shared) a.imm += kSharedWindow;
       else if (a.symSpace == StateSpace::Local) a.imm += kLocalWindow;
+      else if (a.symSpace == StateSpace::Global || a.symSpace == StateSpace::Const) ;
       else in.fail("a parameter cannot be accessed through a generic address");
     } else if (a.symSpace != sp) {
       in.fail(std::string("variable of the .") + spaceName(a.symSpace) +

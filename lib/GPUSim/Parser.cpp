@@ -12,6 +12,7 @@
 #include "Reconvergence.h"
 
 #include "tessel/GPUSim/Error.h"
+#include "tessel/GPUSim/Memory.h"
 #include "tessel/GPUSim/Program.h"
 
 #include <cstdlib>
@@ -31,7 +32,7 @@ namespace {
 
 struct Symbol {
   StateSpace space;
-  uint32_t offset;
+  uint64_t offset; // in its space; the address for .global/.const
 };
 
 struct PendingVar {
@@ -68,6 +69,8 @@ private:
   size_t p_ = 0;
   Module mod_;
   std::vector<PendingVar> moduleShared_;
+  std::unordered_map<std::string, Symbol> moduleSymbols_;
+  uint64_t nextGlobal_ = kGlobalVarBase;
 
   // Per kernel.
   Kernel *k_ = nullptr;
@@ -226,7 +229,7 @@ void Parser::parseVariable(bool isExtern, std::vector<PendingVar> *into) {
   else if (spaceTok == ".local")
     space = StateSpace::Local;
   else if (spaceTok == ".global" || spaceTok == ".const")
-    fail(spaceTok + " variables are not simulated yet", line);
+    space = spaceTok == ".global" ? StateSpace::Global : StateSpace::Const;
   else
     fail("unknown state space '" + spaceTok + "'", line);
   uint32_t align = 0;
@@ -247,14 +250,46 @@ void Parser::parseVariable(bool isExtern, std::vector<PendingVar> *into) {
     count *= number(next());
     expect("]");
   }
-  if (is("="))
-    fail("initialized variables are not simulated yet", line);
-  expect(";");
   uint32_t elem = byteWidth(ty);
   if (!align)
     align = elem;
   if (unsized && !isExtern)
     fail("array '" + name + "' without a size", line);
+  std::vector<uint8_t> init;
+  if (accept("=")) {
+    if (space != StateSpace::Global && space != StateSpace::Const)
+      fail("only .global and .const variables take initializers", line);
+    if (!isInteger(ty))
+      fail("initializers of ." + std::string(typeName(ty)) +
+               " variables are not simulated yet", line);
+    bool list = accept("{");
+    do {
+      if (is("}"))
+        break;
+      size_t i = p_;
+      int64_t v = signedNumber(i, toks_.size(), line);
+      p_ = i;
+      for (uint32_t b = 0; b < elem; ++b)
+        init.push_back(uint8_t(uint64_t(v) >> (8 * b)));
+    } while (list && accept(","));
+    if (list)
+      expect("}");
+    if (init.size() > count * elem)
+      fail("too many initializers for '" + name + "'", line);
+  }
+  expect(";");
+  if (space == StateSpace::Global || space == StateSpace::Const) {
+    if (into != &moduleShared_)
+      fail("function-scope ." + std::string(spaceName(space)) +
+               " variables are not simulated", line);
+    uint64_t a = std::max<uint64_t>(align, 16);
+    nextGlobal_ = (nextGlobal_ + a - 1) / a * a;
+    init.resize(count * elem, 0);
+    mod_.globals.push_back({name, space, nextGlobal_, std::move(init)});
+    moduleSymbols_[name] = {space, nextGlobal_};
+    nextGlobal_ += count * elem + 4096;
+    return;
+  }
   into->push_back({name, space, uint32_t(count * elem), align,
                    unsized || isExtern});
 }
@@ -319,7 +354,7 @@ void Parser::parseEntry(bool isEntry) {
   k_ = &mod_.kernels.back();
   k_->name = next().text;
   scopes_.assign(1, {});
-  symbols_.clear();
+  symbols_ = moduleSymbols_;
   labels_.clear();
   if (is("("))
     parseParams();

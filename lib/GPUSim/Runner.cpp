@@ -235,6 +235,8 @@ LaunchResult launch(const Module &module, const std::string &name,
                    " parameters, got " + std::to_string(args.size()) + " arguments");
   // Parameters and global allocations.
   GlobalMemory global;
+  for (const GlobalVar &g : module.globals)
+    global.allocateAt(g.address, g.init, "variable " + g.name);
   std::vector<uint8_t> params(k.paramBytes, 0);
   std::vector<uint64_t> bases(args.size(), 0);
   for (size_t i = 0; i < args.size(); ++i) {

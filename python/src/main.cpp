@@ -21,6 +21,7 @@
 #include <map>
 
 namespace py = pybind11;
+namespace tessel::python { void bindGPUSim(py::module_ &m); }
 using namespace tessel;
 using namespace tessel::python;
 
@@ -289,4 +290,5 @@ PYBIND11_MODULE(_C, m) {
       py::arg("options") = py::dict());
   m.def("num_threads", [] { return runtime::ThreadPool::global().size(); });
   bindLauncher(m);
+  bindGPUSim(m); // PTX simulator (GPUSim.cpp)
 }

@@ -23,6 +23,8 @@ constexpr uint64_t kWindowSize = 0x0000'0001'0000'0000ull;
 /// First global allocation; allocations are 256-byte aligned with at least
 /// 4 KiB unmapped between them.
 constexpr uint64_t kGlobalBase = 0x0000'1000'0000'0000ull;
+/// Module-scope .global/.const variables live below the arguments.
+constexpr uint64_t kGlobalVarBase = 0x0000'0800'0000'0000ull;
 
 struct Allocation {
   uint64_t base = 0;
@@ -34,6 +36,9 @@ class GlobalMemory {
 public:
   /// Returns the simulated address of a new zero-filled allocation.
   uint64_t allocate(uint64_t bytes, std::string name);
+  /// An allocation at a fixed address (module variables); must be made
+  /// before allocate() and in increasing address order.
+  void allocateAt(uint64_t base, std::vector<uint8_t> init, std::string name);
   Allocation &allocation(uint64_t base);
   /// Host pointer to [addr, addr + size) if it lies inside one allocation,
   /// else nullptr.

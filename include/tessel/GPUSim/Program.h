@@ -136,8 +136,18 @@ struct Kernel {
   uint32_t maxntid[3] = {0, 0, 0};
 };
 
+/// A module-scope .global or .const variable: its own allocation at a fixed
+/// address, initialized from the PTX.
+struct GlobalVar {
+  std::string name;
+  StateSpace space;
+  uint64_t address;
+  std::vector<uint8_t> init; // the whole variable (zeros where not given)
+};
+
 struct Module {
   std::string version, target;
+  std::vector<GlobalVar> globals;
   unsigned addressSize = 64;
   std::vector<Kernel> kernels;
   std::map<unsigned, std::string> files; // .file number -> name
