@@ -128,3 +128,46 @@ def test_fp32_to_bf16_keeps_subnormals(rng):
     expected = torch.tensor([_bf16_nearest_even(float(v)) for v in x], dtype=torch.float64).to(torch.bfloat16)
     assert torch.equal(out.view(torch.int16), expected.view(torch.int16)), \
         [(float(v), int(a), int(b)) for v, a, b in zip(x, out.view(torch.int16), expected.view(torch.int16)) if a != b]
+
+
+@triton.jit
+def _shift_by_reshaped(b0, b1, b2):
+    # seed 7, kernel 1417: a reshape's index decomposition became b0[(j & 3) + i], which LLVM 22's loop vectorizer
+    # read as consecutive in j.
+    for i in range(0, 4):
+        t4 = tl.load(b2 + (tl.arange(0, 32)[:, None] + i))
+        tl.store(b2 + ((tl.arange(0, 32)[:, None] + tl.arange(0, 1)[None, :]) + 639), t4)
+        shifted = tl.load(tl.reshape(b1 + tl.arange(0, 32) * 3, (8, 4))) << (tl.load(b0 + tl.arange(0, 4) + i) & 63)
+        tl.store(b1 + ((tl.arange(0, 32)[:, None] + tl.arange(0, 1)[None, :]) + 679 + i * 16),
+                 tl.reshape(shifted, (32, 1)))
+
+
+def test_reshape_of_a_broadcast_in_a_loop(rng):
+    b0 = rng.integers(0, 64, 1024).astype(np.int32)
+    b1 = rng.integers(-4, 5, 1024).astype(np.int64)
+    b2 = rng.standard_normal(1024)
+    r1, r2 = b1.copy(), b2.copy()
+    for i in range(4):
+        r2[639 + np.arange(32)] = r2[np.arange(32) + i]
+        v = r1[np.arange(32) * 3].reshape(8, 4) << (b0[np.arange(4) + i] & 63).astype(np.int64)
+        r1[679 + i * 16 + np.arange(32)] = v.reshape(32)
+    _shift_by_reshaped[(1,)](b0, b1, b2)
+    np.testing.assert_array_equal(b1, r1)
+    np.testing.assert_array_equal(b2, r2)
+
+
+@triton.jit
+def _masked_narrowing_store(b1, b3):
+    # seed 7, kernel 1818: a constant mask with one lane left in the last vector became a scalar 8-byte store of
+    # the untruncated element (x86 back end), writing three masked-off uint16 lanes.
+    t1 = 1 >> (tl.load(b1 + tl.arange(0, 64)) & 63)
+    tl.store(b3 + tl.arange(0, 64) + 329, t1, mask=tl.arange(0, 64) < 17)
+
+
+def test_masked_store_of_a_narrowed_value_keeps_masked_lanes():
+    b1 = np.arange(64, dtype=np.uint64)
+    b3 = np.full(1024, 7, np.uint16)
+    expected = b3.copy()
+    expected[329:346] = (1 >> (b1[:17] & 63)).astype(np.uint16)
+    _masked_narrowing_store[(1,)](b1, b3)
+    np.testing.assert_array_equal(b3, expected)

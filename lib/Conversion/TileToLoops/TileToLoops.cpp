@@ -64,6 +64,19 @@ bool isLazyOp(Operation *op) {
          isa<arith::ArithDialect, math::MathDialect>(op->getDialect());
 }
 
+/// Whether a reshape only adds or drops dimensions of size 1.
+bool isUnitDimReshape(ReshapeOp op) {
+  auto nonUnit = [](ArrayRef<int64_t> shape) {
+    SmallVector<int64_t> dims;
+    for (int64_t d : shape)
+      if (d != 1)
+        dims.push_back(d);
+    return dims;
+  };
+  return nonUnit(op.getSrc().getType().getShape()) ==
+         nonUnit(op.getResult().getType().getShape());
+}
+
 /// Lazy ops cheap enough to recompute for every use.
 bool isCheapOp(Operation *op) {
   if (isa<MakeRangeOp, SplatOp, BroadcastOp, ExpandDimsOp, ReshapeOp, TransOp,
@@ -247,6 +260,15 @@ void KernelLowering::planMaterialization() {
         return s > from && s <= to && mayAlias(load, store);
       });
     }
+    // A reshape that does more than add or drop unit dimensions reads its
+    // source as a buffer: decomposing each index by division and remainder
+    // is slow, and LLVM 22's loop vectorizer miscompiles the masked index it
+    // becomes (it took b[(j & 3) + i] as consecutive in j).
+    if (llvm::any_of(v.getUsers(), [](Operation *user) {
+          auto rs = dyn_cast<ReshapeOp>(user);
+          return rs && !isUnitDimReshape(rs);
+        }))
+      materialize = true;
     if (materialize)
       materialized.insert(v);
     pointsOf[v] = std::move(points);
@@ -563,17 +585,34 @@ Value KernelLowering::emitOpAt(Operation *op, ValueRange idx) {
   if (auto rs = dyn_cast<ReshapeOp>(op)) {
     ArrayRef<int64_t> dst = rs.getResult().getType().getShape();
     ArrayRef<int64_t> src = rs.getSrc().getType().getShape();
+    if (isUnitDimReshape(rs)) {
+      // Only dimensions of size 1 come or go: the other indices carry over.
+      SmallVector<Value> srcIdx;
+      unsigned d = 0;
+      for (int64_t size : src) {
+        while (dst[d] == 1 && size != 1)
+          ++d;
+        srcIdx.push_back(size == 1 ? index(0, loc) : idx[d++]);
+      }
+      return emitAt(rs.getSrc(), srcIdx);
+    }
+    // Any other reshape reads its source's buffer (planned: see
+    // planMaterialization) as the row-major sequence it is.
+    Value buf = buffers.lookup(rs.getSrc());
     Value linear = index(0, loc);
     for (auto [i, d] : llvm::enumerate(dst)) {
       linear = arith::MulIOp::create(b, loc, linear, index(d, loc));
       linear = arith::AddIOp::create(b, loc, linear, idx[i]);
     }
-    SmallVector<Value> srcIdx(src.size());
-    for (int i = src.size() - 1; i >= 0; --i) {
-      srcIdx[i] = arith::RemUIOp::create(b, loc, linear, index(src[i], loc));
-      linear = arith::DivUIOp::create(b, loc, linear, index(src[i], loc));
-    }
-    return emitAt(rs.getSrc(), srcIdx);
+    auto bufType = cast<MemRefType>(buf.getType());
+    int64_t count = bufType.getNumElements();
+    Value flat = memref::ReinterpretCastOp::create(
+        b, loc, MemRefType::get({count}, bufType.getElementType()), buf,
+        /*offset=*/0, /*sizes=*/ArrayRef<int64_t>{count},
+        /*strides=*/ArrayRef<int64_t>{1});
+    return bufferLoad(flat, linear,
+                      cast<RankedTensorType>(rs.getType()).getElementType(),
+                      loc);
   }
   if (auto tr = dyn_cast<TransOp>(op)) {
     SmallVector<Value> srcIdx(idx.size());

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "tessel/Target/CPU/CPUCompiler.h"
+#include "tessel/Target/CPU/SingleLaneMaskedStores.h"
 
 #include "tessel/Analysis/PointerRoots.h"
 #include "tessel/Support/FatalErrorGuard.h"
@@ -302,6 +303,7 @@ llvm::Error compileModule(ModuleOp module, const CPUModel &model,
             fn.addFnAttr("target-features", machine->getTargetFeatureString());
           }
           optimize(*llvmModule, machine, vectorize);
+          splitSingleLaneMaskedStores(*llvmModule);
           llvmText = print(*llvmModule);
           llvm::raw_svector_ostream os(object);
           llvm::legacy::PassManager codegen;

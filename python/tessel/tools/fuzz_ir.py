@@ -278,9 +278,22 @@ def bf16_round(x: np.ndarray) -> np.ndarray:
     return u.view(np.float32).reshape(f.shape)
 
 
+def bf16_round64(x64: np.ndarray) -> np.ndarray:
+    """Round float64 values straight to the nearest bfloat16 (ties to even), kept in a float32 array: rounding to
+    float32 first would round twice (wrong on values just past a bfloat16 tie; GPUs convert in one step)."""
+    x = np.asarray(x64, dtype=np.float64)
+    with np.errstate(all="ignore"):
+        _, e = np.frexp(x)  # |x| = m * 2**e, 0.5 <= m < 1
+        quantum = np.ldexp(1.0, np.maximum(e, -125) - 8)  # 8 significant bits; subnormals below 2**-126
+        r = np.round(x / quantum) * quantum  # x / quantum is exact; np.round ties to even
+        r = np.where(np.isfinite(x) & (x != 0), r, x)
+        r = np.where(np.abs(r) >= 2.0**128, np.copysign(np.inf, x), r)
+    return np.copysign(r, x).astype(np.float32)
+
+
 def round_to(x64: np.ndarray, dt: str) -> np.ndarray:
     if dt == "bf16":
-        return bf16_round(x64.astype(np.float32))
+        return bf16_round64(x64)
     return x64.astype(NP[dt])
 
 
@@ -855,5 +868,6 @@ class Model:
             np.matmul(aa, ab)
         if acc is not None:
             r = r + _f64(acc)
-            e = e + acc.err()
+            # Each of the K steps rounds a partial sum that includes the accumulator: its magnitude counts too.
+            e = e + acc.err() + 2 * K * unit("fp32" if rd != "fp64" else "fp64") * np.abs(_f64(acc))
         return fval(rd, r, e)

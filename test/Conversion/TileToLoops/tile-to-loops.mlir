@@ -372,3 +372,33 @@ func.func @narrow(%h: !tile.ptr<f16>, %bf: !tile.ptr<bf16>, %x: f64, %y: f32) at
   tile.store %bf, %b : !tile.ptr<bf16>, bf16
   return
 }
+
+// -----
+
+// A reshape that regroups dimensions reads its source's buffer as a flat
+// row-major sequence (no division or remainder per index); one that only
+// adds a unit dimension maps indices directly.
+// CHECK-LABEL: func.func private @reshape
+// CHECK-NOT: arith.remui
+// CHECK: %[[T:.*]] = memref.alloca() {{.*}} : memref<4x8xi32>
+// CHECK-NOT: arith.remui
+// CHECK: memref.store %{{.*}}, %[[T]]
+// CHECK-NOT: arith.remui
+// CHECK: %[[FLAT:.*]] = memref.reinterpret_cast %[[T]] to offset: [0], sizes: [32], strides: [1]
+// CHECK-NEXT: memref.load %[[FLAT]]
+// CHECK-NOT: arith.remui
+// CHECK: func.func @reshape_tessel_entry
+func.func @reshape(%x: !tile.ptr<i32> {tile.noalias}) attributes {tile.kernel} {
+  %r = tile.make_range {start = 0 : i32, end = 32 : i32} : tensor<32xi32>
+  %c3 = arith.constant dense<3> : tensor<32xi32>
+  %m = arith.muli %r, %c3 : tensor<32xi32>
+  %g = tile.reshape %m : tensor<32xi32> -> tensor<8x4xi32>
+  %t = tile.trans %g {order = array<i32: 1, 0>} : tensor<8x4xi32> -> tensor<4x8xi32>
+  %f = tile.reshape %t : tensor<4x8xi32> -> tensor<32xi32>
+  %u = tile.reshape %f : tensor<32xi32> -> tensor<32x1xi32>
+  %xs = tile.splat %x : tensor<32x1x!tile.ptr<i32>>
+  %rr = tile.reshape %r : tensor<32xi32> -> tensor<32x1xi32>
+  %p = tile.addptr %xs, %rr : tensor<32x1x!tile.ptr<i32>>, tensor<32x1xi32>
+  tile.store %p, %u : tensor<32x1x!tile.ptr<i32>>, tensor<32x1xi32>
+  return
+}
