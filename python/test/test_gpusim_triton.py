@@ -5,79 +5,35 @@ so these tests check the simulator, independently of Tessel's backends. The PTX
 is produced here without a GPU (triton.compile with a GPUTarget) and cached by
 Triton in its own cache directory.
 """
+import json
+import os
+import pathlib
+import subprocess
+import sys
+import types
+
 import numpy as np
 import pytest
 
-triton = pytest.importorskip("triton")
-import triton.language as tl  # noqa: E402
-from triton.backends.compiler import GPUTarget  # noqa: E402
-
-from tessel import gpusim  # noqa: E402
+from tessel import gpusim
 
 
-@triton.jit
-def add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
-    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
-    mask = offs < n
-    x = tl.load(x_ptr + offs, mask=mask)
-    y = tl.load(y_ptr + offs, mask=mask)
-    tl.store(out_ptr + offs, x + y, mask=mask)
+_PTX: dict = {}
 
 
-@triton.jit
-def softmax_kernel(out_ptr, in_ptr, in_stride, out_stride, n_cols, BLOCK: tl.constexpr):
-    row = tl.program_id(0)
-    offs = tl.arange(0, BLOCK)
-    x = tl.load(in_ptr + row * in_stride + offs, mask=offs < n_cols, other=-float("inf"))
-    x = x - tl.max(x, axis=0)
-    num = tl.exp(x)
-    den = tl.sum(num, axis=0)
-    tl.store(out_ptr + row * out_stride + offs, num / den, mask=offs < n_cols)
-
-
-@triton.jit
-def layer_norm_fwd(X, Y, W, B, Mean, Rstd, stride, N, eps, BLOCK_SIZE: tl.constexpr):
-    # Triton's tutorial 05 forward pass.
-    row = tl.program_id(0)
-    Y += row * stride
-    X += row * stride
-    _mean = tl.zeros([BLOCK_SIZE], dtype=tl.float32)
-    for off in range(0, N, BLOCK_SIZE):
-        cols = off + tl.arange(0, BLOCK_SIZE)
-        a = tl.load(X + cols, mask=cols < N, other=0.).to(tl.float32)
-        _mean += a
-    mean = tl.sum(_mean, axis=0) / N
-    _var = tl.zeros([BLOCK_SIZE], dtype=tl.float32)
-    for off in range(0, N, BLOCK_SIZE):
-        cols = off + tl.arange(0, BLOCK_SIZE)
-        x = tl.load(X + cols, mask=cols < N, other=0.).to(tl.float32)
-        x = tl.where(cols < N, x - mean, 0.)
-        _var += x * x
-    var = tl.sum(_var, axis=0) / N
-    rstd = 1 / tl.sqrt(var + eps)
-    tl.store(Mean + row, mean)
-    tl.store(Rstd + row, rstd)
-    for off in range(0, N, BLOCK_SIZE):
-        cols = off + tl.arange(0, BLOCK_SIZE)
-        mask = cols < N
-        w = tl.load(W + cols, mask=mask)
-        b = tl.load(B + cols, mask=mask)
-        x = tl.load(X + cols, mask=mask, other=0.).to(tl.float32)
-        x_hat = (x - mean) * rstd
-        y = x_hat * w + b
-        tl.store(Y + cols, y, mask=mask)
-
-
-@triton.jit
-def strided_load(x_ptr, out_ptr, STRIDE: tl.constexpr, BLOCK: tl.constexpr):
-    offs = tl.arange(0, BLOCK)
-    tl.store(out_ptr + offs, tl.load(x_ptr + offs * STRIDE))
-
-
-def compile_ptx(fn, signature, constexprs, num_warps=4):
-    src = triton.compiler.ASTSource(fn=fn, signature=signature, constexprs=constexprs)
-    k = triton.compile(src, target=GPUTarget("cuda", 80, 32), options={"num_warps": num_warps})
-    return k.asm["ptx"], k.metadata
+def compile_ptx(kernel, signature, constexprs, num_warps=4):
+    """Triton's PTX for sm_80 of a kernel of triton_ptx_kernels.py, and its metadata, compiled in a child process
+    (once per request in a run; Triton caches compiled kernels across runs)."""
+    request = json.dumps({"kernel": kernel, "signature": signature, "constexprs": constexprs,
+                          "num_warps": num_warps}, sort_keys=True)
+    if request not in _PTX:
+        env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+        result = subprocess.run([sys.executable, str(pathlib.Path(__file__).with_name("triton_ptx_kernels.py")),
+                                 request], capture_output=True, text=True, env=env, timeout=300)
+        assert result.returncode == 0, result.stderr[-3000:]
+        out = json.loads(result.stdout)
+        _PTX[request] = (out["ptx"], types.SimpleNamespace(num_warps=out["num_warps"], shared=out["shared"]))
+    return _PTX[request]
 
 
 def scratch_args(ptx):
@@ -87,7 +43,7 @@ def scratch_args(ptx):
 
 @pytest.mark.parametrize("n", [1, 1000, 4096 + 3])
 def test_vector_add(rng, n):
-    ptx, meta = compile_ptx(add_kernel, {"x_ptr": "*fp32", "y_ptr": "*fp32", "out_ptr": "*fp32",
+    ptx, meta = compile_ptx("add_kernel", {"x_ptr": "*fp32", "y_ptr": "*fp32", "out_ptr": "*fp32",
                                          "n": "i32", "BLOCK": "constexpr"}, {"BLOCK": 1024})
     x, y = rng.standard_normal((2, n)).astype(np.float32)
     out = np.full(n, np.nan, np.float32)
@@ -100,7 +56,7 @@ def test_vector_add(rng, n):
 
 @pytest.mark.parametrize("rows,cols", [(1, 1), (5, 1000), (7, 1024)])
 def test_softmax(rng, rows, cols):
-    ptx, meta = compile_ptx(softmax_kernel, {"out_ptr": "*fp32", "in_ptr": "*fp32", "in_stride": "i32",
+    ptx, meta = compile_ptx("softmax_kernel", {"out_ptr": "*fp32", "in_ptr": "*fp32", "in_stride": "i32",
                                              "out_stride": "i32", "n_cols": "i32", "BLOCK": "constexpr"},
                             {"BLOCK": 1024})
     assert "shfl.sync.bfly" in ptx and "bar.sync" in ptx and "ex2.approx" in ptx
@@ -118,7 +74,7 @@ def test_softmax(rng, rows, cols):
 
 @pytest.mark.parametrize("rows,n", [(3, 700), (4, 2500)])
 def test_layer_norm(rng, rows, n):
-    ptx, meta = compile_ptx(layer_norm_fwd, {"X": "*fp32", "Y": "*fp32", "W": "*fp32", "B": "*fp32",
+    ptx, meta = compile_ptx("layer_norm_fwd", {"X": "*fp32", "Y": "*fp32", "W": "*fp32", "B": "*fp32",
                                              "Mean": "*fp32", "Rstd": "*fp32", "stride": "i32", "N": "i32",
                                              "eps": "fp32", "BLOCK_SIZE": "constexpr"}, {"BLOCK_SIZE": 1024})
     x = (rng.standard_normal((rows, n)) * 2 + 0.5).astype(np.float32)
@@ -144,7 +100,7 @@ def test_coalesced_vs_strided_sectors(rng):
     sig = {"x_ptr": "*fp32", "out_ptr": "*fp32", "STRIDE": "constexpr", "BLOCK": "constexpr"}
     results = {}
     for stride in (1, 8):
-        ptx, meta = compile_ptx(strided_load, sig, {"STRIDE": stride, "BLOCK": 128})
+        ptx, meta = compile_ptx("strided_load", sig, {"STRIDE": stride, "BLOCK": 128})
         x = rng.standard_normal(128 * stride).astype(np.float32)
         out = np.zeros(128, np.float32)
         c = gpusim.launch(ptx, "strided_load", 1, num_warps=meta.num_warps, shared_bytes=meta.shared,
@@ -156,7 +112,7 @@ def test_coalesced_vs_strided_sectors(rng):
 
 
 def test_speed_is_reported(rng):
-    ptx, meta = compile_ptx(softmax_kernel, {"out_ptr": "*fp32", "in_ptr": "*fp32", "in_stride": "i32",
+    ptx, meta = compile_ptx("softmax_kernel", {"out_ptr": "*fp32", "in_ptr": "*fp32", "in_stride": "i32",
                                              "out_stride": "i32", "n_cols": "i32", "BLOCK": "constexpr"},
                             {"BLOCK": 1024})
     x = rng.standard_normal((64, 1024)).astype(np.float32)
