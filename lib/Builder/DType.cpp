@@ -7,37 +7,45 @@
 using namespace tessel;
 
 namespace {
-struct KindName {
-  ScalarKind kind;
-  const char *name;
-};
-constexpr KindName kKindNames[] = {
-    {ScalarKind::I1, "i1"},     {ScalarKind::I8, "i8"},
-    {ScalarKind::I16, "i16"},   {ScalarKind::I32, "i32"},
-    {ScalarKind::I64, "i64"},   {ScalarKind::U8, "u8"},
-    {ScalarKind::U16, "u16"},   {ScalarKind::U32, "u32"},
-    {ScalarKind::U64, "u64"},   {ScalarKind::F16, "fp16"},
-    {ScalarKind::BF16, "bf16"}, {ScalarKind::F32, "fp32"},
-    {ScalarKind::F64, "fp64"},
+// The one table of the language's element types: every other list (the
+// Python dtypes, the driver's readers of numpy/torch arrays, the AOT tool's C
+// types) is built from it through tessel._C.scalar_types().
+constexpr ScalarInfo kScalarTypes[] = {
+    // kind, name, Triton's name, bits, numpy typestr, C type, other names
+    {ScalarKind::I1, "i1", "int1", 1, "b1", "bool", "bool"},
+    {ScalarKind::I8, "i8", "int8", 8, "i1", "int8_t", "int8"},
+    {ScalarKind::I16, "i16", "int16", 16, "i2", "int16_t", "int16"},
+    {ScalarKind::I32, "i32", "int32", 32, "i4", "int32_t", "int32"},
+    {ScalarKind::I64, "i64", "int64", 64, "i8", "int64_t", "int64"},
+    {ScalarKind::U8, "u8", "uint8", 8, "u1", "uint8_t", "uint8"},
+    {ScalarKind::U16, "u16", "uint16", 16, "u2", "uint16_t", "uint16"},
+    {ScalarKind::U32, "u32", "uint32", 32, "u4", "uint32_t", "uint32"},
+    {ScalarKind::U64, "u64", "uint64", 64, "u8", "uint64_t", "uint64"},
+    {ScalarKind::F16, "fp16", "fp16", 16, "f2", "uint16_t", "float16 half"},
+    {ScalarKind::BF16, "bf16", "bf16", 16, "", "uint16_t", "bfloat16"},
+    {ScalarKind::F32, "fp32", "fp32", 32, "f4", "float", "float32 float"},
+    {ScalarKind::F64, "fp64", "fp64", 64, "f8", "double", "float64 double"},
 };
 } // namespace
+
+llvm::ArrayRef<ScalarInfo> tessel::scalarTypes() { return kScalarTypes; }
 
 std::optional<DType> DType::parse(llvm::StringRef text) {
   DType result;
   if (text.consume_front("*"))
     result.isPointer = true;
-  for (const KindName &kn : kKindNames)
-    if (text == kn.name) {
-      result.kind = kn.kind;
+  for (const ScalarInfo &info : kScalarTypes)
+    if (text == info.name) {
+      result.kind = info.kind;
       return result;
     }
   return std::nullopt;
 }
 
 std::string DType::str() const {
-  for (const KindName &kn : kKindNames)
-    if (kn.kind == kind)
-      return std::string(isPointer ? "*" : "") + kn.name;
+  for (const ScalarInfo &info : kScalarTypes)
+    if (info.kind == kind)
+      return std::string(isPointer ? "*" : "") + info.name;
   return "?";
 }
 

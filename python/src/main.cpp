@@ -257,6 +257,26 @@ PYBIND11_MODULE(_C, m) {
         "SHA-256 of the compiler's build id and the parts");
   m.def("build_id", &runtime::compilerBuildId);
   m.def(
+      "scalar_types",
+      [] {
+        py::list types;
+        for (const ScalarInfo &info : scalarTypes()) {
+          py::dict d;
+          d["name"] = info.name;
+          d["triton_name"] = info.tritonName;
+          d["bits"] = info.bits;
+          d["numpy_typestr"] = info.numpyTypestr;
+          d["c_type"] = info.cType;
+          d["aliases"] = py::str(info.aliases).attr("split")();
+          d["is_float"] = DType{info.kind, false}.isFloat();
+          d["is_unsigned"] = DType{info.kind, false}.isUnsigned();
+          types.append(d);
+        }
+        return types;
+      },
+      "The language's element types, from the C++ table every list is made "
+      "of");
+  m.def(
       "target_description",
       [](const std::string &name) { return getTarget(name).description(); },
       "Everything about a target that changes its code (for cache keys)");

@@ -9,6 +9,7 @@
 
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Types.h"
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 
 #include <optional>
@@ -44,6 +45,20 @@ struct DType {
   }
   bool operator!=(const DType &o) const { return !(*this == o); }
 };
+
+/// What the language knows of each element type, in one table.
+struct ScalarInfo {
+  ScalarKind kind;
+  const char *name;        ///< the type string: "fp32", "i32", "u8", "i1"
+  const char *tritonName;  ///< Triton's dtype name: "fp32", "int32", ...
+  unsigned bits;
+  const char *numpyTypestr; ///< __array_interface__ typestr without byte order ("" if none)
+  const char *cType;       ///< the C type of a value in memory
+  const char *aliases;     ///< other names of it (numpy's, torch's), space-separated
+};
+
+/// Every element type, bool first.
+llvm::ArrayRef<ScalarInfo> scalarTypes();
 
 } // namespace tessel
 

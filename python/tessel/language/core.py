@@ -13,6 +13,8 @@ import inspect
 import numbers
 from typing import Any, Callable, Sequence
 
+from .. import _C
+
 # ----------------------------------------------------------------------------------------------------------- dtypes
 
 
@@ -24,13 +26,9 @@ class dtype:
     # Triton counts int1 as unsigned; kept so that code written against Triton's dtype API behaves the same.
     UINT_TYPES = ("int1", "uint8", "uint16", "uint32", "uint64")
     FP_TYPES = ("fp16", "bf16", "fp32", "fp64")
-    _IR_NAMES = {
-        "int1": "i1", "int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64",
-        "uint8": "u8", "uint16": "u16", "uint32": "u32", "uint64": "u64",
-        "fp16": "fp16", "bf16": "bf16", "fp32": "fp32", "fp64": "fp64",
-    }
-    _BITS = {"int1": 1, "int8": 8, "int16": 16, "int32": 32, "int64": 64, "uint8": 8, "uint16": 16, "uint32": 32,
-             "uint64": 64, "fp16": 16, "bf16": 16, "fp32": 32, "fp64": 64}
+    # Triton's name -> the type string and the width, from the C++ table of element types.
+    _IR_NAMES = {t["triton_name"]: t["name"] for t in _C.scalar_types()}
+    _BITS = {t["triton_name"]: t["bits"] for t in _C.scalar_types()}
 
     def __init__(self, name: str) -> None:
         if name not in self._IR_NAMES:

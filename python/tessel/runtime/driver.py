@@ -10,24 +10,13 @@ from __future__ import annotations
 import numbers
 from typing import Any
 
+from .. import _C
 from ..knobs import knobs
 
-# dtype names as `str(dtype)` spells them for torch (after "torch."), numpy, and tessel.language itself.
-_ELEMENT_TYPES = {
-    "bool": "i1", "int1": "i1",
-    "int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64",
-    "uint8": "u8", "uint16": "u16", "uint32": "u32", "uint64": "u64",
-    "float16": "fp16", "half": "fp16", "fp16": "fp16",
-    "bfloat16": "bf16", "bf16": "bf16",
-    "float32": "fp32", "float": "fp32", "fp32": "fp32",
-    "float64": "fp64", "double": "fp64", "fp64": "fp64",
-}
-
-# `__array_interface__["typestr"]` without its byte-order character: kind + item size.
-_TYPESTRS = {
-    "b1": "i1", "i1": "i8", "i2": "i16", "i4": "i32", "i8": "i64", "u1": "u8", "u2": "u16", "u4": "u32",
-    "u8": "u64", "f2": "fp16", "f4": "fp32", "f8": "fp64",
-}
+# The element types' names as `str(dtype)` spells them for torch (after "torch."), numpy, and tessel.language itself,
+# and `__array_interface__["typestr"]` without its byte-order character: all from the C++ table of element types.
+_ELEMENT_TYPES = {name: t["name"] for t in _C.scalar_types() for name in (t["name"], t["triton_name"], *t["aliases"])}
+_TYPESTRS = {t["numpy_typestr"]: t["name"] for t in _C.scalar_types() if t["numpy_typestr"]}
 
 
 def literal_type(value: bool | int | float) -> str:

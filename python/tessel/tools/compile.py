@@ -47,11 +47,7 @@ EXIT_USAGE = 2  # argparse's own status for a bad command line
 
 # The C type of each scalar type string of the binding contract. fp16 and bf16 have no portable C type: their bits
 # travel as uint16_t, which is also how the entry reads a scalar of those types (2 bytes behind argv[i]).
-_C_TYPES = {
-    "i1": "bool", "i8": "int8_t", "i16": "int16_t", "i32": "int32_t", "i64": "int64_t",
-    "u8": "uint8_t", "u16": "uint16_t", "u32": "uint32_t", "u64": "uint64_t",
-    "fp16": "uint16_t", "bf16": "uint16_t", "fp32": "float", "fp64": "double",
-}
+_C_TYPES = {t["name"]: t["c_type"] for t in _C.scalar_types()}
 
 # dtype values a constexpr entry may name: tessel.language's names (float16), Triton's (fp16) and the type strings
 # (i32).
