@@ -59,8 +59,10 @@ int kindRank(DType t) { return t.isBool() ? 0 : t.isInt() ? 1 : 2; }
 
 bool isLiteral(const Operand &x) { return !std::holds_alternative<TValue>(x); }
 
+} // namespace
+
 /// The type a Python literal takes on its own (Triton's to_tensor rules).
-DType literalType(const Operand &x) {
+DType tessel::literalType(const Operand &x) {
   if (std::holds_alternative<bool>(x))
     return DType{ScalarKind::I1};
   if (auto *i = std::get_if<int64_t>(&x)) {
@@ -72,6 +74,8 @@ DType literalType(const Operand &x) {
   }
   return DType{ScalarKind::F32};
 }
+
+namespace {
 
 std::string describeOperand(const Operand &x) {
   if (auto *v = std::get_if<TValue>(&x))

@@ -257,6 +257,13 @@ PYBIND11_MODULE(_C, m) {
         "SHA-256 of the compiler's build id and the parts");
   m.def("build_id", &runtime::compilerBuildId);
   m.def(
+      "literal_type",
+      [](std::variant<bool, int64_t, double> value) {
+        return std::visit([](auto v) { return literalType(Operand(v)).str(); },
+                          value);
+      },
+      "The type a Python literal takes inside a kernel (Triton's rule)");
+  m.def(
       "scalar_types",
       [] {
         py::list types;

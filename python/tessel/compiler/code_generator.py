@@ -25,7 +25,6 @@ from typing import Any, Callable
 from .. import _C
 from ..language import core
 from ..language.core import tensor
-from ..runtime import driver
 from ..runtime.jit import JITFunction
 from .errors import CompilationError, UnsupportedError
 
@@ -334,7 +333,7 @@ class CodeGenerator(ast.NodeVisitor):
     def _constant(self, value: bool | int | float) -> tensor:
         python_value = value if isinstance(value, bool) else \
             int(value) if isinstance(value, numbers.Integral) else float(value)
-        return tensor(self.builder.constant(python_value, driver.literal_type(python_value)))
+        return tensor(self.builder.constant(python_value, _C.literal_type(python_value)))
 
     def _merge_leaves(self, label: str, then_slot: _Slot, else_slot: _Slot, then_yields: list[tensor],
                       else_yields: list[tensor]) -> list[Any]:

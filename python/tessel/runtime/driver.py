@@ -19,9 +19,10 @@ _ELEMENT_TYPES = {name: t["name"] for t in _C.scalar_types() for name in (t["nam
 _TYPESTRS = {t["numpy_typestr"]: t["name"] for t in _C.scalar_types() if t["numpy_typestr"]}
 
 
-def literal_type(value: bool | int | float) -> str:
-    """The type of a Python scalar, as an argument or as a literal made into a tensor: bool -> i1; int -> i32 if it
-    fits, else i64, else u64; float -> fp32 (the contract's rule)."""
+def argument_type(value: bool | int | float) -> str:
+    """The type of a Python scalar passed as a kernel argument (Triton's rule for arguments): bool -> i1; int -> i32
+    if it fits, else i64, else u64; float -> fp32. A literal inside a kernel follows another rule (_C.literal_type:
+    2**31..2**32-1 is u32 there)."""
     if isinstance(value, bool):
         return "i1"
     if isinstance(value, numbers.Integral):
@@ -53,7 +54,7 @@ def _bool_arg(name: str, value: Any) -> tuple[str, bool]:
 
 
 def _int_arg(name: str, value: Any) -> tuple[str, int]:
-    return literal_type(value), int(value)
+    return argument_type(value), int(value)
 
 
 def _float_arg(name: str, value: Any) -> tuple[str, float]:
