@@ -3,9 +3,12 @@
 
 #include "Kernel.h"
 
+#include "tessel/Runtime/LaunchArgs.h"
+
 #include <pybind11/stl.h>
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallVector.h"
 
 #include <algorithm>
 #include <array>
@@ -16,49 +19,16 @@
 namespace py = pybind11;
 using namespace tessel;
 using namespace tessel::python;
+using tessel::runtime::LaunchArg;
 
 namespace {
 
-/// A runtime argument after classification.
-struct Arg {
-  std::string type; ///< "*fp32", "i32", "fp32", "i1", ... (no mark)
-  uint64_t bits = 0; ///< address or integer value
-  double real = 0;   ///< float value
-  bool mark16 = false;
-  bool isConstOne = false;
-  /// Pointers: the bytes [lo, hi) the array spans (known unless
-  /// `extentKnown` is false), whether it is read-only, and whether it
-  /// overlaps no other pointer argument's array (the ":noalias" mark).
-  uint64_t lo = 0, hi = 0;
-  bool extentKnown = false;
-  bool readonly = false;
-  bool noalias = false;
-  /// A tensor whose extent is read only when it matters (two or more
-  /// pointer arguments).
-  PyObject *tensor = nullptr;
-};
-
-/// The bytes an array with this layout spans from `address`.
-void setExtent(Arg &arg, uint64_t address, int ndim, const Py_ssize_t *shape,
-               const Py_ssize_t *strides, Py_ssize_t itemsize) {
-  int64_t low = 0, high = itemsize;
-  for (int d = 0; d < ndim; ++d) {
-    if (shape[d] == 0) {
-      low = high = 0;
-      break;
-    }
-    int64_t span = int64_t(strides[d]) * (shape[d] - 1);
-    (span < 0 ? low : high) += span;
-  }
-  arg.lo = address + low;
-  arg.hi = address + high;
-  arg.extentKnown = true;
-}
-
-bool overlap(const Arg &a, const Arg &b) {
-  if (a.lo == a.hi || b.lo == b.hi)
-    return false;
-  return a.lo < b.hi && b.lo < a.hi;
+/// The bytes the array at `arg.bits` spans, from a layout in Py_ssize_t.
+void setExtent(LaunchArg &arg, int ndim, const Py_ssize_t *shape,
+               const Py_ssize_t *strides, Py_ssize_t itemSize) {
+  llvm::SmallVector<int64_t, 4> shape64(shape, shape + ndim),
+      strides64(strides, strides + ndim);
+  runtime::setExtent(arg, shape64, strides64, itemSize);
 }
 
 /// Bytes per element of a pointer type string ("*fp32" -> 4, "*i1" -> 1).
@@ -118,10 +88,15 @@ public:
 private:
   std::vector<PyObject *> bind(const py::args &args, const py::kwargs &kwargs,
                                py::dict &options);
-  Arg classify(size_t index, PyObject *value);
-  void specialize(size_t index, Arg &arg) const;
-  void markNoalias(std::vector<Arg> &args);
-  py::str typeTag(const std::string &tag);
+  /// Reads runtime argument `index` and specializes it. `tensor` is set to a
+  /// tensor whose extent can be read later through Python.
+  LaunchArg classify(size_t index, PyObject *value, PyObject *&tensor);
+  /// The value, type and (for arrays) extent of one argument.
+  LaunchArg readArg(PyObject *value, size_t index, PyObject *&tensor);
+  void specialize(size_t index, LaunchArg &arg) const {
+    runtime::specialize(arg, specializeValue[index], specializeAlignment[index]);
+  }
+  py::str keyTag(const std::string &tag);
   std::array<int64_t, 3> gridDims(py::handle grid,
                                   const std::vector<PyObject *> &values);
 
@@ -183,37 +158,24 @@ std::vector<PyObject *> Launcher::bind(const py::args &args,
   return values;
 }
 
-void Launcher::specialize(size_t index, Arg &arg) const {
-  if (arg.type == "i1" || arg.type.rfind("fp", 0) == 0)
-    return;
-  bool isPointer = arg.type[0] == '*';
-  if (specializeValue[index] && !isPointer && arg.bits == 1) {
-    arg.isConstOne = true;
-    return;
-  }
-  arg.mark16 = specializeAlignment[index] && arg.bits % 16 == 0;
+LaunchArg Launcher::classify(size_t index, PyObject *value,
+                            PyObject *&tensor) {
+  LaunchArg arg = readArg(value, index, tensor);
+  arg.name = names[index];
+  specialize(index, arg);
+  return arg;
 }
 
-Arg Launcher::classify(size_t index, PyObject *value) {
-  Arg arg;
-  if (PyBool_Check(value)) {
-    arg.type = "i1";
-    arg.bits = value == Py_True;
-    return arg;
-  }
+LaunchArg Launcher::readArg(PyObject *value, size_t index, PyObject *&tensor) {
+  if (PyBool_Check(value))
+    return LaunchArg::boolean(value == Py_True);
   if (PyLong_CheckExact(value)) {
     int overflow = 0;
     long long v = PyLong_AsLongLongAndOverflow(value, &overflow);
-    if (!overflow) {
-      arg.bits = uint64_t(v);
-      arg.type = (v >= INT32_MIN && v <= INT32_MAX) ? "i32" : "i64";
-      specialize(index, arg);
-      return arg;
-    }
+    if (!overflow)
+      return LaunchArg::integer(v);
   } else if (PyFloat_CheckExact(value)) {
-    arg.type = "fp32";
-    arg.real = PyFloat_AS_DOUBLE(value);
-    return arg;
+    return LaunchArg::floating(PyFloat_AS_DOUBLE(value));
   } else if (PyObject_CheckBuffer(value) && !PyBytes_Check(value)) {
     // Arrays (numpy and anything else with the buffer protocol) with a
     // native-endian element type: the address and dtype without Python calls.
@@ -221,22 +183,18 @@ Arg Launcher::classify(size_t index, PyObject *value) {
     if (PyObject_GetBuffer(value, &view, PyBUF_RECORDS_RO) == 0) {
       const char *elt = view.ndim > 0 ? bufferElementType(view.format, view.itemsize)
                                       : nullptr;
-      uint64_t address = reinterpret_cast<uintptr_t>(view.buf);
+      LaunchArg arg;
       if (elt) {
+        arg = LaunchArg::pointer(elt, reinterpret_cast<uintptr_t>(view.buf));
         if (view.strides)
-          setExtent(arg, address, view.ndim, view.shape, view.strides,
-                    view.itemsize);
-        else
-          setExtent(arg, address, 1, &view.len, &view.itemsize, 1);
+          setExtent(arg, view.ndim, view.shape, view.strides, view.itemsize);
+        else // contiguous: view.len bytes
+          runtime::setExtent(arg, {int64_t(view.len)}, {1}, 1);
         arg.readonly = view.readonly;
       }
       PyBuffer_Release(&view);
-      if (elt) {
-        arg.type = std::string("*") + elt;
-        arg.bits = address;
-        specialize(index, arg);
+      if (elt)
         return arg;
-      }
     } else {
       PyErr_Clear();
     }
@@ -253,10 +211,10 @@ Arg Launcher::classify(size_t index, PyObject *value) {
     if (known != dtypeTags.end()) {
       Py_DECREF(dtype);
       py::object ptr = py::reinterpret_borrow<py::object>(value).attr("data_ptr")();
+      LaunchArg arg;
       arg.type = known->second;
       arg.bits = ptr.cast<uint64_t>();
-      arg.tensor = value;
-      specialize(index, arg);
+      tensor = value;
       return arg;
     }
     Py_XDECREF(dtype);
@@ -265,6 +223,7 @@ Arg Launcher::classify(size_t index, PyObject *value) {
   // warmup arrays, a tensor dtype seen for the first time): the Python driver
   // decides, and raises the errors users see.
   py::tuple result = slowArg(pyNames[index], py::handle(value));
+  LaunchArg arg;
   arg.type = result[0].cast<std::string>();
   if (arg.type[0] == '*' && PyObject_HasAttrString(value, "data_ptr") &&
       py::getattr(py::handle(value), "is_cpu", py::bool_(false)).ptr() == Py_True) {
@@ -275,7 +234,7 @@ Arg Launcher::classify(size_t index, PyObject *value) {
   py::handle v = result[1];
   if (arg.type[0] == '*' && PyObject_HasAttrString(value, "data_ptr") &&
       PyObject_HasAttrString(value, "stride"))
-    arg.tensor = value;
+    tensor = value;
   if (arg.type[0] == '*' || arg.type[0] == 'i' || arg.type[0] == 'u') {
     if (PyBool_Check(v.ptr()))
       arg.bits = v.ptr() == Py_True;
@@ -286,49 +245,22 @@ Arg Launcher::classify(size_t index, PyObject *value) {
   } else {
     arg.real = v.cast<double>();
   }
-  specialize(index, arg);
   return arg;
 }
 
-/// Marks the pointer arguments whose arrays overlap no other pointer
-/// argument's: the compiler may then assume their loads and stores are
-/// independent of the others'. Anything whose extent is not known (an array
-/// passed by address only) may overlap everything.
-void Launcher::markNoalias(std::vector<Arg> &args) {
-  std::vector<Arg *> pointers;
-  for (Arg &a : args)
-    if (a.type[0] == '*')
-      pointers.push_back(&a);
-  if (pointers.size() == 1) {
-    pointers[0]->noalias = true;
-    return;
-  }
-  for (Arg *a : pointers) {
-    if (a->extentKnown || !a->tensor)
-      continue;
-    // A tensor (torch): its layout through Python, only now that it matters.
-    py::handle t(a->tensor);
-    auto shape = t.attr("shape").cast<std::vector<Py_ssize_t>>();
-    auto strides = t.attr("stride")().cast<std::vector<Py_ssize_t>>();
-    Py_ssize_t itemsize = pointeeBytes(a->type);
-    for (Py_ssize_t &st : strides)
-      st *= itemsize;
-    if (shape.size() == strides.size())
-      setExtent(*a, a->bits, int(shape.size()), shape.data(), strides.data(),
-                itemsize);
-  }
-  for (Arg *a : pointers) {
-    // A null pointer (a dtype-only array given to warmup) stands for an
-    // array of its own.
-    if (!a->extentKnown && a->bits != 0)
-      continue;
-    a->noalias = llvm::all_of(pointers, [&](Arg *b) {
-      return a == b || ((b->extentKnown || b->bits == 0) && !overlap(*a, *b));
-    });
-  }
+/// A tensor's (torch) extent, read through Python only when it matters.
+void readTensorExtent(PyObject *tensor, LaunchArg &arg) {
+  py::handle t(tensor);
+  auto shape = t.attr("shape").cast<std::vector<int64_t>>();
+  auto strides = t.attr("stride")().cast<std::vector<int64_t>>();
+  int64_t itemSize = pointeeBytes(arg.type);
+  for (int64_t &stride : strides)
+    stride *= itemSize;
+  if (shape.size() == strides.size())
+    runtime::setExtent(arg, shape, strides, itemSize);
 }
 
-py::str Launcher::typeTag(const std::string &tag) {
+py::str Launcher::keyTag(const std::string &tag) {
   auto it = tags.find(tag);
   if (it != tags.end())
     return it->second;
@@ -344,7 +276,7 @@ std::array<int64_t, 3> Launcher::gridDims(py::handle grid,
       meta[pyNames[i]] = py::handle(values[i]);
     g = g(meta);
   }
-  std::array<int64_t, 3> dims{1, 1, 1};
+  auto describe = [&] { return std::string(py::repr(g)); };
   auto dim = [&](py::handle d) -> int64_t {
     // Python ints, numpy ints (anything with __index__) and constexpr
     // wrappers of those; not floats or strings, which would be truncated or
@@ -362,25 +294,18 @@ std::array<int64_t, 3> Launcher::gridDims(py::handle grid,
       throw py::error_already_set();
     return index.cast<int64_t>();
   };
+  llvm::SmallVector<int64_t, 3> dims;
   if (PyTuple_Check(g.ptr()) || PyList_Check(g.ptr())) {
     py::sequence seq = g;
-    if (seq.size() < 1 || seq.size() > 3)
-      throw py::value_error("grid must have 1 to 3 dimensions, got " +
-                            std::string(py::repr(g)));
+    check<py::value_error>(runtime::checkGridRank(seq.size(), describe));
     for (size_t i = 0; i < seq.size(); ++i)
-      dims[i] = dim(seq[i]);
+      dims.push_back(dim(seq[i]));
   } else {
-    dims[0] = dim(g);
+    dims.push_back(dim(g));
   }
-  for (int64_t d : dims) {
-    if (d < 0)
-      throw py::value_error("grid dimensions must be >= 0, got " +
-                            std::string(py::repr(g)));
-    if (d > INT32_MAX)
-      throw py::value_error("grid dimensions must fit in int32, got " +
-                            std::string(py::repr(g)));
-  }
-  return dims;
+  auto checked = runtime::gridDims(dims, describe);
+  check<py::value_error>(checked.takeError());
+  return *checked;
 }
 
 py::object Launcher::launch(py::handle grid, bool warmup, py::args args,
@@ -388,7 +313,8 @@ py::object Launcher::launch(py::handle grid, bool warmup, py::args args,
   py::dict options; // launch options given (num_warps=...): compiled in
   std::vector<PyObject *> values = bind(args, kwargs, options);
   size_t n = names.size();
-  std::vector<Arg> runtimeArgs;
+  std::vector<LaunchArg> runtimeArgs;
+  llvm::SmallVector<PyObject *, 8> tensors; ///< of each runtime arg, or null
   runtimeArgs.reserve(n);
   // The key: one entry per parameter (a type tag, or the constexpr's type
   // and value, so that 1, 1.0 and True differ), then the constexpr globals.
@@ -401,20 +327,22 @@ py::object Launcher::launch(py::handle grid, bool warmup, py::args args,
                               py::handle(value));
       continue;
     }
-    Arg arg = classify(i, value);
+    PyObject *tensor = nullptr;
+    LaunchArg arg = classify(i, value, tensor);
     if (arg.isConstOne) {
-      key[i] = typeTag("=1");
+      key[i] = keyTag(runtime::typeTag(arg));
       continue;
     }
     runtimeArgs.push_back(std::move(arg));
+    tensors.push_back(tensor);
     runtimeParams.push_back(i);
   }
-  markNoalias(runtimeArgs);
-  for (size_t r = 0; r < runtimeArgs.size(); ++r) {
-    const Arg &a = runtimeArgs[r];
-    key[runtimeParams[r]] = typeTag(a.type + (a.mark16 ? ":16" : "") +
-                                    (a.noalias ? ":noalias" : ""));
-  }
+  runtime::markNoalias(runtimeArgs, [&](size_t r, LaunchArg &arg) {
+    if (tensors[r])
+      readTensorExtent(tensors[r], arg);
+  });
+  for (size_t r = 0; r < runtimeArgs.size(); ++r)
+    key[runtimeParams[r]] = keyTag(runtime::typeTag(runtimeArgs[r]));
   key[n] = globalValues.is_none() ? py::object(py::none()) : globalValues();
   // The launch options given, in a fixed order (they change the code).
   if (options.empty()) {
@@ -437,7 +365,7 @@ py::object Launcher::launch(py::handle grid, bool warmup, py::args args,
     for (size_t i = 0; i < n; ++i) {
       if (isConstexpr[i] || values[i] == Py_None) {
         constexprs[pyNames[i]] = py::handle(values[i]);
-      } else if (py::str(key[i]).cast<std::string>() == "=1") {
+      } else if (py::str(key[i]).cast<std::string>() == runtime::kConstOneTag) {
         constexprs[pyNames[i]] = py::int_(1);
       } else {
         argTypes.append(key[i]);
@@ -451,34 +379,14 @@ py::object Launcher::launch(py::handle grid, bool warmup, py::args args,
 
   std::array<int64_t, 3> dims = gridDims(grid, values);
   const Kernel &kernel = kernelObject.cast<const Kernel &>();
-  if (kernel.signature.size() != runtimeArgs.size())
-    throw py::value_error(kernel.parts.name + " takes " +
-                          std::to_string(kernel.signature.size()) +
-                          " runtime arguments, got " +
-                          std::to_string(runtimeArgs.size()));
-  for (unsigned w : kernel.parts.writes)
-    if (w < runtimeArgs.size() && runtimeArgs[w].readonly)
-      throw py::value_error(
-          name + ": argument '" + names[runtimeParams[w]] +
-          "' is a read-only array, but the kernel may store to it (pass a "
-          "writeable array, e.g. a copy)");
   std::vector<uint64_t> slots(runtimeArgs.size());
+  check<py::value_error>(runtime::packArgs(runtimeArgs, kernel.parts.signature,
+                                           kernel.parts.name, slots));
+  check<py::value_error>(
+      runtime::checkWritable(runtimeArgs, kernel.parts.writes, name));
   std::vector<void *> argv(runtimeArgs.size());
-  for (size_t i = 0; i < runtimeArgs.size(); ++i) {
-    const DType &t = kernel.signature[i];
-    const Arg &a = runtimeArgs[i];
-    void *slot = &slots[i];
-    argv[i] = slot;
-    if (t.kind == ScalarKind::F32 && !t.isPointer)
-      *static_cast<float *>(slot) = float(a.real);
-    else if (t.kind == ScalarKind::F64 && !t.isPointer)
-      *static_cast<double *>(slot) = a.real;
-    else if (t.isBool())
-      *static_cast<uint8_t *>(slot) = a.bits != 0;
-    else
-      // Little-endian: the low bytes of the 64-bit slot hold narrower ints.
-      slots[i] = a.bits;
-  }
+  for (size_t i = 0; i < runtimeArgs.size(); ++i)
+    argv[i] = &slots[i];
   kernel.launch(dims[0], dims[1], dims[2], argv.data());
   return kernelObject;
 }
