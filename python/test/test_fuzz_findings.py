@@ -171,3 +171,22 @@ def test_masked_store_of_a_narrowed_value_keeps_masked_lanes():
     expected[329:346] = (1 >> (b1[:17] & 63)).astype(np.uint16)
     _masked_narrowing_store[(1,)](b1, b3)
     np.testing.assert_array_equal(b3, expected)
+
+
+@triton.jit
+def _sin_cos(x_ptr, sin_ptr, cos_ptr, N: tl.constexpr):
+    o = tl.arange(0, N)
+    x = tl.load(x_ptr + o)
+    tl.store(sin_ptr + o, tl.sin(x))
+    tl.store(cos_ptr + o, tl.cos(x))
+
+
+@pytest.mark.parametrize("magnitude", [1.0, 1e2, 1e4, 1e6, 1e10, 1e30])
+def test_sin_cos_accurate_for_large_arguments(rng, magnitude):
+    # seed 8, kernel 1504: cos(1e10) gave -1.3e20 (the polynomial reduced the argument in fp32; its error grew
+    # with it: 3e-4 at 1e4).
+    x = (rng.uniform(-1, 1, 1024) * magnitude).astype(np.float32)
+    s, c = np.zeros_like(x), np.zeros_like(x)
+    _sin_cos[(1,)](x, s, c, N=1024)
+    np.testing.assert_allclose(s, np.sin(x.astype(np.float64)), rtol=0, atol=2.5e-7)
+    np.testing.assert_allclose(c, np.cos(x.astype(np.float64)), rtol=0, atol=2.5e-7)

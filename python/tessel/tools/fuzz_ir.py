@@ -616,6 +616,23 @@ class Model:
         P = self.P
         if x.is_ptr or y.is_ptr:
             raise ModelTypeError("arithmetic on pointers outside ptr nodes")
+        if x.lit is not None and y.lit is not None:
+            # Two Python literals: Triton's code generator folds them in Python (unbounded ints, Python's own // and
+            # %, double floats); the result is a literal again (1 << 31 is the u32 literal 2**31, not an i32 wrap).
+            import operator
+            ops = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv,
+                   "//": operator.floordiv, "%": operator.mod, "&": operator.and_, "|": operator.or_,
+                   "^": operator.xor, "<<": operator.lshift, ">>": operator.rshift, "==": operator.eq,
+                   "!=": operator.ne, "<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}
+            if o not in ops:
+                raise ModelTypeError(f"{o} of two literals")
+            try:
+                r = ops[o](x.lit, y.lit)
+            except (ZeroDivisionError, ValueError, OverflowError):
+                raise Reject("literal arithmetic error") from None
+            if isinstance(r, int) and not isinstance(r, bool) and not -2**63 <= r < 2**64:
+                raise Reject("literal out of range")
+            return lit_val(r, P)
         dm = o in ("/", "//", "%")
         ct = computation_type(x.dt, x.lit is not None, y.dt, y.lit is not None, dm)
         for v in (x, y):
