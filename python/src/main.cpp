@@ -9,7 +9,6 @@
 
 #include "tessel/Builder/TileBuilder.h"
 #include "tessel/Runtime/KernelCache.h"
-#include "tessel/Runtime/ObjectLoader.h"
 #include "tessel/Runtime/RedisCache.h"
 #include "tessel/Runtime/ThreadPool.h"
 #include "tessel/Target/Registration.h"
@@ -83,7 +82,7 @@ loadedKernel(llvm::Expected<std::optional<runtime::CacheEntry>> entry) {
 } // namespace
 
 PYBIND11_MODULE(_C, m) {
-  m.doc() = "Tessel compiler core: tile IR builder, CPU compiler, launcher";
+  m.doc() = "Tessel compiler core: tile IR builder, targets, launcher";
 
   py::register_exception<CompileError>(m, "CompileError");
   py::register_exception<BackendError>(m, "BackendError");
@@ -313,7 +312,7 @@ PYBIND11_MODULE(_C, m) {
          const py::dict &options) {
         return compileKernel(builder, target, options);
       },
-      py::arg("builder"), py::arg("target") = "cpu",
+      py::arg("builder"), py::arg("target"),
       py::arg("options") = py::dict());
   m.def("num_threads", [] { return runtime::ThreadPool::global().size(); });
   bindLauncher(m);

@@ -1,9 +1,9 @@
 //===- CPUTarget.cpp - The CPU backend behind the target seam -------------===//
 #include "tessel/Target/CPU/CPUTarget.h"
 
-#include "tessel/Runtime/ObjectLoader.h"
 #include "tessel/Runtime/ThreadPool.h"
 #include "tessel/Target/CPU/CPUCompiler.h"
+#include "tessel/Target/CPU/ObjectLoader.h"
 #include "tessel/Target/Target.h"
 
 using namespace tessel;
@@ -14,13 +14,13 @@ namespace {
 /// A CPU kernel linked into this process: programs run on the thread pool.
 class CPUKernel : public LoadedKernel {
 public:
-  explicit CPUKernel(runtime::CPUEntry entry) : entry(entry) {}
+  explicit CPUKernel(cpu::CPUEntry entry) : entry(entry) {}
 
   void launch(int64_t gx, int64_t gy, int64_t gz, void **argv) const override {
     int64_t total = gx * gy * gz;
     if (total == 0)
       return;
-    runtime::CPUEntry fn = entry;
+    cpu::CPUEntry fn = entry;
     runtime::ThreadPool::global().parallelFor(
         total, [&](int64_t begin, int64_t end) {
           fn(argv, begin, end, int32_t(gx), int32_t(gy), int32_t(gz));
@@ -28,7 +28,7 @@ public:
   }
 
 private:
-  runtime::CPUEntry entry;
+  cpu::CPUEntry entry;
 };
 
 class CPUTarget : public Target {
@@ -69,8 +69,8 @@ public:
           "kernel " + kernel.name + " was compiled for another CPU (" +
               kernel.target + ") and cannot run on this one");
     std::string error;
-    runtime::CPUEntry entry =
-        runtime::loadCPUObject(kernel.object, kernel.entryName, error);
+    cpu::CPUEntry entry =
+        cpu::loadCPUObject(kernel.object, kernel.entryName, error);
     if (!entry)
       return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                      "loading kernel " + kernel.name +

@@ -1,5 +1,5 @@
 //===- ObjectLoader.cpp - Loads kernel objects into the process -----------===//
-#include "tessel/Runtime/ObjectLoader.h"
+#include "tessel/Target/CPU/ObjectLoader.h"
 
 #include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
@@ -10,7 +10,7 @@
 #include <memory>
 #include <mutex>
 
-using namespace tessel::runtime;
+using namespace tessel::cpu;
 
 namespace {
 std::mutex jitMutex;
@@ -34,7 +34,7 @@ llvm::orc::LLJIT *getJIT(std::string &error) {
 }
 } // namespace
 
-CPUEntry tessel::runtime::loadCPUObject(const std::string &object,
+CPUEntry tessel::cpu::loadCPUObject(const std::string &object,
                                         const std::string &entryName,
                                         std::string &error) {
   std::lock_guard<std::mutex> lock(jitMutex);

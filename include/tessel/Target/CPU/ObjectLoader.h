@@ -1,11 +1,11 @@
 //===- ObjectLoader.h - Loads kernel objects into the process --*- C++ -*-===//
-#ifndef TESSEL_RUNTIME_OBJECTLOADER_H
-#define TESSEL_RUNTIME_OBJECTLOADER_H
+#ifndef TESSEL_TARGET_CPU_OBJECTLOADER_H
+#define TESSEL_TARGET_CPU_OBJECTLOADER_H
 
 #include <cstdint>
 #include <string>
 
-namespace tessel::runtime {
+namespace tessel::cpu {
 
 /// The launch entry of a CPU kernel: runs programs [begin, end) of a
 /// gx * gy * gz grid; argv[i] points to the value of kernel argument i.
@@ -18,6 +18,6 @@ using CPUEntry = void (*)(void **argv, int64_t begin, int64_t end, int32_t gx,
 CPUEntry loadCPUObject(const std::string &object, const std::string &entryName,
                        std::string &error);
 
-} // namespace tessel::runtime
+} // namespace tessel::cpu
 
-#endif // TESSEL_RUNTIME_OBJECTLOADER_H
+#endif // TESSEL_TARGET_CPU_OBJECTLOADER_H
