@@ -190,3 +190,23 @@ def test_sin_cos_accurate_for_large_arguments(rng, magnitude):
     _sin_cos[(1,)](x, s, c, N=1024)
     np.testing.assert_allclose(s, np.sin(x.astype(np.float64)), rtol=0, atol=2.5e-7)
     np.testing.assert_allclose(c, np.cos(x.astype(np.float64)), rtol=0, atol=2.5e-7)
+
+
+@triton.jit
+def _u64_to_float(x_ptr, big_ptr, f32_ptr, f64_ptr, N: tl.constexpr):
+    o = tl.arange(0, N)
+    v = tl.full([N], 1, tl.uint64) ^ tl.load(x_ptr + o)  # int32 sign-extended to uint64
+    tl.store(f32_ptr + o, v.to(tl.float32))
+    tl.store(f64_ptr + o, tl.load(big_ptr + o).to(tl.float64))
+
+
+def test_uint64_to_float_of_sign_extended_values(rng):
+    # seed 9, kernel 328: uitofp(sext i32 to i64) was narrowed by LLVM to a conversion of the zero-extended i32.
+    x = rng.integers(-2**31, 2**31, 64).astype(np.int32)
+    big = rng.integers(0, 2**64, 64, dtype=np.uint64)
+    big[:4] = [2**63, 2**64 - 1, 2**63 + 1, 2**53 + 1]
+    f32, f64 = np.zeros(64, np.float32), np.zeros(64, np.float64)
+    _u64_to_float[(1,)](x, big, f32, f64, N=64)
+    as_u64 = x.astype(np.int64).astype(np.uint64) ^ np.uint64(1)
+    np.testing.assert_array_equal(f32, as_u64.astype(np.float32))
+    np.testing.assert_array_equal(f64, big.astype(np.float64))

@@ -479,7 +479,31 @@ Value truncateFloat(OpBuilder &b, Location loc, Value x, Type to) {
   return arith::TruncFOp::create(b, loc, to, x);
 }
 
+/// u64 to float without uitofp: LLVM 22 narrows uitofp(sext x to i64) to
+/// uitofp of the narrow x (vectorized loops), which zero-extends what should
+/// be sign-extended (int32 -1000 as uint64 became 4.29e9, not 1.8e19). Values
+/// below 2^63 convert as signed; larger ones are halved first, keeping the
+/// lowest bit sticky so the rounding is the same.
+Value unsignedToFloat(OpBuilder &b, Location loc, Value x, Type to) {
+  Type i64 = x.getType();
+  auto cst = [&](int64_t v) {
+    return arith::ConstantOp::create(b, loc, i64, b.getIntegerAttr(i64, v));
+  };
+  Value small = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, x,
+                                      cst(0));
+  Value half = arith::OrIOp::create(
+      b, loc, arith::ShRUIOp::create(b, loc, x, cst(1)),
+      arith::AndIOp::create(b, loc, x, cst(1)));
+  Value halfF = arith::SIToFPOp::create(b, loc, to, half);
+  Value big = arith::AddFOp::create(b, loc, halfF, halfF);
+  return arith::SelectOp::create(b, loc, small,
+                                 arith::SIToFPOp::create(b, loc, to, x), big);
+}
+
 Value KernelLowering::cloneScalarOp(Operation *op, ValueRange operands) {
+  if (isa<arith::UIToFPOp>(op) && operands[0].getType().isInteger(64))
+    return unsignedToFloat(b, op->getLoc(), operands[0],
+                           getElementTypeOrSelf(op->getResult(0).getType()));
   if (auto trunc = dyn_cast<arith::TruncFOp>(op))
     return truncateFloat(b, op->getLoc(), operands[0],
                          getElementTypeOrSelf(trunc.getType()));

@@ -402,3 +402,18 @@ func.func @reshape(%x: !tile.ptr<i32> {tile.noalias}) attributes {tile.kernel} {
   tile.store %p, %u : tensor<32x1x!tile.ptr<i32>>, tensor<32x1xi32>
   return
 }
+
+// -----
+
+// uint64 to float never reaches LLVM as uitofp (LLVM 22 narrows uitofp of a
+// sign-extended value to the narrow value's, losing the sign extension).
+// CHECK-LABEL: func.func private @u64_to_f32
+// CHECK-NOT: arith.uitofp
+// CHECK: arith.sitofp
+// CHECK: arith.select
+// CHECK-NOT: arith.uitofp
+func.func @u64_to_f32(%o: !tile.ptr<f32>, %x: i64) attributes {tile.kernel} {
+  %f = arith.uitofp %x : i64 to f32
+  tile.store %o, %f : !tile.ptr<f32>, f32
+  return
+}
