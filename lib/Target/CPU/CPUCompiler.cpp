@@ -245,7 +245,6 @@ llvm::Error compileModule(ModuleOp module, const CPUModel &model,
     return diagnostics.fail("the module has no kernel function");
   result.name = kernel.getName().str();
   result.entryName = cpuEntryName(kernel.getName());
-  result.options = options.str();
   for (unsigned i : writtenArguments(kernel))
     result.writes.push_back(i);
   result.stages.push_back({"ttir", print(module)});

@@ -141,11 +141,10 @@ class JITFunction:
                 raise ValueError(f"{option}: {item!r} is not a parameter (name or index) of {self.fn.__name__}")
         return frozenset(names)
 
-    def _compile(self, arg_types: list[str], constexprs: dict[str, Any], target: str = "cpu",
-                 options: dict[str, Any] | None = None) -> Any:
+    def _compile(self, arg_types: list[str], constexprs: dict[str, Any], target: str,
+                 options: dict[str, Any]) -> Any:
         """The kernel for this specialization, target and options: from the kernel cache (on disk, then shared),
         else compiled and added to it."""
-        options = options or {}
         key = self.cache_key(arg_types, constexprs, target, options)
         kernel = kernel_cache.load(key)
         if kernel is not None:
@@ -159,13 +158,13 @@ class JITFunction:
         kernel_cache.store(key, kernel)
         return kernel
 
-    def cache_key(self, arg_types: Sequence[str], constexprs: dict[str, Any], target: str = "cpu",
-                  options: dict[str, Any] | None = None) -> str:
+    def cache_key(self, arg_types: Sequence[str], constexprs: dict[str, Any], target: str,
+                  options: dict[str, Any]) -> str:
         """The on-disk cache key: the compiler (its build id, tessel's own Python), the target (all that changes its
         code) and the compile options, this kernel's source and everything it reaches (@jit functions, constexpr
         globals), the specialization and the constexprs."""
         parts = [f"python:{_package_hash()}", f"target:{_C.parse_target(target)}:{_C.target_description(target)}",
-                 f"options:{_C.compile_options(options or {})}", *self._dependencies().sources,
+                 f"options:{_C.compile_options(options)}", *self._dependencies().sources,
                  *(f"global:{name}={_stable_repr(value)}" for name, value in self._global_values()),
                  "args:" + ",".join(arg_types),
                  *(f"constexpr:{name}={type(v).__name__}:{_stable_repr(v)}" for name, v in constexprs.items())]

@@ -38,7 +38,7 @@ std::string describeModel(const CPUModel &model);
 bool runsOnHost(const CPUModel &model);
 
 /// Compiles the one kernel in `module` (tile IR) for `model` with
-/// `options` into `result` (every field but the target's name).
+/// `options` into `result` (every field but the target's name and options).
 llvm::Error compileModule(mlir::ModuleOp module, const CPUModel &model,
                           const target::CompileOptions &options,
                           runtime::CacheEntry &result);
