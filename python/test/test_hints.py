@@ -19,7 +19,7 @@ def _hinted_copy_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
     pid = tl.program_id(0)
     start = tl.multiple_of(pid * BLOCK, BLOCK)
     offs = tl.max_contiguous(tl.multiple_of(start + tl.arange(0, BLOCK), BLOCK), BLOCK)
-    tl.core.assume(n % 16 == 0)
+    tl.assume(n % 16 == 0)
     mask = offs < n
     x = tl.load(x_ptr + offs, mask=mask, cache_modifier=".cg", eviction_policy="evict_last")
     tl.store(y_ptr + offs, x * 2, mask=mask, cache_modifier=".cs", eviction_policy="evict_first")
@@ -174,7 +174,7 @@ def _hint_zero_kernel(x_ptr):
 @triton.jit
 def _assume_block_kernel(x_ptr):
     offs = tl.arange(0, 16)
-    tl.core.assume(offs < 16)
+    tl.assume(offs < 16)
     tl.store(x_ptr + offs, tl.load(x_ptr + offs))
 
 

@@ -1,6 +1,6 @@
 """`tessel.language` (imported as `tl`): the kernel DSL, source-compatible with `triton.language`."""
 from . import core, math, standard
-from .core import (abs, arange, bfloat16, block_type, broadcast_to, cast, ceil, constexpr, cos, div_rn, dot, dtype,
+from .core import (abs, arange, assume, bfloat16, block_type, broadcast_to, cast, ceil, constexpr, cos, div_rn, dot, dtype,
                    erf, exp, exp2, expand_dims, fdiv, float16, float32, float64, floor, full, int1, int8, int16, int32,
                    int64, load, log, log2, max_constancy, max_contiguous, maximum, minimum, multiple_of, num_programs,
                    permute, pointer_type, program_id, range, reduce, reshape, rsqrt, sigmoid, sin, sqrt, sqrt_rn,
@@ -9,7 +9,7 @@ from .core import (abs, arange, bfloat16, block_type, broadcast_to, cast, ceil, 
 from .standard import argmax, argmin, cdiv, max, min, softmax, sum
 
 __all__ = [
-    "abs", "arange", "argmax", "argmin", "bfloat16", "block_type", "broadcast_to", "cast", "cdiv", "ceil",
+    "abs", "arange", "argmax", "argmin", "assume", "bfloat16", "block_type", "broadcast_to", "cast", "cdiv", "ceil",
     "constexpr", "core", "cos", "div_rn", "dot", "dtype", "erf", "exp", "exp2", "expand_dims", "fdiv", "float16",
     "float32", "float64", "floor", "full", "int1", "int8", "int16", "int32", "int64", "load", "log", "log2", "math",
     "max", "max_constancy", "max_contiguous", "maximum", "min", "minimum", "multiple_of", "num_programs", "permute",
