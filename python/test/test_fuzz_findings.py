@@ -210,3 +210,18 @@ def test_uint64_to_float_of_sign_extended_values(rng):
     as_u64 = x.astype(np.int64).astype(np.uint64) ^ np.uint64(1)
     np.testing.assert_array_equal(f32, as_u64.astype(np.float32))
     np.testing.assert_array_equal(f64, big.astype(np.float64))
+
+
+@triton.jit
+def _i16_or_u32_to_float(x_ptr, out_ptr, N: tl.constexpr):
+    o = tl.arange(0, N)
+    tl.store(out_ptr + o, tl.load(x_ptr + o) | tl.full([N], 3, tl.uint32))
+
+
+def test_uint32_to_float_of_sign_extended_values(rng):
+    # seed 11, kernel 135: int16 -1 promoted to uint32 (sign-extended: 0xFFFFFFFF) converted to float as 65535.
+    x = rng.integers(-2**15, 2**15, 64).astype(np.int16)
+    out = np.zeros(64, np.float32)
+    _i16_or_u32_to_float[(1,)](x, out, N=64)
+    expected = (x.astype(np.int64).astype(np.uint32) | np.uint32(3)).astype(np.float32)
+    np.testing.assert_array_equal(out, expected)

@@ -479,11 +479,12 @@ Value truncateFloat(OpBuilder &b, Location loc, Value x, Type to) {
   return arith::TruncFOp::create(b, loc, to, x);
 }
 
-/// u64 to float without uitofp: LLVM 22 narrows uitofp(sext x to i64) to
+/// Unsigned to float without uitofp: LLVM 22 narrows uitofp(sext x) to
 /// uitofp of the narrow x (vectorized loops), which zero-extends what should
-/// be sign-extended (int32 -1000 as uint64 became 4.29e9, not 1.8e19). Values
-/// below 2^63 convert as signed; larger ones are halved first, keeping the
-/// lowest bit sticky so the rounding is the same.
+/// be sign-extended (int32 -1000 as uint64 became 4.29e9, not 1.8e19; int16 -1
+/// as uint32 became 65535). Values below 2^63 convert as signed; larger ones
+/// are halved first, keeping the lowest bit sticky so the rounding is the
+/// same.
 Value unsignedToFloat(OpBuilder &b, Location loc, Value x, Type to) {
   Type i64 = x.getType();
   auto cst = [&](int64_t v) {
@@ -501,9 +502,14 @@ Value unsignedToFloat(OpBuilder &b, Location loc, Value x, Type to) {
 }
 
 Value KernelLowering::cloneScalarOp(Operation *op, ValueRange operands) {
-  if (isa<arith::UIToFPOp>(op) && operands[0].getType().isInteger(64))
-    return unsignedToFloat(b, op->getLoc(), operands[0],
+  if (isa<arith::UIToFPOp>(op)) {
+    Value x = operands[0];
+    // Narrower unsigned values widen to i64 first (exactly), then convert.
+    if (!x.getType().isInteger(64))
+      x = arith::ExtUIOp::create(b, op->getLoc(), b.getI64Type(), x);
+    return unsignedToFloat(b, op->getLoc(), x,
                            getElementTypeOrSelf(op->getResult(0).getType()));
+  }
   if (auto trunc = dyn_cast<arith::TruncFOp>(op))
     return truncateFloat(b, op->getLoc(), operands[0],
                          getElementTypeOrSelf(trunc.getType()));
