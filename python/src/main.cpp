@@ -63,9 +63,8 @@ std::unique_ptr<Kernel> compileKernel(TileBuilder &builder,
     throw BackendError(llvm::toString(parts.takeError()));
   for (const DType &type : builder.getSignature())
     parts->signature.push_back(type.str());
-  // Code for another machine (another CPU model, or explicit features) is
-  // compiled ahead of time, not loaded.
-  bool load = t.canRun() && !compileOptions.extra.count("features");
+  // Code for another machine is compiled ahead of time, not loaded.
+  bool load = t.canRun(*parts);
   return std::make_unique<Kernel>(std::move(*parts), load);
 }
 

@@ -80,7 +80,12 @@ public:
   compile(mlir::ModuleOp module, const CompileOptions &options) const = 0;
   /// Whether kernels compiled for this target can run in this process.
   virtual bool canRun() const = 0;
-  /// Makes a compiled kernel launchable (only where canRun()).
+  /// Whether this compiled kernel can run in this process (its options may
+  /// ask for code that does not: the CPU's explicit "features").
+  virtual bool canRun(const runtime::CacheEntry &kernel) const {
+    return canRun();
+  }
+  /// Makes a compiled kernel launchable (only where canRun(kernel)).
   virtual llvm::Expected<std::unique_ptr<LoadedKernel>>
   load(const runtime::CacheEntry &kernel) const = 0;
 

@@ -61,9 +61,14 @@ public:
 
   bool canRun() const override { return cpu::runsOnHost(model); }
 
+  bool canRun(const runtime::CacheEntry &kernel) const override {
+    // Explicit features are for another machine, compiled ahead of time.
+    return canRun() && kernel.options.find(",features=") == std::string::npos;
+  }
+
   llvm::Expected<std::unique_ptr<LoadedKernel>>
   load(const runtime::CacheEntry &kernel) const override {
-    if (!canRun())
+    if (!canRun(kernel))
       return llvm::createStringError(
           llvm::inconvertibleErrorCode(),
           "kernel " + kernel.name + " was compiled for another CPU (" +

@@ -18,10 +18,6 @@ class DeviceTarget:
 class CPUBackend:
     name = "cpu"
 
-    def current_target(self) -> str:
-        """The target kernels compile for on this machine."""
-        return "cpu"
-
     def device_target(self) -> DeviceTarget:
         return DeviceTarget("cpu", "", 1)
 
@@ -37,8 +33,3 @@ class CPUBackend:
         return {"multiprocessor_count": threads, "max_shared_mem": 1 << 22, "max_num_regs": 1 << 16,
                 "warpSize": 1, "sm_clock_rate": 0, "mem_clock_rate": 0, "mem_bus_width": 0,
                 "cpu_count": os.cpu_count() or threads}
-
-    def holds(self, value: Any) -> bool:
-        """Whether an array argument lives where this backend's kernels can read it (host memory)."""
-        device = getattr(value, "device", None)
-        return getattr(device, "type", "cpu") == "cpu" and not hasattr(value, "__cuda_array_interface__")
