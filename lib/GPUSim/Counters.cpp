@@ -10,7 +10,10 @@ const char *instClassName(InstClass c) {
       "int_arith",  "float_arith",  "special",     "convert",     "move",
       "logic",      "compare",      "load_global", "store_global", "load_shared",
       "store_shared", "load_param", "load_local",  "store_local", "atomic",
-      "warp",       "barrier",      "control",     "other"};
+      "warp",       "barrier",      "control",     "tensor_core",
+      "async_copy", "other"};
+  static_assert(sizeof(names) / sizeof(names[0]) == size_t(InstClass::Count),
+                "one name per instruction class");
   return names[size_t(c)];
 }
 
@@ -30,6 +33,7 @@ void Counters::add(const Counters &o) {
   sharedStoreRequests += o.sharedStoreRequests;
   sharedStoreWavefronts += o.sharedStoreWavefronts;
   barriers += o.barriers;
+  asyncCopyBytes += o.asyncCopyBytes;
   ctas += o.ctas;
   warps += o.warps;
 }
@@ -51,6 +55,7 @@ std::map<std::string, uint64_t> Counters::toMap() const {
   m["shared_store_requests"] = sharedStoreRequests;
   m["shared_store_wavefronts"] = sharedStoreWavefronts;
   m["barriers"] = barriers;
+  m["async_copy_bytes"] = asyncCopyBytes;
   m["ctas"] = ctas;
   m["warps"] = warps;
   return m;

@@ -434,7 +434,7 @@ void Parser::decodeOne(RawInst &ri) {
   inst.hasGuard = ri.hasGuard;
   inst.guardNeg = ri.guardNeg;
   inst.guard = ri.guard;
-  if (ri.ops.size() > 6)
+  if (ri.ops.size() > kMaxOperands)
     fail("too many operands", ri.line);
   inst.nops = uint8_t(ri.ops.size());
   for (size_t o = 0; o < ri.ops.size(); ++o) {
@@ -676,9 +676,8 @@ RawOperand Parser::parseOperand(size_t b, size_t e, uint32_t line,
     o.kind = OpKind::Vec;
     size_t i = b + 1;
     while (i < e && toks_[i].text != "}") {
-      if (o.vecLen == 4)
-        fail("vector operands have at most 4 elements", line);
-      o.vec[o.vecLen++] = regOrSink(toks_[i]);
+      o.vec.push_back(regOrSink(toks_[i]));
+      ++o.vecLen;
       ++i;
       if (toks_[i].text == ",")
         ++i;

@@ -24,6 +24,8 @@ struct Counters {
   uint64_t sharedLoadRequests = 0, sharedLoadWavefronts = 0;
   uint64_t sharedStoreRequests = 0, sharedStoreWavefronts = 0;
   uint64_t barriers = 0; // CTA-wide barrier completions
+  // Bytes copied global->shared by cp.async and TMA (cp.async.bulk).
+  uint64_t asyncCopyBytes = 0;
   uint64_t ctas = 0, warps = 0;
 
   void add(const Counters &o);

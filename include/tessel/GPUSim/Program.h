@@ -45,16 +45,17 @@ enum class OpKind : uint8_t {
 };
 
 constexpr uint32_t kNoReg = ~0u;
+constexpr unsigned kMaxOperands = 8;
 
 struct Operand {
   OpKind kind = OpKind::None;
   bool neg = false;          // !%p
-  uint8_t vecLen = 0;
+  uint16_t vecLen = 0;       // Vec: element count (wgmma takes up to 128)
   Sreg sreg = Sreg::TidX;
   uint32_t reg = kNoReg;     // Reg; Addr base (kNoReg: absolute)
   uint32_t reg2 = kNoReg;    // second destination of `%p|%q`
   uint64_t imm = 0;          // Imm bits; Addr constant offset; Label index
-  uint32_t vec[4] = {kNoReg, kNoReg, kNoReg, kNoReg};
+  std::vector<uint32_t> vec; // Vec elements (kNoReg for the sink `_`)
   // Before decoding finishes: literal facts needed to convert immediates.
   bool immIsFloat = false;
   uint8_t immFloatWidth = 0; // 32 for 0f..., 64 for 0d..., 0 for decimal
@@ -68,7 +69,8 @@ struct Operand {
 enum class InstClass : uint8_t {
   IntArith, FloatArith, Special, Convert, Move, Logic, Compare,
   LoadGlobal, StoreGlobal, LoadShared, StoreShared, LoadParam, LoadLocal,
-  StoreLocal, Atomic, Warp, Barrier, Control, Other, Count
+  StoreLocal, Atomic, Warp, Barrier, Control, TensorCore, AsyncCopy, Other,
+  Count
 };
 const char *instClassName(InstClass c);
 
@@ -96,7 +98,7 @@ struct Inst {
   uint32_t reconverge = 0; // immediate post-dominator (branches)
   uint32_t line = 0;       // PTX line
   uint32_t locFile = 0, locLine = 0, locCol = 0; // last .loc
-  Operand ops[6];
+  Operand ops[kMaxOperands];
 };
 
 enum class Rounding : uint8_t { None, RN, RZ, RM, RP, RNA, RNI, RZI, RMI, RPI };
