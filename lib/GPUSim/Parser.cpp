@@ -15,6 +15,7 @@
 #include "tessel/GPUSim/Memory.h"
 #include "tessel/GPUSim/Program.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <unordered_map>
@@ -477,7 +478,20 @@ void Parser::decodeOne(RawInst &ri) {
                                                     : nd - dot - 1));
     dot = nd;
   }
-  auto f = decoders().find(in.base);
+  // The longest registered dotted prefix names the decoder ("cp.async.bulk"
+  // before "cp.async" before "cp"); the modifiers it spells are consumed.
+  auto f = decoders().end();
+  for (size_t n = std::min<size_t>(in.mods.size(), 3) + 1; n-- > 0;) {
+    std::string key = in.base;
+    for (size_t i = 0; i < n; ++i)
+      key += "." + in.mods[i];
+    f = decoders().find(key);
+    if (f != decoders().end()) {
+      in.base = key;
+      in.mods.erase(in.mods.begin(), in.mods.begin() + n);
+      break;
+    }
+  }
   if (f == decoders().end())
     in.fail("unknown instruction '" + in.base + "'");
   f->second(in, inst);
