@@ -1,0 +1,295 @@
+//===- LinearLayoutTest.cpp - GPU layouts as GF(2) linear maps ------------===//
+//
+// Each layout kind is checked exhaustively against a reference written here
+// from its definition with integer division and remainders (blocked layouts,
+// swizzles) or from the PTX ISA's fragment table (the mma.sync accumulator),
+// never from LinearLayout's own algebra.
+//
+//===----------------------------------------------------------------------===//
+#include "tessel/Dialect/TileGPU/IR/LinearLayout.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+
+using namespace tessel::gpu;
+
+namespace {
+
+using Coord = std::vector<int32_t>;
+
+/// The element a blocked layout gives (register, lane, warp), by the classic
+/// definition: per dimension, elem + spt * (lane_d + tpw * (warp_d + wpc *
+/// rep_d)), wrapped to the shape; lane, warp and the register's repetition
+/// index split over dimensions fastest-first in `order`.
+Coord blockedReference(const Coord &shape, const Coord &spt, const Coord &tpw,
+                       const Coord &wpc, const std::vector<unsigned> &order,
+                       int reg, int lane, int warp) {
+  size_t r = shape.size();
+  Coord reps(r);
+  for (size_t d = 0; d < r; ++d) {
+    int tile = spt[d] * tpw[d] * wpc[d];
+    reps[d] = shape[d] > tile ? shape[d] / tile : 1;
+  }
+  Coord elem(r), laneD(r), warpD(r), repD(r);
+  int regInTile = reg, repIndex = reg;
+  int perThread = 1;
+  for (size_t d = 0; d < r; ++d)
+    perThread *= spt[d];
+  regInTile = reg % perThread;
+  repIndex = reg / perThread;
+  for (unsigned d : order) {
+    elem[d] = regInTile % spt[d];
+    regInTile /= spt[d];
+    laneD[d] = lane % tpw[d];
+    lane /= tpw[d];
+    warpD[d] = warp % wpc[d];
+    warp /= wpc[d];
+  }
+  for (unsigned d : order) {
+    repD[d] = repIndex % reps[d];
+    repIndex /= reps[d];
+  }
+  Coord out(r);
+  for (size_t d = 0; d < r; ++d)
+    out[d] = (elem[d] + spt[d] * (laneD[d] + tpw[d] * (warpD[d] + wpc[d] * repD[d]))) %
+             shape[d];
+  return out;
+}
+
+struct BlockedCase {
+  Coord shape, spt, tpw, wpc;
+  std::vector<unsigned> order;
+};
+
+void checkBlocked(const BlockedCase &c) {
+  LinearLayout l = blockedLayout(c.shape, c.spt, c.tpw, c.wpc, c.order);
+  int regs = l.inSize(kRegister), lanes = l.inSize(kLane),
+      warps = l.inSize(kWarp);
+  int threads = 1, warpCount = 1;
+  for (size_t d = 0; d < c.shape.size(); ++d) {
+    threads *= c.tpw[d];
+    warpCount *= c.wpc[d];
+  }
+  ASSERT_EQ(lanes, threads);
+  ASSERT_EQ(warps, warpCount);
+  std::map<Coord, int> seen;
+  for (int reg = 0; reg < regs; ++reg)
+    for (int lane = 0; lane < lanes; ++lane)
+      for (int warp = 0; warp < warps; ++warp) {
+        Coord got = l.apply({{kRegister, reg}, {kLane, lane}, {kWarp, warp}});
+        Coord want = blockedReference(c.shape, c.spt, c.tpw, c.wpc, c.order,
+                                      reg, lane, warp);
+        ASSERT_EQ(got, want) << "reg " << reg << " lane " << lane << " warp "
+                             << warp << "\n"
+                             << l.str();
+        seen[got]++;
+      }
+  // Every element is held; each the same number of times.
+  int64_t elems = 1;
+  for (int32_t s : c.shape)
+    elems *= s;
+  ASSERT_EQ(int64_t(seen.size()), elems);
+  EXPECT_TRUE(l.isSurjective());
+  int copies = seen.begin()->second;
+  for (auto &[coord, n] : seen)
+    ASSERT_EQ(n, copies);
+  EXPECT_EQ(l.isInjective(), copies == 1);
+}
+
+} // namespace
+
+TEST(LinearLayout, IdentityAndZeros) {
+  LinearLayout id = LinearLayout::identity1D(16, kLane, "dim0");
+  for (int i = 0; i < 16; ++i)
+    EXPECT_EQ(id.apply({{kLane, i}})[0], i);
+  EXPECT_TRUE(id.isInvertible());
+  LinearLayout z = LinearLayout::zeros1D(8, kWarp, "dim0");
+  for (int i = 0; i < 8; ++i)
+    EXPECT_EQ(z.apply({{kWarp, i}})[0], 0);
+  EXPECT_FALSE(z.isInjective());
+  EXPECT_EQ(z.freeBits(kWarp), 7u);
+}
+
+TEST(LinearLayout, RejectsBadInput) {
+  EXPECT_THROW(LinearLayout::identity1D(12, kLane, "dim0"),
+               std::invalid_argument);
+  EXPECT_THROW(LinearLayout({{kLane, {{4}}}}, {{"dim0", 4}}),
+               std::invalid_argument);
+  EXPECT_THROW(blockedLayout({48}, {1}, {32}, {4}, {0}), std::invalid_argument);
+  EXPECT_THROW(LinearLayout::identity1D(4, kLane, "dim0")
+                   .compose(LinearLayout::identity1D(8, "dim0", "x")),
+               std::invalid_argument);
+  EXPECT_THROW(LinearLayout::zeros1D(4, kLane, "dim0", 4).invert(),
+               std::invalid_argument);
+}
+
+TEST(LinearLayout, BlockedExhaustive1D) {
+  for (int32_t n : {1, 2, 16, 64, 128, 256, 1024, 4096})
+    for (int32_t spt : {1, 2, 4, 8})
+      for (int32_t warps : {1, 2, 4, 8})
+        checkBlocked({{n}, {spt}, {32}, {warps}, {0}});
+}
+
+TEST(LinearLayout, BlockedExhaustive2D) {
+  std::vector<Coord> shapes = {{1, 1},   {1, 64}, {64, 1},  {16, 16},
+                               {32, 64}, {128, 8}, {8, 128}, {64, 64}};
+  std::vector<std::pair<Coord, Coord>> threadSplits = {
+      {{1, 4}, {32, 1}}, {{4, 1}, {8, 4}}, {{1, 8}, {4, 8}},
+      {{2, 2}, {16, 2}}, {{1, 1}, {2, 16}}};
+  std::vector<Coord> warpSplits = {{1, 1}, {4, 1}, {1, 4}, {2, 2}, {8, 1}};
+  for (auto &shape : shapes)
+    for (auto &[spt, tpw] : threadSplits)
+      for (auto &wpc : warpSplits)
+        for (std::vector<unsigned> order :
+             {std::vector<unsigned>{1, 0}, std::vector<unsigned>{0, 1}})
+          checkBlocked({shape, spt, tpw, wpc, order});
+}
+
+TEST(LinearLayout, Blocked3D) {
+  checkBlocked({{4, 8, 16}, {1, 1, 4}, {2, 4, 4}, {2, 1, 2}, {2, 1, 0}});
+  checkBlocked({{2, 32, 8}, {2, 1, 2}, {1, 8, 4}, {1, 4, 1}, {0, 2, 1}});
+}
+
+TEST(LinearLayout, MmaAccumulatorMatchesPtxIsaTable) {
+  // PTX ISA, mma.m16n8k16 (and k8/k32) accumulator fragment: groupID =
+  // laneid >> 2, threadID_in_group = laneid % 4; ci for i < 2 is at row
+  // groupID, col threadID_in_group * 2 + (i & 1); for i >= 2 at row
+  // groupID + 8.
+  for (Coord warps : {Coord{1, 1}, Coord{2, 2}, Coord{4, 1}, Coord{1, 4},
+                      Coord{2, 1}}) {
+    for (Coord shape : {Coord{16, 8}, Coord{64, 64}, Coord{128, 32},
+                        Coord{32, 128}}) {
+      if (shape[0] < 16 * warps[0] || shape[1] < 8 * warps[1])
+        continue;
+      LinearLayout l = mmaAccumulatorLayout(shape, warps);
+      EXPECT_TRUE(l.isInvertible()) << l.str();
+      int repN = shape[1] / (8 * warps[1]);
+      for (int warp = 0; warp < warps[0] * warps[1]; ++warp)
+        for (int lane = 0; lane < 32; ++lane)
+          for (int reg = 0; reg < l.inSize(kRegister); ++reg) {
+            int i = reg % 4, rep = reg / 4;
+            int wn = warp % warps[1], wm = warp / warps[1];
+            int rn = rep % repN, rm = rep / repN;
+            int row = (lane >> 2) + (i >= 2 ? 8 : 0) + 16 * (wm + warps[0] * rm);
+            int col = (lane % 4) * 2 + (i & 1) + 8 * (wn + warps[1] * rn);
+            Coord got = l.apply({{kRegister, reg}, {kLane, lane}, {kWarp, warp}});
+            ASSERT_EQ(got, (Coord{row, col}))
+                << "warp " << warp << " lane " << lane << " reg " << reg;
+          }
+    }
+  }
+}
+
+TEST(LinearLayout, SwizzleMatchesXorDefinition) {
+  // Physical offset = row * cols + ((chunk ^ ((row / perPhase) % maxPhase))
+  // * vec + col % vec) for logical (row, col), chunk = col / vec.
+  for (int32_t cols : {16, 32, 64})
+    for (int32_t vec : {1, 2, 4, 8})
+      for (int32_t perPhase : {1, 2, 4})
+        for (int32_t maxPhase : {1, 2, 4, 8}) {
+          if (vec * maxPhase > cols)
+            continue;
+          int32_t rows = 32;
+          LinearLayout l = swizzledSharedLayout(rows, cols, vec, perPhase, maxPhase);
+          ASSERT_TRUE(l.isInvertible());
+          for (int row = 0; row < rows; ++row)
+            for (int col = 0; col < cols; ++col) {
+              int chunk = col / vec;
+              int phys = row * cols +
+                         (chunk ^ ((row / perPhase) % maxPhase)) * vec + col % vec;
+              Coord got = l.apply({{kOffset, phys}});
+              ASSERT_EQ(got, (Coord{row, col}))
+                  << "offset " << phys << " vec " << vec << " perPhase "
+                  << perPhase << " maxPhase " << maxPhase;
+            }
+        }
+}
+
+TEST(LinearLayout, InverseRoundTrips) {
+  LinearLayout l = blockedLayout({64, 32}, {2, 4}, {8, 4}, {4, 1}, {1, 0});
+  ASSERT_TRUE(l.isInvertible());
+  LinearLayout inv = l.invert();
+  for (int64_t x = 0; x < l.totalInSize(); ++x)
+    ASSERT_EQ(inv.applyFlat(l.applyFlat(x)), x);
+  LinearLayout s = swizzledSharedLayout(64, 64, 8, 1, 8);
+  LinearLayout sinv = s.invert();
+  for (int64_t x = 0; x < s.totalInSize(); ++x)
+    ASSERT_EQ(s.applyFlat(sinv.applyFlat(x)), x);
+}
+
+TEST(LinearLayout, PseudoinverseOfBroadcastLayout) {
+  // 64 elements over 4 warps of 32 lanes: each element is held twice.
+  LinearLayout l = blockedLayout({64}, {1}, {32}, {4}, {0});
+  ASSERT_FALSE(l.isInjective());
+  LinearLayout p = l.pseudoinvert();
+  for (int e = 0; e < 64; ++e) {
+    int64_t hw = p.applyFlat(e);
+    EXPECT_EQ(l.applyFlat(hw), e);
+  }
+}
+
+TEST(LinearLayout, ConversionMapsToHolderOfSameElement) {
+  // A conversion from a blocked layout to the mma accumulator layout of the
+  // same 64x64 tile: each source (reg, lane, warp) maps to a destination
+  // (reg, lane, warp) holding the same element.
+  Coord shape = {64, 64};
+  LinearLayout src = blockedLayout(shape, {1, 4}, {4, 8}, {4, 1}, {1, 0});
+  LinearLayout dst = mmaAccumulatorLayout(shape, {2, 2});
+  LinearLayout conv = src.invertAndCompose(dst);
+  for (int reg = 0; reg < src.inSize(kRegister); ++reg)
+    for (int lane = 0; lane < 32; ++lane)
+      for (int warp = 0; warp < 4; ++warp) {
+        Coord hw = conv.apply({{kRegister, reg}, {kLane, lane}, {kWarp, warp}});
+        Coord d = dst.apply({{kRegister, hw[0]}, {kLane, hw[1]}, {kWarp, hw[2]}});
+        Coord s = src.apply({{kRegister, reg}, {kLane, lane}, {kWarp, warp}});
+        ASSERT_EQ(d, s);
+      }
+}
+
+TEST(LinearLayout, ContiguousRunIsTheVectorWidth) {
+  EXPECT_EQ(blockedLayout({1024}, {4}, {32}, {4}, {0})
+                .contiguousRun(kRegister, "dim0"),
+            4);
+  EXPECT_EQ(blockedLayout({64, 64}, {1, 8}, {8, 4}, {4, 1}, {1, 0})
+                .contiguousRun(kRegister, "dim1"),
+            8);
+  // Repetitions in registers are not contiguous with the first run.
+  EXPECT_EQ(blockedLayout({64, 64}, {1, 8}, {8, 4}, {4, 1}, {1, 0})
+                .contiguousRun(kRegister, "dim0"),
+            1);
+  EXPECT_EQ(mmaAccumulatorLayout({16, 8}, {1, 1}).contiguousRun(kRegister, "dim1"),
+            2);
+}
+
+TEST(LinearLayout, SliceDropsADimension) {
+  // Slicing dim1 away from a [32, 16] blocked layout: the lanes spread
+  // over dim1 become copies.
+  LinearLayout l = blockedLayout({32, 16}, {1, 1}, {8, 4}, {4, 1}, {1, 0});
+  LinearLayout s = l.dropOut(dimName(1));
+  EXPECT_EQ(s.outs().size(), 1u);
+  EXPECT_EQ(s.freeBits(kLane), 0b11u);
+  for (int lane = 0; lane < 32; ++lane)
+    for (int warp = 0; warp < 4; ++warp)
+      EXPECT_EQ(s.apply({{kLane, lane}, {kWarp, warp}})[0],
+                l.apply({{kLane, lane}, {kWarp, warp}})[0]);
+  EXPECT_TRUE(s.isSurjective());
+}
+
+TEST(LinearLayout, ComposeAndFlatten) {
+  LinearLayout l = blockedLayout({16, 16}, {1, 2}, {4, 8}, {4, 1}, {1, 0});
+  LinearLayout flat = l.transposeOuts({dimName(1), dimName(0)}).flattenOuts("linear");
+  for (int64_t x = 0; x < l.totalInSize(); ++x) {
+    int64_t e = l.applyFlat(x); // dim0 bits low, then dim1
+    int64_t r = e & 15, c = e >> 4;
+    ASSERT_EQ(flat.applyFlat(x), r * 16 + c);
+  }
+  LinearLayout back =
+      flat.reshapeOuts({{dimName(1), 16}, {dimName(0), 16}}).transposeOuts({dimName(0), dimName(1)});
+  EXPECT_EQ(back, l);
+  // Composition with an identity on the outputs changes nothing.
+  LinearLayout id = LinearLayout::identity1D(16, dimName(0), dimName(0)) *
+                    LinearLayout::identity1D(16, dimName(1), dimName(1));
+  EXPECT_EQ(l.compose(id), l);
+}
