@@ -157,6 +157,9 @@ const DecoderTable &decoders() {
     registerMemoryOps(t);
     registerControlOps(t);
     registerWarpOps(t);
+    registerTensorCoreOps(t);
+    registerMatrixLoadOps(t);
+    registerAsyncCopyOps(t);
     return t;
   }();
   return table;

@@ -57,6 +57,9 @@ void registerConvertOps(DecoderTable &t);
 void registerMemoryOps(DecoderTable &t);
 void registerControlOps(DecoderTable &t);
 void registerWarpOps(DecoderTable &t);
+void registerTensorCoreOps(DecoderTable &t);
+void registerMatrixLoadOps(DecoderTable &t);
+void registerAsyncCopyOps(DecoderTable &t);
 
 const DecoderTable &decoders();
 

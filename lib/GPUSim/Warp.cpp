@@ -10,6 +10,7 @@ void Warp::start(uint32_t numRegs, uint32_t lanes) {
   done = false;
   stack.assign(1, {0, ~0u, valid});
   regs.assign(size_t(numRegs) * 32, 0);
+  asyncCopies.clear();
 }
 
 bool Warp::settle() {

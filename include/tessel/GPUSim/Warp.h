@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <vector>
 
 namespace tessel::gpusim {
@@ -21,6 +22,19 @@ struct StackEntry {
   uint32_t mask;
 };
 
+/// A cp.async copy in flight: its bytes are read from global memory when it
+/// is issued and land in shared memory when a wait retires its group.
+struct AsyncCopy {
+  uint32_t sharedOffset, size, line;
+  uint8_t bytes[16];
+};
+/// One lane's cp.async state: copies not yet committed, then the committed
+/// groups, oldest first.
+struct LaneAsyncCopies {
+  std::vector<AsyncCopy> open;
+  std::deque<std::vector<AsyncCopy>> groups;
+};
+
 struct Warp {
   uint32_t index = 0;     // warp number in the CTA
   uint32_t valid = 0;     // lanes that exist (a partial last warp has fewer)
@@ -29,6 +43,7 @@ struct Warp {
   bool done = false;
   std::vector<StackEntry> stack;
   std::vector<uint64_t> regs; // [register][lane]
+  std::vector<LaneAsyncCopies> asyncCopies; // per lane; empty before any cp.async
 
   void start(uint32_t numRegs, uint32_t lanes);
   /// Pops finished entries; false when no thread is left to run.
