@@ -293,3 +293,98 @@ TEST(LinearLayout, ComposeAndFlatten) {
                     LinearLayout::identity1D(16, dimName(1), dimName(1));
   EXPECT_EQ(l.compose(id), l);
 }
+
+namespace {
+int64_t rowMajor(const Coord &c, const Coord &shape) {
+  int64_t i = 0;
+  for (size_t d = 0; d < c.size(); ++d)
+    i = i * shape[d] + c[d];
+  return i;
+}
+Coord fromRowMajor(int64_t i, const Coord &shape) {
+  Coord c(shape.size());
+  for (size_t d = shape.size(); d-- > 0;) {
+    c[d] = int32_t(i % shape[d]);
+    i /= shape[d];
+  }
+  return c;
+}
+Coord hwAt(const LinearLayout &l, int reg, int lane, int warp) {
+  return l.apply({{kRegister, reg}, {kLane, lane}, {kWarp, warp}});
+}
+} // namespace
+
+TEST(LinearLayout, DefaultLayoutsCoverEveryShape) {
+  for (Coord shape : {Coord{1}, Coord{2}, Coord{32}, Coord{128}, Coord{1024},
+                      Coord{65536}, Coord{1, 1}, Coord{1, 128}, Coord{128, 1},
+                      Coord{16, 16}, Coord{64, 128}, Coord{2, 4, 8}})
+    for (int warps : {1, 2, 4, 8}) {
+      LinearLayout l = defaultBlockedLayout(shape, warps);
+      EXPECT_TRUE(l.isSurjective());
+      EXPECT_EQ(l.inSize(kLane), 32);
+      EXPECT_EQ(l.inSize(kWarp), warps);
+      int64_t numel = 1;
+      for (int32_t s : shape)
+        numel *= s;
+      // No thread holds an element twice in its registers.
+      EXPECT_EQ(l.freeBits(kRegister), 0u);
+      // Elements are not copied when there are enough of them.
+      if (numel >= 32 * warps)
+        EXPECT_TRUE(l.isInjective()) << l.str();
+    }
+}
+
+TEST(LinearLayout, ReduceKeepsEachElementsRow) {
+  for (Coord shape : {Coord{64, 32}, Coord{8, 256}, Coord{128, 4}, Coord{4, 8}})
+    for (unsigned axis : {0u, 1u}) {
+      LinearLayout l = defaultBlockedLayout(shape, 4);
+      ASSERT_TRUE(canReduceAlong(l, axis));
+      LinearLayout r = reduceLayout(l, axis);
+      EXPECT_TRUE(r.isSurjective());
+      // Output register r' of a thread is the reduction of input registers
+      // whose non-axis coordinate is the same: the input with the axis
+      // register bits cleared maps to that coordinate.
+      uint32_t axisRegBits = 0;
+      for (size_t b = 0; b < l.ins()[0].bases.size(); ++b)
+        if (l.ins()[0].bases[b][axis] != 0)
+          axisRegBits |= 1u << b;
+      for (int reg = 0; reg < l.inSize(kRegister); ++reg)
+        for (int lane = 0; lane < 32; ++lane)
+          for (int warp = 0; warp < 4; ++warp) {
+            Coord in = hwAt(l, reg, lane, warp);
+            // Compress reg: drop the axis bits.
+            int out = 0, k = 0;
+            for (int b = 0; b < l.inLog2(kRegister); ++b)
+              if (!(axisRegBits >> b & 1))
+                out |= (reg >> b & 1) << k++;
+            Coord got = hwAt(r, out, lane, warp);
+            Coord want = in;
+            want.erase(want.begin() + axis);
+            ASSERT_EQ(got, want);
+          }
+    }
+}
+
+TEST(LinearLayout, TransposeReshapeBroadcastMoveNoValues) {
+  Coord shape = {16, 64};
+  LinearLayout l = defaultBlockedLayout(shape, 4);
+  LinearLayout t = transposeLayout(l, {1, 0});
+  LinearLayout rs = reshapeLayout(l, {4, 4, 64});
+  LinearLayout flat1 = reshapeLayout(l, {1024});
+  LinearLayout x = insertDim(l, 1);
+  for (int reg = 0; reg < l.inSize(kRegister); ++reg)
+    for (int lane = 0; lane < 32; ++lane)
+      for (int warp = 0; warp < 4; ++warp) {
+        Coord e = hwAt(l, reg, lane, warp);
+        ASSERT_EQ(hwAt(t, reg, lane, warp), (Coord{e[1], e[0]}));
+        ASSERT_EQ(rowMajor(hwAt(rs, reg, lane, warp), {4, 4, 64}), rowMajor(e, shape));
+        ASSERT_EQ(hwAt(flat1, reg, lane, warp), (Coord{int32_t(rowMajor(e, shape))}));
+        ASSERT_EQ(hwAt(x, reg, lane, warp), (Coord{e[0], 0, e[1]}));
+        ASSERT_EQ(hwAt(dropDim(x, 1), reg, lane, warp), e);
+      }
+  LinearLayout b = broadcastSource(l, {1, 64});
+  for (int reg = 0; reg < l.inSize(kRegister); ++reg)
+    for (int lane = 0; lane < 32; ++lane)
+      ASSERT_EQ(hwAt(b, reg, lane, 3), (Coord{0, hwAt(l, reg, lane, 3)[1]}));
+  (void)fromRowMajor;
+}

@@ -10,6 +10,7 @@
 #include "tessel/Dialect/TileGPU/IR/LinearLayout.h"
 
 #include <algorithm>
+#include <functional>
 #include <sstream>
 #include <stdexcept>
 
@@ -602,6 +603,166 @@ LinearLayout swizzledSharedLayout(int32_t rows, int32_t cols, int32_t vec,
   }
   return LinearLayout({{kOffset, bases}},
                       {{dimName(0), rows}, {dimName(1), cols}});
+}
+
+} // namespace tessel::gpu
+
+//===----------------------------------------------------------------------===//
+// How tile ops move layouts
+//===----------------------------------------------------------------------===//
+
+namespace tessel::gpu {
+
+LinearLayout defaultBlockedLayout(const std::vector<int32_t> &shape,
+                                  int numWarps) {
+  size_t rank = shape.size();
+  if (rank == 0)
+    bad("a layout needs a rank of at least 1");
+  int64_t numel = 1;
+  for (int32_t s : shape)
+    numel *= s;
+  std::vector<int32_t> spt(rank, 1), tpw(rank, 1), wpc(rank, 1);
+  int64_t perThread = numel / (32 * int64_t(numWarps));
+  spt[rank - 1] = int32_t(std::clamp<int64_t>(
+      std::min<int64_t>(perThread, shape[rank - 1]), 1, 4));
+  // Lanes along the last dimension first, then the ones before it.
+  int32_t lanesLeft = 32;
+  for (size_t i = rank; i-- > 0;) {
+    int32_t room = std::max(1, shape[i] / spt[i]);
+    tpw[i] = std::min(lanesLeft, room);
+    lanesLeft /= tpw[i];
+  }
+  tpw[0] *= lanesLeft; // a tensor smaller than a warp: lanes hold copies
+  int32_t warpsLeft = numWarps;
+  for (size_t i = 0; i < rank; ++i) {
+    int32_t room = std::max(1, shape[i] / (spt[i] * tpw[i]));
+    wpc[i] = std::min(warpsLeft, room);
+    warpsLeft /= wpc[i];
+  }
+  wpc[0] *= warpsLeft;
+  std::vector<unsigned> order;
+  for (size_t i = rank; i-- > 0;)
+    order.push_back(unsigned(i));
+  return blockedLayout(shape, spt, tpw, wpc, order);
+}
+
+namespace {
+/// Rebuilds `layout` over new output dims, with basis coordinates computed
+/// per old basis.
+LinearLayout remapOuts(
+    const LinearLayout &layout, const std::vector<int32_t> &shape,
+    const std::function<LinearLayout::Basis(const LinearLayout::Basis &)> &f) {
+  std::vector<LinearLayout::OutDim> outs;
+  for (size_t d = 0; d < shape.size(); ++d)
+    outs.push_back({dimName(d), shape[d]});
+  std::vector<LinearLayout::InDim> ins = layout.ins();
+  for (auto &in : ins)
+    for (auto &b : in.bases)
+      b = f(b);
+  return LinearLayout(std::move(ins), std::move(outs));
+}
+
+std::vector<int32_t> shapeOf(const LinearLayout &layout) {
+  std::vector<int32_t> shape;
+  for (const auto &o : layout.outs())
+    shape.push_back(o.size);
+  return shape;
+}
+} // namespace
+
+LinearLayout dropDim(const LinearLayout &layout, unsigned axis) {
+  std::vector<int32_t> shape = shapeOf(layout);
+  shape.erase(shape.begin() + axis);
+  return remapOuts(layout, shape, [&](const LinearLayout::Basis &b) {
+    LinearLayout::Basis n = b;
+    n.erase(n.begin() + axis);
+    return n;
+  });
+}
+
+LinearLayout insertDim(const LinearLayout &layout, unsigned axis) {
+  std::vector<int32_t> shape = shapeOf(layout);
+  shape.insert(shape.begin() + axis, 1);
+  return remapOuts(layout, shape, [&](const LinearLayout::Basis &b) {
+    LinearLayout::Basis n = b;
+    n.insert(n.begin() + axis, 0);
+    return n;
+  });
+}
+
+LinearLayout broadcastSource(const LinearLayout &layout,
+                             const std::vector<int32_t> &srcShape) {
+  return remapOuts(layout, srcShape, [&](const LinearLayout::Basis &b) {
+    LinearLayout::Basis n = b;
+    for (size_t d = 0; d < n.size(); ++d)
+      n[d] &= srcShape[d] - 1;
+    return n;
+  });
+}
+
+LinearLayout transposeLayout(const LinearLayout &layout,
+                             const std::vector<int32_t> &perm) {
+  std::vector<int32_t> shape = shapeOf(layout), newShape;
+  for (int32_t p : perm)
+    newShape.push_back(shape[p]);
+  return remapOuts(layout, newShape, [&](const LinearLayout::Basis &b) {
+    LinearLayout::Basis n;
+    for (int32_t p : perm)
+      n.push_back(b[p]);
+    return n;
+  });
+}
+
+LinearLayout reshapeLayout(const LinearLayout &layout,
+                           const std::vector<int32_t> &shape) {
+  // Row-major: the last dimension is the fastest.
+  std::vector<std::string> minorFirst;
+  for (size_t d = layout.outs().size(); d-- > 0;)
+    minorFirst.push_back(dimName(d));
+  LinearLayout flat = layout.transposeOuts(minorFirst).flattenOuts("flat");
+  std::vector<LinearLayout::OutDim> dims;
+  std::vector<std::string> order;
+  for (size_t d = shape.size(); d-- > 0;)
+    dims.push_back({dimName(d), shape[d]});
+  for (size_t d = 0; d < shape.size(); ++d)
+    order.push_back(dimName(d));
+  return flat.reshapeOuts(dims).transposeOuts(order);
+}
+
+bool canReduceAlong(const LinearLayout &layout, unsigned axis) {
+  for (const auto &in : layout.ins())
+    for (const auto &b : in.bases)
+      if (b[axis] != 0)
+        for (size_t d = 0; d < b.size(); ++d)
+          if (d != axis && b[d] != 0)
+            return false;
+  return true;
+}
+
+LinearLayout reduceLayout(const LinearLayout &layout, unsigned axis) {
+  if (!canReduceAlong(layout, axis))
+    bad("reduceLayout: bases mix the axis with other dimensions");
+  std::vector<LinearLayout::InDim> ins;
+  for (const auto &in : layout.ins()) {
+    LinearLayout::InDim n{in.name, {}};
+    for (const auto &b : in.bases) {
+      bool alongAxis = b[axis] != 0;
+      if (alongAxis && in.name == kRegister)
+        continue; // combined within the thread
+      LinearLayout::Basis nb = b;
+      nb.erase(nb.begin() + axis);
+      if (alongAxis)
+        std::fill(nb.begin(), nb.end(), 0); // combined across: copies
+      n.bases.push_back(std::move(nb));
+    }
+    ins.push_back(std::move(n));
+  }
+  std::vector<int32_t> shape = shapeOf(layout);
+  shape.erase(shape.begin() + axis);
+  std::vector<LinearLayout::OutDim> outs;
+  for (size_t d = 0; d < shape.size(); ++d)
+    outs.push_back({dimName(d), shape[d]});
+  return LinearLayout(std::move(ins), std::move(outs));
 }
 
 } // namespace tessel::gpu

@@ -172,6 +172,41 @@ LinearLayout mmaAccumulatorLayout(const std::vector<int32_t> &shape,
 LinearLayout swizzledSharedLayout(int32_t rows, int32_t cols, int32_t vec,
                                   int32_t perPhase, int32_t maxPhase);
 
+//===----------------------------------------------------------------------===//
+// How tile ops move layouts. Tensor dimensions are dim0..dim{rank-1}.
+//===----------------------------------------------------------------------===//
+
+/// The layout Tessel gives a tensor of `shape` by default on `numWarps`
+/// warps of 32 lanes: blocked, up to 4 consecutive elements of the last
+/// dimension per thread, lanes along the last dimension first, warps along
+/// the first dimension first.
+LinearLayout defaultBlockedLayout(const std::vector<int32_t> &shape,
+                                  int numWarps);
+/// A tensor's layout without dimension `axis` (expand_dims' operand, from its
+/// result; the dimensions after `axis` move down by one).
+LinearLayout dropDim(const LinearLayout &layout, unsigned axis);
+/// `layout` with a new dimension of size 1 at `axis`.
+LinearLayout insertDim(const LinearLayout &layout, unsigned axis);
+/// The layout of a broadcast's operand of shape `srcShape` whose elements
+/// sit in the same registers as the result's (`layout`): coordinates along
+/// size-1 dimensions become 0.
+LinearLayout broadcastSource(const LinearLayout &layout,
+                             const std::vector<int32_t> &srcShape);
+/// The transposed layout: dimension i of the result is `perm[i]` of `layout`.
+LinearLayout transposeLayout(const LinearLayout &layout,
+                             const std::vector<int32_t> &perm);
+/// The same elements in the same registers, viewed with row-major `shape`.
+LinearLayout reshapeLayout(const LinearLayout &layout,
+                           const std::vector<int32_t> &shape);
+/// Whether every register, lane and warp basis of `layout` with a nonzero
+/// coordinate along `axis` has no other nonzero coordinate (so a reduction
+/// combines registers, then lanes by shuffles, then warps, each along axis).
+bool canReduceAlong(const LinearLayout &layout, unsigned axis);
+/// The layout of a reduction along `axis` (canReduceAlong): register bits
+/// along the axis are gone, lane and warp bits along it hold copies, and the
+/// axis is dropped.
+LinearLayout reduceLayout(const LinearLayout &layout, unsigned axis);
+
 } // namespace tessel::gpu
 
 #endif // TESSEL_DIALECT_TILEGPU_IR_LINEARLAYOUT_H
