@@ -129,12 +129,17 @@ TEST(GPUSimParserTest, UnknownThingsAreErrorsWithTheLine) {
     }
     return std::string("no error");
   };
-  EXPECT_NE(message(" wgmma.fence.sync.aligned;").find("PTX line 7: unknown instruction 'wgmma'"),
+  EXPECT_NE(message(" wmma.load.a.sync.aligned.row.m16n16k16.f16 {%r0,%r1}, [%r0];")
+                .find("PTX line 7: unknown instruction 'wmma'"),
             std::string::npos);
   EXPECT_NE(message(" add.u32.xyz %r1, %r2, %r3;").find("modifier '.xyz'"), std::string::npos);
   EXPECT_NE(message(" add.u32 %r1, %r2;").find("expected 3 operands"), std::string::npos);
-  EXPECT_NE(message(" ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%r0,%r1,%r2,%r3}, [%r0];")
-                .find("unknown instruction 'ldmatrix'"),
+  EXPECT_NE(message(" movmatrix.sync.aligned.m8n8.trans.b16 %r0, %r1;")
+                .find("unknown instruction 'movmatrix'"),
+            std::string::npos);
+  // Known instructions with a form that is not simulated still name the line.
+  EXPECT_NE(message(" ldmatrix.sync.aligned.m16n16.x1.trans.shared.b8 {%r0}, [%r0];")
+                .find("PTX line 7: ldmatrix: only the .m8n8 shape"),
             std::string::npos);
 }
 

@@ -174,8 +174,13 @@ void decodeCpAsync(DecodeInput &in, Inst &inst) {
   int level = in.takeOneOf({"ca", "cg"});
   if (level < 0)
     in.fail("cp.async needs .ca or .cg (or is a form not simulated)");
-  bool toShared = in.take("shared") || in.take("shared::cta");
-  if (!toShared || !in.take("global"))
+  // .shared{::cta}.global, in that order (destination, then source).
+  bool toShared = in.mods.size() >= 2 &&
+                  (in.mods[0] == "shared" || in.mods[0] == "shared::cta") &&
+                  in.mods[1] == "global";
+  if (toShared)
+    in.mods.erase(in.mods.begin(), in.mods.begin() + 2);
+  else
     in.fail("cp.async copies .shared (destination) from .global (source)");
   bool hint = in.take("L2::cache_hint");
   in.takeOneOf({"L2::64B", "L2::128B", "L2::256B"});

@@ -160,6 +160,7 @@ const DecoderTable &decoders() {
     registerTensorCoreOps(t);
     registerMatrixLoadOps(t);
     registerAsyncCopyOps(t);
+    registerAtomicOps(t);
     return t;
   }();
   return table;

@@ -60,6 +60,7 @@ void registerWarpOps(DecoderTable &t);
 void registerTensorCoreOps(DecoderTable &t);
 void registerMatrixLoadOps(DecoderTable &t);
 void registerAsyncCopyOps(DecoderTable &t);
+void registerAtomicOps(DecoderTable &t);
 
 const DecoderTable &decoders();
 

@@ -385,7 +385,8 @@ void decodeMove(DecodeInput &in, Inst &inst) {
   }
   expectOperands(in, inst, "ds");
   if (s.hasSymbol) {
-    if (s.symSpace == StateSpace::Param) in.fail("taking the address of a kernel parameter is not simulated");
+    // A variable's address in its state space; for a kernel parameter, its
+    // offset in the parameter buffer (cvta.param makes it generic).
   } else {
     resolveImm(in, s, t);
   }

@@ -39,8 +39,9 @@ Allocation &GlobalMemory::allocation(uint64_t base) {
 }
 
 uint8_t *GlobalMemory::translate(uint64_t addr, uint64_t size) {
-  if (last_ < allocs_.size()) {
-    Allocation &a = allocs_[last_];
+  size_t last = last_.load(std::memory_order_relaxed);
+  if (last < allocs_.size()) {
+    Allocation &a = allocs_[last];
     if (addr >= a.base && addr - a.base + size <= a.data.size() &&
         addr + size >= addr)
       return a.data.data() + (addr - a.base);
@@ -53,7 +54,7 @@ uint8_t *GlobalMemory::translate(uint64_t addr, uint64_t size) {
   --it;
   if (addr - it->base + size > it->data.size() || addr + size < addr)
     return nullptr;
-  last_ = size_t(it - allocs_.begin());
+  last_.store(size_t(it - allocs_.begin()), std::memory_order_relaxed);
   return it->data.data() + (addr - it->base);
 }
 

@@ -52,6 +52,7 @@ struct RawOperand {
 
 struct RawInst {
   std::string opcode;
+  std::vector<uint32_t> scopes; // ids of the enclosing { } blocks (labels)
   bool hasGuard = false, guardNeg = false;
   uint32_t guard = kNoReg;
   std::vector<RawOperand> ops;
@@ -78,6 +79,10 @@ private:
   std::vector<std::unordered_map<std::string, uint32_t>> scopes_;
   std::unordered_map<std::string, Symbol> symbols_;
   std::unordered_map<std::string, uint32_t> labels_;
+  // Labels defined inside nested { } blocks (inline asm such as Triton's
+  // mbarrier wait loops) are local to their block: "name#block".
+  std::vector<uint32_t> blockIds_;
+  uint32_t nextBlockId_ = 0;
   std::vector<PendingVar> vars_;
   std::vector<RawInst> raw_;
   uint32_t locFile_ = 0, locLine_ = 0, locCol_ = 0;
@@ -302,12 +307,15 @@ void Parser::parseParams() {
     uint32_t line = peek().line;
     if (!accept(".param"))
       fail("expected .param in the kernel signature", line);
+    uint32_t alignFirst = 0; // `.param .align 64 .b8 name[128]`
+    if (accept(".align"))
+      alignFirst = uint32_t(number(next()));
     std::string tyName = next().text;
     PType ty = tyName.size() > 1 ? parseType(tyName.substr(1)) : PType::None;
     if (ty == PType::None || ty == PType::Pred)
       fail("unknown parameter type '" + tyName + "'", line);
     bool isPtr = false;
-    uint32_t align = 0;
+    uint32_t align = alignFirst;
     while (peek().kind == Token::Ident && peek().text[0] == '.') {
       std::string m = next().text;
       if (m == ".ptr")
@@ -442,7 +450,11 @@ void Parser::decodeOne(RawInst &ri) {
     RawOperand &ro = ri.ops[o];
     Operand op = ro.op;
     if (!ro.label.empty()) {
-      auto f = labels_.find(ro.label);
+      auto f = labels_.end();
+      for (auto b = ri.scopes.rbegin(); b != ri.scopes.rend() && f == labels_.end(); ++b)
+        f = labels_.find(ro.label + "#" + std::to_string(*b));
+      if (f == labels_.end())
+        f = labels_.find(ro.label);
       if (f == labels_.end()) {
         auto s = symbols_.find(ro.label);
         if (s == symbols_.end())
@@ -465,6 +477,10 @@ void Parser::decodeOne(RawInst &ri) {
       op.symSpace = s->second.space;
       op.imm = uint64_t(int64_t(s->second.offset) + ro.symOffset);
     }
+    if (op.kind == OpKind::Addr && op.vecLen &&
+        ri.opcode.rfind("cp.async.bulk.tensor", 0) != 0)
+      fail("tensor coordinates in an address operand are only allowed in "
+           "cp.async.bulk.tensor", ri.line);
     inst.ops[o] = op;
   }
   // Split the opcode.
@@ -504,6 +520,7 @@ void Parser::decodeOne(RawInst &ri) {
 void Parser::parseBody() {
   // At the token after the opening '{'; ends after the matching '}'.
   scopes_.assign(1, {});
+  blockIds_.clear();
   int depth = 1;
   while (depth > 0) {
     const Token &t = peek();
@@ -512,20 +529,26 @@ void Parser::parseBody() {
     if (is("{")) {
       next();
       scopes_.emplace_back();
+      blockIds_.push_back(nextBlockId_++);
       ++depth;
       continue;
     }
     if (is("}")) {
       next();
-      if (--depth > 0)
+      if (--depth > 0) {
         scopes_.pop_back();
+        blockIds_.pop_back();
+      }
       continue;
     }
     if (t.kind == Token::Ident && peek(1).text == ":" &&
         peek(1).kind == Token::Punct) {
-      if (labels_.count(t.text))
+      std::string key = blockIds_.empty()
+                            ? t.text
+                            : t.text + "#" + std::to_string(blockIds_.back());
+      if (labels_.count(key))
         fail("label '" + t.text + "' defined twice");
-      labels_[t.text] = uint32_t(raw_.size());
+      labels_[key] = uint32_t(raw_.size());
       next();
       next();
       continue;
@@ -581,6 +604,7 @@ void Parser::parseRegDecl() {
 void Parser::parseInstruction() {
   size_t first = p_;
   RawInst ri;
+  ri.scopes = blockIds_;
   ri.line = peek().line;
   ri.locFile = locFile_;
   ri.locLine = locLine_;
@@ -675,7 +699,22 @@ RawOperand Parser::parseOperand(size_t b, size_t e, uint32_t line,
       ++i;
     }
     while (i < end) {
-      if (toks_[i].text == "+" || toks_[i].text == "-" ||
+      if (toks_[i].text == "," && i + 1 < end && toks_[i + 1].text == "{") {
+        // [tensorMap, {c0, c1, ...}]: the coordinates of a tensor copy.
+        i += 2;
+        while (i < end && toks_[i].text != "}") {
+          if (toks_[i].text == ",") {
+            ++i;
+            continue;
+          }
+          o.vec.push_back(lookupReg(toks_[i].text, line));
+          ++o.vecLen;
+          ++i;
+        }
+        if (i + 1 != end || o.vecLen == 0)
+          fail("bad tensor coordinate operand '" + statementText(b, e - 1) + "'", line);
+        ++i;
+      } else if (toks_[i].text == "+" || toks_[i].text == "-" ||
           toks_[i].kind == Token::Number)
         offset += signedNumber(i, end, line);
       else
@@ -795,6 +834,15 @@ RawOperand Parser::parseOperand(size_t b, size_t e, uint32_t line,
     o.kind = OpKind::Sreg;
     o.sreg = f->second;
     return ro;
+  }
+  // A register whose name has no '%' (inline asm: `.reg .pred complete;`).
+  for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it) {
+    auto f = it->find(t.text);
+    if (f != it->end()) {
+      o.kind = OpKind::Reg;
+      o.reg = f->second;
+      return ro;
+    }
   }
   // A label (branch target) or a variable used as a value.
   o.kind = isBranch ? OpKind::Label : OpKind::Imm;

@@ -1,6 +1,7 @@
 //===- Runner.cpp - Running the grid: CTAs, warps, barriers ----------------===//
 //
-// CTAs run one after the other; inside a CTA the warps run round-robin, each
+// CTAs run on a pool of threads (each CTA independent, counters summed, the
+// lowest failing CTA's error reported); inside a CTA the warps run round-robin, each
 // until it reaches bar.sync or finishes. When every warp that has not
 // finished waits at the barrier, the barrier completes (exited threads count
 // as arrived) and the race-check epoch advances. A warp instruction is
@@ -12,9 +13,13 @@
 
 #include "tessel/GPUSim/Launch.h"
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstring>
+#include <mutex>
 #include <sstream>
+#include <thread>
 
 namespace tessel::gpusim {
 
@@ -73,12 +78,30 @@ std::string ExecContext::where(int lane) const {
 
 namespace {
 
+/// The launch's instruction limit, shared by the worker threads: each takes
+/// chunks of it from the pool as it runs out.
+struct Budget {
+  std::atomic<uint64_t> *pool;
+  uint64_t left = 0;
+  bool refill() {
+    uint64_t have = pool->load(std::memory_order_relaxed);
+    while (have) {
+      uint64_t take = std::min<uint64_t>(have, 1u << 20);
+      if (pool->compare_exchange_weak(have, have - take, std::memory_order_relaxed)) {
+        left = take;
+        return true;
+      }
+    }
+    return false;
+  }
+};
+
 [[noreturn]] void failAt(ExecContext &c, int lane, const std::string &msg) {
   throw SimError(msg + "\n  at " + c.where(lane));
 }
 
 /// Runs one warp until it finishes or waits at a barrier.
-void runWarp(ExecContext &c, uint64_t &budget) {
+void runWarp(ExecContext &c, Budget &budget) {
   Warp &w = *c.warp;
   c.r = w.regs.data();
   const Inst *insts = c.kernel.insts.data();
@@ -107,8 +130,9 @@ void runWarp(ExecContext &c, uint64_t &budget) {
     ++k.warpInstructions;
     ++k.byClass[size_t(I.cls)];
     k.threadInstructions += __builtin_popcount(mask);
-    if (budget-- == 0)
+    if (budget.left == 0 && !budget.refill())
       failAt(c, -1, "instruction limit reached (an endless loop?)");
+    --budget.left;
     switch (I.op) {
     case Op::Generic:
       if (mask) {
@@ -166,7 +190,7 @@ void runWarp(ExecContext &c, uint64_t &budget) {
   }
 }
 
-void runCTA(ExecContext &c, std::vector<Warp> &warps, uint64_t &budget) {
+void runCTA(ExecContext &c, std::vector<Warp> &warps, Budget &budget) {
   uint32_t threads = c.block[0] * c.block[1] * c.block[2];
   for (uint32_t i = 0; i < warps.size(); ++i) {
     warps[i].index = i;
@@ -298,27 +322,67 @@ LaunchResult launch(const Module &module, const std::string &name,
                    " bytes of shared memory per CTA, more than 228 KiB");
 
   LaunchResult result;
-  CTAState cta;
-  uint32_t numWarps = (threads + 31) / 32;
-  ExecContext c{k, global, params, result.counters, cta,
-                {cfg.grid[0], cfg.grid[1], cfg.grid[2]},
-                {cfg.block[0], cfg.block[1], cfg.block[2]},
-                numWarps, cfg.dynamicSharedBytes};
-  std::vector<Warp> warps(numWarps);
-  uint64_t budget = cfg.instructionLimit;
-  cta.local.assign(size_t(k.localBytes) * threads, 0);
-  for (uint32_t z = 0; z < cfg.grid[2]; ++z)
-    for (uint32_t y = 0; y < cfg.grid[1]; ++y)
-      for (uint32_t x = 0; x < cfg.grid[0]; ++x) {
-        cta.ctaid[0] = x;
-        cta.ctaid[1] = y;
-        cta.ctaid[2] = z;
+  const uint32_t numWarps = (threads + 31) / 32;
+  const uint64_t numCTAs = uint64_t(cfg.grid[0]) * cfg.grid[1] * cfg.grid[2];
+  std::atomic<uint64_t> pool{cfg.instructionLimit};
+  // CTAs are independent: workers take them in order from a shared counter.
+  // After a failure, CTAs past the lowest failing one are skipped; every CTA
+  // before it still runs, so the error reported (the lowest failing CTA's) is
+  // the same whatever the number of threads.
+  std::atomic<uint64_t> nextCTA{0};
+  std::mutex errorMutex;
+  uint64_t failedCTA = UINT64_MAX;
+  std::string failure;
+  std::atomic<uint64_t> firstFailed{UINT64_MAX};
+  std::vector<Counters> counters;
+  auto worker = [&](Counters &counts) {
+    CTAState cta;
+    ExecContext c{k, global, params, counts, cta,
+                  {cfg.grid[0], cfg.grid[1], cfg.grid[2]},
+                  {cfg.block[0], cfg.block[1], cfg.block[2]},
+                  numWarps, cfg.dynamicSharedBytes};
+    std::vector<Warp> warps(numWarps);
+    Budget budget{&pool};
+    cta.local.assign(size_t(k.localBytes) * threads, 0);
+    while (true) {
+      uint64_t id = nextCTA.fetch_add(1);
+      if (id >= numCTAs || id > firstFailed.load())
+        return;
+      cta.ctaid[0] = uint32_t(id % cfg.grid[0]);
+      cta.ctaid[1] = uint32_t(id / cfg.grid[0] % cfg.grid[1]);
+      cta.ctaid[2] = uint32_t(id / (uint64_t(cfg.grid[0]) * cfg.grid[1]));
+      try {
         cta.shared.reset(uint32_t(sharedBytes), cfg.raceCheck);
         std::fill(cta.local.begin(), cta.local.end(), 0);
         c.warp = nullptr;
         c.inst = nullptr;
         runCTA(c, warps, budget);
+      } catch (const std::exception &e) {
+        std::lock_guard<std::mutex> lock(errorMutex);
+        if (id < failedCTA) {
+          failedCTA = id;
+          failure = e.what();
+          firstFailed.store(id);
+        }
       }
+    }
+  };
+  unsigned workers = cfg.threads ? cfg.threads : std::thread::hardware_concurrency();
+  workers = unsigned(std::max<uint64_t>(1, std::min<uint64_t>(workers ? workers : 1, numCTAs)));
+  counters.resize(workers);
+  if (workers == 1) {
+    worker(counters[0]);
+  } else {
+    std::vector<std::thread> pool_;
+    for (unsigned i = 0; i < workers; ++i)
+      pool_.emplace_back(worker, std::ref(counters[i]));
+    for (std::thread &t : pool_)
+      t.join();
+  }
+  if (failedCTA != UINT64_MAX)
+    throw SimError(failure);
+  for (const Counters &w : counters)
+    result.counters.add(w);
   // Copy the arrays back.
   for (size_t i = 0; i < args.size(); ++i)
     if (args[i].kind == LaunchArg::Buffer && args[i].writeBack && args[i].bytes)

@@ -203,9 +203,11 @@ void decodeMma(DecodeInput &in, Inst &inst) {
   int shape = in.takeOneOf({"m16n8k4", "m16n8k8", "m16n8k16", "m16n8k32"});
   if (shape < 0)
     in.fail("mma shape not simulated (m16n8k4, m16n8k8, m16n8k16, m16n8k32 are)");
-  bool row = in.take("row"), col = in.take("col");
-  if (!row || !col)
-    in.fail("mma needs .row.col");
+  // A row-major, B column-major: the only layouts of these shapes.
+  if (in.mods.size() < 2 || in.mods[0] != "row" || in.mods[1] != "col")
+    in.fail("mma needs .row.col (A row-major, B column-major)");
+  in.take("row");
+  in.take("col");
   bool sat = in.take("satfinite");
   if (in.mods.size() != 4)
     in.fail("mma needs four types (.dtype.atype.btype.ctype)");

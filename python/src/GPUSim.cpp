@@ -85,6 +85,23 @@ void bindGPUSim(py::module_ &m) {
             a.host = const_cast<void *>(arr.data());
             a.bytes = uint64_t(arr.nbytes());
             a.writeBack = arr.writeable();
+          } else if (py::isinstance<py::tuple>(h) && py::len(h) == 3 &&
+                     py::isinstance<py::bytes>(py::reinterpret_borrow<py::tuple>(h)[0])) {
+            // (bytes, array or None, address offset): a by-value .b8 array
+            // parameter such as a tensor map (tessel.gpusim.TensorMap).
+            py::tuple t = py::reinterpret_borrow<py::tuple>(h);
+            std::string raw = t[0].cast<std::string>();
+            a.kind = LaunchArg::Bytes;
+            a.value.assign(raw.begin(), raw.end());
+            a.addressAt = t[2].cast<uint32_t>();
+            if (!t[1].is_none()) {
+              py::array arr = py::reinterpret_borrow<py::array>(t[1]);
+              if (!(arr.flags() & py::array::c_style))
+                throw SimError(a.name + ": arrays must be C-contiguous");
+              a.host = const_cast<void *>(arr.data());
+              a.bytes = uint64_t(arr.nbytes());
+              a.writeBack = arr.writeable();
+            }
           } else {
             throw SimError(a.name + ": expected a numpy array, int, float, "
                                     "bool or None, got " +

@@ -13,10 +13,19 @@ shared-memory requests and bank-conflict wavefronts, barriers.
 Every problem (PTX the simulator does not know, out-of-bounds or misaligned
 accesses, shared-memory races between barriers, divergent barriers) raises
 ``SimulatorError`` naming the CTA, thread, PTX line and instruction.
+
+``TensorMap(array, box_shape, swizzle=..)`` is a tensor map (CUtensorMap) over
+an array for TMA (``cp.async.bulk.tensor``): passed as an argument, it becomes
+the kernel's 128-byte by-value parameter and its array gets its own simulated
+allocation (shared with an earlier argument passing the same array), copied
+back after the launch. The encoding is the simulator's own
+(include/tessel/GPUSim/TensorMap.h); device code may also build one with
+``tensormap.replace``.
 """
 
 from __future__ import annotations
 
+import struct
 from typing import Any, Iterable, Sequence
 
 import numpy as np
@@ -25,7 +34,80 @@ from . import _C
 
 SimulatorError = _C.GPUSimError
 
-__all__ = ["launch", "SimulatorError"]
+__all__ = ["launch", "SimulatorError", "TensorMap"]
+
+# PTX tensormap.replace .elemtype codes (TensorMap.h) and their sizes.
+_ELEM_TYPES = {"u8": (0, 1), "u16": (1, 2), "u32": (2, 4), "s32": (3, 4), "u64": (4, 8), "s64": (5, 8),
+               "f16": (6, 2), "f32": (7, 4), "f32.ftz": (8, 4), "f64": (9, 8), "bf16": (10, 2), "tf32": (11, 4),
+               "tf32.ftz": (12, 4)}
+_NUMPY_ELEM_TYPES = {"u1": "u8", "i1": "u8", "b1": "u8", "u2": "u16", "i2": "u16", "f2": "f16", "u4": "u32",
+                     "i4": "s32", "f4": "f32", "u8": "u64", "i8": "s64", "f8": "f64"}
+_SWIZZLES = {None: 0, 0: 0, 32: 1, 64: 2, 128: 3}
+
+
+class TensorMap:
+    """A tensor map over a whole C-contiguous array (1 to 5 dimensions).
+
+    ``box_shape`` and ``element_strides`` are in the array's index order
+    (outermost first), like Triton's ``block_shape``; ``swizzle`` is the
+    swizzle span in bytes (None/0, 32, 64 or 128); ``elem_type`` overrides the
+    element type taken from the dtype (e.g. ``"bf16"`` for a uint16 array of
+    bfloat16 bits); ``fill`` is ``"zero"`` or ``"nan"`` for elements of a box
+    outside the array.
+    """
+
+    def __init__(self, array: Any, box_shape: Sequence[int], *, swizzle: int | None = None,
+                 element_strides: Sequence[int] | None = None, elem_type: str | None = None,
+                 fill: str = "zero") -> None:
+        array = _argument(array, 0)
+        if not isinstance(array, np.ndarray):
+            raise SimulatorError("TensorMap: expected an array")
+        rank = array.ndim
+        if not 1 <= rank <= 5:
+            raise SimulatorError(f"TensorMap: arrays of 1 to 5 dimensions, not {rank}")
+        box = [int(b) for b in box_shape]
+        strides = [1] * rank if element_strides is None else [int(e) for e in element_strides]
+        if len(box) != rank or len(strides) != rank:
+            raise SimulatorError("TensorMap: box_shape and element_strides need one entry per dimension")
+        if elem_type is None:
+            key = array.dtype.kind + str(array.dtype.itemsize)
+            if key not in _NUMPY_ELEM_TYPES:
+                raise SimulatorError(f"TensorMap: no TMA element type for {array.dtype}")
+            elem_type = _NUMPY_ELEM_TYPES[key]
+        if elem_type not in _ELEM_TYPES:
+            raise SimulatorError(f"TensorMap: unknown element type {elem_type!r}")
+        code, size = _ELEM_TYPES[elem_type]
+        if size != array.dtype.itemsize:
+            raise SimulatorError(f"TensorMap: {elem_type} elements are {size} bytes, the array's {array.itemsize}")
+        if swizzle not in _SWIZZLES:
+            raise SimulatorError(f"TensorMap: swizzle is None, 32, 64 or 128, not {swizzle!r}")
+        if fill not in ("zero", "nan"):
+            raise SimulatorError(f"TensorMap: fill is 'zero' or 'nan', not {fill!r}")
+        self.array, self.box_shape, self.element_strides = array, box, strides
+        self.swizzle, self.elem_type = swizzle or 0, elem_type
+        dims = list(reversed(array.shape))
+        gstrides = list(reversed(array.strides))[1:]
+        blob = bytearray(128)
+        struct.pack_into("<QIBBBBB", blob, 0, 0, 0x4D545354, rank, code, 0, _SWIZZLES[swizzle],
+                         1 if fill == "nan" else 0)
+        struct.pack_into("<5I", blob, 20, *(dims + [0] * (5 - rank)))
+        struct.pack_into("<4Q", blob, 40, *(gstrides + [0] * (4 - len(gstrides))))
+        struct.pack_into("<5I", blob, 72, *(list(reversed(box)) + [0] * (5 - rank)))
+        struct.pack_into("<5I", blob, 92, *(list(reversed(strides)) + [0] * (5 - rank)))
+        self._blob = bytes(blob)
+
+    @classmethod
+    def from_triton(cls, desc: Any, meta: dict) -> "TensorMap":
+        """The tensor map Triton's launcher makes for a host-side
+        ``triton.tools.tensor_descriptor.TensorDescriptor`` given the kernel's
+        ``metadata.tensordesc_meta`` entry (box and swizzle)."""
+        swizzle = {0: None, 1: 32, 2: 64, 3: 128}[meta["swizzle"]]
+        codes = {v[0]: k for k, v in _ELEM_TYPES.items()}
+        return cls(desc.base, meta["block_size"], swizzle=swizzle, elem_type=codes[meta["elem_type"]],
+                   fill="nan" if getattr(desc, "padding", "zero") == "nan" else "zero")
+
+    def _launch_value(self) -> tuple:
+        return (self._blob, self.array, 0)
 
 
 def _dims(value: Any, what: str) -> list[int]:
@@ -43,6 +125,8 @@ def _dims(value: Any, what: str) -> list[int]:
 def _argument(value: Any, index: int) -> Any:
     if value is None or isinstance(value, (bool, int, float)):
         return value
+    if isinstance(value, TensorMap):
+        return value._launch_value()
     if isinstance(value, (np.integer,)):
         return int(value)
     if isinstance(value, (np.floating,)):

@@ -15,14 +15,21 @@
 #include "tessel/GPUSim/Warp.h"
 
 #include <cstring>
+#include <memory>
 #include <string>
 
 namespace tessel::gpusim {
+
+/// The sm_90 asynchronous units of one CTA (wgmma groups, bulk-copy groups,
+/// mbarrier waits); lib/GPUSim/AsyncUnits.h. Made on first use, dropped when
+/// the CTA starts.
+struct AsyncUnits;
 
 struct CTAState {
   uint32_t ctaid[3] = {0, 0, 0};
   SharedMemory shared;
   std::vector<uint8_t> local; // localBytes per thread
+  std::shared_ptr<AsyncUnits> async;
 };
 
 struct ExecContext {
@@ -39,6 +46,13 @@ struct ExecContext {
   uint64_t *r = nullptr; // warp->regs.data()
   const Inst *inst = nullptr;
   uint32_t activeMask = 0; // the stack top's mask (before the guard)
+  /// Set by a handler whose warp must wait (mbarrier.try_wait): the warp
+  /// yields and retries the instruction later; pc does not advance.
+  bool blocked = false;
+  /// Set by the scheduler when a whole round of the CTA's warps made no
+  /// progress (every warp blocked or at a barrier): a blocked wait may then
+  /// time out (try_wait returns false) instead of blocking again.
+  bool stalled = false;
 
   uint32_t threadIndex(int lane) const { return warp->index * 32 + lane; }
   uint32_t tid(int lane, int dim) const {

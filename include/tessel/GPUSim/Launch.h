@@ -31,6 +31,8 @@ struct LaunchConfig {
   bool raceCheck = true;
   /// Stops a runaway kernel (warp instructions, whole launch).
   uint64_t instructionLimit = 20'000'000'000ull;
+  /// Worker threads running CTAs (0: one per hardware thread).
+  unsigned threads = 0;
 };
 
 struct LaunchResult {

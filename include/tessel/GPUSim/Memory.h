@@ -10,6 +10,7 @@
 #ifndef TESSEL_GPUSIM_MEMORY_H
 #define TESSEL_GPUSIM_MEMORY_H
 
+#include <atomic>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -49,7 +50,8 @@ public:
 private:
   std::vector<Allocation> allocs_; // sorted by base
   uint64_t next_ = kGlobalBase;
-  size_t last_ = 0; // cache of the last hit
+  // Cache of the last hit; CTAs on several threads share it.
+  std::atomic<size_t> last_{0};
 };
 
 /// The shadow state of one shared-memory byte for the race check. Epochs
