@@ -161,6 +161,9 @@ const DecoderTable &decoders() {
     registerMatrixLoadOps(t);
     registerAsyncCopyOps(t);
     registerAtomicOps(t);
+    registerWgmmaOps(t);
+    registerMBarrierOps(t);
+    registerTmaOps(t);
     return t;
   }();
   return table;

@@ -61,6 +61,9 @@ void registerTensorCoreOps(DecoderTable &t);
 void registerMatrixLoadOps(DecoderTable &t);
 void registerAsyncCopyOps(DecoderTable &t);
 void registerAtomicOps(DecoderTable &t);
+void registerWgmmaOps(DecoderTable &t);
+void registerMBarrierOps(DecoderTable &t);
+void registerTmaOps(DecoderTable &t);
 
 const DecoderTable &decoders();
 

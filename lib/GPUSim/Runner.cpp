@@ -100,13 +100,15 @@ struct Budget {
   throw SimError(msg + "\n  at " + c.where(lane));
 }
 
-/// Runs one warp until it finishes or waits at a barrier.
-void runWarp(ExecContext &c, Budget &budget) {
+/// Runs one warp until it finishes, waits at a barrier or blocks in a wait
+/// (mbarrier.try_wait); false when it blocked without doing anything else.
+bool runWarp(ExecContext &c, Budget &budget) {
   Warp &w = *c.warp;
   c.r = w.regs.data();
   const Inst *insts = c.kernel.insts.data();
   const uint32_t n = uint32_t(c.kernel.insts.size());
   Counters &k = c.counters;
+  const uint64_t started = k.warpInstructions;
   while (w.settle()) {
     StackEntry &top = w.stack.back();
     if (top.pc >= n) { // ran off the end: as ret
@@ -140,6 +142,10 @@ void runWarp(ExecContext &c, Budget &budget) {
           I.exec(c, I, mask);
         } catch (LaneError &e) {
           failAt(c, e.lane, e.what());
+        }
+        if (c.blocked) { // retried when the warp runs again
+          c.blocked = false;
+          return k.warpInstructions - started > 1;
         }
       }
       ++top.pc;
@@ -184,10 +190,11 @@ void runWarp(ExecContext &c, Budget &budget) {
       }
       ++top.pc;
       w.atBarrier = true;
-      return;
+      return true;
     }
     }
   }
+  return true;
 }
 
 void runCTA(ExecContext &c, std::vector<Warp> &warps, Budget &budget) {
@@ -199,23 +206,31 @@ void runCTA(ExecContext &c, std::vector<Warp> &warps, Budget &budget) {
   }
   c.counters.warps += warps.size();
   ++c.counters.ctas;
+  c.cta.async.reset();
+  c.stalled = false;
   while (true) {
-    bool anyRunnable = false;
+    bool anyRunnable = false, progress = false;
     for (Warp &w : warps) {
       if (w.done || w.atBarrier)
         continue;
       anyRunnable = true;
       c.warp = &w;
       c.inst = nullptr;
-      runWarp(c, budget);
+      progress |= runWarp(c, budget);
     }
-    bool waiting = false, allDone = true;
+    bool waiting = false, allDone = true, allWaiting = true;
     for (Warp &w : warps) {
       waiting |= w.atBarrier;
       allDone &= w.done;
+      allWaiting &= w.done || w.atBarrier;
     }
     if (allDone)
       return;
+    // Warps blocked in mbarrier waits while nothing else moves: their waits
+    // may time out in the next round (and report a deadlock if that repeats).
+    c.stalled = anyRunnable && !progress;
+    if (waiting && !allWaiting)
+      continue;
     if (waiting) {
       // Every unfinished warp is at the barrier: release it.
       for (Warp &w : warps)
@@ -279,6 +294,33 @@ LaunchResult launch(const Module &module, const std::string &name,
       bases[i] = base;
       bits = base;
       break;
+    }
+    case LaunchArg::Bytes: {
+      if (p.type != PType::B8 || p.size != a.value.size())
+        throw SimError(what + ": " + std::to_string(a.value.size()) +
+                       " bytes need a .b8 array parameter of that size");
+      std::vector<uint8_t> v = a.value;
+      if (a.host) {
+        uint64_t base = 0;
+        for (size_t j = 0; j < i && !base; ++j)
+          if ((args[j].kind == LaunchArg::Buffer || args[j].kind == LaunchArg::Bytes) &&
+              args[j].host == a.host && args[j].bytes == a.bytes)
+            base = bases[j];
+        if (!base) {
+          base = global.allocate(a.bytes, a.name.empty() ? "argument " + std::to_string(i) : a.name);
+          if (a.bytes)
+            std::memcpy(global.allocation(base).data.data(), a.host, a.bytes);
+          bases[i] = base;
+        }
+        if (a.addressAt + 8 > v.size())
+          throw SimError(what + ": the address field lies past the bytes");
+        uint64_t addr;
+        std::memcpy(&addr, v.data() + a.addressAt, 8);
+        addr += base;
+        std::memcpy(v.data() + a.addressAt, &addr, 8);
+      }
+      std::memcpy(params.data() + p.offset, v.data(), v.size());
+      continue;
     }
     case LaunchArg::Null:
       if (bitWidth(p.type) != 64 || !isInteger(p.type))
@@ -385,7 +427,8 @@ LaunchResult launch(const Module &module, const std::string &name,
     result.counters.add(w);
   // Copy the arrays back.
   for (size_t i = 0; i < args.size(); ++i)
-    if (args[i].kind == LaunchArg::Buffer && args[i].writeBack && args[i].bytes)
+    if ((args[i].kind == LaunchArg::Buffer || args[i].kind == LaunchArg::Bytes) &&
+        bases[i] && args[i].writeBack && args[i].bytes)
       std::memcpy(args[i].host, global.allocation(bases[i]).data.data(), args[i].bytes);
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return result;

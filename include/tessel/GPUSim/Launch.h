@@ -14,7 +14,7 @@ namespace tessel::gpusim {
 /// One kernel argument. Buffers are copied into their own global allocation
 /// before the launch and (when writeBack) copied back after it.
 struct LaunchArg {
-  enum Kind { Buffer, Int, Float, Null } kind = Null;
+  enum Kind { Buffer, Int, Float, Null, Bytes } kind = Null;
   void *host = nullptr;
   uint64_t bytes = 0;
   bool writeBack = false;
@@ -22,6 +22,13 @@ struct LaunchArg {
   bool isUnsigned = false; // i holds a uint64 (values >= 2^63)
   double f = 0;
   std::string name; // for error messages ("argument 2")
+  /// Bytes: the whole value of a .b8 array parameter (a 128-byte tensor map,
+  /// TensorMap.h). When `host` is set, that array is placed in global memory
+  /// as a Buffer is (sharing the allocation of an earlier argument with the
+  /// same host array) and its address plus the u64 already at `addressAt` is
+  /// written there.
+  std::vector<uint8_t> value;
+  uint32_t addressAt = 0;
 };
 
 struct LaunchConfig {

@@ -20,6 +20,9 @@ namespace tessel::gpusim {
 /// Generic-address windows of the per-CTA spaces.
 constexpr uint64_t kSharedWindow = 0x0000'7e00'0000'0000ull;
 constexpr uint64_t kLocalWindow = 0x0000'7f00'0000'0000ull;
+/// Kernel parameters seen through generic addresses (cvta.param), e.g. a
+/// CUtensorMap passed by value to cp.async.bulk.tensor.
+constexpr uint64_t kParamWindow = 0x0000'7d00'0000'0000ull;
 constexpr uint64_t kWindowSize = 0x0000'0001'0000'0000ull;
 /// First global allocation; allocations are 256-byte aligned with at least
 /// 4 KiB unmapped between them.
