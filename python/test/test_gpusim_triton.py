@@ -21,20 +21,22 @@ from tessel import gpusim
 _PTX: dict = {}
 
 
-def compile_ptx(kernel, signature, constexprs, num_warps=4, num_stages=3, divisible_by_16=()):
-    """Triton's PTX for sm_80 of a kernel of triton_ptx_kernels.py, and its metadata, compiled in a child process
-    (once per request in a run; Triton caches compiled kernels across runs). `divisible_by_16` names the
-    arguments Triton may assume are multiples of 16 (pointers: 16-byte aligned)."""
+def compile_ptx(kernel, signature, constexprs, num_warps=4, num_stages=3, divisible_by_16=(), capability=80):
+    """Triton's PTX for sm_80 (capability 90: sm_90a) of a kernel of triton_ptx_kernels.py, and its metadata,
+    compiled in a child process (once per request in a run; Triton caches compiled kernels across runs).
+    `divisible_by_16` names the arguments Triton may assume are multiples of 16 (pointers: 16-byte aligned)."""
     request = json.dumps({"kernel": kernel, "signature": signature, "constexprs": constexprs,
                           "num_warps": num_warps, "num_stages": num_stages,
-                          "divisible_by_16": list(divisible_by_16)}, sort_keys=True)
+                          "divisible_by_16": list(divisible_by_16), "capability": capability}, sort_keys=True)
     if request not in _PTX:
         env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
         result = subprocess.run([sys.executable, str(pathlib.Path(__file__).with_name("triton_ptx_kernels.py")),
                                  request], capture_output=True, text=True, env=env, timeout=300)
         assert result.returncode == 0, result.stderr[-3000:]
         out = json.loads(result.stdout)
-        _PTX[request] = (out["ptx"], types.SimpleNamespace(num_warps=out["num_warps"], shared=out["shared"]))
+        _PTX[request] = (out["ptx"], types.SimpleNamespace(num_warps=out["num_warps"], shared=out["shared"],
+                                                           tensordesc_meta=out["tensordesc_meta"],
+                                                           global_scratch_size=out["global_scratch_size"]))
     return _PTX[request]
 
 

@@ -1,10 +1,11 @@
-"""Triton kernels whose PTX the simulator tests run, and a command that compiles one of them to PTX for sm_80 without
-a GPU. It runs in a child process (see test_gpusim_triton.compile_ptx): other test modules use Triton's interpreter,
+"""Triton kernels whose PTX the simulator tests run, and a command that compiles one of them to PTX for sm_80 (or,
+with "capability": 90, sm_90a) without a GPU. It runs in a child process (see test_gpusim_triton.compile_ptx): other test modules use Triton's interpreter,
 a process-wide mode of Triton's that its compiler cannot share a process with.
 
     python triton_ptx_kernels.py '{"kernel": ..., "signature": {...}, "constexprs": {...}, "num_warps": 4,
-                                   "num_stages": 3, "divisible_by_16": [argument names]}'
-prints {"ptx": ..., "num_warps": ..., "shared": ...} as JSON.
+                                   "num_stages": 3, "divisible_by_16": [argument names], "capability": 80}'
+prints {"ptx": ..., "num_warps": ..., "shared": ..., "tensordesc_meta": ..., "global_scratch_size": ...} as JSON
+(tensordesc_meta: what Triton's launcher needs to build the tensor maps of host-side tensor descriptors).
 """
 import json
 import os
@@ -139,6 +140,38 @@ def attn_fwd(Q, K, V, Out, sm_scale, N_CTX, HEAD_DIM: tl.constexpr, BLOCK_M: tl.
     tl.store(Out + base + offs_m[:, None] * HEAD_DIM + offs_d[None, :], acc.to(Out.type.element_ty))
 
 
+@triton.jit
+def matmul_tma_host(a_desc, b_desc, c_desc, K, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                    BLOCK_K: tl.constexpr):
+    # Host-side tensor descriptors (triton.tools.tensor_descriptor.TensorDescriptor): TMA loads and store.
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in range(0, K, BLOCK_K):
+        a = a_desc.load([pid_m * BLOCK_M, k])
+        b = b_desc.load([k, pid_n * BLOCK_N])
+        acc = tl.dot(a, b, acc)
+    c_desc.store([pid_m * BLOCK_M, pid_n * BLOCK_N], acc.to(c_desc.dtype))
+
+
+@triton.jit
+def matmul_tma_device(a_ptr, b_ptr, c_ptr, M, N, K, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                      BLOCK_K: tl.constexpr):
+    # Device-side tensor descriptors: built in shared memory with tensormap.replace, copied to the global scratch
+    # buffer, then used by TMA; the box edges of M, N and K not multiples of the blocks are zero-filled/clipped.
+    a_desc = tl.make_tensor_descriptor(a_ptr, shape=[M, K], strides=[K, 1], block_shape=[BLOCK_M, BLOCK_K])
+    b_desc = tl.make_tensor_descriptor(b_ptr, shape=[K, N], strides=[N, 1], block_shape=[BLOCK_K, BLOCK_N])
+    c_desc = tl.make_tensor_descriptor(c_ptr, shape=[M, N], strides=[N, 1], block_shape=[BLOCK_M, BLOCK_N])
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in range(0, K, BLOCK_K):
+        a = a_desc.load([pid_m * BLOCK_M, k])
+        b = b_desc.load([k, pid_n * BLOCK_N])
+        acc = tl.dot(a, b, acc)
+    c_desc.store([pid_m * BLOCK_M, pid_n * BLOCK_N], acc.to(c_desc.dtype))
+
+
 def main() -> None:
     request = json.loads(sys.argv[1])
     fn = globals()[request["kernel"]]
@@ -147,10 +180,12 @@ def main() -> None:
     attrs = {(fn.arg_names.index(name),): [["tt.divisibility", 16]] for name in request.get("divisible_by_16", [])}
     src = triton.compiler.ASTSource(fn=fn, signature=request["signature"], constexprs=request["constexprs"],
                                     attrs=attrs)
-    kernel = triton.compile(src, target=GPUTarget("cuda", 80, 32), options={"num_warps": request["num_warps"],
-                                                                        "num_stages": request.get("num_stages", 3)})
+    kernel = triton.compile(src, target=GPUTarget("cuda", request.get("capability", 80), 32),
+                            options={"num_warps": request["num_warps"], "num_stages": request.get("num_stages", 3)})
     print(json.dumps({"ptx": kernel.asm["ptx"], "num_warps": kernel.metadata.num_warps,
-                      "shared": kernel.metadata.shared}))
+                      "shared": kernel.metadata.shared,
+                      "tensordesc_meta": getattr(kernel.metadata, "tensordesc_meta", None) or [],
+                      "global_scratch_size": kernel.metadata.global_scratch_size}))
 
 
 if __name__ == "__main__":

@@ -1,0 +1,168 @@
+"""Triton 3.6's sm_90a PTX (wgmma, TMA, mbarriers) runs in Tessel's PTX simulator and matches numpy.
+
+Triton compiles capability 90 as sm_90a: its dots become wgmma.mma_async on shared-memory descriptors, tensor
+descriptors become TMA copies (cp.async.bulk.tensor) completing on mbarriers. Host-side descriptors
+(triton.tools.tensor_descriptor.TensorDescriptor) reach the kernel as 128-byte tensor maps, built here with
+tessel.gpusim.TensorMap from the box and swizzle Triton's launcher would use (metadata.tensordesc_meta); device-side
+ones (tl.make_tensor_descriptor) are written by the kernel itself with tensormap.replace into the global scratch
+buffer. Each test checks the PTX really uses those instructions, then runs it on random inputs against numpy.
+"""
+import re
+
+import numpy as np
+import pytest
+
+from test_gpusim_triton import compile_ptx
+from tessel import gpusim
+
+MATMUL_SIG = {"a_ptr": "*fp16", "b_ptr": "*fp16", "c_ptr": "*fp16", "M": "i32", "N": "i32", "K": "i32",
+              "stride_am": "i32", "stride_ak": "constexpr", "stride_bk": "i32", "stride_bn": "constexpr",
+              "stride_cm": "i32", "stride_cn": "constexpr", "BLOCK_M": "constexpr", "BLOCK_N": "constexpr",
+              "BLOCK_K": "constexpr", "GROUP_M": "constexpr"}
+DIVISIBLE = ["a_ptr", "b_ptr", "c_ptr", "N", "K", "stride_am", "stride_bk", "stride_cm"]
+
+
+def to_bf16_bits(x):
+    b = np.asarray(x, np.float32).view(np.uint32).astype(np.uint64)
+    return ((b + 0x7FFF + ((b >> 16) & 1)) >> 16).astype(np.uint16)
+
+
+def bf16_value(bits):
+    return (bits.astype(np.uint32) << 16).view(np.float32)
+
+
+def wgmma_kinds(ptx):
+    return set(re.findall(r"wgmma\.mma_async\.sync\.aligned\.[\w.]+", ptx))
+
+
+@pytest.mark.parametrize("in_type,m,n,k", [("fp16", 128, 128, 64), ("fp16", 100, 72, 80), ("bf16", 128, 128, 64)])
+def test_matmul_wgmma(rng, in_type, m, n, k):
+    """Tutorial 03's matmul through pointers: loads to shared memory, wgmma on descriptors (A M-major here)."""
+    out_type = "fp16" if in_type == "fp16" else "fp32"
+    sig = dict(MATMUL_SIG, a_ptr=f"*{in_type}", b_ptr=f"*{in_type}", c_ptr=f"*{out_type}")
+    block = (128, 128, 64)
+    consts = {"stride_ak": 1, "stride_bn": 1, "stride_cn": 1, "BLOCK_M": block[0], "BLOCK_N": block[1],
+              "BLOCK_K": block[2], "GROUP_M": 8}
+    ptx, meta = compile_ptx("matmul_kernel", sig, consts, num_warps=4, num_stages=3, divisible_by_16=DIVISIBLE,
+                            capability=90)
+    assert ".target sm_90a" in ptx
+    assert wgmma_kinds(ptx) == {f"wgmma.mma_async.sync.aligned.m64n128k16.f32.{in_type[:2]}{in_type[2:]}."
+                                f"{in_type[:2]}{in_type[2:]}".replace("fp", "f")}
+    assert "wgmma.commit_group.sync.aligned" in ptx and "wgmma.wait_group.sync.aligned" in ptx
+    a32 = rng.standard_normal((m, k)).astype(np.float32)
+    b32 = rng.standard_normal((k, n)).astype(np.float32)
+    if in_type == "fp16":
+        a, b = a32.astype(np.float16), b32.astype(np.float16)
+        av, bv = a.astype(np.float64), b.astype(np.float64)
+        c = np.full((m, n), np.nan, np.float16)
+    else:
+        a, b = to_bf16_bits(a32), to_bf16_bits(b32)
+        av, bv = bf16_value(a).astype(np.float64), bf16_value(b).astype(np.float64)
+        c = np.full((m, n), np.nan, np.float32)
+    grid = -(-m // block[0]) * -(-n // block[1])
+    counters = gpusim.launch(ptx, "matmul_kernel", grid, num_warps=meta.num_warps, shared_bytes=meta.shared,
+                             args=[a, b, c, m, n, k, k, n, n, None, None])
+    ref = av @ bv
+    if in_type == "fp16":
+        np.testing.assert_allclose(c.astype(np.float64), ref, rtol=2e-3, atol=2e-3)
+    else:
+        np.testing.assert_allclose(c, ref, rtol=1e-5, atol=1e-5 * np.sqrt(k))
+    # Per CTA and K step: 4 warps x 4 k16 slices x 2 m64 halves.
+    assert counters["inst_tensor_core"] >= grid * -(-k // block[2]) * 4 * 4 * 2
+
+
+def host_matmul_ptx(dtype="fp16", block=(128, 128, 64), stages=3):
+    bm, bn, bk = block
+    sig = {"a_desc": f"tensordesc<{dtype}[{bm}, {bk}]>", "b_desc": f"tensordesc<{dtype}[{bk}, {bn}]>",
+           "c_desc": f"tensordesc<{dtype}[{bm}, {bn}]>", "K": "i32", "BLOCK_M": "constexpr",
+           "BLOCK_N": "constexpr", "BLOCK_K": "constexpr"}
+    return compile_ptx("matmul_tma_host", sig, {"BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": bk}, num_warps=4,
+                       num_stages=stages, capability=90)
+
+
+def descriptor_args(array, meta):
+    """What Triton's launcher passes for one host-side descriptor: the tensor map, then shape and strides."""
+    tmap = gpusim.TensorMap(array, meta["block_size"], swizzle={0: None, 1: 32, 2: 64, 3: 128}[meta["swizzle"]])
+    return [tmap, *array.shape, *(s // array.itemsize for s in array.strides)]
+
+
+@pytest.mark.parametrize("m,n,k", [(256, 128, 192), (200, 136, 120)])
+def test_matmul_tma_host_descriptors(rng, m, n, k):
+    ptx, meta = host_matmul_ptx()
+    assert "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes" in ptx
+    assert "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group" in ptx
+    assert "mbarrier.try_wait.parity" in ptx and "mbarrier.arrive.expect_tx" in ptx
+    assert wgmma_kinds(ptx) == {"wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16"}
+    # Triton's launcher boxes: A [128, 64], B [64, 64] (twice per block: the 128-byte swizzle span), C [128, 64].
+    assert [d["block_size"] for d in meta.tensordesc_meta] == [[128, 64], [64, 64], [128, 64]]
+    assert all(d["swizzle"] == 3 for d in meta.tensordesc_meta)
+    a = rng.standard_normal((m, k)).astype(np.float16)
+    b = rng.standard_normal((k, n)).astype(np.float16)
+    c = np.full((m, n), np.nan, np.float16)
+    args = (descriptor_args(a, meta.tensordesc_meta[0]) + descriptor_args(b, meta.tensordesc_meta[1])
+            + descriptor_args(c, meta.tensordesc_meta[2]) + [k, None, None])
+    grid = (-(-m // 128), -(-n // 128))
+    counters = gpusim.launch(ptx, "matmul_tma_host", grid, num_warps=meta.num_warps, shared_bytes=meta.shared,
+                             args=args)
+    # Boxes past the edges of A and B read zeros; C's stores are clipped to the array.
+    np.testing.assert_allclose(c.astype(np.float64), a.astype(np.float64) @ b.astype(np.float64),
+                               rtol=2e-3, atol=2e-3)
+    k_steps = -(-k // 64)
+    assert counters["async_copy_bytes"] == grid[0] * grid[1] * k_steps * (128 * 64 + 64 * 128) * 2
+
+
+def device_matmul_ptx():
+    sig = {"a_ptr": "*fp16", "b_ptr": "*fp16", "c_ptr": "*fp16", "M": "i32", "N": "i32", "K": "i32",
+           "BLOCK_M": "constexpr", "BLOCK_N": "constexpr", "BLOCK_K": "constexpr"}
+    return compile_ptx("matmul_tma_device", sig, {"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64},
+                       num_warps=4, num_stages=3, divisible_by_16=["a_ptr", "b_ptr", "c_ptr"], capability=90)
+
+
+@pytest.mark.parametrize("m,n,k", [(128, 256, 128), (136, 104, 72)])
+def test_matmul_tma_device_descriptors(rng, m, n, k):
+    ptx, meta = device_matmul_ptx()
+    assert "tensormap.replace.tile.global_address" in ptx and "tensormap.cp_fenceproxy" in ptx
+    assert "cp.async.bulk.tensor.2d.shared::cluster.global" in ptx and "wgmma.mma_async" in ptx
+    a = rng.standard_normal((m, k)).astype(np.float16)
+    b = rng.standard_normal((k, n)).astype(np.float16)
+    c = np.full((m, n), np.nan, np.float16)
+    grid = (-(-m // 128), -(-n // 128))
+    # The global scratch buffer: each CTA writes its three tensor maps there.
+    scratch = np.zeros(meta.global_scratch_size * grid[0] * grid[1], np.uint8)
+    assert meta.global_scratch_size >= 3 * 128
+    gpusim.launch(ptx, "matmul_tma_device", grid, num_warps=meta.num_warps, shared_bytes=meta.shared,
+                  args=[a, b, c, m, n, k, scratch, None])
+    np.testing.assert_allclose(c.astype(np.float64), a.astype(np.float64) @ b.astype(np.float64),
+                               rtol=2e-3, atol=2e-3)
+
+
+def test_tma_rejects_unaligned_global_strides(rng):
+    """TMA needs global strides that are multiples of 16 bytes: a 100-column fp16 matrix (200-byte rows) is
+    rejected where the kernel first copies it, as cuTensorMapEncodeTiled would reject it."""
+    ptx, meta = device_matmul_ptx()
+    m, n, k = 128, 100, 64
+    a = np.ones((m, k), np.float16)
+    b = np.ones((k, n), np.float16)
+    c = np.zeros((m, n), np.float16)
+    scratch = np.zeros(meta.global_scratch_size, np.uint8)
+    with pytest.raises(gpusim.SimulatorError, match=r"global stride 1 \(200 bytes\) is not a multiple of 16"):
+        gpusim.launch(ptx, "matmul_tma_device", (1, 1), num_warps=meta.num_warps, shared_bytes=meta.shared,
+                      args=[a, b, c, m, n, k, scratch, None])
+
+
+def test_flash_attention_forward_sm90(rng):
+    sig = {"Q": "*fp16", "K": "*fp16", "V": "*fp16", "Out": "*fp16", "sm_scale": "fp32", "N_CTX": "i32",
+           "HEAD_DIM": "constexpr", "BLOCK_M": "constexpr", "BLOCK_N": "constexpr"}
+    ptx, meta = compile_ptx("attn_fwd", sig, {"HEAD_DIM": 64, "BLOCK_M": 128, "BLOCK_N": 64}, num_warps=4,
+                            num_stages=2, divisible_by_16=["Q", "K", "V", "Out", "N_CTX"], capability=90)
+    assert wgmma_kinds(ptx) == {"wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16"}
+    z, n, d = 2, 256, 64
+    q, k, v = [(rng.standard_normal((z, n, d)) * 0.7).astype(np.float16) for _ in range(3)]
+    out = np.full_like(q, np.nan)
+    gpusim.launch(ptx, "attn_fwd", (n // 128, z), num_warps=meta.num_warps, shared_bytes=meta.shared,
+                  args=[q, k, v, out, 0.125, n, None, None])
+    s = np.einsum("znd,zmd->znm", q.astype(np.float64), k.astype(np.float64)) * 0.125
+    p = np.exp(s - s.max(-1, keepdims=True))
+    ref = np.einsum("znm,zmd->znd", p / p.sum(-1, keepdims=True), v.astype(np.float64))
+    # P is rounded to fp16 before the second dot, as in Triton.
+    np.testing.assert_allclose(out.astype(np.float64), ref, rtol=0, atol=2e-3)
