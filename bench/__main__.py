@@ -16,7 +16,7 @@ from pathlib import Path
 
 from .common import RESULTS_DIR, environment
 
-BENCHMARKS = ["vector_add", "softmax", "matmul", "launch"]
+BENCHMARKS = ["vector_add", "softmax", "matmul", "launch", "gpusim"]
 
 
 def main(argv=None) -> int:

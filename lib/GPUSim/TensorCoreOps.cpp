@@ -24,6 +24,7 @@
 #include "Decode.h"
 
 #include <cmath>
+#include <vector>
 
 namespace tessel::gpusim {
 namespace {
@@ -52,10 +53,21 @@ double e4m3Value(uint32_t b) {
   return (b & 0x80) ? -v : v;
 }
 
+// Every f16 value, decoded once (the decoding is the hot spot of mma).
+const float *halfTable() {
+  static const std::vector<float> table = [] {
+    std::vector<float> t(65536);
+    for (uint32_t h = 0; h < 65536; ++h)
+      t[h] = float(halfToDouble(uint16_t(h)));
+    return t;
+  }();
+  return table.data();
+}
+
 double elemValue(Elem e, uint32_t bits) {
   switch (e) {
-  case EF16: return halfToDouble(uint16_t(bits));
-  case EBF16: return bf16ToDouble(uint16_t(bits));
+  case EF16: return double(halfTable()[bits & 0xffff]);
+  case EBF16: return double(asF32(uint32_t(bits & 0xffff) << 16)); // the top half of an f32
   case ETF32: return double(asF32(bits & 0xffffe000u));
   case ES8: return double(int8_t(bits));
   case EU8: return double(uint8_t(bits));

@@ -37,7 +37,7 @@ void bindGPUSim(py::module_ &m) {
       [](const std::string &ptx, const std::string &kernel,
          std::vector<uint32_t> grid, std::vector<uint32_t> block,
          uint32_t sharedBytes, py::list pyArgs, bool raceCheck,
-         uint64_t instructionLimit) {
+         uint64_t instructionLimit, unsigned threads) {
         if (grid.empty() || grid.size() > 3 || block.empty() || block.size() > 3)
           throw SimError("grid and block have 1 to 3 dimensions");
         LaunchConfig cfg;
@@ -48,6 +48,7 @@ void bindGPUSim(py::module_ &m) {
         cfg.dynamicSharedBytes = sharedBytes;
         cfg.raceCheck = raceCheck;
         cfg.instructionLimit = instructionLimit;
+        cfg.threads = threads;
         std::vector<LaunchArg> args(pyArgs.size());
         std::vector<py::buffer_info> keep;
         keep.reserve(pyArgs.size());
@@ -122,7 +123,8 @@ void bindGPUSim(py::module_ &m) {
       },
       py::arg("ptx"), py::arg("kernel"), py::arg("grid"), py::arg("block"),
       py::arg("shared_bytes"), py::arg("args"), py::arg("race_check") = true,
-      py::arg("instruction_limit") = LaunchConfig().instructionLimit);
+      py::arg("instruction_limit") = LaunchConfig().instructionLimit,
+      py::arg("threads") = 0u);
 }
 
 } // namespace tessel::python

@@ -150,8 +150,11 @@ def _argument(value: Any, index: int) -> Any:
 def launch(ptx: str, kernel_name: str, grid: int | Sequence[int], *, num_warps: int = 4,
            block: int | Sequence[int] | None = None, shared_bytes: int = 0,
            args: Iterable[Any] = (), race_check: bool = True,
-           instruction_limit: int = 20_000_000_000) -> dict:
+           instruction_limit: int = 20_000_000_000, threads: int = 0) -> dict:
     """Runs ``kernel_name`` from ``ptx``; returns the counters.
+
+    CTAs run on ``threads`` worker threads (0: one per hardware thread); the
+    results, counters and errors (the lowest failing CTA's) do not depend on it.
 
     ``block`` overrides ``num_warps`` with explicit CTA dimensions.
     ``shared_bytes`` is the dynamic shared memory per CTA (Triton's
@@ -168,6 +171,8 @@ def launch(ptx: str, kernel_name: str, grid: int | Sequence[int], *, num_warps: 
         block_dims = _dims(block, "block")
     if isinstance(shared_bytes, bool) or not isinstance(shared_bytes, int) or shared_bytes < 0:
         raise SimulatorError(f"shared_bytes must be a non-negative int, got {shared_bytes!r}")
+    if isinstance(threads, bool) or not isinstance(threads, int) or threads < 0:
+        raise SimulatorError(f"threads must be a non-negative int, got {threads!r}")
     converted = [_argument(a, i) for i, a in enumerate(args)]
     return _C.gpusim_launch(ptx, kernel_name, grid_dims, block_dims, shared_bytes, converted,
-                            race_check, instruction_limit)
+                            race_check, instruction_limit, threads)
