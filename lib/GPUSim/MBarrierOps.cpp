@@ -17,6 +17,10 @@
 // with .parity P once the phase of parity P completed (the current phase has
 // the other parity).
 //
+// A wait that sees its phase complete advances the race check's epoch as
+// bar.sync does (shared-memory writes before an arrive are ordered before
+// the reads after the wait).
+//
 // try_wait may suspend the thread: here the warp yields (Runner retries the
 // instruction) while other warps of the CTA make progress. When no warp can
 // make progress, the suspend time limit expires and try_wait returns false;
@@ -219,6 +223,11 @@ void mbarrierOp(ExecContext &c, const Inst &I, uint32_t mask) {
     forLanes(mask, [&](int l) {
       writeReg(c, I.ops[0], l, (results >> l) & 1);
     });
+    // A completed phase orders the arrivals (and the writes before them)
+    // before the waiters' later accesses: for the race check it acts as a
+    // barrier (coarsely: for every thread of the CTA).
+    if (allDone)
+      c.cta.shared.barrier();
     return;
   }
   forLanes(mask, [&](int l) {
