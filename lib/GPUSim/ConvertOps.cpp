@@ -157,6 +157,8 @@ void cvtPackOp(ExecContext &c, const Inst &I, uint32_t mask) {
 }
 
 void decodeCvt(DecodeInput &in, Inst &inst) {
+  if (isFp8Cvt(in))
+    return decodeFp8Cvt(in, inst); // HalfOps.cpp
   inst.cls = InstClass::Convert;
   Rounding r = in.takeRounding();
   inst.ftz = in.take("ftz");

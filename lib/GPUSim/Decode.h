@@ -67,6 +67,13 @@ void registerTmaOps(DecoderTable &t);
 
 const DecoderTable &decoders();
 
+/// HalfOps.cpp: f16/bf16 (scalar and x2) arithmetic and the fp8 cvt forms,
+/// reached from the float arithmetic and cvt decoders.
+bool isHalfArith(const DecodeInput &in);
+void decodeHalfArith(DecodeInput &in, Inst &inst);
+bool isFp8Cvt(const DecodeInput &in);
+void decodeFp8Cvt(DecodeInput &in, Inst &inst);
+
 /// Float helpers shared by groups.
 /// Rounds `v` to a binary format with `ebits` exponent and `mbits` mantissa
 /// bits (IEEE-like, with infinities) under `mode`; returns the bits.

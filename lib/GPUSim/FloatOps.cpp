@@ -185,6 +185,8 @@ void decodeSpecial(DecodeInput &in, Inst &inst);
 
 void decodeFloatArith(DecodeInput &in, Inst &inst) {
   const std::string &b = in.base;
+  if (b != "setp" && b != "div" && isHalfArith(in))
+    return decodeHalfArith(in, inst); // HalfOps.cpp
   inst.cls = InstClass::FloatArith;
   if (b == "setp") {
     decodeCompare(in, inst);

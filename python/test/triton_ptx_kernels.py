@@ -172,6 +172,28 @@ def matmul_tma_device(a_ptr, b_ptr, c_ptr, M, N, K, BLOCK_M: tl.constexpr, BLOCK
     c_desc.store([pid_m * BLOCK_M, pid_n * BLOCK_N], acc.to(c_desc.dtype))
 
 
+@triton.jit
+def half_ops(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    # fp16/bf16 element-wise arithmetic: Triton keeps it in 16 bits (fma.rn.f16, max.f16, abs.f16, ...).
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    y = tl.load(y_ptr + offs, mask=mask)
+    r = x * y + x
+    r = tl.maximum(r, y) - tl.abs(x)
+    tl.store(out_ptr + offs, r, mask=mask)
+
+
+@triton.jit
+def fp8_roundtrip(x_ptr, out_ptr, q_ptr, n, BLOCK: tl.constexpr):
+    # f32 -> float8e4nv (sm_89: cvt to e4m3x2) -> f32.
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    q = tl.load(x_ptr + offs, mask=mask).to(tl.float8e4nv)
+    tl.store(q_ptr + offs, q, mask=mask)
+    tl.store(out_ptr + offs, q.to(tl.float32), mask=mask)
+
+
 def main() -> None:
     request = json.loads(sys.argv[1])
     fn = globals()[request["kernel"]]
