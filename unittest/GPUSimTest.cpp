@@ -22,7 +22,8 @@ namespace {
 const char *kHeader = ".version 8.7\n.target sm_80\n.address_size 64\n";
 
 /// Runs `body` on one warp; each lane stores %d (b32) to out[lane].
-std::vector<uint32_t> runLanes(const std::string &body) {
+std::vector<uint32_t> runLanes(const std::string &body,
+                               void (*init)(std::vector<uint32_t> &) = nullptr) {
   std::string ptx = std::string(kHeader) +
                     ".visible .entry k(.param .u64 out)\n{\n"
                     " .reg .pred %p<4>;\n .reg .b32 %r<16>;\n .reg .b32 %d;\n"
@@ -33,6 +34,8 @@ std::vector<uint32_t> runLanes(const std::string &body) {
                     " add.s64 %rd3, %rd1, %rd2;\n st.global.b32 [%rd3], %d;\n ret;\n}\n";
   Module m = parsePTX(ptx);
   std::vector<uint32_t> out(32, 0xdeadbeef);
+  if (init)
+    init(out);
   std::vector<LaunchArg> args(1);
   args[0].kind = LaunchArg::Buffer;
   args[0].host = out.data();
@@ -191,6 +194,81 @@ TEST(GPUSimSemanticsTest, OutOfBoundsNamesThreadAndLine) {
     EXPECT_NE(m.find("out-of-bounds load of 4 bytes"), std::string::npos) << m;
     EXPECT_NE(m.find("thread (0,0,0)"), std::string::npos) << m;
     EXPECT_NE(m.find("PTX line 13: 'ld.global.b32 %r5, [%rd4+128];'"), std::string::npos) << m;
+  }
+}
+
+TEST(GPUSimSemanticsTest, MmaM16n8k8F16FragmentsByHand) {
+  // A = all ones (16x8), B(k, n) = k + 1 (8x8): every D(m, n) = 1 + 2 + ... +
+  // 8 = 36 plus C. Lane l holds C/D(g, 2t), (g, 2t+1), (g+8, 2t), (g+8, 2t+1)
+  // with g = l/4, t = l%4 (PTX ISA, m16n8k8 accumulators); C is 0.5 * lane.
+  // B's b0, b1 are (k = 2t, n = g), (2t+1, g): the values 2t+1, 2t+2 in f16.
+  auto r = runLanes(
+      " mov.b32 %r1, 0x3C003C00;\n" // a0..a3 = 1.0 (f16x2)
+      " and.b32 %r2, %r0, 3;\n shl.b32 %r2, %r2, 1;\n"
+      " add.u32 %r3, %r2, 1;\n cvt.rn.f16.u32 %h0, %r3;\n"
+      " add.u32 %r3, %r2, 2;\n cvt.rn.f16.u32 %h1, %r3;\n"
+      " mov.b32 %r4, {%h0, %h1};\n"
+      " cvt.rn.f32.u32 %r5, %r0;\n mul.f32 %r5, %r5, 0f3F000000;\n"
+      " mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%r6, %r7, %r8, %r9}, {%r1, %r1}, {%r4},"
+      " {%r5, %r5, %r5, %r5};\n"
+      " add.f32 %r10, %r6, %r9;\n mov.b32 %d, %r10;");
+  for (int lane = 0; lane < 32; ++lane) {
+    float want = 2 * (36.0f + 0.5f * float(lane)), got;
+    std::memcpy(&got, &r[lane], 4);
+    EXPECT_EQ(got, want) << "lane " << lane;
+  }
+}
+
+TEST(GPUSimSemanticsTest, CpAsyncDataLandsAtTheWait) {
+  // Each lane copies 4 bytes (the host filled out[lane] with 1000 + lane)
+  // into shared memory that holds 7; before the wait a read still sees 7.
+  auto r = runLanes(
+      " .shared .align 4 .b8 s[128];\n"
+      " mov.u32 %r1, s;\n mad.lo.u32 %r1, %r0, 4, %r1;\n st.shared.u32 [%r1], 7;\n"
+      " ld.param.u64 %rd4, [out];\n mul.wide.u32 %rd5, %r0, 4;\n add.s64 %rd4, %rd4, %rd5;\n"
+      " cp.async.ca.shared.global [%r1], [%rd4], 4;\n cp.async.commit_group;\n"
+      " ld.shared.u32 %r2, [%r1];\n cp.async.wait_group 0;\n ld.shared.u32 %r3, [%r1];\n"
+      " mad.lo.u32 %d, %r2, 100000, %r3;",
+      [](std::vector<uint32_t> &out) {
+        for (uint32_t i = 0; i < 32; ++i)
+          out[i] = 1000 + i;
+      });
+  for (uint32_t lane = 0; lane < 32; ++lane)
+    EXPECT_EQ(r[lane], 7u * 100000 + 1000 + lane) << "lane " << lane;
+}
+
+TEST(GPUSimLaunchTest, LowestFailingCTAWhateverTheThreads) {
+  // CTAs 5 and up store past the end of a 5-CTA buffer.
+  std::string ptx = std::string(kHeader) +
+                    ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<4>;\n .reg .b64 %rd<4>;\n"
+                    " mov.u32 %r0, %tid.x;\n mov.u32 %r1, %ctaid.x;\n mad.lo.u32 %r2, %r1, 32, %r0;\n"
+                    " ld.param.u64 %rd0, [out];\n mul.wide.u32 %rd1, %r2, 4;\n add.s64 %rd2, %rd0, %rd1;\n"
+                    " st.global.u32 [%rd2], %r2;\n ret;\n}\n";
+  Module m = parsePTX(ptx);
+  for (unsigned threads : {1u, 2u, 5u}) {
+    std::vector<uint32_t> out(5 * 32, 0);
+    std::vector<LaunchArg> args(1);
+    args[0].kind = LaunchArg::Buffer;
+    args[0].host = out.data();
+    args[0].bytes = out.size() * 4;
+    args[0].writeBack = true;
+    LaunchConfig cfg;
+    cfg.block[0] = 32;
+    cfg.grid[0] = 12;
+    cfg.threads = threads;
+    try {
+      launch(m, "k", cfg, args);
+      ADD_FAILURE() << "no error";
+    } catch (const SimError &e) {
+      std::string msg = e.what();
+      EXPECT_NE(msg.find("CTA (5,0,0), thread (0,0,0)"), std::string::npos) << msg;
+    }
+    cfg.grid[0] = 5;
+    LaunchResult res = launch(m, "k", cfg, args);
+    EXPECT_EQ(res.counters.ctas, 5u);
+    EXPECT_EQ(res.counters.globalStoreRequests, 5u);
+    for (uint32_t i = 0; i < out.size(); ++i)
+      ASSERT_EQ(out[i], i);
   }
 }
 
