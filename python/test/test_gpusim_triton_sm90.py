@@ -166,3 +166,29 @@ def test_flash_attention_forward_sm90(rng):
     ref = np.einsum("znm,zmd->znd", p / p.sum(-1, keepdims=True), v.astype(np.float64))
     # P is rounded to fp16 before the second dot, as in Triton.
     np.testing.assert_allclose(out.astype(np.float64), ref, rtol=0, atol=2e-3)
+
+
+def test_flash_attention_forward_tma(rng):
+    """Tutorial 06's forward pass through host-side descriptors: TMA loads of Q, K, V on mbarriers (two stages),
+    Q @ K^T on shared-memory descriptors, P @ V with P in registers (wgmma's register-A form), a TMA store."""
+    sig = {"desc_q": "tensordesc<fp16[128, 64]>", "desc_k": "tensordesc<fp16[64, 64]>",
+           "desc_v": "tensordesc<fp16[64, 64]>", "desc_o": "tensordesc<fp16[128, 64]>", "sm_scale": "fp32",
+           "N_CTX": "i32", "HEAD_DIM": "constexpr", "BLOCK_M": "constexpr", "BLOCK_N": "constexpr"}
+    ptx, meta = compile_ptx("attn_fwd_tma", sig, {"HEAD_DIM": 64, "BLOCK_M": 128, "BLOCK_N": 64}, num_warps=4,
+                            num_stages=2, capability=90)
+    mma = [re.sub(r"\{[^}]*\}", "{}", line.strip()) for line in ptx.splitlines() if "wgmma.mma_async" in line]
+    assert any(line.startswith("wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {}, {}, %rd") for line in mma)
+    assert any(re.match(r"wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 \{\}, %rd\d+, %rd", line)
+               for line in mma)
+    assert "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group" in ptx
+    z, n, d = 2, 256, 64
+    q, k, v = [(rng.standard_normal((z * n, d)) * 0.7).astype(np.float16) for _ in range(3)]
+    out = np.full_like(q, np.nan)
+    args = sum((descriptor_args(x, m) for x, m in zip((q, k, v, out), meta.tensordesc_meta)), [])
+    gpusim.launch(ptx, "attn_fwd_tma", (n // 128, z), num_warps=meta.num_warps, shared_bytes=meta.shared,
+                  args=args + [0.125, n, None, None])
+    q3, k3, v3 = [x.reshape(z, n, d).astype(np.float64) for x in (q, k, v)]
+    s = np.einsum("znd,zmd->znm", q3, k3) * 0.125
+    p = np.exp(s - s.max(-1, keepdims=True))
+    ref = np.einsum("znm,zmd->znd", p / p.sum(-1, keepdims=True), v3).reshape(z * n, d)
+    np.testing.assert_allclose(out.astype(np.float64), ref, rtol=0, atol=2e-3)

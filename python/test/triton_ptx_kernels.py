@@ -194,6 +194,50 @@ def fp8_roundtrip(x_ptr, out_ptr, q_ptr, n, BLOCK: tl.constexpr):
     tl.store(out_ptr + offs, q.to(tl.float32), mask=mask)
 
 
+@triton.jit
+def attn_fwd_tma(desc_q, desc_k, desc_v, desc_o, sm_scale, N_CTX, HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr,
+                 BLOCK_N: tl.constexpr):
+    # attn_fwd through host-side tensor descriptors over [batch*heads*N_CTX, HEAD_DIM] tensors, as tutorial 06
+    # does on Hopper: TMA loads of Q, K and V, a TMA store of the output.
+    start_m = tl.program_id(0)
+    off_hz = tl.program_id(1)
+    offset_y = off_hz * N_CTX
+    qo_offset_y = offset_y + start_m * BLOCK_M
+    q = desc_q.load([qo_offset_y, 0])
+    m_i = tl.zeros([BLOCK_M], dtype=tl.float32) - float("inf")
+    l_i = tl.zeros([BLOCK_M], dtype=tl.float32) + 1.0
+    acc = tl.zeros([BLOCK_M, HEAD_DIM], dtype=tl.float32)
+    qk_scale = sm_scale * 1.44269504
+    for start_n in range(0, N_CTX, BLOCK_N):
+        k = desc_k.load([offset_y + start_n, 0]).T
+        qk = tl.dot(q, k)
+        m_ij = tl.maximum(m_i, tl.max(qk, 1) * qk_scale)
+        qk = qk * qk_scale - m_ij[:, None]
+        p = tl.math.exp2(qk)
+        l_ij = tl.sum(p, 1)
+        alpha = tl.math.exp2(m_i - m_ij)
+        l_i = l_i * alpha + l_ij
+        acc = acc * alpha[:, None]
+        v = desc_v.load([offset_y + start_n, 0])
+        acc = tl.dot(p.to(tl.float16), v, acc)
+        m_i = m_ij
+    acc = acc / l_i[:, None]
+    desc_o.store([qo_offset_y, 0], acc.to(tl.float16))
+
+
+@triton.jit
+def atomics_kernel(x_ptr, idx_ptr, hist_ptr, fsum_ptr, mx_ptr, h16_ptr, n, BLOCK: tl.constexpr):
+    # Scattered atomics: a histogram, per-bin f32 and f16 sums and an int32 maximum.
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    i = tl.load(idx_ptr + offs, mask=mask)
+    tl.atomic_add(hist_ptr + i, 1, mask=mask)
+    tl.atomic_add(fsum_ptr + i, x, mask=mask)
+    tl.atomic_max(mx_ptr + i, (x * 1000).to(tl.int32), mask=mask)
+    tl.atomic_add(h16_ptr + i, x.to(tl.float16), mask=mask)
+
+
 def main() -> None:
     request = json.loads(sys.argv[1])
     fn = globals()[request["kernel"]]
