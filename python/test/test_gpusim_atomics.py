@@ -6,6 +6,7 @@ count; per-lane results of atom are checked against the set of values the ISA al
 import numpy as np
 import pytest
 
+from test_gpusim_triton import compile_ptx, scratch_args
 from tessel import gpusim
 
 HEADER = ".version 8.7\n.target sm_90\n.address_size 64\n"
@@ -226,3 +227,30 @@ def test_atomic_errors(body, message):
     with pytest.raises(gpusim.SimulatorError, match=message) as e:
         gpusim.launch(kernel(body), "k", 1, num_warps=1, args=[np.zeros(16, np.uint32), None, None])
     assert "PTX line" in str(e.value)
+
+
+def test_triton_atomics(rng):
+    sig = {"x_ptr": "*fp32", "idx_ptr": "*i32", "hist_ptr": "*i32", "fsum_ptr": "*fp32", "mx_ptr": "*i32",
+           "h16_ptr": "*fp16", "n": "i32", "BLOCK": "constexpr"}
+    ptx, meta = compile_ptx("atomics_kernel", sig, {"BLOCK": 256})
+    for op in ("atom.global.gpu.acq_rel.add.u32", "atom.global.gpu.acq_rel.add.f32",
+               "atom.global.gpu.acq_rel.max.s32", "atom.global.gpu.acq_rel.add.noftz.f16"):
+        assert op in ptx
+    n, bins = 3000, 40
+    # Multiples of 1/4 in [-2, 2): with at most ~100 per bin every partial sum of a bin is a multiple of 1/4
+    # below 512 in magnitude, exact in f16 and f32 whatever the order of the atomics.
+    x = (rng.integers(-8, 8, n) / 4).astype(np.float32)
+    idx = rng.integers(0, bins, n).astype(np.int32)
+    assert np.bincount(idx).max() * 2 < 512
+    hist = np.zeros(bins, np.int32)
+    fsum = np.zeros(bins, np.float32)
+    mx = np.full(bins, -2 ** 31, np.int32)
+    h16 = np.zeros(bins, np.float16)
+    gpusim.launch(ptx, "atomics_kernel", -(-n // 256), num_warps=meta.num_warps, shared_bytes=meta.shared,
+                  args=[x, idx, hist, fsum, mx, h16, n] + scratch_args(ptx))
+    np.testing.assert_array_equal(hist, np.bincount(idx, minlength=bins))
+    ref = np.bincount(idx, weights=x.astype(np.float64), minlength=bins)
+    np.testing.assert_array_equal(fsum, ref)
+    np.testing.assert_array_equal(h16, ref.astype(np.float16))
+    scaled = np.trunc(x * np.float32(1000)).astype(np.int32)
+    np.testing.assert_array_equal(mx, [scaled[idx == b].max() for b in range(bins)])
