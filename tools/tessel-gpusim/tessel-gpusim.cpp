@@ -1,7 +1,7 @@
 //===- tessel-gpusim.cpp - Run a PTX kernel in the simulator ---------------===//
 //
 //   tessel-gpusim kernel.ptx -k NAME -g X[,Y,Z] -w WARPS [-s SHARED_BYTES]
-//                 [--no-race-check] [-o OUTDIR] ARG...
+//                 [-j THREADS] [--no-race-check] [-o OUTDIR] ARG...
 //
 // Each ARG is one kernel parameter, in order:
 //   file.npy            an array (written back to OUTDIR/argN.npy after the run)
@@ -26,7 +26,7 @@ using namespace tessel::gpusim;
 
 static void usage() {
   std::cerr << "usage: tessel-gpusim kernel.ptx -k NAME -g X[,Y,Z] -w WARPS "
-               "[-s SHARED_BYTES] [--no-race-check] [-o OUTDIR] "
+               "[-s SHARED_BYTES] [-j THREADS] [--no-race-check] [-o OUTDIR] "
                "ARG... (file.npy | zeros:BYTES | i:INT | f:FLOAT | null)\n";
   std::exit(2);
 }
@@ -57,6 +57,8 @@ int main(int argc, char **argv) {
       cfg.dynamicSharedBytes = uint32_t(std::stoul(value()));
     else if (a == "-o")
       outDir = value();
+    else if (a == "-j")
+      cfg.threads = unsigned(std::stoul(value()));
     else if (a == "--no-race-check")
       cfg.raceCheck = false;
     else if (a == "-h" || a == "--help")
