@@ -288,11 +288,18 @@ LaunchResult launch(const Module &module, const std::string &name,
     case LaunchArg::Buffer: {
       if (bitWidth(p.type) != 64 || !isInteger(p.type))
         throw SimError(what + ": an array needs a 64-bit pointer parameter");
+      if (a.shareWith >= 0) { // a view into an earlier argument's array
+        if (size_t(a.shareWith) >= i || !bases[a.shareWith])
+          throw SimError(what + ": shares the array of a later argument or "
+                                "of one that is not an array");
+        bits = bases[a.shareWith] + a.offset;
+        break;
+      }
       uint64_t base = global.allocate(a.bytes, a.name.empty() ? "argument " + std::to_string(i) : a.name);
       if (a.bytes)
         std::memcpy(global.allocation(base).data.data(), a.host, a.bytes);
       bases[i] = base;
-      bits = base;
+      bits = base + a.offset;
       break;
     }
     case LaunchArg::Bytes: {

@@ -71,13 +71,14 @@ struct Kernel {
 
   /// Runs the grid (checked by the caller) with argv[i] pointing to the
   /// value of runtime argument i. Releases the GIL while programs run.
-  void launch(int64_t gx, int64_t gy, int64_t gz, void **argv) const {
+  void launch(int64_t gx, int64_t gy, int64_t gz, void **argv,
+              llvm::ArrayRef<runtime::LaunchArg> args) const {
     if (!loaded)
       throw BackendError("kernel " + parts.name + " was compiled for " +
                          parts.target + " (" + parts.options +
                          ") and cannot run in this process");
     py::gil_scoped_release release;
-    loaded->launch(gx, gy, gz, argv);
+    loaded->launch(gx, gy, gz, argv, args);
   }
 };
 

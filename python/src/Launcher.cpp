@@ -387,7 +387,11 @@ py::object Launcher::launch(py::handle grid, bool warmup, py::args args,
   std::vector<void *> argv(runtimeArgs.size());
   for (size_t i = 0; i < runtimeArgs.size(); ++i)
     argv[i] = &slots[i];
-  kernel.launch(dims[0], dims[1], dims[2], argv.data());
+  if (kernel.loaded && kernel.loaded->needsExtents())
+    for (size_t r = 0; r < runtimeArgs.size(); ++r)
+      if (runtimeArgs[r].isPointer() && !runtimeArgs[r].extentKnown && tensors[r])
+        readTensorExtent(tensors[r], runtimeArgs[r]);
+  kernel.launch(dims[0], dims[1], dims[2], argv.data(), runtimeArgs);
   return kernelObject;
 }
 

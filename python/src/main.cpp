@@ -75,7 +75,12 @@ loadedKernel(llvm::Expected<std::optional<runtime::CacheEntry>> entry) {
     throw CacheError(llvm::toString(entry.takeError()));
   if (!*entry)
     return nullptr;
-  return std::make_unique<Kernel>(std::move(**entry));
+  // Code for a target that cannot run here (ahead of time) is not loaded.
+  auto t = target::getTarget((*entry)->target);
+  bool load = t && (*t)->canRun(**entry);
+  if (!t)
+    llvm::consumeError(t.takeError());
+  return std::make_unique<Kernel>(std::move(**entry), load);
 }
 
 } // namespace

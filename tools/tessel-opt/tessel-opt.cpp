@@ -2,6 +2,8 @@
 #include "TestPasses.h"
 #include "tessel/Conversion/Passes.h"
 #include "tessel/Dialect/Tile/IR/Dialect.h"
+#include "tessel/Dialect/TileGPU/IR/Dialect.h"
+#include "tessel/NVIDIA/Passes.h"
 #include "tessel/Dialect/Tile/Transforms/Passes.h"
 #include "tessel/Target/CPU/CPUCompiler.h"
 #include "tessel/Target/CPU/Passes.h"
@@ -17,6 +19,7 @@ int main(int argc, char **argv) {
   tessel::registerTesselConversionPasses();
   tessel::tile::registerTesselTilePasses();
   tessel::cpu::registerTesselCPUPasses();
+  tessel::nvidia::registerTesselNVIDIAPasses();
   tessel::test::registerTestPasses();
   mlir::PassPipelineRegistration<>(
       "tessel-cpu-pipeline",
@@ -30,6 +33,7 @@ int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   mlir::registerAllDialects(registry);
   tessel::cpu::registerCPUCompilerDialects(registry);
+  registry.insert<tessel::tilegpu::TileGPUDialect>();
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "Tessel optimizer driver\n", registry));
 }

@@ -31,4 +31,23 @@ def ConvertTileToLoops : Pass<"convert-tile-to-loops", "mlir::ModuleOp"> {
   ];
 }
 
+def ConvertTileToTileGPU : Pass<"convert-tile-to-tilegpu", "mlir::ModuleOp"> {
+  let summary = "Give every tensor of a kernel a GPU register layout";
+  let description = [{
+    Every tensor value gets the default blocked layout of its shape for
+    `num-warps` warps (gpu::defaultBlockedLayout), as its type's
+    `#tilegpu.linear` encoding. Ops that move elements between threads get
+    the layouts their lowering needs, with `tilegpu.convert_layout` between:
+    the operand of `expand_dims` is the slice of its result's layout, the
+    operand of `broadcast` sits in its result's registers, the results of
+    `reduce`, `trans` and `reshape` keep their operand's registers. The
+    kernel gets `tilegpu.num_warps`.
+  }];
+  let options = [
+    Option<"numWarps", "num-warps", "int", /*default=*/"4",
+           "Warps per program (a power of two, 1 to 32)">,
+  ];
+  let dependentDialects = ["::tessel::tilegpu::TileGPUDialect"];
+}
+
 #endif // TESSEL_CONVERSION_PASSES

@@ -22,6 +22,11 @@ struct LaunchArg {
   bool isUnsigned = false; // i holds a uint64 (values >= 2^63)
   double f = 0;
   std::string name; // for error messages ("argument 2")
+  /// Buffer: the pointer passed is this many bytes into the allocation;
+  /// with shareWith >= 0 (an earlier Buffer argument), into that argument's
+  /// allocation instead of one of its own (two views of one array).
+  uint64_t offset = 0;
+  int shareWith = -1;
   /// Bytes: the whole value of a .b8 array parameter (a 128-byte tensor map,
   /// TensorMap.h). When `host` is set, that array is placed in global memory
   /// as a Buffer is (sharing the allocation of an earlier argument with the

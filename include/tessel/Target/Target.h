@@ -13,6 +13,7 @@
 #define TESSEL_TARGET_TARGET_H
 
 #include "tessel/Runtime/CacheEntry.h"
+#include "tessel/Runtime/LaunchArgs.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/StringRef.h"
@@ -61,8 +62,14 @@ struct CompileOptions {
 class LoadedKernel {
 public:
   virtual ~LoadedKernel();
-  /// Runs a gx * gy * gz grid; argv[i] points to runtime argument i.
-  virtual void launch(int64_t gx, int64_t gy, int64_t gz, void **argv) const = 0;
+  /// Runs a gx * gy * gz grid; argv[i] points to runtime argument i, which
+  /// args[i] describes (its type and value; for arrays, the bytes they span
+  /// when needsExtents()).
+  virtual void launch(int64_t gx, int64_t gy, int64_t gz, void **argv,
+                      llvm::ArrayRef<runtime::LaunchArg> args) const = 0;
+  /// Whether launch needs every array's extent (the simulator copies arrays
+  /// into its own memory).
+  virtual bool needsExtents() const { return false; }
 };
 
 class Target {

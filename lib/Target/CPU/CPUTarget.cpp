@@ -16,7 +16,8 @@ class CPUKernel : public LoadedKernel {
 public:
   explicit CPUKernel(cpu::CPUEntry entry) : entry(entry) {}
 
-  void launch(int64_t gx, int64_t gy, int64_t gz, void **argv) const override {
+  void launch(int64_t gx, int64_t gy, int64_t gz, void **argv,
+              llvm::ArrayRef<runtime::LaunchArg>) const override {
     int64_t total = gx * gy * gz;
     if (total == 0)
       return;

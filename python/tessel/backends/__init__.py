@@ -9,9 +9,10 @@ from typing import Any
 
 from .. import _C
 from .cpu import CPUBackend
+from .nvidia import CudaBackend, SimBackend
 
 # Every backend descriptor of this build, by backend name (the part of a target name before ':').
-BACKENDS: dict[str, Any] = {backend.name: backend for backend in (CPUBackend(),)
+BACKENDS: dict[str, Any] = {backend.name: backend for backend in (CPUBackend(), CudaBackend(), SimBackend())
                             if backend.name in _C.available_backends()}
 
 

@@ -58,7 +58,8 @@ ArrayRef<int64_t> getShapeOrEmpty(Type type) {
 
 Type getTypeWithShapeOf(Type elementType, Type like) {
   if (auto tensor = dyn_cast<RankedTensorType>(like))
-    return RankedTensorType::get(tensor.getShape(), elementType);
+    return RankedTensorType::get(tensor.getShape(), elementType,
+                                 tensor.getEncoding());
   return elementType;
 }
 

@@ -3,6 +3,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
+#include "mlir/IR/OpImplementation.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
@@ -17,7 +18,22 @@ using namespace tessel::tilegpu;
 #define GET_OP_CLASSES
 #include "tessel/Dialect/TileGPU/IR/TileGPUOps.cpp.inc"
 
+namespace {
+/// Prints layouts as aliases (#linear, #linear1, ...) ahead of the module.
+struct TileGPUAsmInterface : public OpAsmDialectInterface {
+  using OpAsmDialectInterface::OpAsmDialectInterface;
+  AliasResult getAlias(Attribute attr, raw_ostream &os) const override {
+    if (isa<LinearEncodingAttr>(attr)) {
+      os << "linear";
+      return AliasResult::FinalAlias;
+    }
+    return AliasResult::NoAlias;
+  }
+};
+} // namespace
+
 void TileGPUDialect::initialize() {
+  addInterfaces<TileGPUAsmInterface>();
   registerAttributes();
   addOperations<
 #define GET_OP_LIST

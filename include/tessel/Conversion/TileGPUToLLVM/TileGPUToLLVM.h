@@ -1,0 +1,57 @@
+//===- TileGPUToLLVM.h - Per-thread code from layouts -----------*- C++ -*-===//
+//
+// Lowers tile IR whose tensors carry tilegpu layouts to the LLVM dialect, one
+// thread's view: a tensor becomes the values of its registers. What differs
+// between GPU vendors (special registers, barriers, shuffles, kernel
+// attributes) comes from a GPUTargetInfo that the vendor's folder under
+// third_party implements.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TESSEL_CONVERSION_TILEGPUTOLLVM_TILEGPUTOLLVM_H
+#define TESSEL_CONVERSION_TILEGPUTOLLVM_TILEGPUTOLLVM_H
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Support/LLVM.h"
+
+namespace mlir {
+class LLVMTypeConverter;
+} // namespace mlir
+
+namespace tessel::gpu {
+
+class GPUTargetInfo {
+public:
+  virtual ~GPUTargetInfo();
+  /// The thread's index in its program (x only: programs are 1-D).
+  virtual mlir::Value threadId(mlir::OpBuilder &b, mlir::Location loc) const = 0;
+  virtual mlir::Value programId(mlir::OpBuilder &b, mlir::Location loc,
+                                unsigned axis) const = 0;
+  virtual mlir::Value numPrograms(mlir::OpBuilder &b, mlir::Location loc,
+                                  unsigned axis) const = 0;
+  /// A barrier for all threads of the program (shared memory visible).
+  virtual void barrier(mlir::OpBuilder &b, mlir::Location loc) const = 0;
+  /// The i32 value of lane (lane ^ laneMask) of the warp.
+  virtual mlir::Value shuffleXor(mlir::OpBuilder &b, mlir::Location loc,
+                                 mlir::Value i32Value, int laneMask) const = 0;
+  /// The address space of memory shared by a program's threads.
+  virtual unsigned sharedAddressSpace() const = 0;
+  /// Marks the lowered function as a kernel launched with `numThreads`
+  /// threads per program.
+  virtual void markKernel(mlir::Operation *func, int numThreads) const = 0;
+  /// Patterns for math ops the target lowers its own way (a vendor math
+  /// library); MLIR's math-to-LLVM patterns take the rest.
+  virtual void populateMathPatterns(mlir::LLVMTypeConverter &converter,
+                                    mlir::RewritePatternSet &patterns) const = 0;
+};
+
+/// Lowers every kernel of `module` (after convert-tile-to-tilegpu) to the
+/// LLVM dialect plus the target's intrinsics dialect. Errors are emitted on
+/// the op at fault (with the kernel author's location).
+mlir::LogicalResult lowerTileGPUToLLVM(mlir::ModuleOp module,
+                                       const GPUTargetInfo &target);
+
+} // namespace tessel::gpu
+
+#endif // TESSEL_CONVERSION_TILEGPUTOLLVM_TILEGPUTOLLVM_H

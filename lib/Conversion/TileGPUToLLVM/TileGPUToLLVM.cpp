@@ -1,0 +1,896 @@
+//===- TileGPUToLLVM.cpp - Per-thread code from layouts ------------------===//
+//
+// One thread's view of a kernel whose tensors carry tilegpu layouts: a
+// tensor becomes the values of the thread's registers (a 1:N type
+// conversion), element-wise ops repeat per register, and the element a
+// register holds is computed from the layout (make_range, addresses).
+// Ops that move values between threads go through warp shuffles (reductions
+// within a warp) or the program's shared memory (reductions across warps,
+// layout conversions), between barriers.
+//
+// Then scf, arith, math (vendor math library calls where the target has
+// them) and func lower to the LLVM dialect with MLIR's own patterns.
+//
+//===----------------------------------------------------------------------===//
+#include "tessel/Conversion/TileGPUToLLVM/TileGPUToLLVM.h"
+
+#include "tessel/Dialect/Tile/IR/Dialect.h"
+#include "tessel/Dialect/TileGPU/IR/Dialect.h"
+
+#include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
+#include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
+#include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVM.h"
+#include "mlir/Conversion/LLVMCommon/ConversionTarget.h"
+#include "mlir/Conversion/LLVMCommon/TypeConverter.h"
+#include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
+#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Func/Transforms/FuncConversions.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Transforms/Patterns.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+using namespace mlir;
+using namespace tessel;
+using gpu::LinearLayout;
+
+gpu::GPUTargetInfo::~GPUTargetInfo() = default;
+
+namespace {
+
+constexpr const char *kSharedName = "tessel_shared";
+
+//===----------------------------------------------------------------------===//
+// Helpers
+//===----------------------------------------------------------------------===//
+
+Value i32Const(OpBuilder &b, Location loc, int64_t v) {
+  return b.create<arith::ConstantIntOp>(loc, b.getI32Type(), v);
+}
+
+LinearLayout layoutOf(Type t) { return *tilegpu::getLayout(t); }
+
+bool hasLayout(Type t) { return tilegpu::getLayout(t).has_value(); }
+
+/// Bytes an element takes in memory (bools as bytes, pointers as 8).
+unsigned storageBytes(Type t) {
+  if (isa<tile::PointerType, LLVM::LLVMPointerType>(t))
+    return 8;
+  return std::max(1u, t.getIntOrFloatBitWidth() / 8);
+}
+
+/// The hardware indices of the current thread.
+struct ThreadIds {
+  Value lane, warp;
+};
+
+ThreadIds threadIds(OpBuilder &b, Location loc,
+                    const gpu::GPUTargetInfo &target) {
+  Value tid = target.threadId(b, loc);
+  return {b.create<arith::AndIOp>(loc, tid, i32Const(b, loc, 31)),
+          b.create<arith::ShRUIOp>(loc, tid, i32Const(b, loc, 5))};
+}
+
+/// XOR of the bases of the set bits of `index` (i32) for input dimension
+/// `in`: one i32 per output dimension.
+SmallVector<Value> hardwarePart(OpBuilder &b, Location loc,
+                                const LinearLayout &layout, const char *in,
+                                Value index, SmallVector<Value> acc) {
+  int k = layout.inIndex(in);
+  if (k < 0)
+    return acc;
+  const auto &bases = layout.ins()[k].bases;
+  for (size_t bit = 0; bit < bases.size(); ++bit) {
+    Value set = b.create<arith::AndIOp>(
+        loc, b.create<arith::ShRUIOp>(loc, index, i32Const(b, loc, bit)),
+        i32Const(b, loc, 1));
+    for (size_t d = 0; d < acc.size(); ++d)
+      if (bases[bit][d] != 0)
+        acc[d] = b.create<arith::XOrIOp>(
+            loc, acc[d],
+            b.create<arith::MulIOp>(loc, set, i32Const(b, loc, bases[bit][d])));
+  }
+  return acc;
+}
+
+/// The coordinates of the element each register of this thread holds:
+/// coords[register][dim] (i32).
+SmallVector<SmallVector<Value>> elementCoords(OpBuilder &b, Location loc,
+                                              const LinearLayout &layout,
+                                              const ThreadIds &ids) {
+  size_t rank = layout.outs().size();
+  SmallVector<Value> hw(rank, i32Const(b, loc, 0));
+  hw = hardwarePart(b, loc, layout, gpu::kLane, ids.lane, hw);
+  hw = hardwarePart(b, loc, layout, gpu::kWarp, ids.warp, hw);
+  SmallVector<SmallVector<Value>> coords;
+  for (int r = 0; r < layout.inSize(gpu::kRegister); ++r) {
+    std::vector<int32_t> c = layout.apply({{gpu::kRegister, r}});
+    SmallVector<Value> regCoords;
+    for (size_t d = 0; d < rank; ++d)
+      regCoords.push_back(c[d] ? b.create<arith::XOrIOp>(
+                                     loc, hw[d], i32Const(b, loc, c[d]))
+                               : hw[d]);
+    coords.push_back(std::move(regCoords));
+  }
+  return coords;
+}
+
+/// Row-major flat index of coordinates in `shape`.
+Value flatIndex(OpBuilder &b, Location loc, ArrayRef<Value> coords,
+                ArrayRef<int32_t> shape) {
+  Value flat = i32Const(b, loc, 0);
+  int64_t stride = 1;
+  for (size_t d = coords.size(); d-- > 0;) {
+    flat = b.create<arith::AddIOp>(
+        loc, flat,
+        b.create<arith::MulIOp>(loc, coords[d], i32Const(b, loc, stride)));
+    stride *= shape[d];
+  }
+  return flat;
+}
+
+/// Whether this thread owns (is the first copy of) its registers' elements:
+/// lanes and warps whose bits only make copies are not owners.
+Value isOwner(OpBuilder &b, Location loc, const LinearLayout &layout,
+              const ThreadIds &ids) {
+  Value own = b.create<arith::ConstantIntOp>(loc, b.getI1Type(), 1);
+  auto check = [&](const char *in, Value index) {
+    uint32_t free = layout.freeBits(in);
+    if (!free)
+      return;
+    Value masked = b.create<arith::AndIOp>(loc, index, i32Const(b, loc, free));
+    own = b.create<arith::AndIOp>(
+        loc, own,
+        b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, masked,
+                                i32Const(b, loc, 0)));
+  };
+  check(gpu::kLane, ids.lane);
+  check(gpu::kWarp, ids.warp);
+  return own;
+}
+
+/// Registers that hold a copy of a lower register's element.
+bool isCopyRegister(const LinearLayout &layout, int reg) {
+  return (uint32_t(reg) & layout.freeBits(gpu::kRegister)) != 0;
+}
+
+/// Shared memory: a byte address in the program's dynamic shared array.
+Value sharedAddress(OpBuilder &b, Location loc, unsigned addrSpace,
+                    Value byteOffset) {
+  auto ptrTy = LLVM::LLVMPointerType::get(b.getContext(), addrSpace);
+  Value base = b.create<LLVM::AddressOfOp>(loc, ptrTy, kSharedName);
+  return b.create<LLVM::GEPOp>(loc, ptrTy, b.getI8Type(), base,
+                               ValueRange{byteOffset});
+}
+
+/// Memory type of a register value (bools as i8, pointers as pointers).
+Type memoryType(Type t) {
+  if (t.isInteger(1))
+    return IntegerType::get(t.getContext(), 8);
+  return t;
+}
+
+Value toMemory(OpBuilder &b, Location loc, Value v) {
+  if (v.getType().isInteger(1))
+    return b.create<arith::ExtUIOp>(loc, b.getI8Type(), v);
+  return v;
+}
+
+Value fromMemory(OpBuilder &b, Location loc, Value v, Type t) {
+  if (t.isInteger(1))
+    return b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ne, v,
+                                   b.create<arith::ConstantIntOp>(
+                                       loc, v.getType(), 0));
+  return v;
+}
+
+/// Runs `body` only where `cond` holds.
+void ifThen(OpBuilder &b, Location loc, Value cond,
+            llvm::function_ref<void(OpBuilder &)> body) {
+  auto ifOp = b.create<scf::IfOp>(loc, cond, /*withElseRegion=*/false);
+  OpBuilder inner = ifOp.getThenBodyBuilder();
+  body(inner);
+}
+
+/// A value of any register type moved across lanes as i32 pieces.
+Value shuffleXor(OpBuilder &b, Location loc, const gpu::GPUTargetInfo &target,
+                 Value v, int laneMask) {
+  Type t = v.getType();
+  auto i32 = b.getI32Type();
+  if (t.isF32())
+    return b.create<arith::BitcastOp>(
+        loc, t,
+        target.shuffleXor(b, loc, b.create<arith::BitcastOp>(loc, i32, v),
+                          laneMask));
+  if (t.isInteger(32))
+    return target.shuffleXor(b, loc, v, laneMask);
+  if (isa<LLVM::LLVMPointerType>(t)) {
+    Value i = b.create<LLVM::PtrToIntOp>(loc, b.getI64Type(), v);
+    return b.create<LLVM::IntToPtrOp>(
+        loc, t, shuffleXor(b, loc, target, i, laneMask));
+  }
+  unsigned bits = t.getIntOrFloatBitWidth();
+  auto asInt = IntegerType::get(b.getContext(), bits);
+  Value i = isa<FloatType>(t) ? b.create<arith::BitcastOp>(loc, asInt, v).getResult() : v;
+  Value result;
+  if (bits < 32) {
+    Value wide = b.create<arith::ExtUIOp>(loc, i32, i);
+    result = b.create<arith::TruncIOp>(
+        loc, asInt, target.shuffleXor(b, loc, wide, laneMask));
+  } else { // 64 bits: two halves
+    auto i64 = b.getI64Type();
+    Value lo = b.create<arith::TruncIOp>(loc, i32, i);
+    Value hi = b.create<arith::TruncIOp>(
+        loc, i32,
+        b.create<arith::ShRUIOp>(loc, i,
+                                 b.create<arith::ConstantIntOp>(loc, i64, 32)));
+    lo = target.shuffleXor(b, loc, lo, laneMask);
+    hi = target.shuffleXor(b, loc, hi, laneMask);
+    result = b.create<arith::OrIOp>(
+        loc, b.create<arith::ExtUIOp>(loc, i64, lo),
+        b.create<arith::ShLIOp>(loc, b.create<arith::ExtUIOp>(loc, i64, hi),
+                                b.create<arith::ConstantIntOp>(loc, i64, 32)));
+  }
+  return isa<FloatType>(t) ? b.create<arith::BitcastOp>(loc, t, result).getResult()
+                           : result;
+}
+
+//===----------------------------------------------------------------------===//
+// Patterns
+//===----------------------------------------------------------------------===//
+
+template <class Op>
+struct TileGPUPattern : public OpConversionPattern<Op> {
+  TileGPUPattern(const TypeConverter &tc, MLIRContext *ctx,
+                 const gpu::GPUTargetInfo &target)
+      : OpConversionPattern<Op>(tc, ctx), target(target) {}
+  const gpu::GPUTargetInfo &target;
+};
+
+struct ProgramIdLowering : TileGPUPattern<tile::GetProgramIdOp> {
+  using TileGPUPattern::TileGPUPattern;
+  LogicalResult
+  matchAndRewrite(tile::GetProgramIdOp op, OneToNOpAdaptor,
+                  ConversionPatternRewriter &rw) const override {
+    rw.replaceOp(op, target.programId(rw, op.getLoc(), op.getAxis()));
+    return success();
+  }
+};
+
+struct NumProgramsLowering : TileGPUPattern<tile::GetNumProgramsOp> {
+  using TileGPUPattern::TileGPUPattern;
+  LogicalResult
+  matchAndRewrite(tile::GetNumProgramsOp op, OneToNOpAdaptor,
+                  ConversionPatternRewriter &rw) const override {
+    rw.replaceOp(op, target.numPrograms(rw, op.getLoc(), op.getAxis()));
+    return success();
+  }
+};
+
+struct MakeRangeLowering : TileGPUPattern<tile::MakeRangeOp> {
+  using TileGPUPattern::TileGPUPattern;
+  LogicalResult
+  matchAndRewrite(tile::MakeRangeOp op, OneToNOpAdaptor,
+                  ConversionPatternRewriter &rw) const override {
+    Location loc = op.getLoc();
+    LinearLayout layout = layoutOf(op.getType());
+    auto coords = elementCoords(rw, loc, layout, threadIds(rw, loc, target));
+    SmallVector<Value> values;
+    for (auto &c : coords)
+      values.push_back(
+          op.getStart() ? rw.create<arith::AddIOp>(
+                              loc, c[0], i32Const(rw, loc, op.getStart()))
+                        : c[0]);
+    rw.replaceOpWithMultiple(op, {values});
+    return success();
+  }
+};
+
+struct SplatLowering : TileGPUPattern<tile::SplatOp> {
+  using TileGPUPattern::TileGPUPattern;
+  LogicalResult
+  matchAndRewrite(tile::SplatOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rw) const override {
+    int n = layoutOf(op.getType()).inSize(gpu::kRegister);
+    SmallVector<Value> values(n, adaptor.getSrc()[0]);
+    rw.replaceOpWithMultiple(op, {values});
+    return success();
+  }
+};
+
+/// Ops whose operand already sits in the result's registers (the layout
+/// pass made sure of it): broadcast, expand_dims, trans, reshape.
+template <class Op> struct SameRegistersLowering : TileGPUPattern<Op> {
+  using TileGPUPattern<Op>::TileGPUPattern;
+  LogicalResult
+  matchAndRewrite(Op op, typename OpConversionPattern<Op>::OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rw) const override {
+    ValueRange src = adaptor.getOperands()[0];
+    int n = layoutOf(op.getType()).inSize(gpu::kRegister);
+    if (int(src.size()) != n)
+      return rw.notifyMatchFailure(op, "operand layout not prepared");
+    rw.replaceOpWithMultiple(op, {SmallVector<Value>(src)});
+    return success();
+  }
+};
+
+struct AddPtrLowering : TileGPUPattern<tile::AddPtrOp> {
+  using TileGPUPattern::TileGPUPattern;
+  LogicalResult
+  matchAndRewrite(tile::AddPtrOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rw) const override {
+    Location loc = op.getLoc();
+    auto ptrTy = cast<tile::PointerType>(getElementTypeOrSelf(op.getType()));
+    Type elt = memoryType(getTypeConverter()->convertType(ptrTy.getPointeeType()));
+    Type llvmPtr = getTypeConverter()->convertType(ptrTy);
+    SmallVector<Value> values;
+    ValueRange ptrs = adaptor.getPtr(), offs = adaptor.getOffset();
+    for (size_t i = 0; i < ptrs.size(); ++i)
+      values.push_back(rw.create<LLVM::GEPOp>(loc, llvmPtr, elt, ptrs[i],
+                                              ValueRange{offs[i]}));
+    rw.replaceOpWithMultiple(op, {values});
+    return success();
+  }
+};
+
+struct LoadLowering : TileGPUPattern<tile::LoadOp> {
+  using TileGPUPattern::TileGPUPattern;
+  LogicalResult
+  matchAndRewrite(tile::LoadOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rw) const override {
+    Location loc = op.getLoc();
+    Type elt = getTypeConverter()->convertType(
+        getElementTypeOrSelf(op.getResult().getType()));
+    Type mem = memoryType(elt);
+    ValueRange ptrs = adaptor.getPtr();
+    ValueRange masks = op.getMask() ? adaptor.getMask() : ValueRange();
+    ValueRange others = op.getOther() ? adaptor.getOther() : ValueRange();
+    SmallVector<Value> values;
+    for (size_t i = 0; i < ptrs.size(); ++i) {
+      auto load = [&](OpBuilder &b) {
+        Value v = b.create<LLVM::LoadOp>(loc, mem, ptrs[i],
+                                         /*alignment=*/storageBytes(mem),
+                                         op.getIsVolatile());
+        return fromMemory(b, loc, v, elt);
+      };
+      if (masks.empty()) {
+        values.push_back(load(rw));
+        continue;
+      }
+      auto ifOp = rw.create<scf::IfOp>(loc, TypeRange{elt}, masks[i],
+                                       /*withElseRegion=*/true);
+      OpBuilder thenB = ifOp.getThenBodyBuilder();
+      thenB.create<scf::YieldOp>(loc, load(thenB));
+      OpBuilder elseB = ifOp.getElseBodyBuilder();
+      Value other =
+          others.empty()
+              ? elseB.create<LLVM::ZeroOp>(loc, elt).getResult()
+              : others[i];
+      elseB.create<scf::YieldOp>(loc, other);
+      values.push_back(ifOp.getResult(0));
+    }
+    rw.replaceOpWithMultiple(op, {values});
+    return success();
+  }
+};
+
+struct StoreLowering : TileGPUPattern<tile::StoreOp> {
+  using TileGPUPattern::TileGPUPattern;
+  LogicalResult
+  matchAndRewrite(tile::StoreOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rw) const override {
+    Location loc = op.getLoc();
+    ValueRange ptrs = adaptor.getPtr(), vals = adaptor.getValue();
+    ValueRange masks = op.getMask() ? adaptor.getMask() : ValueRange();
+    ThreadIds ids = threadIds(rw, loc, target);
+    // Only one copy of each element is stored.
+    Value own;
+    std::optional<LinearLayout> layout = tilegpu::getLayout(op.getPtr().getType());
+    if (layout) {
+      own = isOwner(rw, loc, *layout, ids);
+    } else { // a scalar store: the program's first thread
+      Value tid = target.threadId(rw, loc);
+      own = rw.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, tid,
+                                     i32Const(rw, loc, 0));
+    }
+    for (size_t i = 0; i < ptrs.size(); ++i) {
+      if (layout && isCopyRegister(*layout, i))
+        continue;
+      Value cond = masks.empty() ? own
+                                 : rw.create<arith::AndIOp>(loc, own, masks[i])
+                                       .getResult();
+      ifThen(rw, loc, cond, [&](OpBuilder &b) {
+        b.create<LLVM::StoreOp>(loc, toMemory(b, loc, vals[i]), ptrs[i],
+                                storageBytes(memoryType(vals[i].getType())));
+      });
+    }
+    rw.eraseOp(op);
+    return success();
+  }
+};
+
+struct AssumeLowering : TileGPUPattern<tile::AssumeOp> {
+  using TileGPUPattern::TileGPUPattern;
+  LogicalResult
+  matchAndRewrite(tile::AssumeOp op, OneToNOpAdaptor,
+                  ConversionPatternRewriter &rw) const override {
+    rw.eraseOp(op);
+    return success();
+  }
+};
+
+struct DotLowering : TileGPUPattern<tile::DotOp> {
+  using TileGPUPattern::TileGPUPattern;
+  LogicalResult
+  matchAndRewrite(tile::DotOp op, OneToNOpAdaptor,
+                  ConversionPatternRewriter &rw) const override {
+    return op.emitError("tl.dot is not supported by the GPU backends yet");
+  }
+};
+
+/// Writes every owned element of a tensor to shared memory at its row-major
+/// index (elements of `bytes` each, from byte `base`).
+void writeTensorToShared(OpBuilder &b, Location loc,
+                         const gpu::GPUTargetInfo &target,
+                         const LinearLayout &layout, ArrayRef<int32_t> shape,
+                         ValueRange values, unsigned bytes, int64_t base) {
+  ThreadIds ids = threadIds(b, loc, target);
+  auto coords = elementCoords(b, loc, layout, ids);
+  Value own = isOwner(b, loc, layout, ids);
+  for (size_t r = 0; r < values.size(); ++r) {
+    if (isCopyRegister(layout, r))
+      continue;
+    Value flat = flatIndex(b, loc, coords[r], shape);
+    Value off = b.create<arith::AddIOp>(
+        loc, i32Const(b, loc, base),
+        b.create<arith::MulIOp>(loc, flat, i32Const(b, loc, bytes)));
+    ifThen(b, loc, own, [&](OpBuilder &ib) {
+      Value addr = sharedAddress(ib, loc, target.sharedAddressSpace(), off);
+      ib.create<LLVM::StoreOp>(loc, toMemory(ib, loc, values[r]), addr, bytes);
+    });
+  }
+}
+
+SmallVector<Value> readTensorFromShared(OpBuilder &b, Location loc,
+                                        const gpu::GPUTargetInfo &target,
+                                        const LinearLayout &layout,
+                                        ArrayRef<int32_t> shape, Type elt,
+                                        unsigned bytes, int64_t base) {
+  ThreadIds ids = threadIds(b, loc, target);
+  auto coords = elementCoords(b, loc, layout, ids);
+  SmallVector<Value> values;
+  for (auto &c : coords) {
+    Value flat = flatIndex(b, loc, c, shape);
+    Value off = b.create<arith::AddIOp>(
+        loc, i32Const(b, loc, base),
+        b.create<arith::MulIOp>(loc, flat, i32Const(b, loc, bytes)));
+    Value addr = sharedAddress(b, loc, target.sharedAddressSpace(), off);
+    Value v = b.create<LLVM::LoadOp>(loc, memoryType(elt), addr, bytes);
+    values.push_back(fromMemory(b, loc, v, elt));
+  }
+  return values;
+}
+
+std::vector<int32_t> shapeOf(Type t) {
+  auto s = cast<RankedTensorType>(t).getShape();
+  return std::vector<int32_t>(s.begin(), s.end());
+}
+
+struct ConvertLayoutLowering : TileGPUPattern<tilegpu::ConvertLayoutOp> {
+  using TileGPUPattern::TileGPUPattern;
+  LogicalResult
+  matchAndRewrite(tilegpu::ConvertLayoutOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rw) const override {
+    Location loc = op.getLoc();
+    LinearLayout src = layoutOf(op.getSrc().getType());
+    LinearLayout dst = layoutOf(op.getType());
+    ValueRange in = adaptor.getSrc();
+    Type elt = getTypeConverter()->convertType(
+        getElementTypeOrSelf(op.getType()));
+    // Each destination register found in the same thread's source
+    // registers: a renaming (dst's lanes and warps hold what src's do).
+    if (src.sublayout({gpu::kLane, gpu::kWarp}) ==
+        dst.sublayout({gpu::kLane, gpu::kWarp})) {
+      SmallVector<Value> values;
+      bool ok = true;
+      for (int r = 0; r < dst.inSize(gpu::kRegister) && ok; ++r) {
+        std::vector<int32_t> want = dst.apply({{gpu::kRegister, r}});
+        int found = -1;
+        for (int s = 0; s < src.inSize(gpu::kRegister); ++s)
+          if (src.apply({{gpu::kRegister, s}}) == want) {
+            found = s;
+            break;
+          }
+        if (found < 0)
+          ok = false;
+        else
+          values.push_back(in[found]);
+      }
+      if (ok) {
+        rw.replaceOpWithMultiple(op, {values});
+        return success();
+      }
+    }
+    std::vector<int32_t> shape = shapeOf(op.getType());
+    unsigned bytes = storageBytes(elt);
+    target.barrier(rw, loc);
+    writeTensorToShared(rw, loc, target, src, shape, in, bytes, 0);
+    target.barrier(rw, loc);
+    SmallVector<Value> values =
+        readTensorFromShared(rw, loc, target, dst, shape, elt, bytes, 0);
+    rw.replaceOpWithMultiple(op, {values});
+    return success();
+  }
+};
+
+struct ReduceLowering : TileGPUPattern<tile::ReduceOp> {
+  using TileGPUPattern::TileGPUPattern;
+
+  /// Applies the combine region to (acc..., x...).
+  SmallVector<Value> combine(OpBuilder &b, tile::ReduceOp op,
+                             ArrayRef<Value> acc, ArrayRef<Value> x) const {
+    Block &body = op.getCombineOp().front();
+    IRMapping map;
+    for (size_t i = 0; i < acc.size(); ++i) {
+      map.map(body.getArgument(i), acc[i]);
+      map.map(body.getArgument(acc.size() + i), x[i]);
+    }
+    for (Operation &inner : body.without_terminator())
+      b.clone(inner, map);
+    SmallVector<Value> out;
+    for (Value v : body.getTerminator()->getOperands())
+      out.push_back(map.lookupOrDefault(v));
+    return out;
+  }
+
+  LogicalResult
+  matchAndRewrite(tile::ReduceOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rw) const override {
+    Location loc = op.getLoc();
+    unsigned axis = op.getAxis();
+    size_t n = op.getSrcs().size();
+    LinearLayout layout = layoutOf(op.getSrcs()[0].getType());
+    LinearLayout out = gpu::reduceLayout(layout, axis);
+    // 1. Registers of one thread along the axis.
+    uint32_t axisRegs = 0;
+    const auto &regBases = layout.ins()[layout.inIndex(gpu::kRegister)].bases;
+    for (size_t bit = 0; bit < regBases.size(); ++bit)
+      if (regBases[bit][axis] != 0)
+        axisRegs |= 1u << bit;
+    int numRegs = layout.inSize(gpu::kRegister);
+    std::map<int, SmallVector<Value>> groups; // output register -> values
+    for (int r = 0; r < numRegs; ++r) {
+      int o = 0, k = 0;
+      for (size_t bit = 0; bit < regBases.size(); ++bit)
+        if (!(axisRegs >> bit & 1))
+          o |= (r >> bit & 1) << k++;
+      SmallVector<Value> x;
+      for (size_t s = 0; s < n; ++s)
+        x.push_back(adaptor.getSrcs()[s][r]);
+      auto it = groups.find(o);
+      if (it == groups.end())
+        groups[o] = x;
+      else
+        it->second = combine(rw, op, it->second, x);
+    }
+    // 2. Lanes along the axis: butterfly shuffles.
+    const auto &laneBases = layout.ins()[layout.inIndex(gpu::kLane)].bases;
+    for (size_t bit = 0; bit < laneBases.size(); ++bit) {
+      if (laneBases[bit][axis] == 0)
+        continue;
+      for (auto &[o, acc] : groups) {
+        SmallVector<Value> other;
+        for (Value v : acc)
+          other.push_back(shuffleXor(rw, loc, target, v, 1 << bit));
+        acc = combine(rw, op, acc, other);
+      }
+    }
+    // 3. Warps along the axis: partials through shared memory.
+    int wi = layout.inIndex(gpu::kWarp);
+    uint32_t axisWarps = 0;
+    if (wi >= 0)
+      for (size_t bit = 0; bit < layout.ins()[wi].bases.size(); ++bit)
+        if (layout.ins()[wi].bases[bit][axis] != 0)
+          axisWarps |= 1u << bit;
+    if (axisWarps) {
+      int numAxisWarps = 1 << __builtin_popcount(axisWarps);
+      ThreadIds ids = threadIds(rw, loc, target);
+      // The slot of this thread's partial: its warp's index along the axis.
+      Value slot = i32Const(rw, loc, 0);
+      for (int bit = 0, k = 0; bit < 32; ++bit)
+        if (axisWarps >> bit & 1) {
+          Value set = rw.create<arith::AndIOp>(
+              loc, rw.create<arith::ShRUIOp>(loc, ids.warp, i32Const(rw, loc, bit)),
+              i32Const(rw, loc, 1));
+          slot = rw.create<arith::OrIOp>(
+              loc, slot,
+              rw.create<arith::ShLIOp>(loc, set, i32Const(rw, loc, k++)));
+        }
+      // Partials are written by the first lane and warp of each copy group
+      // along the non-axis dimensions: owners of the output layout apart
+      // from the axis warps.
+      LinearLayout writers = out;
+      std::vector<int32_t> outShape;
+      for (auto &o : out.outs())
+        outShape.push_back(o.size);
+      int64_t outNumel = 1;
+      for (int32_t s : outShape)
+        outNumel *= s;
+      auto coords = elementCoords(rw, loc, out, ids);
+      Value laneOwn = rw.create<arith::ConstantIntOp>(loc, rw.getI1Type(), 1);
+      uint32_t freeLanes = out.freeBits(gpu::kLane);
+      uint32_t freeWarps = out.freeBits(gpu::kWarp) & ~axisWarps;
+      if (freeLanes)
+        laneOwn = rw.create<arith::CmpIOp>(
+            loc, arith::CmpIPredicate::eq,
+            rw.create<arith::AndIOp>(loc, ids.lane, i32Const(rw, loc, freeLanes)),
+            i32Const(rw, loc, 0));
+      if (freeWarps)
+        laneOwn = rw.create<arith::AndIOp>(
+            loc, laneOwn,
+            rw.create<arith::CmpIOp>(
+                loc, arith::CmpIPredicate::eq,
+                rw.create<arith::AndIOp>(loc, ids.warp,
+                                         i32Const(rw, loc, freeWarps)),
+                i32Const(rw, loc, 0)));
+      (void)writers;
+      // Each source gets its own region: [outNumel][numAxisWarps] elements.
+      SmallVector<int64_t> base(n);
+      int64_t offset = 0;
+      for (size_t s = 0; s < n; ++s) {
+        base[s] = offset;
+        unsigned bytes = storageBytes(getTypeConverter()->convertType(
+            getElementTypeOrSelf(op.getSrcs()[s].getType())));
+        offset += (outNumel * numAxisWarps * bytes + 15) / 16 * 16;
+      }
+      target.barrier(rw, loc);
+      for (auto &[o, acc] : groups) {
+        Value flat = outShape.empty() ? i32Const(rw, loc, 0)
+                                      : flatIndex(rw, loc, coords[o], outShape);
+        Value index = rw.create<arith::AddIOp>(
+            loc, rw.create<arith::MulIOp>(loc, flat, i32Const(rw, loc, numAxisWarps)),
+            slot);
+        for (size_t s = 0; s < n; ++s) {
+          unsigned bytes = storageBytes(acc[s].getType());
+          Value off = rw.create<arith::AddIOp>(
+              loc, i32Const(rw, loc, base[s]),
+              rw.create<arith::MulIOp>(loc, index, i32Const(rw, loc, bytes)));
+          Value v = acc[s];
+          ifThen(rw, loc, laneOwn, [&](OpBuilder &ib) {
+            Value addr = sharedAddress(ib, loc, target.sharedAddressSpace(), off);
+            ib.create<LLVM::StoreOp>(loc, toMemory(ib, loc, v), addr, bytes);
+          });
+        }
+      }
+      target.barrier(rw, loc);
+      for (auto &[o, acc] : groups) {
+        Value flat = outShape.empty() ? i32Const(rw, loc, 0)
+                                      : flatIndex(rw, loc, coords[o], outShape);
+        SmallVector<Value> total;
+        for (int w = 0; w < numAxisWarps; ++w) {
+          Value index = rw.create<arith::AddIOp>(
+              loc,
+              rw.create<arith::MulIOp>(loc, flat, i32Const(rw, loc, numAxisWarps)),
+              i32Const(rw, loc, w));
+          SmallVector<Value> part;
+          for (size_t s = 0; s < n; ++s) {
+            Type t = acc[s].getType();
+            unsigned bytes = storageBytes(t);
+            Value off = rw.create<arith::AddIOp>(
+                loc, i32Const(rw, loc, base[s]),
+                rw.create<arith::MulIOp>(loc, index, i32Const(rw, loc, bytes)));
+            Value addr = sharedAddress(rw, loc, target.sharedAddressSpace(), off);
+            Value v = rw.create<LLVM::LoadOp>(loc, memoryType(t), addr, bytes);
+            part.push_back(fromMemory(rw, loc, v, t));
+          }
+          total = w == 0 ? part : combine(rw, op, total, part);
+        }
+        acc = total;
+      }
+    }
+    // Results: one value per output register.
+    SmallVector<SmallVector<Value>> results(n);
+    for (auto &[o, acc] : groups)
+      for (size_t s = 0; s < n; ++s)
+        results[s].push_back(acc[s]);
+    SmallVector<SmallVector<Value>> asRanges(results.begin(), results.end());
+    rw.replaceOpWithMultiple(op, asRanges);
+    return success();
+  }
+};
+
+/// arith.constant of a tensor: splats become one constant per register.
+struct ConstantLowering : public OpConversionPattern<arith::ConstantOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(arith::ConstantOp op, OneToNOpAdaptor,
+                  ConversionPatternRewriter &rw) const override {
+    auto tensor = dyn_cast<RankedTensorType>(op.getType());
+    if (!tensor)
+      return failure();
+    auto dense = dyn_cast<SplatElementsAttr>(op.getValue());
+    if (!dense)
+      return op.emitError("GPU backends take only splat tensor constants");
+    Value scalar = rw.create<arith::ConstantOp>(
+        op.getLoc(), cast<TypedAttr>(dense.getSplatValue<Attribute>()));
+    int n = layoutOf(tensor).inSize(gpu::kRegister);
+    rw.replaceOpWithMultiple(op, {SmallVector<Value>(n, scalar)});
+    return success();
+  }
+};
+
+/// Element-wise arith and math ops on tensors: the op once per register.
+struct ElementwiseLowering : public ConversionPattern {
+  ElementwiseLowering(const TypeConverter &tc, MLIRContext *ctx)
+      : ConversionPattern(tc, MatchAnyOpTypeTag(), 1, ctx) {}
+
+  LogicalResult
+  matchAndRewrite(Operation *op, ArrayRef<ValueRange> operands,
+                  ConversionPatternRewriter &rw) const override {
+    if (!isa<arith::ArithDialect, math::MathDialect>(op->getDialect()) ||
+        op->getNumRegions() != 0 || isa<arith::ConstantOp>(op))
+      return failure();
+    if (op->getNumResults() != 1 || !hasLayout(op->getResult(0).getType()))
+      return failure();
+    int n = layoutOf(op->getResult(0).getType()).inSize(gpu::kRegister);
+    Type elt = getTypeConverter()->convertType(
+        getElementTypeOrSelf(op->getResult(0).getType()));
+    SmallVector<Value> values;
+    for (int i = 0; i < n; ++i) {
+      OperationState state(op->getLoc(), op->getName());
+      for (ValueRange v : operands)
+        state.addOperands(v.size() == 1 ? v[0] : v[i]);
+      state.addTypes(elt);
+      state.addAttributes(op->getAttrs());
+      values.push_back(rw.create(state)->getResult(0));
+    }
+    rw.replaceOpWithMultiple(op, {values});
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Driver
+//===----------------------------------------------------------------------===//
+
+/// Bytes of shared memory the conversions and reductions of `module` need
+/// (each reuses the same scratch between barriers).
+int64_t scratchBytes(ModuleOp module) {
+  int64_t most = 0;
+  module.walk([&](Operation *op) {
+    if (auto cvt = dyn_cast<tilegpu::ConvertLayoutOp>(op)) {
+      auto t = cvt.getType();
+      most = std::max(most, t.getNumElements() *
+                                int64_t(storageBytes(t.getElementType())));
+    } else if (auto red = dyn_cast<tile::ReduceOp>(op)) {
+      auto layout = tilegpu::getLayout(red.getSrcs()[0].getType());
+      if (!layout)
+        return;
+      int64_t numel = 1;
+      for (auto &o : layout->outs())
+        numel *= o.size;
+      int64_t bytes = 0;
+      int64_t warps = layout->inSize(gpu::kWarp);
+      for (Value s : red.getSrcs())
+        bytes += (numel / layout->outSize(gpu::dimName(red.getAxis())) * warps *
+                      storageBytes(getElementTypeOrSelf(s.getType())) +
+                  15) /
+                 16 * 16;
+      most = std::max(most, bytes);
+    }
+  });
+  return most;
+}
+
+} // namespace
+
+LogicalResult gpu::lowerTileGPUToLLVM(ModuleOp module,
+                                      const GPUTargetInfo &target) {
+  MLIRContext *ctx = module.getContext();
+  int64_t shared = scratchBytes(module);
+  {
+    OpBuilder b(module.getBodyRegion());
+    auto arrayTy = LLVM::LLVMArrayType::get(b.getI8Type(), 0);
+    b.create<LLVM::GlobalOp>(module.getLoc(), arrayTy, /*isConstant=*/false,
+                             LLVM::Linkage::External, kSharedName, Attribute(),
+                             /*alignment=*/16, target.sharedAddressSpace());
+    module->setAttr("tilegpu.shared",
+                    IntegerAttr::get(IntegerType::get(ctx, 32), shared));
+  }
+
+  // Phase 1: tensors become per-thread registers.
+  TypeConverter tc;
+  tc.addConversion([](Type t) { return t; });
+  tc.addConversion([ctx](tile::PointerType) -> Type {
+    return LLVM::LLVMPointerType::get(ctx, 1);
+  });
+  tc.addConversion([ctx](RankedTensorType t, SmallVectorImpl<Type> &out)
+                       -> std::optional<LogicalResult> {
+    auto layout = tilegpu::getLayout(t);
+    if (!layout)
+      return std::nullopt;
+    Type elt = t.getElementType();
+    if (isa<tile::PointerType>(elt))
+      elt = LLVM::LLVMPointerType::get(ctx, 1);
+    out.append(layout->inSize(gpu::kRegister), elt);
+    return success();
+  });
+  auto cast = [](OpBuilder &b, TypeRange types, ValueRange inputs,
+                 Location loc) -> SmallVector<Value> {
+    return SmallVector<Value>(
+        b.create<UnrealizedConversionCastOp>(loc, types, inputs).getResults());
+  };
+  tc.addSourceMaterialization([cast](OpBuilder &b, Type t, ValueRange inputs,
+                                     Location loc) -> Value {
+    return cast(b, t, inputs, loc)[0];
+  });
+  tc.addTargetMaterialization(
+      [cast](OpBuilder &b, TypeRange types, ValueRange inputs, Location loc) {
+        return cast(b, types, inputs, loc);
+      });
+
+  ConversionTarget convTarget(*ctx);
+  convTarget.addIllegalDialect<tile::TileDialect, tilegpu::TileGPUDialect>();
+  convTarget.markUnknownOpDynamicallyLegal(
+      [&](Operation *op) { return tc.isLegal(op); });
+  convTarget.addDynamicallyLegalOp<func::FuncOp>([&](func::FuncOp f) {
+    return tc.isSignatureLegal(f.getFunctionType());
+  });
+  convTarget.addLegalOp<ModuleOp, LLVM::GlobalOp>();
+  RewritePatternSet patterns(ctx);
+  patterns.add<ProgramIdLowering, NumProgramsLowering, MakeRangeLowering,
+               SplatLowering, SameRegistersLowering<tile::BroadcastOp>,
+               SameRegistersLowering<tile::ExpandDimsOp>,
+               SameRegistersLowering<tile::TransOp>,
+               SameRegistersLowering<tile::ReshapeOp>, AddPtrLowering,
+               LoadLowering, StoreLowering, AssumeLowering, DotLowering,
+               ConvertLayoutLowering, ReduceLowering>(tc, ctx, target);
+  patterns.add<ConstantLowering, ElementwiseLowering>(tc, ctx);
+  scf::populateSCFStructuralTypeConversionsAndLegality(tc, patterns,
+                                                       convTarget);
+  populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns, tc);
+  if (failed(applyPartialConversion(module, convTarget, std::move(patterns))))
+    return failure();
+
+  // Phase 2: scalars, scf and func to the LLVM dialect.
+  {
+    RewritePatternSet scfPatterns(ctx);
+    populateSCFToControlFlowConversionPatterns(scfPatterns);
+    ConversionTarget t(*ctx);
+    t.addIllegalDialect<scf::SCFDialect>();
+    t.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
+    if (failed(applyPartialConversion(module, t, std::move(scfPatterns))))
+      return failure();
+  }
+  for (auto func : module.getOps<func::FuncOp>()) {
+    auto warps = func->getAttrOfType<IntegerAttr>("tilegpu.num_warps");
+    // The tile-level attributes have served; LLVM gets the target's.
+    for (unsigned i = 0; i < func.getNumArguments(); ++i)
+      func.setArgAttrs(i, DictionaryAttr::get(ctx));
+    for (NamedAttribute attr : llvm::to_vector(func->getDiscardableAttrs()))
+      func->removeAttr(attr.getName());
+    target.markKernel(func, 32 * (warps ? warps.getInt() : 4));
+  }
+  LowerToLLVMOptions options(ctx);
+  LLVMTypeConverter llvmTc(ctx, options);
+  llvmTc.addConversion([ctx](tile::PointerType) -> Type {
+    return LLVM::LLVMPointerType::get(ctx, 1);
+  });
+  RewritePatternSet llvmPatterns(ctx);
+  arith::populateArithToLLVMConversionPatterns(llvmTc, llvmPatterns);
+  target.populateMathPatterns(llvmTc, llvmPatterns);
+  populateMathToLLVMConversionPatterns(llvmTc, llvmPatterns);
+  cf::populateControlFlowToLLVMConversionPatterns(llvmTc, llvmPatterns);
+  populateFuncToLLVMConversionPatterns(llvmTc, llvmPatterns);
+  LLVMConversionTarget llvmTarget(*ctx);
+  llvmTarget.addLegalOp<ModuleOp>();
+  llvmTarget.addLegalDialect("nvvm");
+  if (failed(applyFullConversion(module, llvmTarget, std::move(llvmPatterns))))
+    return failure();
+  return success();
+}

@@ -1,0 +1,161 @@
+//===- TileToTileGPU.cpp - Register layouts for every tensor -------------===//
+//
+// See the pass description in include/tessel/Conversion/Passes.td.
+//
+// Every tensor value first gets the default layout of its shape, so values
+// that flow through loops, branches and element-wise ops always agree. Ops
+// that move elements between dimensions then get the operand or result
+// layout their lowering needs, and convert_layout bridges to the default.
+//
+//===----------------------------------------------------------------------===//
+#include "tessel/Conversion/Passes.h"
+
+#include "tessel/Dialect/Tile/IR/Dialect.h"
+#include "tessel/Dialect/TileGPU/IR/Dialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+
+namespace tessel {
+#define GEN_PASS_DEF_CONVERTTILETOTILEGPU
+#include "tessel/Conversion/Passes.h.inc"
+} // namespace tessel
+
+using namespace mlir;
+using namespace tessel;
+using gpu::LinearLayout;
+
+namespace {
+
+std::vector<int32_t> shapeOf(RankedTensorType t) {
+  return std::vector<int32_t>(t.getShape().begin(), t.getShape().end());
+}
+
+bool isPow2Shape(RankedTensorType t) {
+  return llvm::all_of(t.getShape(),
+                      [](int64_t s) { return s > 0 && (s & (s - 1)) == 0; });
+}
+
+struct ConvertTileToTileGPU
+    : public tessel::impl::ConvertTileToTileGPUBase<ConvertTileToTileGPU> {
+  using Base::Base;
+
+  LinearLayout defaultLayout(RankedTensorType t) const {
+    return gpu::defaultBlockedLayout(shapeOf(t), numWarps);
+  }
+
+  /// Sets the default layout on a tensor value without one.
+  void assignDefault(Value v) const {
+    auto t = dyn_cast<RankedTensorType>(v.getType());
+    if (!t || t.getEncoding())
+      return;
+    v.setType(tilegpu::withLayout(t, defaultLayout(t)));
+  }
+
+  /// Makes `operand` of `op` have layout `want`.
+  void requireOperand(OpOperand &operand, const LinearLayout &want) const {
+    Value v = operand.get();
+    auto t = cast<RankedTensorType>(v.getType());
+    RankedTensorType wantType = tilegpu::withLayout(t, want);
+    if (t == wantType)
+      return;
+    OpBuilder b(operand.getOwner());
+    Value c = b.create<tilegpu::ConvertLayoutOp>(v.getLoc(), wantType, v);
+    operand.set(c);
+  }
+
+  /// Gives `result` layout `natural` and converts it to the default for its
+  /// users.
+  void produceWith(Value result, const LinearLayout &natural) const {
+    auto t = cast<RankedTensorType>(result.getType());
+    RankedTensorType naturalType = tilegpu::withLayout(t, natural);
+    if (t == naturalType)
+      return;
+    result.setType(naturalType);
+    OpBuilder b(result.getContext());
+    b.setInsertionPointAfterValue(result);
+    auto c = b.create<tilegpu::ConvertLayoutOp>(result.getLoc(), t, result);
+    result.replaceAllUsesExcept(c.getResult(), c);
+  }
+
+  void runOnOperation() override {
+    if (numWarps < 1 || numWarps > 32 || (numWarps & (numWarps - 1))) {
+      getOperation().emitError("num_warps must be a power of two from 1 to "
+                               "32, got ")
+          << numWarps;
+      return signalPassFailure();
+    }
+    bool failed = false;
+    getOperation().walk([&](Operation *op) {
+      for (Value r : op->getResults())
+        if (auto t = dyn_cast<RankedTensorType>(r.getType());
+            t && !isPow2Shape(t)) {
+          op->emitOpError("GPU layouts need power-of-two block shapes, got ")
+              << t;
+          failed = true;
+        }
+    });
+    if (failed)
+      return signalPassFailure();
+
+    // Every tensor gets its shape's default layout.
+    getOperation().walk([&](Operation *op) {
+      for (Region &region : op->getRegions())
+        for (Block &block : region)
+          for (BlockArgument arg : block.getArguments())
+            assignDefault(arg);
+      for (Value r : op->getResults())
+        assignDefault(r);
+      // Constants keep their value attribute's type in step with the result.
+      if (auto cst = dyn_cast<arith::ConstantOp>(op))
+        if (auto dense = dyn_cast<DenseElementsAttr>(cst.getValue()))
+          if (dense.getType() != cst.getType())
+            cst.setValueAttr(dense.reshape(cast<ShapedType>(cst.getType())));
+    });
+    for (auto func : getOperation().getOps<func::FuncOp>())
+      func->setAttr("tilegpu.num_warps",
+                    IntegerAttr::get(IntegerType::get(func.getContext(), 32),
+                                     numWarps));
+
+    // Ops whose operands and results are not element-wise related.
+    SmallVector<Operation *> ops;
+    getOperation().walk([&](Operation *op) { ops.push_back(op); });
+    for (Operation *op : ops) {
+      if (auto e = dyn_cast<tile::ExpandDimsOp>(op)) {
+        auto layout = *tilegpu::getLayout(e.getResult().getType());
+        requireOperand(e.getSrcMutable(), gpu::dropDim(layout, e.getAxis()));
+      } else if (auto bc = dyn_cast<tile::BroadcastOp>(op)) {
+        auto layout = *tilegpu::getLayout(bc.getResult().getType());
+        requireOperand(bc.getSrcMutable(),
+                       gpu::broadcastSource(
+                           layout, shapeOf(bc.getSrc().getType())));
+      } else if (auto tr = dyn_cast<tile::TransOp>(op)) {
+        auto layout = *tilegpu::getLayout(tr.getSrc().getType());
+        std::vector<int32_t> perm(tr.getOrder().begin(), tr.getOrder().end());
+        produceWith(tr.getResult(), gpu::transposeLayout(layout, perm));
+      } else if (auto rs = dyn_cast<tile::ReshapeOp>(op)) {
+        auto layout = *tilegpu::getLayout(rs.getSrc().getType());
+        produceWith(rs.getResult(),
+                    gpu::reshapeLayout(
+                        layout, shapeOf(cast<RankedTensorType>(
+                                    rs.getResult().getType()))));
+      } else if (auto red = dyn_cast<tile::ReduceOp>(op)) {
+        unsigned axis = red.getAxis();
+        auto layout = *tilegpu::getLayout(red.getSrcs()[0].getType());
+        if (!gpu::canReduceAlong(layout, axis)) {
+          // Default layouts are blocked: each basis moves along one
+          // dimension. Anything else is a bug of this pass.
+          red.emitOpError("has no reducible layout");
+          return signalPassFailure();
+        }
+        LinearLayout natural = gpu::reduceLayout(layout, axis);
+        for (Value r : red.getResults())
+          if (isa<RankedTensorType>(r.getType()))
+            produceWith(r, natural);
+      }
+    }
+  }
+};
+
+} // namespace

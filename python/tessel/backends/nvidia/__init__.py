@@ -1,0 +1,56 @@
+"""The NVIDIA backends as the Python side sees them.
+
+"cuda:<arch>" compiles for a GPU (PTX and, where ptxas is found, a cubin); this build has no CUDA launcher yet, so
+such kernels are compiled ahead of time only. "sim:sm_<arch>" compiles exactly the same PTX and runs it in Tessel's
+PTX simulator on the CPU: arrays live in host memory (numpy arrays, CPU torch tensors) and are copied into the
+simulated GPU's memory for each launch.
+"""
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from ..cpu import DeviceTarget
+
+# Streaming multiprocessors and shared memory per program of the GPUs each architecture names (A100, H100).
+_SM_COUNT = {80: 108, 86: 84, 89: 128, 90: 132}
+_MAX_SHARED = {80: 163 * 1024, 86: 99 * 1024, 89: 99 * 1024, 90: 227 * 1024}
+
+
+def _capability(target: str) -> int:
+    arch = target.split(":", 1)[1] if ":" in target else "80"
+    digits = "".join(c for c in arch if c.isdigit())
+    return int(digits or 80)
+
+
+class _NVIDIABackend:
+    name = ""
+
+    def device_target(self) -> DeviceTarget:
+        from ... import knobs
+        return DeviceTarget("cuda", _capability(knobs.target), 32)
+
+    def device_properties(self, device: Any = None) -> dict[str, int]:
+        from ... import knobs
+        cap = _capability(knobs.target)
+        return {"multiprocessor_count": _SM_COUNT.get(cap, 108), "max_shared_mem": _MAX_SHARED.get(cap, 99 * 1024),
+                "max_num_regs": 65536, "warpSize": 32, "sm_clock_rate": 0, "mem_clock_rate": 0,
+                "mem_bus_width": 0, "cpu_count": os.cpu_count() or 1}
+
+
+class SimBackend(_NVIDIABackend):
+    """sim:sm_80, sim:sm_90a: GPU code run by the simulator; the arrays are the host's."""
+    name = "sim"
+
+    def active_torch_device(self) -> Any:
+        import torch
+        return torch.device("cpu")
+
+
+class CudaBackend(_NVIDIABackend):
+    """cuda:80, cuda:90a: GPU code for a real GPU."""
+    name = "cuda"
+
+    def active_torch_device(self) -> Any:
+        import torch
+        return torch.device("cuda")

@@ -1,0 +1,59 @@
+// RUN: tessel-opt %s -split-input-file -convert-tile-to-tilegpu="num-warps=4" -canonicalize -convert-tilegpu-to-nvvm -canonicalize -cse | FileCheck %s
+
+// One thread's view: 256 elements on 128 threads are 2 registers each; the
+// element of register r is computed from tid.x by the layout; masked loads
+// branch around the access; the kernel gets nvvm.kernel and its thread count.
+// CHECK-LABEL: llvm.func @copy(
+// CHECK-SAME: !llvm.ptr<1>
+// CHECK-SAME: attributes {nvvm.kernel, nvvm.maxntid = array<i32: 128, 1, 1>}
+// CHECK-DAG: nvvm.read.ptx.sreg.tid.x
+// CHECK-DAG: nvvm.read.ptx.sreg.ctaid.x
+// CHECK-COUNT-2: llvm.load {{.*}} : !llvm.ptr<1> -> f32
+// CHECK-COUNT-2: llvm.store {{.*}} : f32, !llvm.ptr<1>
+// CHECK-NOT: nvvm.barrier0
+func.func @copy(%x: !tile.ptr<f32>, %y: !tile.ptr<f32>, %n: i32) attributes {tile.kernel} {
+  %pid = tile.get_program_id 0
+  %c256 = arith.constant 256 : i32
+  %base = arith.muli %pid, %c256 : i32
+  %r = tile.make_range {start = 0 : i32, end = 256 : i32} : tensor<256xi32>
+  %b = tile.splat %base : tensor<256xi32>
+  %o = arith.addi %b, %r : tensor<256xi32>
+  %ns = tile.splat %n : tensor<256xi32>
+  %m = arith.cmpi slt, %o, %ns : tensor<256xi32>
+  %xs = tile.splat %x : tensor<256x!tile.ptr<f32>>
+  %xa = tile.addptr %xs, %o : tensor<256x!tile.ptr<f32>>, tensor<256xi32>
+  %v = tile.load %xa mask %m : tensor<256xi1> : tensor<256x!tile.ptr<f32>> -> tensor<256xf32>
+  %ys = tile.splat %y : tensor<256x!tile.ptr<f32>>
+  %ya = tile.addptr %ys, %o : tensor<256x!tile.ptr<f32>>, tensor<256xi32>
+  tile.store %ya, %v mask %m : tensor<256xi1> : tensor<256x!tile.ptr<f32>>, tensor<256xf32>
+  return
+}
+
+// -----
+
+// A sum over 512 elements on 4 warps: within a thread, then butterfly
+// shuffles over the 5 lane bits, then the 4 warps' partials through shared
+// memory between barriers; the scalar is stored by thread 0 only.
+// CHECK: module attributes {tilegpu.shared = 16 : i32}
+// CHECK: llvm.mlir.global external @tessel_shared() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<0 x i8>
+// CHECK-LABEL: llvm.func @total(
+// CHECK-COUNT-5: nvvm.shfl.sync bfly
+// CHECK: nvvm.barrier0
+// CHECK: llvm.store {{.*}} : f32, !llvm.ptr<3>
+// CHECK: nvvm.barrier0
+// CHECK-COUNT-4: llvm.load {{.*}} : !llvm.ptr<3> -> f32
+// CHECK: llvm.icmp "eq"
+// CHECK: llvm.store {{.*}} : f32, !llvm.ptr<1>
+func.func @total(%x: !tile.ptr<f32>, %out: !tile.ptr<f32>) attributes {tile.kernel} {
+  %r = tile.make_range {start = 0 : i32, end = 512 : i32} : tensor<512xi32>
+  %xs = tile.splat %x : tensor<512x!tile.ptr<f32>>
+  %xa = tile.addptr %xs, %r : tensor<512x!tile.ptr<f32>>, tensor<512xi32>
+  %v = tile.load %xa : tensor<512x!tile.ptr<f32>> -> tensor<512xf32>
+  %s = "tile.reduce"(%v) ({
+  ^bb0(%a: f32, %b: f32):
+    %t = arith.addf %a, %b : f32
+    tile.reduce.return %t : f32
+  }) {axis = 0 : i32} : (tensor<512xf32>) -> f32
+  tile.store %out, %s : !tile.ptr<f32>, f32
+  return
+}

@@ -1,0 +1,28 @@
+//===- NVIDIATargetInfo.h - NVVM for the per-thread lowering ----*- C++ -*-===//
+#ifndef TESSEL_NVIDIA_NVIDIATARGETINFO_H
+#define TESSEL_NVIDIA_NVIDIATARGETINFO_H
+
+#include "tessel/Conversion/TileGPUToLLVM/TileGPUToLLVM.h"
+
+namespace tessel::nvidia {
+
+/// Special registers, bar.sync, shfl.sync.bfly and libdevice, as NVVM ops.
+class NVIDIATargetInfo : public gpu::GPUTargetInfo {
+public:
+  mlir::Value threadId(mlir::OpBuilder &b, mlir::Location loc) const override;
+  mlir::Value programId(mlir::OpBuilder &b, mlir::Location loc,
+                        unsigned axis) const override;
+  mlir::Value numPrograms(mlir::OpBuilder &b, mlir::Location loc,
+                          unsigned axis) const override;
+  void barrier(mlir::OpBuilder &b, mlir::Location loc) const override;
+  mlir::Value shuffleXor(mlir::OpBuilder &b, mlir::Location loc,
+                         mlir::Value i32Value, int laneMask) const override;
+  unsigned sharedAddressSpace() const override { return 3; }
+  void markKernel(mlir::Operation *func, int numThreads) const override;
+  void populateMathPatterns(mlir::LLVMTypeConverter &converter,
+                            mlir::RewritePatternSet &patterns) const override;
+};
+
+} // namespace tessel::nvidia
+
+#endif // TESSEL_NVIDIA_NVIDIATARGETINFO_H

@@ -1,0 +1,346 @@
+//===- NVIDIATarget.cpp - The cuda and sim backends ----------------------===//
+//
+// Both compile tile IR the same way: layouts (convert-tile-to-tilegpu), the
+// per-thread lowering to NVVM, LLVM's NVPTX backend, then ptxas for a cubin
+// and the resources a program needs. `cuda:<arch>` kernels are for a GPU
+// (not launchable from this build yet); `sim:sm_<arch>` kernels run their
+// PTX in Tessel's simulator, arrays copied in and out.
+//
+//===----------------------------------------------------------------------===//
+#include "tessel/NVIDIA/NVIDIATarget.h"
+
+#include "tessel/Analysis/PointerRoots.h"
+#include "tessel/Conversion/Passes.h"
+#include "tessel/Dialect/Tile/IR/Dialect.h"
+#include "tessel/Dialect/TileGPU/IR/Dialect.h"
+#include "tessel/GPUSim/Error.h"
+#include "tessel/GPUSim/Launch.h"
+#include "tessel/GPUSim/Program.h"
+#include "tessel/NVIDIA/PTXCompiler.h"
+#include "tessel/NVIDIA/Passes.h"
+#include "tessel/Target/Diagnostics.h"
+#include "tessel/Target/Target.h"
+#include "tessel/Target/TilePipeline.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Transforms/Passes.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+using namespace mlir;
+using namespace tessel;
+using namespace tessel::target;
+
+namespace {
+
+std::string print(Operation *op) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  op->print(os);
+  return text;
+}
+
+llvm::Error failWith(const llvm::Twine &what) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), what);
+}
+
+/// Shared memory one program may use (bytes, with the opt-in to more than
+/// 48 KiB): sm_80 163 KiB, sm_86/89 99 KiB, sm_90 227 KiB.
+int64_t sharedLimit(int sm) {
+  if (sm == 80 || sm == 87)
+    return 163 * 1024;
+  if (sm >= 90)
+    return 227 * 1024;
+  return 99 * 1024;
+}
+
+/// "launch" stage: what a launcher needs besides the binary.
+std::string launchStage(int numWarps, int64_t shared, int registers) {
+  return "num_warps=" + std::to_string(numWarps) +
+         "\nshared=" + std::to_string(shared) +
+         "\nregisters=" + std::to_string(registers) + "\n";
+}
+
+int64_t launchValue(const runtime::CacheEntry &entry, llvm::StringRef key) {
+  for (const auto &[stage, text] : entry.stages)
+    if (stage == "launch")
+      for (llvm::StringRef line : llvm::split(llvm::StringRef(text), '\n')) {
+        auto [k, v] = line.split('=');
+        int64_t value;
+        if (k == key && !v.getAsInteger(10, value))
+          return value;
+      }
+  return -1;
+}
+
+llvm::StringRef stageText(const runtime::CacheEntry &entry,
+                          llvm::StringRef name) {
+  for (const auto &[stage, text] : entry.stages)
+    if (stage == name)
+      return text;
+  return {};
+}
+
+/// Compiles the kernel of `module` to PTX for sm_<sm>[a].
+llvm::Error compileNVIDIA(ModuleOp module, int sm, bool archSpecific,
+                          const CompileOptions &options,
+                          runtime::CacheEntry &result) {
+  for (const auto &[name, value] : options.extra)
+    return failWith("unknown compile option '" + name +
+                    "' for the NVIDIA targets");
+  if (options.numWarps < 1 || options.numWarps > 32 ||
+      (options.numWarps & (options.numWarps - 1)))
+    return failWith("num_warps must be a power of two from 1 to 32, got " +
+                    llvm::Twine(options.numWarps));
+  if (options.numCtas != 1)
+    return failWith("num_ctas other than 1 is not supported yet");
+  std::string arch = "sm_" + std::to_string(sm) + (archSpecific ? "a" : "");
+  MLIRContext *ctx = module.getContext();
+  DialectRegistry registry;
+  registry.insert<tilegpu::TileGPUDialect, LLVM::LLVMDialect, NVVM::NVVMDialect,
+                  cf::ControlFlowDialect>();
+  ctx->appendDialectRegistry(registry);
+  ctx->loadAllAvailableDialects();
+  DiagnosticCapture diagnostics(ctx);
+
+  func::FuncOp kernel;
+  for (auto fn : module.getOps<func::FuncOp>())
+    if (fn->hasAttr("tile.kernel"))
+      kernel = fn;
+  if (!kernel)
+    return diagnostics.fail("the module has no kernel function");
+  result.name = kernel.getName().str();
+  result.entryName = result.name;
+  for (unsigned i : writtenArguments(kernel))
+    result.writes.push_back(i);
+  result.stages.push_back({"ttir", print(module)});
+
+  PassManager toGPU(ctx);
+  buildTilePipeline(toGPU);
+  ConvertTileToTileGPUOptions layoutOptions;
+  layoutOptions.numWarps = options.numWarps;
+  toGPU.addPass(createConvertTileToTileGPU(layoutOptions));
+  toGPU.addPass(createCanonicalizerPass());
+  toGPU.addPass(createCSEPass());
+  if (failed(toGPU.run(module)))
+    return diagnostics.fail("assigning GPU layouts failed");
+  result.stages.push_back({"ttgir", print(module)});
+
+  PassManager toLLVM(ctx);
+  toLLVM.addPass(nvidia::createConvertTileGPUToNVVM());
+  toLLVM.addPass(createCanonicalizerPass());
+  toLLVM.addPass(createCSEPass());
+  if (failed(toLLVM.run(module)))
+    return diagnostics.fail("lowering to NVVM failed");
+  int64_t shared = 0;
+  if (auto attr = module->getAttrOfType<IntegerAttr>("tilegpu.shared"))
+    shared = attr.getInt();
+  module->removeAttr("tilegpu.shared");
+  result.stages.push_back({"llir", print(module)});
+  if (shared > sharedLimit(sm))
+    return failWith("kernel " + result.name + " needs " + llvm::Twine(shared) +
+                    " bytes of shared memory per program; " + arch +
+                    " has " + llvm::Twine(sharedLimit(sm)) +
+                    ": use smaller blocks");
+
+  std::string llvmIR, ptx;
+  if (llvm::Error err =
+          nvidia::translateToPTX(module, arch, options.enableFpFusion, llvmIR, ptx))
+    return err;
+  result.stages.push_back({"llvmir", std::move(llvmIR)});
+  result.stages.push_back({"ptx", ptx});
+  int registers = 0;
+  std::string ptxas = nvidia::ptxasPath();
+  if (!ptxas.empty()) {
+    auto assembled = nvidia::runPtxas(ptxas, ptx, arch, options.maxnreg);
+    if (!assembled)
+      return assembled.takeError();
+    registers = assembled->registers;
+    if (assembled->staticSharedBytes + shared > sharedLimit(sm))
+      return failWith("kernel " + result.name + " needs " +
+                      llvm::Twine(assembled->staticSharedBytes + shared) +
+                      " bytes of shared memory per program; " + arch +
+                      " has " + llvm::Twine(sharedLimit(sm)));
+    result.stages.push_back({"ptxas", assembled->log});
+    result.object = std::move(assembled->cubin);
+  } else {
+    result.object = ptx; // the driver compiles PTX itself
+  }
+  result.stages.push_back({"launch", launchStage(options.numWarps, shared, registers)});
+  result.entryName = result.name;
+  return llvm::Error::success();
+}
+
+/// "80" / "90a" / "sm_90a" -> (80, false) / (90, true).
+std::pair<int, bool> parseArch(llvm::StringRef arch) {
+  arch.consume_front("sm_");
+  bool specific = arch.consume_back("a");
+  int sm = 0;
+  arch.getAsInteger(10, sm);
+  return {sm, specific};
+}
+
+class CudaTarget : public Target {
+public:
+  explicit CudaTarget(const TargetSpec &spec) : Target(spec) {
+    std::tie(sm, archSpecific) = parseArch(spec.arch);
+  }
+  std::string description() const override {
+    return "cuda:sm_" + std::to_string(sm) + (archSpecific ? "a" : "");
+  }
+  llvm::Expected<runtime::CacheEntry>
+  compile(ModuleOp module, const CompileOptions &options) const override {
+    runtime::CacheEntry entry;
+    entry.target = spec().str();
+    if (llvm::Error err = compileNVIDIA(module, sm, archSpecific, options, entry))
+      return std::move(err);
+    entry.options = options.str();
+    return entry;
+  }
+  bool canRun() const override { return false; }
+  llvm::Expected<std::unique_ptr<LoadedKernel>>
+  load(const runtime::CacheEntry &kernel) const override {
+    return failWith("kernel " + kernel.name + " was compiled for " +
+                    kernel.target +
+                    "; this build has no CUDA launcher yet (run it with "
+                    "TESSEL_TARGET=sim:sm_" + std::to_string(sm) +
+                    (archSpecific ? "a" : "") + ")");
+  }
+
+private:
+  int sm = 80;
+  bool archSpecific = false;
+};
+
+/// A kernel's PTX run in the simulator.
+class SimKernel : public LoadedKernel {
+public:
+  SimKernel(gpusim::Module module, std::string name, int numWarps,
+            int64_t shared)
+      : module(std::move(module)), name(std::move(name)), numWarps(numWarps),
+        shared(shared) {}
+
+  bool needsExtents() const override { return true; }
+
+  void launch(int64_t gx, int64_t gy, int64_t gz, void **argv,
+              llvm::ArrayRef<runtime::LaunchArg> args) const override {
+    gpusim::LaunchConfig config;
+    config.grid[0] = uint32_t(gx);
+    config.grid[1] = uint32_t(gy);
+    config.grid[2] = uint32_t(gz);
+    config.block[0] = uint32_t(32 * numWarps);
+    config.dynamicSharedBytes = uint32_t(shared);
+    std::vector<gpusim::LaunchArg> simArgs(args.size());
+    for (size_t i = 0; i < args.size(); ++i) {
+      const runtime::LaunchArg &a = args[i];
+      gpusim::LaunchArg &s = simArgs[i];
+      s.name = a.name.str();
+      if (a.isPointer()) {
+        if (!a.extentKnown)
+          throw std::runtime_error("kernel " + name + ": the simulator needs "
+                                   "the extent of argument '" + s.name + "'");
+        s.kind = gpusim::LaunchArg::Buffer;
+        s.host = reinterpret_cast<void *>(a.lo);
+        s.bytes = a.hi - a.lo;
+        s.offset = a.bits - a.lo;
+        s.writeBack = !a.readonly;
+        // Views of one array share its allocation: the first argument
+        // whose bytes cover this one's.
+        for (size_t j = 0; j < i; ++j)
+          if (args[j].isPointer() && simArgs[j].shareWith < 0 &&
+              args[j].lo <= a.lo && a.hi <= args[j].hi) {
+            s.shareWith = int(j);
+            s.offset = a.bits - args[j].lo;
+            break;
+          }
+      } else if (a.type == "fp32" || a.type == "fp64") {
+        s.kind = gpusim::LaunchArg::Float;
+        s.f = a.real;
+      } else {
+        s.kind = gpusim::LaunchArg::Int;
+        s.i = int64_t(a.bits);
+        s.isUnsigned = a.type == "u64" && a.bits >> 63;
+      }
+    }
+    // Arrays that overlap without one covering the other cannot be copied
+    // apart; they are refused rather than simulated wrongly.
+    for (size_t i = 0; i < args.size(); ++i)
+      for (size_t j = 0; j < i; ++j)
+        if (args[i].isPointer() && args[j].isPointer() &&
+            simArgs[i].shareWith != int(j) && simArgs[j].shareWith != int(i) &&
+            simArgs[i].shareWith < 0 && args[i].lo < args[j].hi &&
+            args[j].lo < args[i].hi && args[i].hi > args[i].lo)
+          throw std::runtime_error(
+              "kernel " + name + ": arguments '" + args[j].name.str() +
+              "' and '" + args[i].name.str() +
+              "' overlap partly; the simulator needs disjoint arrays or "
+              "views inside one argument's array");
+    try {
+      gpusim::launch(module, name, config, simArgs);
+    } catch (const gpusim::SimError &e) {
+      throw std::runtime_error("kernel " + name + " (simulated): " + e.what());
+    }
+  }
+
+private:
+  gpusim::Module module;
+  std::string name;
+  int numWarps;
+  int64_t shared;
+};
+
+class SimTarget : public Target {
+public:
+  explicit SimTarget(const TargetSpec &spec) : Target(spec) {
+    std::tie(sm, archSpecific) = parseArch(spec.arch);
+  }
+  std::string description() const override {
+    return "sim:sm_" + std::to_string(sm) + (archSpecific ? "a" : "");
+  }
+  llvm::Expected<runtime::CacheEntry>
+  compile(ModuleOp module, const CompileOptions &options) const override {
+    runtime::CacheEntry entry;
+    entry.target = spec().str();
+    if (llvm::Error err = compileNVIDIA(module, sm, archSpecific, options, entry))
+      return std::move(err);
+    entry.options = options.str();
+    return entry;
+  }
+  bool canRun() const override { return true; }
+  llvm::Expected<std::unique_ptr<LoadedKernel>>
+  load(const runtime::CacheEntry &kernel) const override {
+    llvm::StringRef ptx = stageText(kernel, "ptx");
+    int64_t warps = launchValue(kernel, "num_warps");
+    int64_t shared = launchValue(kernel, "shared");
+    if (ptx.empty() || warps < 1 || shared < 0)
+      return failWith("kernel " + kernel.name + " has no PTX or launch data");
+    try {
+      gpusim::Module module = gpusim::parsePTX(ptx.str());
+      return std::make_unique<SimKernel>(std::move(module), kernel.entryName,
+                                         int(warps), shared);
+    } catch (const gpusim::SimError &e) {
+      return failWith("kernel " + kernel.name +
+                      ": the simulator cannot run its PTX: " + e.what());
+    }
+  }
+
+private:
+  int sm = 80;
+  bool archSpecific = false;
+};
+
+} // namespace
+
+void nvidia::registerNVIDIABackends() {
+  registerBackend("cuda", [](const TargetSpec &spec)
+                              -> llvm::Expected<std::unique_ptr<Target>> {
+    return std::make_unique<CudaTarget>(spec);
+  });
+  registerBackend("sim", [](const TargetSpec &spec)
+                             -> llvm::Expected<std::unique_ptr<Target>> {
+    return std::make_unique<SimTarget>(spec);
+  });
+}

@@ -1,0 +1,211 @@
+//===- PTXCompiler.cpp - LLVM dialect to PTX and cubin -------------------===//
+#include "tessel/NVIDIA/PTXCompiler.h"
+
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/Bitcode/BitcodeReader.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Linker/Linker.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/Transforms/IPO/Internalize.h"
+#include "llvm/ADT/ScopeExit.h"
+
+#include <mutex>
+#include <regex>
+
+using namespace tessel;
+
+namespace {
+
+llvm::Error fail(const llvm::Twine &what) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), what);
+}
+
+void initNVPTX() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    LLVMInitializeNVPTXTargetInfo();
+    LLVMInitializeNVPTXTarget();
+    LLVMInitializeNVPTXTargetMC();
+    LLVMInitializeNVPTXAsmPrinter();
+  });
+}
+
+std::string libdevicePath() {
+  if (const char *p = std::getenv("TESSEL_LIBDEVICE_PATH"))
+    return p;
+  return "/usr/local/cuda/nvvm/libdevice/libdevice.10.bc";
+}
+
+/// Links the libdevice functions `module` calls, internalized.
+llvm::Error linkLibdevice(llvm::Module &module) {
+  bool needed = false;
+  for (llvm::Function &f : module)
+    if (f.isDeclaration() && f.getName().starts_with("__nv_"))
+      needed = true;
+  if (!needed)
+    return llvm::Error::success();
+  auto buffer = llvm::MemoryBuffer::getFile(libdevicePath());
+  if (!buffer)
+    return fail("libdevice not found at " + libdevicePath() +
+                " (set TESSEL_LIBDEVICE_PATH)");
+  auto lib = llvm::parseBitcodeFile(**buffer, module.getContext());
+  if (!lib)
+    return lib.takeError();
+  (*lib)->setTargetTriple(module.getTargetTriple());
+  (*lib)->setDataLayout(module.getDataLayout());
+  if (llvm::Linker::linkModules(
+          module, std::move(*lib), llvm::Linker::Flags::LinkOnlyNeeded,
+          [](llvm::Module &m, const llvm::StringSet<> &gvs) {
+            llvm::internalizeModule(m, [&](const llvm::GlobalValue &gv) {
+              return !gv.hasName() || !gvs.count(gv.getName());
+            });
+          }))
+    return fail("linking libdevice failed");
+  return llvm::Error::success();
+}
+
+} // namespace
+
+llvm::Error nvidia::translateToPTX(mlir::ModuleOp module,
+                                   const std::string &arch,
+                                   bool enableFpFusion, std::string &llvmIR,
+                                   std::string &ptx) {
+  initNVPTX();
+  mlir::DialectRegistry registry;
+  mlir::registerBuiltinDialectTranslation(registry);
+  mlir::registerLLVMDialectTranslation(registry);
+  mlir::registerNVVMDialectTranslation(registry);
+  module.getContext()->appendDialectRegistry(registry);
+
+  llvm::LLVMContext context;
+  std::unique_ptr<llvm::Module> llvmModule =
+      mlir::translateModuleToLLVMIR(module, context, "tessel");
+  if (!llvmModule)
+    return fail("translation to LLVM IR failed");
+  llvm::Triple triple("nvptx64-nvidia-cuda");
+  std::string error;
+  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!target)
+    return fail("no NVPTX target in this LLVM: " + error);
+  llvm::TargetOptions options;
+  options.AllowFPOpFusion =
+      enableFpFusion ? llvm::FPOpFusion::Fast : llvm::FPOpFusion::Strict;
+  // sm_90a needs PTX 8.0; the simulator and ptxas read PTX 8.x.
+  std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
+      triple, arch, "+ptx80", options, std::nullopt, std::nullopt,
+      llvm::CodeGenOptLevel::Aggressive));
+  if (!machine)
+    return fail("cannot create an NVPTX target machine for " + arch);
+  llvmModule->setTargetTriple(triple);
+  llvmModule->setDataLayout(machine->createDataLayout());
+  llvmModule->addModuleFlag(llvm::Module::Override, "nvvm-reflect-ftz",
+                            uint32_t(0));
+  if (llvm::Error err = linkLibdevice(*llvmModule))
+    return err;
+
+  {
+    llvm::LoopAnalysisManager lam;
+    llvm::FunctionAnalysisManager fam;
+    llvm::CGSCCAnalysisManager cgam;
+    llvm::ModuleAnalysisManager mam;
+    llvm::PassBuilder pb(machine.get());
+    pb.registerModuleAnalyses(mam);
+    pb.registerCGSCCAnalyses(cgam);
+    pb.registerFunctionAnalyses(fam);
+    pb.registerLoopAnalyses(lam);
+    pb.crossRegisterProxies(lam, fam, cgam, mam);
+    pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3)
+        .run(*llvmModule, mam);
+  }
+  llvm::raw_string_ostream irOs(llvmIR);
+  llvmModule->print(irOs, nullptr);
+
+  llvm::SmallString<0> text;
+  llvm::raw_svector_ostream os(text);
+  llvm::legacy::PassManager codegen;
+  if (machine->addPassesToEmitFile(codegen, os, nullptr,
+                                   llvm::CodeGenFileType::AssemblyFile))
+    return fail("the NVPTX backend cannot emit PTX");
+  codegen.run(*llvmModule);
+  ptx = std::string(text.str());
+  return llvm::Error::success();
+}
+
+std::string nvidia::ptxasPath() {
+  if (const char *p = std::getenv("TESSEL_PTXAS_PATH"))
+    return llvm::sys::fs::can_execute(p) ? p : "";
+  if (llvm::sys::fs::can_execute("/usr/local/cuda/bin/ptxas"))
+    return "/usr/local/cuda/bin/ptxas";
+  if (auto p = llvm::sys::findProgramByName("ptxas"))
+    return *p;
+  return "";
+}
+
+llvm::Expected<nvidia::PtxasResult>
+nvidia::runPtxas(const std::string &ptxas, const std::string &ptx,
+                 const std::string &arch, int maxnreg) {
+  llvm::SmallString<128> dir;
+  if (auto ec = llvm::sys::fs::createUniqueDirectory("tessel-ptxas", dir))
+    return fail("cannot make a temporary directory: " + ec.message());
+  auto path = [&](const char *name) {
+    llvm::SmallString<128> p(dir);
+    llvm::sys::path::append(p, name);
+    return std::string(p.str());
+  };
+  std::string in = path("kernel.ptx"), out = path("kernel.cubin"),
+              log = path("ptxas.log");
+  auto cleanup = llvm::make_scope_exit([&] {
+    for (const std::string &f : {in, out, log})
+      llvm::sys::fs::remove(f);
+    llvm::sys::fs::remove(dir);
+  });
+  {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(in, ec);
+    if (ec)
+      return fail("cannot write " + in + ": " + ec.message());
+    os << ptx;
+  }
+  std::vector<std::string> argv = {ptxas, "-arch=" + arch, "-v", "-o", out};
+  if (maxnreg > 0)
+    argv.push_back("--maxrregcount=" + std::to_string(maxnreg));
+  argv.push_back(in);
+  std::vector<llvm::StringRef> args(argv.begin(), argv.end());
+  std::optional<llvm::StringRef> redirects[] = {std::nullopt, log, log};
+  std::string execError;
+  int rc = llvm::sys::ExecuteAndWait(ptxas, args, std::nullopt, redirects,
+                                     /*SecondsToWait=*/120, 0, &execError);
+  PtxasResult result;
+  if (auto text = llvm::MemoryBuffer::getFile(log))
+    result.log = (*text)->getBuffer().str();
+  if (rc != 0)
+    return fail("ptxas failed (" + arch + "): " +
+                (execError.empty() ? result.log : execError));
+  auto cubin = llvm::MemoryBuffer::getFile(out, /*IsText=*/false);
+  if (!cubin)
+    return fail("ptxas wrote no cubin");
+  result.cubin = (*cubin)->getBuffer().str();
+  std::smatch m;
+  if (std::regex_search(result.log, m, std::regex("Used (\\d+) registers")))
+    result.registers = std::stoi(m[1]);
+  if (std::regex_search(result.log, m,
+                        std::regex("(\\d+) bytes spill stores, (\\d+) bytes spill loads"))) {
+    result.spillStoreBytes = std::stoi(m[1]);
+    result.spillLoadBytes = std::stoi(m[2]);
+  }
+  if (std::regex_search(result.log, m, std::regex("(\\d+) bytes smem")))
+    result.staticSharedBytes = std::stoi(m[1]);
+  return result;
+}
