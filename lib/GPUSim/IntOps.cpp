@@ -185,8 +185,10 @@ void decodeLogic(DecodeInput &in, Inst &inst) {
   expectOperands(in, inst, unary ? "ds" : "dss");
   for (unsigned i = 1; i < inst.nops; ++i) resolveImm(in, inst.ops[i], t);
   inst.exec = b == "and" ? pick<And>(in, t) : b == "or" ? pick<Or>(in, t)
-            : b == "xor" ? pick<Xor>(in, t) : b == "not" ? pick<Not>(in, t)
-                                                         : pick<CNot>(in, t);
+            : b == "xor" ? pick<Xor>(in, t)
+            // A predicate is 0 or 1: its complement is cnot's, not ~.
+            : b == "not" && t != PType::Pred ? pick<Not>(in, t)
+                                             : pick<CNot>(in, t);
 }
 
 void decodeShift(DecodeInput &in, Inst &inst) {

@@ -570,3 +570,16 @@ DONE:
 """
     d = run(body, a)
     np.testing.assert_array_equal(d, a * (np.arange(N) % 7))
+
+
+def test_predicate_logic(rng):
+    # Predicates are single bits: not.pred of true is false (a bitwise ~ of a stored 1 would be nonzero, "true"),
+    # and and/or/xor.pred follow the truth tables.
+    a = rng.integers(0, 2, N).astype(np.int32)
+    b = rng.integers(0, 2, N).astype(np.int32)
+    for op, fn in [("not", lambda x, y: ~x & 1), ("and", lambda x, y: x & y), ("or", lambda x, y: x | y),
+                   ("xor", lambda x, y: x ^ y)]:
+        operands = "%p, %p" if op == "not" else "%p, %p, %q"
+        body = (f"setp.ne.s32 %p, %a, 0;\n setp.ne.s32 %q, %b, 0;\n {op}.pred {operands};\n"
+                " selp.b32 %d, 1, 0, %p;")
+        np.testing.assert_array_equal(run(body, a, b), fn(a, b).astype(np.uint32), err_msg=op)
