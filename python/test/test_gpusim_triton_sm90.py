@@ -192,3 +192,39 @@ def test_flash_attention_forward_tma(rng):
     p = np.exp(s - s.max(-1, keepdims=True))
     ref = np.einsum("znm,zmd->znd", p / p.sum(-1, keepdims=True), v3).reshape(z * n, d)
     np.testing.assert_allclose(out.astype(np.float64), ref, rtol=0, atol=2e-3)
+
+
+def e4m3_value(bits):
+    e, m = (bits >> 3) & 15, bits & 7
+    v = np.where(e == 0, m / 8 * 2.0 ** -6, (1 + m / 8) * 2.0 ** (e.astype(np.int64) - 7))
+    return np.where(bits & 0x80, -v, v)
+
+
+def e5m2_value(bits):
+    e, m = (bits >> 2) & 31, bits & 3
+    v = np.where(e == 0, m / 4 * 2.0 ** -14, (1 + m / 4) * 2.0 ** (e.astype(np.int64) - 15))
+    return np.where(bits & 0x80, -v, v)
+
+
+@pytest.mark.parametrize("in_type,wgmma_type", [("fp8e4nv", "e4m3"), ("fp8e5", "e5m2")])
+def test_matmul_fp8_wgmma(rng, in_type, wgmma_type):
+    """fp8 dots are k32 wgmmas on K-major operands (Triton transposes B in shared memory); every finite bit
+    pattern, subnormals included."""
+    sig = dict(MATMUL_SIG, a_ptr=f"*{in_type}", b_ptr=f"*{in_type}", c_ptr="*fp32")
+    consts = {"stride_ak": 1, "stride_bn": 1, "stride_cn": 1, "BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64,
+              "GROUP_M": 8}
+    ptx, meta = compile_ptx("matmul_kernel", sig, consts, num_warps=4, num_stages=3, divisible_by_16=DIVISIBLE,
+                            capability=90)
+    assert wgmma_kinds(ptx) == {f"wgmma.mma_async.sync.aligned.m64n128k32.f32.{wgmma_type}.{wgmma_type}"}
+    m, n, k = 128, 128, 128
+    a = rng.integers(0, 256, (m, k)).astype(np.uint8)
+    b = rng.integers(0, 256, (k, n)).astype(np.uint8)
+    special = 0x7F if wgmma_type == "e4m3" else 0x7C  # NaN (e4m3), Inf/NaN (e5m2)
+    a[(a & special) == special] = 0x38
+    b[(b & special) == special] = 0x38
+    value = e4m3_value if wgmma_type == "e4m3" else e5m2_value
+    c = np.full((m, n), np.nan, np.float32)
+    gpusim.launch(ptx, "matmul_kernel", 1, num_warps=meta.num_warps, shared_bytes=meta.shared,
+                  args=[a, b, c, m, n, k, k, n, n, None, None])
+    ref = value(a) @ value(b)
+    np.testing.assert_allclose(c, ref, rtol=1e-5, atol=1e-6 * np.abs(ref).max())
