@@ -228,3 +228,22 @@ def test_matmul_fp8_wgmma(rng, in_type, wgmma_type):
                   args=[a, b, c, m, n, k, k, n, n, None, None])
     ref = value(a) @ value(b)
     np.testing.assert_allclose(c, ref, rtol=1e-5, atol=1e-6 * np.abs(ref).max())
+
+
+def test_matmul_tf32_wgmma(rng):
+    """fp32 dots default to tf32 (k8 wgmma on K-major operands); tf32 keeps 10 mantissa bits."""
+    sig = dict(MATMUL_SIG, a_ptr="*fp32", b_ptr="*fp32", c_ptr="*fp32")
+    consts = {"stride_ak": 1, "stride_bn": 1, "stride_cn": 1, "BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 32,
+              "GROUP_M": 8}
+    ptx, meta = compile_ptx("matmul_kernel", sig, consts, num_warps=4, num_stages=3, divisible_by_16=DIVISIBLE,
+                            capability=90)
+    assert wgmma_kinds(ptx) == {"wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32"}
+    m, n, k = 128, 128, 64
+    a = rng.standard_normal((m, k)).astype(np.float32)
+    b = rng.standard_normal((k, n)).astype(np.float32)
+    c = np.full((m, n), np.nan, np.float32)
+    gpusim.launch(ptx, "matmul_kernel", 1, num_warps=meta.num_warps, shared_bytes=meta.shared,
+                  args=[a, b, c, m, n, k, k, n, n, None, None])
+    tf32 = lambda x: (x.view(np.uint32) & 0xFFFFE000).view(np.float32).astype(np.float64)  # noqa: E731
+    np.testing.assert_allclose(c, tf32(a) @ tf32(b), rtol=1e-5, atol=1e-5)
+    assert np.abs(c - a.astype(np.float64) @ b.astype(np.float64)).max() > 1e-4  # not fp32 precision
