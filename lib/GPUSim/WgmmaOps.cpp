@@ -402,10 +402,10 @@ void decodeWgmma(DecodeInput &in, Inst &inst) {
   uint32_t wantK = half ? 16 : s.a == WTF32 ? 8 : 32;
   if (s.k != wantK)
     in.fail("wgmma with ." + std::string(wname(s.a)) + " inputs is k" + std::to_string(wantK));
-  uint32_t nStep = i8 ? 16 : 8;
-  if (s.n < nStep || s.n > 256 || s.n % nStep)
-    in.fail("wgmma: N must be a multiple of " + std::to_string(nStep) + " in [" +
-            std::to_string(nStep) + ", 256]");
+  // Integer shapes: n8, n16, n24, then multiples of 16.
+  if (s.n < 8 || s.n > 256 || s.n % 8 || (i8 && s.n > 24 && s.n % 16))
+    in.fail(i8 ? "wgmma: N must be 8, 16, 24 or a multiple of 16 up to 256 for 8-bit integers"
+               : "wgmma: N must be a multiple of 8 in [8, 256]");
   if (s.satfinite && !i8)
     in.fail(".satfinite applies to integer wgmma");
   // Operands.

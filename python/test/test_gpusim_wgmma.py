@@ -370,3 +370,11 @@ def test_unknown_sm100_instruction_is_named():
     ptx = kernel("m64n8k16", "f16.f16", 4, 2048, extra_before="  tcgen05.fence::before_thread_sync;")
     with pytest.raises(gpusim.SimulatorError, match=r"PTX line \d+: unknown instruction 'tcgen05'"):
         run(ptx, np.zeros(2048, np.uint8), 4, 0, 0)
+
+
+def test_integer_wgmma_shapes():
+    ok = kernel("m64n24k32", "s8.s8", 12, 2048, d_type="s32", operands="")
+    run(ok, np.zeros(2048, np.uint8), 12, desc(0, 16, 256, 32), desc(1024, 16, 256, 32))
+    bad = kernel("m64n40k32", "s8.s8", 20, 2048, d_type="s32", operands="")
+    with pytest.raises(gpusim.SimulatorError, match="N must be 8, 16, 24 or a multiple of 16"):
+        run(bad, np.zeros(2048, np.uint8), 20, 0, 0)
