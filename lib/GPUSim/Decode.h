@@ -71,6 +71,7 @@ const DecoderTable &decoders();
 /// reached from the float arithmetic and cvt decoders.
 bool isHalfArith(const DecodeInput &in);
 void decodeHalfArith(DecodeInput &in, Inst &inst);
+void setpHalf(ExecContext &c, const Inst &I, uint32_t mask); // setp .f16/.bf16
 bool isFp8Cvt(const DecodeInput &in);
 void decodeFp8Cvt(DecodeInput &in, Inst &inst);
 

@@ -195,6 +195,9 @@ void decodeFloatArith(DecodeInput &in, Inst &inst) {
       inst.exec = inst.ftz ? setpFor<float, true>(in, inst.mode) : setpFor<float, false>(in, inst.mode);
     else if (t == PType::F64 && !inst.ftz)
       inst.exec = setpFor<double, false>(in, inst.mode);
+    else if ((t == PType::F16 || (t == PType::BF16 && !inst.ftz)) &&
+             (inst.mode < LO || inst.mode >= EQU))
+      inst.exec = setpHalf; // HalfOps.cpp
     else
       in.fail(std::string("setp on .") + typeName(t) + " is not simulated yet");
     return;

@@ -244,6 +244,39 @@ void decodeHalfArith(DecodeInput &in, Inst &inst) {
                  : (packed ? halfArith<false, true> : halfArith<false, false>);
 }
 
+void setpHalf(ExecContext &c, const Inst &I, uint32_t mask) {
+  const bool bf = I.type == PType::BF16;
+  forLanes(mask, [&](int l) {
+    uint16_t ha = uint16_t(readOp(c, I.ops[1], l)), hb = uint16_t(readOp(c, I.ops[2], l));
+    if (I.ftz) {
+      if (isSub16(bf, ha)) ha &= 0x8000;
+      if (isSub16(bf, hb)) hb &= 0x8000;
+    }
+    double a = toD(bf, ha), b = toD(bf, hb);
+    bool un = std::isnan(a) || std::isnan(b);
+    bool r;
+    switch (CmpOp(I.mode)) {
+    case EQ: r = !un && a == b; break;
+    case NE: r = !un && a != b; break;
+    case LT: r = !un && a < b; break;
+    case LE: r = !un && a <= b; break;
+    case GT: r = !un && a > b; break;
+    case GE: r = !un && a >= b; break;
+    case EQU: r = un || a == b; break;
+    case NEU: r = un || a != b; break;
+    case LTU: r = un || a < b; break;
+    case LEU: r = un || a <= b; break;
+    case GTU: r = un || a > b; break;
+    case GEU: r = un || a >= b; break;
+    case NUM: r = !un; break;
+    case NAN_: r = un; break;
+    default:
+      throw LaneError(l, "comparison not defined on floats");
+    }
+    writeSetp(c, I, l, r);
+  });
+}
+
 bool isFp8Cvt(const DecodeInput &in) {
   for (const std::string &m : in.mods)
     if (m == "e4m3x2" || m == "e5m2x2")

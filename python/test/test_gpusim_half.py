@@ -121,6 +121,24 @@ def test_neg_abs_keep_bits():
     np.testing.assert_array_equal(out, a & 0x7FFF7FFF)
 
 
+@pytest.mark.parametrize("fmt", ["f16", "bf16"])
+def test_setp(rng, fmt):
+    n = 256
+    vals = rng.integers(-4, 4, (2, n)) / 2  # many equal pairs
+    bits = f16_bits(vals) if fmt == "f16" else bf16_round(vals)
+    nan = 0x7E00 if fmt == "f16" else 0x7FC0
+    bits[0, :16] = nan
+    bits[1, 8:24] = nan
+    a, b = (f16_value(bits) if fmt == "f16" else bf16_value(bits))
+    checks = {"lt": a < b, "ge": a >= b, "ne": ~np.isnan(a) & ~np.isnan(b) & (a != b),
+              "gtu": np.isnan(a) | np.isnan(b) | (a > b), "nan": np.isnan(a) | np.isnan(b)}
+    for cmp, ref in checks.items():
+        out = run(f"mov.b32 {{%ha, %hd}}, %a; mov.b32 {{%hb, %hd}}, %b;\n .reg .pred %p, %q;\n"
+                  f" setp.{cmp}.{fmt} %p|%q, %ha, %hb;\n selp.u32 %d, 1, 0, %p;\n selp.u32 %c, 2, 0, %q;\n"
+                  f" or.b32 %d, %d, %c;", bits[0], bits[1])
+        np.testing.assert_array_equal(out, np.where(ref, 1, 2), err_msg=cmp)
+
+
 def e4m3_table():
     codes = np.arange(128)
     e, m = codes >> 3, codes & 7
