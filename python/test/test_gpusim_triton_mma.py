@@ -31,12 +31,13 @@ def bf16_value(bits):
     return (bits.astype(np.uint32) << 16).view(np.float32)
 
 
-def matmul_ptx(in_type, out_type, block, stages, group_m=8):
+def matmul_ptx(in_type, out_type, block, stages, group_m=8, capability=80):
     sig = dict(MATMUL_SIG, a_ptr=f"*{in_type}", b_ptr=f"*{in_type}", c_ptr=f"*{out_type}")
     bm, bn, bk = block
     consts = {"stride_ak": 1, "stride_bn": 1, "stride_cn": 1, "BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": bk,
               "GROUP_M": group_m}
-    return compile_ptx("matmul_kernel", sig, consts, num_warps=4, num_stages=stages, divisible_by_16=DIVISIBLE)
+    return compile_ptx("matmul_kernel", sig, consts, num_warps=4, num_stages=stages, divisible_by_16=DIVISIBLE,
+                       capability=capability)
 
 
 def run_matmul(ptx, meta, a, b, c, block):
@@ -86,6 +87,32 @@ def test_matmul_bf16(rng, m, n, k):
     ref = bf16_value(a).astype(np.float64) @ bf16_value(b).astype(np.float64)
     # Exact bf16 products accumulated in f32: K roundings of relative size 2^-24 at most.
     np.testing.assert_allclose(c, ref, rtol=1e-5, atol=1e-5 * np.sqrt(k))
+
+
+def e4m3_values(bits):
+    """The value of each float8e4nv (e4m3) byte, from the format's definition (bias 7, no infinities)."""
+    b = bits.astype(np.int64)
+    e, m = (b >> 3) & 15, b & 7
+    v = np.where(e == 0, m * 2.0 ** -9, (8 + m) * 2.0 ** (e - 10))
+    return np.where(b & 0x80, -v, v)
+
+
+def test_matmul_fp8_e4m3_sm89(rng):
+    # Triton compiles fp8 dots for sm_89 to mma.m16n8k32 with e4m3 inputs (fed by ldmatrix and prmt).
+    block = (64, 64, 64)
+    ptx, meta = matmul_ptx("fp8e4nv", "fp32", block, stages=3, capability=89)
+    assert_tensor_core_ptx(ptx, "m16n8k32.row.col.f32.e4m3.e4m3.f32")
+    m, n, k = 64, 128, 192
+    a = rng.integers(0, 256, (m, k)).astype(np.uint8)
+    b = rng.integers(0, 256, (k, n)).astype(np.uint8)
+    a[(a & 0x7F) == 0x7F] ^= 0x01  # no NaN codes
+    b[(b & 0x7F) == 0x7F] ^= 0x01
+    c = np.full((m, n), np.nan, np.float32)
+    counters = run_matmul(ptx, meta, a, b, c, block)
+    ref = e4m3_values(a) @ e4m3_values(b)
+    # Exact products, f32 accumulation.
+    np.testing.assert_allclose(c, ref, rtol=1e-6, atol=1e-6 * np.abs(ref).max())
+    assert counters["inst_tensor_core"] == (m // 64) * (n // 64) * (k // 64) * 4 * 8 * 2
 
 
 def test_matmul_sees_stale_data_without_the_wait(rng):
