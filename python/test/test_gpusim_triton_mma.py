@@ -155,3 +155,33 @@ def test_flash_attention_forward(rng, bh, n_ctx, head_dim):
     # P is rounded to f16 before the second dot (as in the tutorial): about 2^-11 relative per term.
     np.testing.assert_allclose(out.astype(np.float64), ref, rtol=1e-2, atol=4e-3)
     assert counters["inst_tensor_core"] > 0 and counters["async_copy_bytes"] > 0
+
+
+DOT_SIG = {"a_ptr": "*i8", "b_ptr": "*i8", "c_ptr": "*i32", "M": "constexpr", "N": "constexpr", "K": "constexpr",
+           "PRECISION": "constexpr"}
+
+
+def test_dot_int8(rng):
+    ptx, meta = compile_ptx("dot_kernel", DOT_SIG, {"M": 64, "N": 64, "K": 64, "PRECISION": None},
+                            divisible_by_16=["a_ptr", "b_ptr", "c_ptr"])
+    assert "mma.sync.aligned.m16n8k32.row.col.satfinite.s32.s8.s8.s32" in ptx and "ldmatrix" in ptx
+    a = rng.integers(-128, 128, (64, 64)).astype(np.int8)
+    b = rng.integers(-128, 128, (64, 64)).astype(np.int8)
+    c = np.zeros((64, 64), np.int32)
+    gpusim.launch(ptx, "dot_kernel", 1, num_warps=meta.num_warps, shared_bytes=meta.shared,
+                  args=[a, b, c] + scratch_args(ptx))
+    np.testing.assert_array_equal(c, a.astype(np.int64) @ b.astype(np.int64))  # exact
+
+
+def test_dot_tf32(rng):
+    sig = dict(DOT_SIG, a_ptr="*fp32", b_ptr="*fp32", c_ptr="*fp32")
+    ptx, meta = compile_ptx("dot_kernel", sig, {"M": 64, "N": 64, "K": 64, "PRECISION": "tf32"},
+                            divisible_by_16=["a_ptr", "b_ptr", "c_ptr"])
+    assert "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32" in ptx
+    # Inputs already tf32 (10 mantissa bits), so Triton's rounding of them (cvt.rna.tf32.f32, if any) is exact.
+    a = (rng.standard_normal((64, 64)).astype(np.float32).view(np.uint32) & np.uint32(0xFFFFE000)).view(np.float32)
+    b = (rng.standard_normal((64, 64)).astype(np.float32).view(np.uint32) & np.uint32(0xFFFFE000)).view(np.float32)
+    c = np.zeros((64, 64), np.float32)
+    gpusim.launch(ptx, "dot_kernel", 1, num_warps=meta.num_warps, shared_bytes=meta.shared,
+                  args=[a, b, c] + scratch_args(ptx))
+    np.testing.assert_allclose(c, a.astype(np.float64) @ b.astype(np.float64), rtol=1e-5, atol=1e-5)

@@ -238,6 +238,18 @@ def atomics_kernel(x_ptr, idx_ptr, hist_ptr, fsum_ptr, mx_ptr, h16_ptr, n, BLOCK
     tl.atomic_add(h16_ptr + i, x.to(tl.float16), mask=mask)
 
 
+@triton.jit
+def dot_kernel(a_ptr, b_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr, PRECISION: tl.constexpr):
+    # One tile: C = A @ B for int8 (int32 out) or fp32 (tf32 tensor cores with PRECISION="tf32").
+    offs_m = tl.arange(0, M)
+    offs_n = tl.arange(0, N)
+    offs_k = tl.arange(0, K)
+    a = tl.load(a_ptr + offs_m[:, None] * K + offs_k[None, :])
+    b = tl.load(b_ptr + offs_k[:, None] * N + offs_n[None, :])
+    c = tl.dot(a, b, input_precision=PRECISION)
+    tl.store(c_ptr + offs_m[:, None] * N + offs_n[None, :], c)
+
+
 def main() -> None:
     request = json.loads(sys.argv[1])
     fn = globals()[request["kernel"]]
