@@ -383,7 +383,12 @@ LaunchResult launch(const Module &module, const std::string &name,
   uint64_t failedCTA = UINT64_MAX;
   std::string failure;
   std::atomic<uint64_t> firstFailed{UINT64_MAX};
-  std::vector<Counters> counters;
+  // One cache line apart: each worker increments its counters on every
+  // instruction.
+  struct alignas(64) WorkerCounters {
+    Counters c;
+  };
+  std::vector<WorkerCounters> counters;
   auto worker = [&](Counters &counts) {
     CTAState cta;
     ExecContext c{k, global, params, counts, cta,
@@ -420,18 +425,18 @@ LaunchResult launch(const Module &module, const std::string &name,
   workers = unsigned(std::max<uint64_t>(1, std::min<uint64_t>(workers ? workers : 1, numCTAs)));
   counters.resize(workers);
   if (workers == 1) {
-    worker(counters[0]);
+    worker(counters[0].c);
   } else {
     std::vector<std::thread> pool_;
     for (unsigned i = 0; i < workers; ++i)
-      pool_.emplace_back(worker, std::ref(counters[i]));
+      pool_.emplace_back(worker, std::ref(counters[i].c));
     for (std::thread &t : pool_)
       t.join();
   }
   if (failedCTA != UINT64_MAX)
     throw SimError(failure);
-  for (const Counters &w : counters)
-    result.counters.add(w);
+  for (const WorkerCounters &w : counters)
+    result.counters.add(w.c);
   // Copy the arrays back.
   for (size_t i = 0; i < args.size(); ++i)
     if ((args[i].kind == LaunchArg::Buffer || args[i].kind == LaunchArg::Bytes) &&
