@@ -168,6 +168,8 @@ void decodeAtom(DecodeInput &in, Inst &inst) {
   StateSpace sp = in.takeSpace();
   if (sp != StateSpace::Global && sp != StateSpace::Shared && sp != StateSpace::Generic)
     in.fail(in.base + " works on global, shared or generic addresses");
+  static const char *opNames[] = {"and", "or", "xor", "exch", "cas",
+                                  "add", "inc", "dec", "min", "max"};
   int op = in.takeOneOf({"and", "or", "xor", "exch", "cas", "add", "inc", "dec", "min", "max"});
   if (op < 0)
     in.fail(in.base + " needs an operation (.add, .min, .cas, ...)");
@@ -197,10 +199,8 @@ void decodeAtom(DecodeInput &in, Inst &inst) {
     ok = t == PType::U32 || t == PType::S32 || t == PType::U64 || t == PType::S64;
   }
   if (!ok)
-    in.fail(in.base + "." + std::string(op == 0 ? "and" : op == 1 ? "or" : op == 2 ? "xor"
-                                      : op == 3 ? "exch" : op == 4 ? "cas" : op == 5 ? "add"
-                                      : op == 6 ? "inc" : op == 7 ? "dec" : op == 8 ? "min" : "max") +
-            " is not defined (or not simulated) on ." + typeName(t));
+    in.fail(in.base + "." + opNames[op] + " is not defined (or not simulated) on ." +
+            typeName(t));
   bool halfAdd = o == AAdd && (t == PType::F16 || t == PType::F16x2 || t == PType::BF16 ||
                                t == PType::BF16x2);
   if (halfAdd != noftz)
