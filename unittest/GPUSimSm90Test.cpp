@@ -94,6 +94,35 @@ TEST(GPUSimSm90Test, LabelsAreLocalToTheirBlock) {
             std::string::npos);
 }
 
+TEST(GPUSimSm90Test, ImmediateZerosInVectorOperands) {
+  // Triton zero-fills shared memory with `st.shared.v4.b32 [a], {0, 0, 0, 0}`.
+  std::string body =
+      ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<8>;\n .reg .b64 %rd<4>;\n"
+      " .shared .align 16 .b8 buf[16];\n mov.u32 %r1, buf;\n mov.u32 %r2, -1;\n"
+      " st.shared.v4.b32 [%r1], {%r2, %r2, %r2, %r2};\n"
+      " st.shared.v4.b32 [%r1], {0, 0f00000000, %r2, 0x0};\n"
+      " ld.shared.v4.b32 {%r3, %r4, %r5, %r6}, [%r1];\n ld.param.u64 %rd1, [out];\n"
+      " st.global.v4.b32 [%rd1], {%r3, %r4, %r5, %r6};\n ret;\n}\n";
+  Module m = parsePTX(std::string(kHeader) + body);
+  uint32_t out[4] = {7, 7, 7, 7};
+  std::vector<LaunchArg> args(1);
+  args[0].kind = LaunchArg::Buffer;
+  args[0].host = out;
+  args[0].bytes = 16;
+  args[0].writeBack = true;
+  LaunchConfig cfg;
+  cfg.block[0] = 1;
+  launch(m, "k", cfg, args);
+  EXPECT_EQ(out[0], 0u);
+  EXPECT_EQ(out[1], 0u);
+  EXPECT_EQ(out[2], 0xffffffffu);
+  EXPECT_EQ(out[3], 0u);
+  std::string bad = body;
+  bad.replace(bad.find("{0, 0f"), 2, "{1");
+  EXPECT_NE(errorOf(bad).find("PTX line 12: a non-zero immediate inside a vector operand is not simulated"),
+            std::string::npos);
+}
+
 /// The tensor map of a rows x cols f32 array (TensorMap.h), box 4 x 4.
 std::vector<uint8_t> tensorMap(uint32_t rows, uint32_t cols) {
   std::vector<uint8_t> m(kTensorMapBytes, 0);

@@ -83,6 +83,7 @@ private:
   // mbarrier wait loops) are local to their block: "name#block".
   std::vector<uint32_t> blockIds_;
   uint32_t nextBlockId_ = 0;
+  uint32_t zeroReg_ = kNoReg; // reads as 0 (immediate zeros in { } operands)
   std::vector<PendingVar> vars_;
   std::vector<RawInst> raw_;
   uint32_t locFile_ = 0, locLine_ = 0, locCol_ = 0;
@@ -521,6 +522,7 @@ void Parser::parseBody() {
   // At the token after the opening '{'; ends after the matching '}'.
   scopes_.assign(1, {});
   blockIds_.clear();
+  zeroReg_ = kNoReg;
   int depth = 1;
   while (depth > 0) {
     const Token &t = peek();
@@ -729,7 +731,25 @@ RawOperand Parser::parseOperand(size_t b, size_t e, uint32_t line,
     o.kind = OpKind::Vec;
     size_t i = b + 1;
     while (i < e && toks_[i].text != "}") {
-      o.vec.push_back(regOrSink(toks_[i]));
+      if (toks_[i].kind == Token::Number) {
+        // An immediate element (`st.shared.v4.b32 [a], {0, 0, 0, 0}` zero
+        // fills): zero bits read a register no instruction writes.
+        const std::string &n = toks_[i].text;
+        size_t digits = n.rfind("0x", 0) == 0 || n.rfind("0X", 0) == 0 ||
+                                (n.size() > 2 && (n[1] == 'f' || n[1] == 'F' ||
+                                                  n[1] == 'd' || n[1] == 'D'))
+                            ? 2
+                            : 0;
+        if (n.find_first_not_of('0', digits) != std::string::npos)
+          fail("a non-zero immediate inside a vector operand is not simulated", line);
+        if (zeroReg_ == kNoReg) {
+          zeroReg_ = uint32_t(k_->regs.size());
+          k_->regs.push_back({"(zero)", PType::B64});
+        }
+        o.vec.push_back(zeroReg_);
+      } else {
+        o.vec.push_back(regOrSink(toks_[i]));
+      }
       ++o.vecLen;
       ++i;
       if (toks_[i].text == ",")

@@ -247,3 +247,25 @@ def test_matmul_tf32_wgmma(rng):
     tf32 = lambda x: (x.view(np.uint32) & 0xFFFFE000).view(np.float32).astype(np.float64)  # noqa: E731
     np.testing.assert_allclose(c, tf32(a) @ tf32(b), rtol=1e-5, atol=1e-5)
     assert np.abs(c - a.astype(np.float64) @ b.astype(np.float64)).max() > 1e-4  # not fp32 precision
+
+
+def test_persistent_tma_matmul(rng):
+    """Three programs loop over the 3 x 2 output tiles of a persistent kernel: one flattened pipeline, mbarrier
+    phases carried across tiles, shared memory zero-filled with vector stores of immediate zeros."""
+    sig = {"a_desc": "tensordesc<fp16[128, 64]>", "b_desc": "tensordesc<fp16[128, 64]>",
+           "c_desc": "tensordesc<fp16[128, 128]>", "M": "i32", "N": "i32", "K": "i32", "BLOCK_M": "constexpr",
+           "BLOCK_N": "constexpr", "BLOCK_K": "constexpr", "NUM_SMS": "constexpr"}
+    ptx, meta = compile_ptx("matmul_tma_persistent", sig,
+                            {"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64, "NUM_SMS": 3}, num_warps=4,
+                            num_stages=3, capability=90)
+    assert "cp.async.bulk.tensor.2d.shared::cluster.global" in ptx and "wgmma.mma_async" in ptx
+    assert "{0, 0, 0, 0}" in ptx
+    m, n, k = 320, 256, 128
+    a = rng.standard_normal((m, k)).astype(np.float16)
+    b = rng.standard_normal((n, k)).astype(np.float16)
+    c = np.full((m, n), np.nan, np.float16)
+    args = sum((descriptor_args(x, d) for x, d in zip((a, b, c), meta.tensordesc_meta)), [])
+    gpusim.launch(ptx, "matmul_tma_persistent", 3, num_warps=meta.num_warps, shared_bytes=meta.shared,
+                  args=args + [m, n, k, None, None])
+    np.testing.assert_allclose(c.astype(np.float64), a.astype(np.float64) @ b.T.astype(np.float64),
+                               rtol=2e-3, atol=2e-3)

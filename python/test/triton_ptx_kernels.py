@@ -250,6 +250,26 @@ def dot_kernel(a_ptr, b_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.cons
     tl.store(c_ptr + offs_m[:, None] * N + offs_n[None, :], c)
 
 
+@triton.jit
+def matmul_tma_persistent(a_desc, b_desc, c_desc, M, N, K, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                          BLOCK_K: tl.constexpr, NUM_SMS: tl.constexpr):
+    # Tutorial 09's persistent TMA matmul, simplified: NUM_SMS programs loop over the output tiles (one flattened
+    # pipelined loop, so mbarrier phases carry over from tile to tile); B is given as [N, K].
+    start_pid = tl.program_id(0)
+    num_pid_n = tl.cdiv(N, BLOCK_N)
+    k_tiles = tl.cdiv(K, BLOCK_K)
+    num_tiles = tl.cdiv(M, BLOCK_M) * num_pid_n
+    for tile_id in tl.range(start_pid, num_tiles, NUM_SMS, flatten=True):
+        pid_m = tile_id // num_pid_n
+        pid_n = tile_id % num_pid_n
+        acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+        for ki in range(k_tiles):
+            a = a_desc.load([pid_m * BLOCK_M, ki * BLOCK_K])
+            b = b_desc.load([pid_n * BLOCK_N, ki * BLOCK_K])
+            acc = tl.dot(a, b.T, acc)
+        c_desc.store([pid_m * BLOCK_M, pid_n * BLOCK_N], acc.to(c_desc.dtype))
+
+
 def main() -> None:
     request = json.loads(sys.argv[1])
     fn = globals()[request["kernel"]]
