@@ -269,3 +269,21 @@ def test_persistent_tma_matmul(rng):
                   args=args + [m, n, k, None, None])
     np.testing.assert_allclose(c.astype(np.float64), a.astype(np.float64) @ b.T.astype(np.float64),
                                rtol=2e-3, atol=2e-3)
+
+
+@pytest.mark.parametrize("block,swizzles", [((128, 32, 32), [2, 2, 2]), ((128, 16, 16), [1, 1, 1]),
+                                            ((64, 64, 32), [2, 3, 3]), ((128, 64, 16), [1, 3, 3])])
+def test_tma_matmul_swizzle_modes(rng, block, swizzles):
+    """Narrower blocks make Triton pick 64- and 32-byte swizzles (codes 2 and 1) for its boxes and descriptors:
+    TMA writes and wgmma reads (A K-major, B N-major) must agree on each."""
+    ptx, meta = host_matmul_ptx(block=block)
+    assert [d["swizzle"] for d in meta.tensordesc_meta] == swizzles
+    m, n, k = 256, 128, 96
+    a = rng.standard_normal((m, k)).astype(np.float16)
+    b = rng.standard_normal((k, n)).astype(np.float16)
+    c = np.full((m, n), np.nan, np.float16)
+    args = sum((descriptor_args(x, d) for x, d in zip((a, b, c), meta.tensordesc_meta)), [])
+    gpusim.launch(ptx, "matmul_tma_host", (m // block[0], n // block[1]), num_warps=meta.num_warps,
+                  shared_bytes=meta.shared, args=args + [k, None, None])
+    np.testing.assert_allclose(c.astype(np.float64), a.astype(np.float64) @ b.astype(np.float64),
+                               rtol=2e-3, atol=2e-3)
