@@ -480,3 +480,31 @@ def test_tensor_map_argument_checks():
     with pytest.raises(gpusim.SimulatorError, match=r"128 bytes need a \.b8 array parameter"):
         gpusim.launch(HEADER + ".visible .entry k(.param .u64 p) { ret; }", "k", 1,
                       args=[gpusim.TensorMap(np.zeros((4, 4), np.float32), (4, 4))])
+
+
+def test_arrive_drop_lowers_the_expected_count():
+    ptx = """
+.visible .entry k(.param .u64 out)
+{
+  .reg .b32 %r<8>; .reg .b64 %rd<8>; .reg .pred %p<8>;
+  .shared .align 8 .b64 bar;
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, bar;
+  mbarrier.init.shared::cta.b64 [%r1], 2;
+  mbarrier.arrive_drop.shared::cta.b64 %rd2, [%r1];     // phase 0: 1 pending, 1 expected from now on
+  mbarrier.test_wait.parity.shared::cta.b64 %p1, [%r1], 0;
+  mbarrier.arrive.shared::cta.b64 %rd3, [%r1];          // completes phase 0
+  mbarrier.test_wait.parity.shared::cta.b64 %p2, [%r1], 0;
+  mbarrier.arrive.shared::cta.b64 %rd4, [%r1];          // one arrival completes phase 1
+  mbarrier.test_wait.parity.shared::cta.b64 %p3, [%r1], 1;
+  selp.u32 %r2, 1, 0, %p1; st.global.u32 [%rd1], %r2;
+  selp.u32 %r2, 1, 0, %p2; st.global.u32 [%rd1+4], %r2;
+  selp.u32 %r2, 1, 0, %p3; st.global.u32 [%rd1+8], %r2;
+  mbarrier.test_wait.shared::cta.b64 %p4, [%r1], %rd4;  // the phase of that arrive completed
+  selp.u32 %r2, 1, 0, %p4; st.global.u32 [%rd1+12], %r2;
+  ret;
+}
+"""
+    out = np.full(4, 7, np.uint32)
+    launch(ptx, [out], block=(1,))
+    assert out.tolist() == [0, 1, 1, 1]
