@@ -278,6 +278,7 @@ def test_tma_matmul_swizzle_modes(rng, block, swizzles):
     TMA writes and wgmma reads (A K-major, B N-major) must agree on each."""
     ptx, meta = host_matmul_ptx(block=block)
     assert [d["swizzle"] for d in meta.tensordesc_meta] == swizzles
+    assert wgmma_kinds(ptx) == {f"wgmma.mma_async.sync.aligned.m64n{block[1]}k16.f32.f16.f16"}
     m, n, k = 256, 128, 96
     a = rng.standard_normal((m, k)).astype(np.float16)
     b = rng.standard_normal((k, n)).astype(np.float16)
