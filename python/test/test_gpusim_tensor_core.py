@@ -337,6 +337,22 @@ def test_ldmatrix_layout(rng, num, trans):
     assert c["shared_load_requests"] >= 1
 
 
+@pytest.mark.parametrize("stride,wavefronts", [(16, 1), (128, 8), (144, 1), (64, 4)])
+def test_ldmatrix_bank_conflicts(rng, stride, wavefronts):
+    # One 8x8 matrix: 8 rows of 16 bytes (4 banks each). Rows 16 bytes apart cover all 32 banks once; 128 bytes
+    # apart they all start at bank 0 (8-way conflict); 144 = 128 + 16 shifts each row by 4 banks (no conflict);
+    # 64 apart, rows alternate between banks 0-3 and 16-19 (4-way).
+    smem = rng.integers(0, 2 ** 16, 1024, dtype=np.uint16)
+    rows = (np.arange(32) % 8 * stride).astype(np.uint32)
+    out = np.zeros((32, 1), np.uint32)
+    base = gpusim.launch(ldmatrix_kernel("mov.u32", 1).replace("mov.u32 {%d0}, [%o+0];", "mov.u32 %d0, 0;"),
+                         "k", 1, num_warps=1, args=[smem, rows, out])
+    c = gpusim.launch(ldmatrix_kernel("ldmatrix.sync.aligned.m8n8.x1.shared.b16", 1), "k", 1, num_warps=1,
+                      args=[smem, rows, out])
+    assert c["shared_load_requests"] - base["shared_load_requests"] == 1
+    assert c["shared_load_wavefronts"] - base["shared_load_wavefronts"] == wavefronts
+
+
 def test_ldmatrix_errors(rng):
     smem = rng.integers(0, 2 ** 16, 1024, dtype=np.uint16)
     rows = (np.arange(32) * 16).astype(np.uint32)
