@@ -31,6 +31,7 @@ struct PendingMma {
 struct WarpAsyncUnits {
   std::vector<PendingMma> mma;   // issued, not performed, oldest first
   std::vector<size_t> mmaGroups; // committed groups: their ends in `mma`
+  bool fenced = false;           // a wgmma.fence was executed
 };
 
 struct AsyncUnits {

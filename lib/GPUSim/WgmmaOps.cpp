@@ -7,7 +7,8 @@
 //   (k8), e4m3/e5m2 (k32, f32 or f16 accumulators), s8/u8 (k32, s32
 //   accumulators, .satfinite); N a multiple of 8 (16 for 8-bit integers) up
 //   to 256. D = A*B (+ D when scale-d), A is 64xK and B is KxN.
-// wgmma.fence / commit_group / wait_group N (.sync.aligned).
+// wgmma.fence / commit_group / wait_group N (.sync.aligned); a warp's first
+// mma_async without a wgmma.fence before it is an error.
 //
 // A warpgroup is four consecutive warps (4g .. 4g+3); warp w of the group
 // owns rows 16w .. 16w+15 of D and needs only those rows of A, so each warp
@@ -297,11 +298,17 @@ void mmaAsyncOp(ExecContext &c, const Inst &I, uint32_t mask) {
     p.descA = uniform(c, I.ops[1], mask, "A descriptor");
   p.descB = uniform(c, I.ops[2], mask, "B descriptor");
   p.scaleD = uniform(c, I.ops[3], mask, "scale-d predicate") != 0;
-  warpAsync(c).mma.push_back(p);
+  WarpAsyncUnits &u = warpAsync(c);
+  if (!u.fenced)
+    throw LaneError(__builtin_ctz(mask),
+                    "wgmma.mma_async before any wgmma.fence (the ISA requires one before "
+                    "the first wgmma.mma_async of a warpgroup)");
+  u.mma.push_back(p);
 }
 
 void fenceOp(ExecContext &c, const Inst &, uint32_t mask) {
   checkWarpgroup(c, mask, "wgmma.fence");
+  warpAsync(c).fenced = true;
 }
 
 void commitOp(ExecContext &c, const Inst &, uint32_t mask) {

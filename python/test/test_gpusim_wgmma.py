@@ -378,3 +378,9 @@ def test_integer_wgmma_shapes():
     bad = kernel("m64n40k32", "s8.s8", 20, 2048, d_type="s32", operands="")
     with pytest.raises(gpusim.SimulatorError, match="N must be 8, 16, 24 or a multiple of 16"):
         run(bad, np.zeros(2048, np.uint8), 20, 0, 0)
+
+
+def test_mma_async_needs_a_wgmma_fence_first():
+    ptx = kernel("m64n8k16", "f16.f16", 4, 2048).replace("  wgmma.fence.sync.aligned;\n", "", 1)
+    with pytest.raises(gpusim.SimulatorError, match="wgmma.mma_async before any wgmma.fence"):
+        run(ptx, np.zeros(2048, np.uint8), 4, desc(0, 128, 256, 0), desc(1024, 128, 256, 0))
