@@ -59,6 +59,10 @@ class TensorMap:
     def __init__(self, array: Any, box_shape: Sequence[int], *, swizzle: int | None = None,
                  element_strides: Sequence[int] | None = None, elem_type: str | None = None,
                  fill: str = "zero") -> None:
+        if type(array).__module__.startswith("torch") and str(array.dtype) == "torch.bfloat16":
+            # numpy has no bfloat16: the same bits as int16 (the simulator only moves them).
+            array = array.view(getattr(__import__("torch"), "int16"))
+            elem_type = elem_type or "bf16"
         array = _argument(array, 0)
         if not isinstance(array, np.ndarray):
             raise SimulatorError("TensorMap: expected an array")

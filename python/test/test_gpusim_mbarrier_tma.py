@@ -508,3 +508,18 @@ def test_arrive_drop_lowers_the_expected_count():
     out = np.full(4, 7, np.uint32)
     launch(ptx, [out], block=(1,))
     assert out.tolist() == [0, 1, 1, 1]
+
+
+def test_tensor_map_of_a_triton_descriptor_over_a_torch_bf16_tensor():
+    import torch
+    from triton.tools.tensor_descriptor import TensorDescriptor
+    values = torch.arange(64, dtype=torch.float32).reshape(8, 8)
+    base = values.to(torch.bfloat16)
+    desc = TensorDescriptor.from_tensor(base, [4, 8])
+    tmap = gpusim.TensorMap.from_triton(desc, {"swizzle": 0, "elem_size": 2, "elem_type": 10,
+                                               "block_size": [4, 8], "fp4_padded": False})
+    assert tmap.elem_type == "bf16"
+    out = np.zeros(16, np.uint32)
+    launch(tma_load_kernel(2, 64, (0, 2)), [tmap, out, 0, 2])
+    got = (out.view(np.uint16).astype(np.uint32) << 16).view(np.float32).reshape(4, 8)
+    np.testing.assert_array_equal(got, values[2:6].numpy())
