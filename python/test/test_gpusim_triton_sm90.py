@@ -288,3 +288,20 @@ def test_tma_matmul_swizzle_modes(rng, block, swizzles):
                   shared_bytes=meta.shared, args=args + [k, None, None])
     np.testing.assert_allclose(c.astype(np.float64), a.astype(np.float64) @ b.astype(np.float64),
                                rtol=2e-3, atol=2e-3)
+
+
+def test_matmul_tma_bf16(rng):
+    ptx, meta = host_matmul_ptx(dtype="bf16")
+    assert wgmma_kinds(ptx) == {"wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16"}
+    assert all(d["elem_type"] == 10 for d in meta.tensordesc_meta)  # bf16 in tensormap.replace's numbering
+    m, n, k = 128, 256, 128
+    a = to_bf16_bits(rng.standard_normal((m, k)))
+    b = to_bf16_bits(rng.standard_normal((k, n)))
+    c = np.zeros((m, n), np.uint16)
+    args = [x for arr, d in zip((a, b, c), meta.tensordesc_meta)
+            for x in [gpusim.TensorMap(arr, d["block_size"], swizzle=128, elem_type="bf16"), *arr.shape,
+                      *(s // 2 for s in arr.strides)]]
+    gpusim.launch(ptx, "matmul_tma_host", (m // 128, n // 128), num_warps=meta.num_warps, shared_bytes=meta.shared,
+                  args=args + [k, None, None])
+    ref = bf16_value(a).astype(np.float64) @ bf16_value(b).astype(np.float64)
+    np.testing.assert_allclose(bf16_value(c), ref, rtol=2 ** -8, atol=1e-2)
