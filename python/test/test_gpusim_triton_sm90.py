@@ -305,3 +305,25 @@ def test_matmul_tma_bf16(rng):
                   args=args + [k, None, None])
     ref = bf16_value(a).astype(np.float64) @ bf16_value(b).astype(np.float64)
     np.testing.assert_allclose(bf16_value(c), ref, rtol=2 ** -8, atol=1e-2)
+
+
+@pytest.mark.parametrize("in_type,out_type,kind", [("fp16", "fp16", "f16.f16.f16"), ("i8", "i32", "s32.s8.s8")])
+def test_dot_with_fp16_and_int32_accumulators(rng, in_type, out_type, kind):
+    """tl.dot(out_dtype=fp16) accumulates in f16 registers (two per register), int8 dots in s32."""
+    integer = in_type == "i8"
+    sig = {"a_ptr": f"*{in_type}", "b_ptr": f"*{in_type}", "c_ptr": f"*{out_type}", "M": "constexpr",
+           "N": "constexpr", "K": "constexpr", "INT": "constexpr"}
+    ptx, meta = compile_ptx("dot_tile", sig, {"M": 64, "N": 64, "K": 64, "INT": integer}, capability=90,
+                            divisible_by_16=["a_ptr", "b_ptr", "c_ptr"])
+    k = 32 if integer else 16
+    assert wgmma_kinds(ptx) == {f"wgmma.mma_async.sync.aligned.m64n64k{k}.{kind}"}
+    if integer:
+        a = rng.integers(-128, 128, (64, 64)).astype(np.int8)
+        b = rng.integers(-128, 128, (64, 64)).astype(np.int8)
+        c = np.zeros((64, 64), np.int32)
+    else:  # halves, so that every partial sum is exact in fp16
+        a = (rng.integers(-2, 3, (64, 64)) / 2).astype(np.float16)
+        b = (rng.integers(-2, 3, (64, 64)) / 2).astype(np.float16)
+        c = np.full((64, 64), np.nan, np.float16)
+    gpusim.launch(ptx, "dot_tile", 1, num_warps=meta.num_warps, shared_bytes=meta.shared, args=[a, b, c, None, None])
+    np.testing.assert_array_equal(c.astype(np.float64), a.astype(np.float64) @ b.astype(np.float64))

@@ -270,6 +270,22 @@ def matmul_tma_persistent(a_desc, b_desc, c_desc, M, N, K, BLOCK_M: tl.constexpr
         c_desc.store([pid_m * BLOCK_M, pid_n * BLOCK_N], acc.to(c_desc.dtype))
 
 
+@triton.jit
+def dot_tile(a_ptr, b_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr, INT: tl.constexpr):
+    # One M x N tile of a row-major A (M x K) times B (K x N) with the accumulator type of the output: fp16
+    # accumulation for a *fp16 c_ptr, int32 for INT (8-bit integer inputs).
+    offs_m = tl.arange(0, M)
+    offs_n = tl.arange(0, N)
+    offs_k = tl.arange(0, K)
+    a = tl.load(a_ptr + offs_m[:, None] * K + offs_k[None, :])
+    b = tl.load(b_ptr + offs_k[:, None] * N + offs_n[None, :])
+    if INT:
+        c = tl.dot(a, b, out_dtype=tl.int32)
+    else:
+        c = tl.dot(a, b, out_dtype=c_ptr.dtype.element_ty)
+    tl.store(c_ptr + offs_m[:, None] * N + offs_n[None, :], c)
+
+
 def main() -> None:
     request = json.loads(sys.argv[1])
     fn = globals()[request["kernel"]]
