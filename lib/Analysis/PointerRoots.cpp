@@ -4,6 +4,7 @@
 #include "tessel/Dialect/Tile/IR/Dialect.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/SmallPtrSet.h"
 
 using namespace mlir;
@@ -24,6 +25,14 @@ Root rootOf(Value ptr, SmallPtrSetImpl<Value> &open) {
       ptr = ap.getPtr();
     else if (isa<SplatOp, BroadcastOp, ExpandDimsOp, ReshapeOp, TransOp>(def))
       ptr = def->getOperand(0);
+    else if (isMemoryEffectFree(def) && def->getNumOperands() == 1 &&
+             def->getNumResults() == 1 &&
+             isa<PointerType>(getElementTypeOrSelf(def->getOperand(0))) &&
+             getShapeOrEmpty(def->getOperand(0).getType()) ==
+                 getShapeOrEmpty(def->getResult(0).getType()) &&
+             getElementTypeOrSelf(def->getOperand(0)) ==
+                 getElementTypeOrSelf(def->getResult(0)))
+      ptr = def->getOperand(0); // the same pointers elsewhere (a GPU layout)
     else
       return {};
   }

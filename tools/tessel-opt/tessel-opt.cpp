@@ -3,6 +3,7 @@
 #include "tessel/Conversion/Passes.h"
 #include "tessel/Dialect/Tile/IR/Dialect.h"
 #include "tessel/Dialect/TileGPU/IR/Dialect.h"
+#include "tessel/Dialect/TileGPU/Transforms/Passes.h"
 #include "tessel/NVIDIA/Passes.h"
 #include "tessel/Dialect/Tile/Transforms/Passes.h"
 #include "tessel/Target/CPU/CPUCompiler.h"
@@ -20,6 +21,7 @@ int main(int argc, char **argv) {
   tessel::tile::registerTesselTilePasses();
   tessel::cpu::registerTesselCPUPasses();
   tessel::nvidia::registerTesselNVIDIAPasses();
+  tessel::tilegpu::registerTesselTileGPUPasses();
   tessel::test::registerTestPasses();
   mlir::PassPipelineRegistration<>(
       "tessel-cpu-pipeline",

@@ -414,6 +414,17 @@ struct StoreLowering : TileGPUPattern<tile::StoreOp> {
   }
 };
 
+struct BarrierLowering : TileGPUPattern<tilegpu::BarrierOp> {
+  using TileGPUPattern::TileGPUPattern;
+  LogicalResult
+  matchAndRewrite(tilegpu::BarrierOp op, OneToNOpAdaptor,
+                  ConversionPatternRewriter &rw) const override {
+    target.barrier(rw, op.getLoc());
+    rw.eraseOp(op);
+    return success();
+  }
+};
+
 struct AssumeLowering : TileGPUPattern<tile::AssumeOp> {
   using TileGPUPattern::TileGPUPattern;
   LogicalResult
@@ -848,7 +859,7 @@ LogicalResult gpu::lowerTileGPUToLLVM(ModuleOp module,
                SameRegistersLowering<tile::ExpandDimsOp>,
                SameRegistersLowering<tile::TransOp>,
                SameRegistersLowering<tile::ReshapeOp>, AddPtrLowering,
-               LoadLowering, StoreLowering, AssumeLowering, DotLowering,
+               LoadLowering, StoreLowering, BarrierLowering, AssumeLowering, DotLowering,
                ConvertLayoutLowering, ReduceLowering>(tc, ctx, target);
   patterns.add<ConstantLowering, ElementwiseLowering>(tc, ctx);
   scf::populateSCFStructuralTypeConversionsAndLegality(tc, patterns,

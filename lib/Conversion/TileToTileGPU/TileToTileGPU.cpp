@@ -28,6 +28,9 @@ using gpu::LinearLayout;
 
 namespace {
 
+/// Elements of one tensor a thread may hold.
+constexpr int64_t kMaxElementsPerThread = 1024;
+
 std::vector<int32_t> shapeOf(RankedTensorType t) {
   return std::vector<int32_t>(t.getShape().begin(), t.getShape().end());
 }
@@ -93,6 +96,17 @@ struct ConvertTileToTileGPU
             t && !isPow2Shape(t)) {
           op->emitOpError("GPU layouts need power-of-two block shapes, got ")
               << t;
+          failed = true;
+        } else if (t && t.getNumElements() > kMaxElementsPerThread * 32 *
+                                                   int64_t(numWarps)) {
+          // Every element of a thread is a register: code size and compile
+          // time grow with it, and far less than this already spills.
+          op->emitOpError("a block of ")
+              << t.getNumElements() << " elements needs "
+              << t.getNumElements() / (32 * numWarps)
+              << " registers per thread on " << int(numWarps)
+              << " warps; the GPU backends allow " << kMaxElementsPerThread
+              << ": use smaller blocks or more warps (num_warps)";
           failed = true;
         }
     });

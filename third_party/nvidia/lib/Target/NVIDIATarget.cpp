@@ -13,6 +13,7 @@
 #include "tessel/Conversion/Passes.h"
 #include "tessel/Dialect/Tile/IR/Dialect.h"
 #include "tessel/Dialect/TileGPU/IR/Dialect.h"
+#include "tessel/Dialect/TileGPU/Transforms/Passes.h"
 #include "tessel/GPUSim/Error.h"
 #include "tessel/GPUSim/Launch.h"
 #include "tessel/GPUSim/Program.h"
@@ -125,6 +126,7 @@ llvm::Error compileNVIDIA(ModuleOp module, int sm, bool archSpecific,
   toGPU.addPass(createConvertTileToTileGPU(layoutOptions));
   toGPU.addPass(createCanonicalizerPass());
   toGPU.addPass(createCSEPass());
+  toGPU.addNestedPass<func::FuncOp>(tilegpu::createTileGPUMemoryBarriers());
   if (failed(toGPU.run(module)))
     return diagnostics.fail("assigning GPU layouts failed");
   result.stages.push_back({"ttgir", print(module)});
@@ -234,28 +236,53 @@ public:
     config.block[0] = uint32_t(32 * numWarps);
     config.dynamicSharedBytes = uint32_t(shared);
     std::vector<gpusim::LaunchArg> simArgs(args.size());
+    // Arrays whose bytes overlap are views of one array: they are simulated
+    // as one allocation spanning their union, owned by the first of them.
+    std::vector<size_t> owner(args.size());
+    std::vector<uint64_t> lo(args.size()), hi(args.size());
+    for (size_t i = 0; i < args.size(); ++i) {
+      owner[i] = i;
+      lo[i] = args[i].lo;
+      hi[i] = args[i].hi;
+      if (args[i].isPointer() && !args[i].extentKnown)
+        throw std::runtime_error("kernel " + name + ": the simulator needs "
+                                 "the extent of argument '" +
+                                 args[i].name.str() + "'");
+    }
+    // Merge groups (roots: owner[i] == i; a root's lo/hi span its group)
+    // until no two overlap.
+    for (bool merged = true; merged;) {
+      merged = false;
+      for (size_t i = 0; i < args.size(); ++i)
+        for (size_t j = 0; j < i; ++j)
+          if (args[i].isPointer() && args[j].isPointer() && owner[i] == i &&
+              owner[j] == j && lo[j] < hi[i] && lo[i] < hi[j]) {
+            for (size_t k = 0; k < args.size(); ++k)
+              if (owner[k] == i)
+                owner[k] = j;
+            lo[j] = std::min(lo[j], lo[i]);
+            hi[j] = std::max(hi[j], hi[i]);
+            merged = true;
+          }
+    }
     for (size_t i = 0; i < args.size(); ++i) {
       const runtime::LaunchArg &a = args[i];
       gpusim::LaunchArg &s = simArgs[i];
       s.name = a.name.str();
       if (a.isPointer()) {
-        if (!a.extentKnown)
-          throw std::runtime_error("kernel " + name + ": the simulator needs "
-                                   "the extent of argument '" + s.name + "'");
+        size_t o = owner[i];
         s.kind = gpusim::LaunchArg::Buffer;
-        s.host = reinterpret_cast<void *>(a.lo);
-        s.bytes = a.hi - a.lo;
-        s.offset = a.bits - a.lo;
-        s.writeBack = !a.readonly;
-        // Views of one array share its allocation: the first argument
-        // whose bytes cover this one's.
-        for (size_t j = 0; j < i; ++j)
-          if (args[j].isPointer() && simArgs[j].shareWith < 0 &&
-              args[j].lo <= a.lo && a.hi <= args[j].hi) {
-            s.shareWith = int(j);
-            s.offset = a.bits - args[j].lo;
-            break;
-          }
+        s.offset = a.bits - lo[o];
+        if (o != i) {
+          s.shareWith = int(o);
+          continue;
+        }
+        s.host = reinterpret_cast<void *>(lo[o]);
+        s.bytes = hi[o] - lo[o];
+        s.writeBack = false;
+        for (size_t k = 0; k < args.size(); ++k)
+          if (owner[k] == o && !args[k].readonly)
+            s.writeBack = true;
       } else if (a.type == "fp32" || a.type == "fp64") {
         s.kind = gpusim::LaunchArg::Float;
         s.f = a.real;
@@ -265,19 +292,6 @@ public:
         s.isUnsigned = a.type == "u64" && a.bits >> 63;
       }
     }
-    // Arrays that overlap without one covering the other cannot be copied
-    // apart; they are refused rather than simulated wrongly.
-    for (size_t i = 0; i < args.size(); ++i)
-      for (size_t j = 0; j < i; ++j)
-        if (args[i].isPointer() && args[j].isPointer() &&
-            simArgs[i].shareWith != int(j) && simArgs[j].shareWith != int(i) &&
-            simArgs[i].shareWith < 0 && args[i].lo < args[j].hi &&
-            args[j].lo < args[i].hi && args[i].hi > args[i].lo)
-          throw std::runtime_error(
-              "kernel " + name + ": arguments '" + args[j].name.str() +
-              "' and '" + args[i].name.str() +
-              "' overlap partly; the simulator needs disjoint arrays or "
-              "views inside one argument's array");
     try {
       gpusim::launch(module, name, config, simArgs);
     } catch (const gpusim::SimError &e) {

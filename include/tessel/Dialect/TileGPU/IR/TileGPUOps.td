@@ -74,4 +74,15 @@ def TileGPU_ConvertLayoutOp : TileGPU_Op<"convert_layout", [Pure]> {
   let hasFolder = 1;
 }
 
+def TileGPU_BarrierOp : TileGPU_Op<"barrier"> {
+  let summary = "Orders the memory accesses of a program's threads";
+  let description = [{
+    Every thread of the program reaches it before any goes on, and global and
+    shared memory accesses before it are visible to every thread after it.
+    Tile IR's control flow is uniform across a program's threads, so a
+    barrier anywhere in it is reached by all of them.
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
 #endif // TESSEL_TILEGPU_OPS

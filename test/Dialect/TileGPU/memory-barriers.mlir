@@ -1,0 +1,63 @@
+// RUN: tessel-opt %s -split-input-file -convert-tile-to-tilegpu -tilegpu-memory-barriers | FileCheck %s
+
+// Reversing in place: the store may write what another thread has yet to
+// load, so a barrier separates them.
+// CHECK-LABEL: func.func @reverse
+// CHECK: tile.load
+// CHECK-NEXT: tilegpu.barrier
+// CHECK-NEXT: tile.store
+func.func @reverse(%x: !tile.ptr<f32> {tile.noalias}) attributes {tile.kernel} {
+  %r = tile.make_range {start = 0 : i32, end = 256 : i32} : tensor<256xi32>
+  %c255 = arith.constant dense<255> : tensor<256xi32>
+  %rev = arith.subi %c255, %r : tensor<256xi32>
+  %xs = tile.splat %x : tensor<256x!tile.ptr<f32>>
+  %src = tile.addptr %xs, %rev : tensor<256x!tile.ptr<f32>>, tensor<256xi32>
+  %dst = tile.addptr %xs, %r : tensor<256x!tile.ptr<f32>>, tensor<256xi32>
+  %v = tile.load %src : tensor<256x!tile.ptr<f32>> -> tensor<256xf32>
+  tile.store %dst, %v : tensor<256x!tile.ptr<f32>>, tensor<256xf32>
+  return
+}
+
+// -----
+
+// An update in place through the same pointers (each thread its own
+// elements), and arrays that alias nothing: no barrier.
+// CHECK-LABEL: func.func @no_hazard
+// CHECK-NOT: tilegpu.barrier
+func.func @no_hazard(%x: !tile.ptr<f32> {tile.noalias}, %y: !tile.ptr<f32> {tile.noalias}) attributes {tile.kernel} {
+  %r = tile.make_range {start = 0 : i32, end = 256 : i32} : tensor<256xi32>
+  %xs = tile.splat %x : tensor<256x!tile.ptr<f32>>
+  %xa = tile.addptr %xs, %r : tensor<256x!tile.ptr<f32>>, tensor<256xi32>
+  %v = tile.load %xa : tensor<256x!tile.ptr<f32>> -> tensor<256xf32>
+  %w = arith.addf %v, %v : tensor<256xf32>
+  tile.store %xa, %w : tensor<256x!tile.ptr<f32>>, tensor<256xf32>
+  %ys = tile.splat %y : tensor<256x!tile.ptr<f32>>
+  %ya = tile.addptr %ys, %r : tensor<256x!tile.ptr<f32>>, tensor<256xi32>
+  tile.store %ya, %v : tensor<256x!tile.ptr<f32>>, tensor<256xf32>
+  return
+}
+
+// -----
+
+// Two arguments that may be views of one array, in a loop: the store of one
+// iteration is ordered before the load of the next.
+// CHECK-LABEL: func.func @loop
+// CHECK: scf.for
+// CHECK: tilegpu.barrier
+// CHECK-NEXT: tile.load
+// CHECK: tilegpu.barrier
+// CHECK-NEXT: tile.store
+func.func @loop(%x: !tile.ptr<f32>, %y: !tile.ptr<f32>, %n: i32) attributes {tile.kernel} {
+  %r = tile.make_range {start = 0 : i32, end = 256 : i32} : tensor<256xi32>
+  %xs = tile.splat %x : tensor<256x!tile.ptr<f32>>
+  %xa = tile.addptr %xs, %r : tensor<256x!tile.ptr<f32>>, tensor<256xi32>
+  %ys = tile.splat %y : tensor<256x!tile.ptr<f32>>
+  %ya = tile.addptr %ys, %r : tensor<256x!tile.ptr<f32>>, tensor<256xi32>
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  scf.for %i = %c0 to %n step %c1 : i32 {
+    %v = tile.load %xa : tensor<256x!tile.ptr<f32>> -> tensor<256xf32>
+    tile.store %ya, %v : tensor<256x!tile.ptr<f32>>, tensor<256xf32>
+  }
+  return
+}
