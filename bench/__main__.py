@@ -16,7 +16,7 @@ from pathlib import Path
 
 from .common import RESULTS_DIR, environment
 
-BENCHMARKS = ["vector_add", "softmax", "matmul", "launch", "gpusim"]
+BENCHMARKS = ["vector_add", "softmax", "matmul", "launch", "gpusim", "gpu_static"]
 
 
 def main(argv=None) -> int:
