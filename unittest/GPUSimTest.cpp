@@ -174,6 +174,58 @@ TEST(GPUSimSemanticsTest, HandDerivedBitPatterns) {
   EXPECT_EQ(r[31], 26u);
 }
 
+TEST(GPUSimSemanticsTest, ExtendedPrecisionCarryFlag) {
+  // 0xffffffff + 1 = 0 carry 1; then 5 + 6 + CF = 12 (PTX ISA: addc adds CC.CF).
+  auto r = runLanes(" add.cc.u32 %r1, 0xffffffff, 1;\n addc.u32 %r2, 5, 6;\n add.u32 %d, %r1, %r2;");
+  EXPECT_EQ(r[0], 12u);
+  // No carry: 0x7fffffff + 1 = 0x80000000, then 5 + 6 + 0.
+  r = runLanes(" add.cc.s32 %r1, 0x7fffffff, 1;\n addc.s32 %d, 5, 6;");
+  EXPECT_EQ(r[0], 11u);
+  // sub.cc: 0 - 1 borrows; subc: 10 - (3 + 1) = 6.
+  r = runLanes(" sub.cc.u32 %r1, 0, 1;\n subc.u32 %d, 10, 3;");
+  EXPECT_EQ(r[7], 6u);
+  // subc.cc chain: 5 - 5 with no borrow leaves none; subc 0, 0 is 0 - CF = 0.
+  r = runLanes(" sub.cc.u32 %r1, 5, 5;\n subc.cc.u32 %r2, 7, 7;\n subc.u32 %d, 0, 0;");
+  EXPECT_EQ(r[3], 0u);
+  // 0 - 0 - 1 borrows again: the chain ends in all ones.
+  r = runLanes(" sub.cc.u32 %r1, 0, 1;\n subc.cc.u32 %r2, 0, 0;\n subc.u32 %d, 0, 0;");
+  EXPECT_EQ(r[3], 0xffffffffu);
+  // mad.lo.cc: 0x10000 * 0x10000 = 2^32, low half 0, + 0xffffffff: no carry;
+  // madc.hi: high half 1 + 2 + 0 = 3.
+  r = runLanes(" mad.lo.cc.u32 %r1, 0x10000, 0x10000, 0xffffffff;\n madc.hi.u32 %d, 0x10000, 0x10000, 2;");
+  EXPECT_EQ(r[0], 3u);
+  // mad.hi.cc: high half of 0xffffffff^2 is 0xfffffffe; + 2 = 0 carry 1;
+  // madc.lo.cc: low half 1 + 0 + 1 = 2.
+  r = runLanes(" mad.hi.cc.u32 %r1, 0xffffffff, 0xffffffff, 2;\n madc.lo.u32 %d, 0xffffffff, 0xffffffff, 0;");
+  EXPECT_EQ(r[0], 2u);
+  // Signed high half: -1 * -1 = 1, high half 0; + 0xffffffff = 0xffffffff, no carry.
+  r = runLanes(" mad.hi.cc.s32 %r1, -1, -1, -1;\n addc.u32 %d, %r1, 0;");
+  EXPECT_EQ(r[0], 0xffffffffu);
+  // The flag is per thread: odd lanes carry, even lanes do not.
+  r = runLanes(" and.b32 %r1, %r0, 1;\n neg.s32 %r1, %r1;\n add.cc.u32 %r2, %r1, %r1;\n addc.u32 %d, 0, 0;");
+  EXPECT_EQ(r[4], 0u);
+  EXPECT_EQ(r[5], 1u);
+  // 64-bit: 2^64 - 1 + 1 carries.
+  r = runLanes(" add.cc.u64 %rd1, 0xffffffffffffffff, 1;\n addc.u32 %d, 0, 0;");
+  EXPECT_EQ(r[0], 1u);
+}
+
+TEST(GPUSimParserTest, NegativeAddressOffsets) {
+  std::string ptx = std::string(kHeader) +
+                    ".visible .entry k(.param .u64 a)\n{\n .reg .b32 %r<3>;\n .reg .b64 %rd<2>;\n"
+                    " ld.global.b32 %r1, [%rd1+-4];\n"
+                    " ld.global.b32 %r1, [%rd1+-0x10];\n"
+                    " ld.global.b32 %r1, [%rd1-8];\n"
+                    " ld.global.b32 %r1, [%rd1+16];\n ret;\n}\n";
+  Module m = parsePTX(ptx);
+  const Kernel &k = m.kernels[0];
+  ASSERT_EQ(k.insts.size(), 5u);
+  EXPECT_EQ(int64_t(k.insts[0].ops[1].imm), -4);
+  EXPECT_EQ(int64_t(k.insts[1].ops[1].imm), -16);
+  EXPECT_EQ(int64_t(k.insts[2].ops[1].imm), -8);
+  EXPECT_EQ(int64_t(k.insts[3].ops[1].imm), 16);
+}
+
 TEST(GPUSimSemanticsTest, DivergentBranchesReconverge) {
   // Lanes below 3 take the else side; all meet at JOIN, where activemask
   // must be full again.

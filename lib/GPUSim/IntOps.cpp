@@ -1,13 +1,15 @@
 //===- IntOps.cpp - Integer, bit and move instructions --------------------===//
 //
 // add sub mul mad (.lo .hi .wide) div rem min max abs neg (.sat on s32 add/
-// sub), and or xor not cnot, shl shr, popc clz brev bfe bfi prmt lop3 shf,
+// sub), the extended-precision forms with the carry flag (add.cc addc sub.cc
+// subc mad.cc madc), and or xor not cnot, shl shr, popc clz brev bfe bfi prmt lop3 shf,
 // setp on integers, selp, mov (with vector pack/unpack). Values are kept as
 // zero-extended bits of their type in 64-bit register slots.
 //
 //===----------------------------------------------------------------------===//
 #include "Decode.h"
 
+#include <algorithm>
 #include <climits>
 #include <type_traits>
 
@@ -108,6 +110,85 @@ template <class T, IntOp OP> void intOp(ExecContext &c, const Inst &I,
   });
 }
 
+// Extended-precision arithmetic: d = a + b (+ CC.CF), d = a - (b (+ CC.CF)),
+// d = (a * b).lo/.hi + c (+ CC.CF). The carry (for sub: the borrow) out of
+// the unsigned addition or subtraction of the operands' bits goes to CC.CF
+// when .cc is given. The signedness of the type only matters for mad.hi's
+// product.
+enum CarryOp : uint8_t { CAdd, CSub, CMadLo, CMadHi };
+
+template <class T, CarryOp OP, bool In, bool Out>
+void carryOp(ExecContext &c, const Inst &I, uint32_t mask) {
+  using UT = U<T>;
+  using WU = Wide<UT>;
+  constexpr unsigned W = sizeof(T) * 8;
+  uint32_t &cf = c.warp->carry;
+  uint32_t outCf = cf;
+  forLanes(mask, [&](int l) {
+    UT a = UT(readOp(c, I.ops[1], l)), b = UT(readOp(c, I.ops[2], l));
+    WU ci = In ? WU((cf >> l) & 1) : WU(0);
+    UT r;
+    bool co;
+    if constexpr (OP == CSub) {
+      WU sub = WU(b) + ci;
+      r = UT(WU(a) - sub);
+      co = WU(a) < sub;
+    } else {
+      UT x = a, y = b;
+      if constexpr (OP == CMadLo || OP == CMadHi) {
+        x = OP == CMadLo ? UT(a * b) : UT(mulHi<T>(T(a), T(b)));
+        y = UT(readOp(c, I.ops[3], l));
+      }
+      WU sum = WU(x) + WU(y) + ci;
+      r = UT(sum);
+      co = (sum >> W) != 0;
+    }
+    writeReg(c, I.ops[0], l, uint64_t(r));
+    if (Out)
+      outCf = (outCf & ~(1u << l)) | (uint32_t(co) << l);
+  });
+  // Every lane reads its carry-in before any lane's carry-out lands.
+  if (Out)
+    cf = outCf;
+}
+
+template <class T, CarryOp OP> Handler carryFor(bool in, bool out) {
+  return in ? (out ? carryOp<T, OP, true, true> : carryOp<T, OP, true, false>)
+            : (out ? carryOp<T, OP, false, true> : carryOp<T, OP, false, false>);
+}
+
+template <CarryOp OP> Handler pickCarry(DecodeInput &in, PType t, bool cin, bool cout) {
+  switch (t) {
+  case PType::S32: return carryFor<int32_t, OP>(cin, cout);
+  case PType::U32: return carryFor<uint32_t, OP>(cin, cout);
+  case PType::S64: return carryFor<int64_t, OP>(cin, cout);
+  case PType::U64: return carryFor<uint64_t, OP>(cin, cout);
+  default:
+    in.fail(std::string("type .") + typeName(t) + " is not supported by '" + in.base +
+            "' with a carry (.u32 .s32 .u64 .s64)");
+  }
+}
+
+// add.cc sub.cc mad{.lo,.hi}.cc addc{.cc} subc{.cc} madc{.lo,.hi}{.cc}.
+void decodeCarry(DecodeInput &in, Inst &inst, bool carryIn) {
+  const std::string b = carryIn ? in.base.substr(0, in.base.size() - 1) : in.base;
+  inst.cls = InstClass::IntArith;
+  int part = b == "mad" ? in.takeOneOf({"lo", "hi"}) : -1;
+  bool cc = in.take("cc");
+  PType t = oneType(in);
+  in.finish();
+  if (b == "mad" && part < 0) in.fail("'" + in.base + "' needs .lo or .hi");
+  expectOperands(in, inst, b == "mad" ? "dsss" : "dss");
+  for (unsigned i = 1; i < inst.nops; ++i)
+    resolveImm(in, inst.ops[i], t);
+  inst.exec = b == "add" ? pickCarry<CAdd>(in, t, carryIn, cc)
+            : b == "sub" ? pickCarry<CSub>(in, t, carryIn, cc)
+            : part == 0  ? pickCarry<CMadLo>(in, t, carryIn, cc)
+                         : pickCarry<CMadHi>(in, t, carryIn, cc);
+}
+
+void decodeCarryIn(DecodeInput &in, Inst &inst) { decodeCarry(in, inst, true); }
+
 template <IntOp OP> Handler pick(DecodeInput &in, PType t) {
   switch (t) {
   case PType::S16: return intOp<int16_t, OP>;
@@ -136,6 +217,11 @@ void decodeArithLike(DecodeInput &in, Inst &inst) {
   inst.cls = InstClass::IntArith;
   if (b == "setp") {
     decodeCompare(in, inst);
+    return;
+  }
+  if ((b == "add" || b == "sub" || b == "mad") &&
+      std::find(in.mods.begin(), in.mods.end(), "cc") != in.mods.end()) {
+    decodeCarry(in, inst, false);
     return;
   }
   int part = in.takeOneOf({"lo", "hi", "wide"});
@@ -465,6 +551,8 @@ void registerIntOps(DecoderTable &t) {
     t[n] = decodeBitCount;
   for (const char *n : {"prmt", "lop3", "shf"})
     t[n] = decodeBitPerm;
+  for (const char *n : {"addc", "subc", "madc"})
+    t[n] = decodeCarryIn;
   t["mov"] = decodeMove;
   t["selp"] = decodeSelp;
 }

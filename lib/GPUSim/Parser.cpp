@@ -655,13 +655,14 @@ void Parser::parseInstruction() {
 }
 
 int64_t Parser::signedNumber(size_t &i, size_t e, uint32_t line) {
+  // Any run of signs: `[%rd1+-4]` (LLVM's NVPTX printer writes negative
+  // offsets so), `[%rd1-4]`, `[%rd1+4]`.
   bool neg = false;
-  while (i < e && toks_[i].text == "-" && toks_[i].kind == Token::Punct) {
-    neg = !neg;
+  while (i < e && toks_[i].kind == Token::Punct &&
+         (toks_[i].text == "-" || toks_[i].text == "+")) {
+    neg ^= toks_[i].text == "-";
     ++i;
   }
-  if (i < e && toks_[i].text == "+" && toks_[i].kind == Token::Punct)
-    ++i;
   if (i >= e)
     fail("expected a number", line);
   int64_t v = int64_t(number(toks_[i]));

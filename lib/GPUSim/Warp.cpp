@@ -8,6 +8,7 @@ void Warp::start(uint32_t numRegs, uint32_t lanes) {
   exited = 0;
   atBarrier = false;
   done = false;
+  carry = 0;
   stack.assign(1, {0, ~0u, valid});
   regs.assign(size_t(numRegs) * 32, 0);
   asyncCopies.clear();

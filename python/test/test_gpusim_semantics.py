@@ -302,6 +302,131 @@ def test_add_sat_abs_neg(rng):
         np.testing.assert_array_equal(run("neg.s32 %d, %a;", a, out_dtype=np.int32), -a)
 
 
+LIMBS = " .reg .b32 %a0, %a1, %b0, %b1, %y0, %y1, %y2, %y3;"
+M64 = (1 << 64) - 1
+
+
+def u64s(rng):
+    """Random 64-bit values, the first ones chosen so every carry and borrow of a chain happens."""
+    v = ints(rng, np.uint64)
+    v[:8] = [0, 1, M64, 0xFFFFFFFF, 0x1_0000_0000, 0xFFFFFFFF_00000000, 2 ** 63, 0x0000_0001_FFFF_FFFF]
+    return v
+
+
+def pairs(rng):
+    a, b = u64s(rng), u64s(rng)
+    b[8:16] = [M64, 1, M64, 0xFFFFFFFF, 0xFFFFFFFF, 0x1_0000_0000, 2 ** 63, 1]
+    return a, b
+
+
+def test_add_sub_carry_chains(rng):
+    # PTX ISA, extended-precision integer arithmetic: add.cc/addc add the carry
+    # flag CC.CF in and write the carry out; sub.cc/subc subtract b + CC.CF and
+    # write the borrow out. A 64-bit sum from 32-bit limbs must equal Python's.
+    a, b = pairs(rng)
+    ai, bi = [int(x) for x in a], [int(x) for x in b]
+    split = "mov.b64 {%a0, %a1}, %a;\n mov.b64 {%b0, %b1}, %b;\n"
+    d = run(split + "add.cc.u32 %y0, %a0, %b0;\n addc.cc.u32 %y1, %a1, %b1;\n mov.b64 %d, {%y0, %y1};",
+            a, b, out_bits=64, extra_regs=LIMBS)
+    assert [int(x) for x in d] == [(x + y) & M64 for x, y in zip(ai, bi)]
+    # The carry out of the high limb: addc.u32 d, 0, 0 is CC.CF.
+    d = run(split + "add.cc.u32 %y0, %a0, %b0;\n addc.cc.s32 %y1, %a1, %b1;\n addc.u32 %d, 0, 0;",
+            a, b, extra_regs=LIMBS)
+    assert [int(x) for x in d] == [(x + y) >> 64 for x, y in zip(ai, bi)]
+    d = run(split + "sub.cc.u32 %y0, %a0, %b0;\n subc.cc.u32 %y1, %a1, %b1;\n mov.b64 %d, {%y0, %y1};",
+            a, b, out_bits=64, extra_regs=LIMBS)
+    assert [int(x) for x in d] == [(x - y) & M64 for x, y in zip(ai, bi)]
+    # The borrow out: subc.u32 d, 0, 0 is 0 - CC.CF.
+    d = run(split + "sub.cc.s32 %y0, %a0, %b0;\n subc.cc.u32 %y1, %a1, %b1;\n subc.u32 %d, 0, 0;",
+            a, b, extra_regs=LIMBS)
+    assert [int(x) for x in d] == [0xFFFFFFFF if x < y else 0 for x, y in zip(ai, bi)]
+    # 64-bit limbs: the carry out of a 64-bit add, and a 128-bit a + b + a*2^64.
+    d = run("add.cc.u64 %rd8, %a, %b;\n addc.u64 %d, 0, 0;", a, b, out_bits=64)
+    assert [int(x) for x in d] == [(x + y) >> 64 for x, y in zip(ai, bi)]
+    d = run("add.cc.s64 %rd8, %a, %b;\n addc.cc.u64 %rd9, %a, %b;\n addc.s64 %d, 0, 0;",
+            a, b, out_bits=64)
+    assert [int(x) for x in d] == [((x + y) * ((1 << 64) + 1)) >> 128 for x, y in zip(ai, bi)]
+    d = run("sub.cc.u64 %rd8, %a, %b;\n subc.cc.s64 %d, %b, %a;", a, b, out_bits=64)
+    assert [int(x) for x in d] == [(y - x - (x < y)) & M64 for x, y in zip(ai, bi)]
+    # Without .cc the flag is left alone: the carry of the first add survives.
+    d = run("add.cc.u64 %rd8, %a, %b;\n add.u64 %rd9, %a, %a;\n addc.u64 %rd9, %a, %a;\n"
+            " sub.u64 %rd9, 0, 1;\n addc.u64 %d, 0, 0;", a, b, out_bits=64)
+    assert [int(x) for x in d] == [(x + y) >> 64 for x, y in zip(ai, bi)]
+
+
+def test_mad_carry_chain_full_product(rng):
+    # The PTX ISA's own example for madc: [r3,r2,r1,r0] = [r5,r4] * [r7,r6],
+    # a 64 x 64 -> 128-bit product from 32-bit limbs, checked against Python.
+    a, b = pairs(rng)
+    body = """mov.b64 {%a0, %a1}, %a;
+ mov.b64 {%b0, %b1}, %b;
+ mul.lo.u32 %y0, %a0, %b0;
+ mul.hi.u32 %y1, %a0, %b0;
+ mad.lo.cc.u32 %y1, %a1, %b0, %y1;
+ madc.hi.u32 %y2, %a1, %b0, 0;
+ mad.lo.cc.u32 %y1, %a0, %b1, %y1;
+ madc.hi.cc.u32 %y2, %a0, %b1, %y2;
+ addc.u32 %y3, 0, 0;
+ mad.lo.cc.u32 %y2, %a1, %b1, %y2;
+ madc.hi.u32 %y3, %a1, %b1, %y3;
+ """
+    prods = [int(x) * int(y) for x, y in zip(a, b)]
+    d = run(body + "mov.b64 %d, {%y0, %y1};", a, b, out_bits=64, extra_regs=LIMBS)
+    assert [int(x) for x in d] == [p & M64 for p in prods]
+    d = run(body + "mov.b64 %d, {%y2, %y3};", a, b, out_bits=64, extra_regs=LIMBS)
+    assert [int(x) for x in d] == [p >> 64 for p in prods]
+    # 64-bit limbs: a*b + c as 128 bits with mad.lo.cc.u64 / madc.hi.u64.
+    c = u64s(rng)[::-1].copy()
+    d = run("mad.lo.cc.u64 %rd8, %a, %b, %c;\n madc.hi.u64 %d, %a, %b, 0;", a, b, c, out_bits=64)
+    assert [int(x) for x in d] == [(p + int(z)) >> 64 for p, z in zip(prods, c)]
+
+
+@pytest.mark.parametrize("t,dt", [("s32", np.int32), ("u32", np.uint32), ("s64", np.int64), ("u64", np.uint64)])
+def test_madc_hi_lo_signed_and_unsigned(rng, t, dt):
+    # madc.{lo,hi}.cc: d = (a*b).{lo,hi} + c + CC.CF; the product's high half is
+    # signed for .s types; the carry out is that of the unsigned addition.
+    a, b, c = ints(rng, dt), ints(rng, dt), ints(rng, dt)
+    w = np.dtype(dt).itemsize * 8
+    m = (1 << w) - 1
+    ai, bi, ci = [int(x) for x in a], [int(x) for x in b], [int(x) for x in c]
+    # Set CC.CF from c's top bit: c + c carries exactly when it is set.
+    setcf = f"add.cc.u{w} %t{w}, %c, %c;\n "
+    regs = f" .reg .b{w} %t{w};"
+    for part in ("lo", "hi"):
+        prod = [(x * y) & m if part == "lo" else ((x * y) >> w) & m for x, y in zip(ai, bi)]
+        cf = [(z & m) >> (w - 1) for z in ci]
+        total = [p + (z & m) + f for p, z, f in zip(prod, ci, cf)]
+        d = run(setcf + f"madc.{part}.cc.{t} %d, %a, %b, %c;", a, b, c, out_bits=w,
+                out_dtype=f"u{w // 8}", extra_regs=regs)
+        assert [int(x) for x in d] == [s & m for s in total], part
+        d = run(setcf + f"madc.{part}.cc.{t} %t{w}, %a, %b, %c;\n addc.u{w} %d, 0, 0;", a, b, c,
+                out_bits=w, out_dtype=f"u{w // 8}", extra_regs=regs)
+        assert [int(x) for x in d] == [s >> w for s in total], part
+        d = run(setcf + f"mad.{part}.cc.{t} %t{w}, %a, %b, %c;\n addc.u{w} %d, 0, 0;", a, b, c,
+                out_bits=w, out_dtype=f"u{w // 8}", extra_regs=regs)
+        assert [int(x) for x in d] == [(p + (z & m)) >> w for p, z in zip(prod, ci)], part
+
+
+def test_carry_flag_is_per_thread_and_guarded(rng):
+    # CC.CF belongs to each thread: a lane whose guard is false keeps its flag.
+    a, b = pairs(rng)
+    ai, bi = [int(x) for x in a], [int(x) for x in b]
+    d = run("add.cc.u64 %rd8, %a, %b;\n and.b32 %t0, %tid, 1;\n setp.eq.u32 %p, %t0, 1;\n"
+            " @%p sub.cc.u64 %rd8, %a, %b;\n addc.u64 %d, 0, 0;", a, b, out_bits=64)
+    assert [int(x) for x in d] == [int(x < y) if i % 2 else (x + y) >> 64
+                                   for i, (x, y) in enumerate(zip(ai, bi))]
+
+
+def test_negative_address_offsets(rng):
+    # LLVM prints negative offsets as `[%rd+-4]`; hex offsets are numbers too.
+    a = ints(rng, np.int32)
+    d = run("add.s64 %rd5, %rd0, 16;\n ld.global.b32 %t0, [%rd5+-0x10];\n"
+            " add.s64 %rd6, %rd0, 4;\n ld.global.b32 %t1, [%rd6+-4];\n"
+            " add.s64 %rd6, %rd0, 12;\n ld.global.b32 %d, [%rd6+ -  12];\n"
+            " xor.b32 %d, %d, %t0;\n xor.b32 %d, %d, %t1;", a, out_dtype=np.int32)
+    np.testing.assert_array_equal(d, a)
+
+
 def test_logic_and_shifts(rng):
     a, b = ints(rng, np.uint32), ints(rng, np.uint32)
     for inst, ref in (("and", a & b), ("or", a | b), ("xor", a ^ b)):

@@ -41,6 +41,9 @@ struct Warp {
   uint32_t exited = 0;    // lanes that executed ret/exit
   bool atBarrier = false; // waiting at bar.sync
   bool done = false;
+  /// The condition code's carry flag (CC.CF) of each lane, one bit per lane:
+  /// written by add.cc/sub.cc/mad.cc/addc.cc/... and read by addc/subc/madc.
+  uint32_t carry = 0;
   std::vector<StackEntry> stack;
   std::vector<uint64_t> regs; // [register][lane]
   std::vector<LaneAsyncCopies> asyncCopies; // per lane; empty before any cp.async
