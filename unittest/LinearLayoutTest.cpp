@@ -388,3 +388,11 @@ TEST(LinearLayout, TransposeReshapeBroadcastMoveNoValues) {
       ASSERT_EQ(hwAt(b, reg, lane, 3), (Coord{0, hwAt(l, reg, lane, 3)[1]}));
   (void)fromRowMajor;
 }
+
+TEST(LinearLayout, EqualityIgnoresSizeOneInputs) {
+  LinearLayout l = blockedLayout({64}, {1}, {32}, {2}, {0});
+  LinearLayout withBlock = l * LinearLayout::zeros1D(1, kBlock, dimName(0));
+  EXPECT_EQ(withBlock.ins().size(), l.ins().size() + 1);
+  EXPECT_EQ(l, withBlock);
+  EXPECT_NE(l, blockedLayout({64}, {2}, {32}, {1}, {0}));
+}

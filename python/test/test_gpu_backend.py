@@ -157,3 +157,55 @@ def test_shared_memory_over_the_limit_is_a_compile_error(monkeypatch, target):
     # A 256x256 fp32 transpose goes through 256 KiB of shared memory: more than sm_80's 163 KiB.
     with pytest.raises(Exception, match="shared memory"):
         transpose_kernel.warmup(x, x, M=256, N=256, grid=(1,))
+
+
+@tessel.jit
+def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    # Tiled over the grid and over K, masked at the edges (Triton's tutorial 03 shape).
+    rm = tl.program_id(0) * BM + tl.arange(0, BM)
+    rn = tl.program_id(1) * BN + tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    acc = tl.zeros([BM, BN], dtype=tl.float32)
+    for k in range(0, K, BK):
+        a = tl.load(a_ptr + rm[:, None] * K + (k + rk)[None, :], mask=(rm[:, None] < M) & ((k + rk)[None, :] < K),
+                    other=0.0)
+        b = tl.load(b_ptr + (k + rk)[:, None] * N + rn[None, :], mask=((k + rk)[:, None] < K) & (rn[None, :] < N),
+                    other=0.0)
+        acc += tl.dot(a, b)
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc, mask=(rm[:, None] < M) & (rn[None, :] < N))
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32"])
+@pytest.mark.parametrize("shape,blocks", [((64, 64, 64), (32, 32, 32)), ((100, 80, 72), (64, 32, 16))],
+                         ids=["64x64x64", "100x80x72"])
+def test_matmul_matches_numpy(sim, rng, dtype, shape, blocks):
+    torch = pytest.importorskip("torch")
+    M, N, K = shape
+    a = torch.from_numpy(rng.standard_normal((M, K)).astype(np.float32)).to(getattr(torch, dtype))
+    b = torch.from_numpy(rng.standard_normal((K, N)).astype(np.float32)).to(getattr(torch, dtype))
+    c = torch.zeros((M, N), dtype=torch.float32)
+    BM, BN, BK = blocks
+    kernel = matmul_kernel[(triton_cdiv(M, BM), triton_cdiv(N, BN))](a, b, c, M, N, K, BM=BM, BN=BN, BK=BK)
+    ref = a.double().numpy() @ b.double().numpy()
+    np.testing.assert_allclose(c.numpy(), ref, rtol=1e-4, atol=1e-4 if dtype != "float32" else 2e-5)
+    # fp16/bf16 dots run on tensor cores (mma.sync m16n8k16); fp32 by FMA.
+    assert ("mma.sync.aligned.m16n8k16" in kernel.asm["ptx"]) == (dtype != "float32")
+
+
+def test_int8_dot_matches_numpy(sim, rng):
+    @tessel.jit
+    def int8_dot(a_ptr, b_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
+        rm, rn, rk = tl.arange(0, M), tl.arange(0, N), tl.arange(0, K)
+        a = tl.load(a_ptr + rm[:, None] * K + rk[None, :])
+        b = tl.load(b_ptr + rk[:, None] * N + rn[None, :])
+        tl.store(c_ptr + rm[:, None] * N + rn[None, :], tl.dot(a, b))
+
+    a = rng.integers(-128, 128, (32, 64)).astype(np.int8)
+    b = rng.integers(-128, 128, (64, 16)).astype(np.int8)
+    c = np.zeros((32, 16), np.int32)
+    int8_dot[(1,)](a, b, c, M=32, N=16, K=64)
+    np.testing.assert_array_equal(c, a.astype(np.int32) @ b.astype(np.int32))
+
+
+def triton_cdiv(a, b):
+    return (a + b - 1) // b

@@ -40,12 +40,17 @@ def ConvertTileToTileGPU : Pass<"convert-tile-to-tilegpu", "mlir::ModuleOp"> {
     the layouts their lowering needs, with `tilegpu.convert_layout` between:
     the operand of `expand_dims` is the slice of its result's layout, the
     operand of `broadcast` sits in its result's registers, the results of
-    `reduce`, `trans` and `reshape` keep their operand's registers. The
-    kernel gets `tilegpu.num_warps`.
+    `reduce`, `trans` and `reshape` keep their operand's registers. A `dot`
+    of fp16 or bf16 blocks with an fp32 accumulator on compute capability 80
+    and up produces (and takes its accumulator in) the mma.sync accumulator
+    layout, its warps split between rows and columns. The kernel gets
+    `tilegpu.num_warps`.
   }];
   let options = [
     Option<"numWarps", "num-warps", "int", /*default=*/"4",
            "Warps per program (a power of two, 1 to 32)">,
+    Option<"computeCapability", "compute-capability", "int", /*default=*/"80",
+           "NVIDIA compute capability (80 and up: mma.sync for fp16/bf16 dots)">,
   ];
   let dependentDialects = ["::tessel::tilegpu::TileGPUDialect"];
 }

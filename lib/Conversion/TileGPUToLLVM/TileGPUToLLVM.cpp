@@ -435,28 +435,24 @@ struct AssumeLowering : TileGPUPattern<tile::AssumeOp> {
   }
 };
 
-struct DotLowering : TileGPUPattern<tile::DotOp> {
-  using TileGPUPattern::TileGPUPattern;
-  LogicalResult
-  matchAndRewrite(tile::DotOp op, OneToNOpAdaptor,
-                  ConversionPatternRewriter &rw) const override {
-    return op.emitError("tl.dot is not supported by the GPU backends yet");
-  }
-};
-
 /// Writes every owned element of a tensor to shared memory at its row-major
-/// index (elements of `bytes` each, from byte `base`).
+/// index (elements of `bytes` each, from byte `base`); `transposed` writes a
+/// 2-D block column-major instead.
 void writeTensorToShared(OpBuilder &b, Location loc,
                          const gpu::GPUTargetInfo &target,
                          const LinearLayout &layout, ArrayRef<int32_t> shape,
-                         ValueRange values, unsigned bytes, int64_t base) {
+                         ValueRange values, unsigned bytes, int64_t base,
+                         bool transposed = false) {
   ThreadIds ids = threadIds(b, loc, target);
   auto coords = elementCoords(b, loc, layout, ids);
   Value own = isOwner(b, loc, layout, ids);
   for (size_t r = 0; r < values.size(); ++r) {
     if (isCopyRegister(layout, r))
       continue;
-    Value flat = flatIndex(b, loc, coords[r], shape);
+    Value flat =
+        transposed
+            ? flatIndex(b, loc, {coords[r][1], coords[r][0]}, {shape[1], shape[0]})
+            : flatIndex(b, loc, coords[r], shape);
     Value off = b.create<arith::AddIOp>(
         loc, i32Const(b, loc, base),
         b.create<arith::MulIOp>(loc, flat, i32Const(b, loc, bytes)));
@@ -491,6 +487,174 @@ std::vector<int32_t> shapeOf(Type t) {
   auto s = cast<RankedTensorType>(t).getShape();
   return std::vector<int32_t>(s.begin(), s.end());
 }
+
+/// Bytes of shared memory a dot stages its operands in: A row-major, then B
+/// column-major (each thread reads its rows of A and columns of B along K).
+int64_t dotSharedBytes(tile::DotOp dot, int64_t &bOffset) {
+  auto a = dot.getA().getType(), b = dot.getB().getType();
+  int64_t aBytes = a.getNumElements() * storageBytes(a.getElementType());
+  bOffset = (aBytes + 15) / 16 * 16;
+  return bOffset + b.getNumElements() * storageBytes(b.getElementType());
+}
+
+/// An element of one type as another (tl.dot converts its inputs to the
+/// accumulator's type before multiplying).
+Value convertElement(OpBuilder &b, Location loc, Value v, Type to) {
+  Type from = v.getType();
+  if (from == to)
+    return v;
+  if (isa<FloatType>(from) && isa<FloatType>(to))
+    return from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth()
+               ? b.create<arith::ExtFOp>(loc, to, v).getResult()
+               : b.create<arith::TruncFOp>(loc, to, v).getResult();
+  if (isa<IntegerType>(from) && isa<FloatType>(to))
+    return b.create<arith::SIToFPOp>(loc, to, v);
+  if (isa<IntegerType>(from) && isa<IntegerType>(to))
+    return from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth()
+               ? b.create<arith::ExtSIOp>(loc, to, v).getResult()
+               : b.create<arith::TruncIOp>(loc, to, v).getResult();
+  return b.create<arith::FPToSIOp>(loc, to, v);
+}
+
+/// d = a * b + c. Both operands are staged in shared memory; then either
+/// each warp runs 16x8x16 tensor-core MMAs over the accumulator tiles its
+/// layout gives it (the mma.sync accumulator layout, fp16/bf16 into fp32),
+/// or each thread runs a loop over K for the accumulator elements it holds.
+struct DotLowering : TileGPUPattern<tile::DotOp> {
+  using TileGPUPattern::TileGPUPattern;
+
+  Value loadShared(OpBuilder &b, Location loc, Type t, Value elementIndex,
+                   unsigned bytes, int64_t base) const {
+    Value off = b.create<arith::AddIOp>(
+        loc, i32Const(b, loc, base),
+        b.create<arith::MulIOp>(loc, elementIndex, i32Const(b, loc, bytes)));
+    Value addr = sharedAddress(b, loc, target.sharedAddressSpace(), off);
+    return b.create<LLVM::LoadOp>(loc, t, addr, bytes);
+  }
+
+  LogicalResult
+  matchAndRewrite(tile::DotOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rw) const override {
+    Location loc = op.getLoc();
+    auto aTy = op.getA().getType(), bTy = op.getB().getType();
+    int32_t M = aTy.getDimSize(0), K = aTy.getDimSize(1), N = bTy.getDimSize(1);
+    Type aElt = aTy.getElementType(), bElt = bTy.getElementType();
+    Type accElt = op.getD().getType().getElementType();
+    unsigned aBytes = storageBytes(aElt), bBytes = storageBytes(bElt);
+    int64_t bBase;
+    dotSharedBytes(op, bBase);
+    LinearLayout dLayout = layoutOf(op.getD().getType());
+    ValueRange c = adaptor.getC();
+
+    target.barrier(rw, loc);
+    writeTensorToShared(rw, loc, target, layoutOf(aTy), {M, K},
+                        adaptor.getA(), aBytes, 0);
+    writeTensorToShared(rw, loc, target, layoutOf(bTy), {K, N},
+                        adaptor.getB(), bBytes, bBase, /*transposed=*/true);
+    target.barrier(rw, loc);
+    ThreadIds ids = threadIds(rw, loc, target);
+
+    SmallVector<Value> d(c.begin(), c.end());
+    bool mma = target.hasMma16816() && (aElt.isF16() || aElt.isBF16()) &&
+               aElt == bElt && accElt.isF32() && isMmaLayout(dLayout, M, N);
+    if (mma) {
+      // Lane roles of the m16n8k16 fragments: groupID and threadID_in_group.
+      Value g = rw.create<arith::ShRUIOp>(loc, ids.lane, i32Const(rw, loc, 2));
+      Value t2 = rw.create<arith::ShLIOp>(
+          loc, rw.create<arith::AndIOp>(loc, ids.lane, i32Const(rw, loc, 3)),
+          i32Const(rw, loc, 1));
+      auto coords = elementCoords(rw, loc, dLayout, ids);
+      auto i32 = rw.getI32Type();
+      // A pair of 16-bit elements along K at (row, k) as one i32; the
+      // operands are K-contiguous in shared memory (A row-major, B
+      // column-major).
+      auto pair = [&](Value rowOrCol, int64_t base, Value kOff) {
+        Value idx = rw.create<arith::AddIOp>(
+            loc, rw.create<arith::MulIOp>(loc, rowOrCol, i32Const(rw, loc, K)),
+            kOff);
+        Value pairIdx = rw.create<arith::ShRUIOp>(loc, idx, i32Const(rw, loc, 1));
+        return loadShared(rw, loc, i32, pairIdx, 4, base);
+      };
+      std::map<std::pair<int32_t, int>, SmallVector<Value>> aFrags, bFrags;
+      for (int tile = 0; tile * 4 < int(d.size()); ++tile) {
+        if (isCopyRegister(dLayout, tile * 4))
+          continue;
+        // The tile's first row and column for this lane: c0 is at
+        // (row0 + groupID, col0 + 2 * threadID_in_group).
+        // A's rows are C's (groupID); B's column is the tile's first column
+        // plus groupID, where C's c0 sits 2 * threadID_in_group further.
+        Value row = coords[tile * 4][0];
+        Value col = rw.create<arith::AddIOp>(
+            loc, rw.create<arith::XOrIOp>(loc, coords[tile * 4][1], t2), g);
+        Value row8 = rw.create<arith::XOrIOp>(loc, row, i32Const(rw, loc, 8));
+        std::vector<int32_t> rc = dLayout.apply({{gpu::kRegister, tile * 4}});
+        SmallVector<Value> acc(d.begin() + tile * 4, d.begin() + tile * 4 + 4);
+        for (int kk = 0; kk < K / 16; ++kk) {
+          Value k0 = rw.create<arith::AddIOp>(loc, t2, i32Const(rw, loc, kk * 16));
+          Value k8 = rw.create<arith::AddIOp>(loc, k0, i32Const(rw, loc, 8));
+          auto &af = aFrags[{rc[0], kk}];
+          if (af.empty())
+            af = {pair(row, 0, k0), pair(row8, 0, k0), pair(row, 0, k8),
+                  pair(row8, 0, k8)};
+          auto &bf = bFrags[{rc[1], kk}];
+          if (bf.empty())
+            bf = {pair(col, bBase, k0), pair(col, bBase, k8)};
+          acc = target.mma16816(rw, loc, af, bf, acc, aElt.isBF16());
+        }
+        for (int i = 0; i < 4; ++i)
+          d[tile * 4 + i] = acc[i];
+      }
+      // Registers holding copies take their first copy's value.
+      for (size_t r = 0; r < d.size(); ++r)
+        if (isCopyRegister(dLayout, r))
+          d[r] = d[r & ~dLayout.freeBits(gpu::kRegister)];
+    } else {
+      // One loop over K carries every accumulator element of the thread.
+      auto coords = elementCoords(rw, loc, dLayout, ids);
+      Value lb = rw.create<arith::ConstantIndexOp>(loc, 0);
+      Value ub = rw.create<arith::ConstantIndexOp>(loc, K);
+      Value step = rw.create<arith::ConstantIndexOp>(loc, 1);
+      auto loop = rw.create<scf::ForOp>(loc, lb, ub, step, d);
+      OpBuilder lb2 = OpBuilder::atBlockBegin(loop.getBody());
+      Value k = lb2.create<arith::IndexCastOp>(loc, lb2.getI32Type(),
+                                               loop.getInductionVar());
+      SmallVector<Value> next;
+      for (size_t r = 0; r < d.size(); ++r) {
+        Value aIdx = lb2.create<arith::AddIOp>(
+            loc, lb2.create<arith::MulIOp>(loc, coords[r][0], i32Const(lb2, loc, K)), k);
+        Value bIdx = lb2.create<arith::AddIOp>(
+            loc, lb2.create<arith::MulIOp>(loc, coords[r][1], i32Const(lb2, loc, K)), k);
+        Value av = fromMemory(lb2, loc, loadShared(lb2, loc, memoryType(aElt), aIdx, aBytes, 0), aElt);
+        Value bv = fromMemory(lb2, loc, loadShared(lb2, loc, memoryType(bElt), bIdx, bBytes, bBase), bElt);
+        av = convertElement(lb2, loc, av, accElt);
+        bv = convertElement(lb2, loc, bv, accElt);
+        Value acc = loop.getRegionIterArgs()[r];
+        Value sum = isa<FloatType>(accElt)
+                        ? lb2.create<math::FmaOp>(loc, av, bv, acc).getResult()
+                        : lb2.create<arith::AddIOp>(
+                              loc, acc, lb2.create<arith::MulIOp>(loc, av, bv))
+                              .getResult();
+        next.push_back(sum);
+      }
+      lb2.create<scf::YieldOp>(loc, next);
+      d.assign(loop.getResults().begin(), loop.getResults().end());
+    }
+    rw.replaceOpWithMultiple(op, {d});
+    return success();
+  }
+
+  /// Whether `layout` is the mma.sync accumulator layout of an M x N block
+  /// for some split of its warps (what convert-tile-to-tilegpu chose).
+  static bool isMmaLayout(const LinearLayout &layout, int32_t M, int32_t N) {
+    if (M % 16 || N % 8)
+      return false;
+    int32_t warps = layout.inSize(gpu::kWarp);
+    for (int32_t wm = 1; wm <= warps; wm *= 2)
+      if (layout == gpu::mmaAccumulatorLayout({M, N}, {wm, warps / wm}))
+        return true;
+    return false;
+  }
+};
 
 struct ConvertLayoutLowering : TileGPUPattern<tilegpu::ConvertLayoutOp> {
   using TileGPUPattern::TileGPUPattern;
@@ -778,6 +942,9 @@ int64_t scratchBytes(ModuleOp module) {
       auto t = cvt.getType();
       most = std::max(most, t.getNumElements() *
                                 int64_t(storageBytes(t.getElementType())));
+    } else if (auto dot = dyn_cast<tile::DotOp>(op)) {
+      int64_t bOffset;
+      most = std::max(most, dotSharedBytes(dot, bOffset));
     } else if (auto red = dyn_cast<tile::ReduceOp>(op)) {
       auto layout = tilegpu::getLayout(red.getSrcs()[0].getType());
       if (!layout)

@@ -82,6 +82,32 @@ struct ConvertTileToTileGPU
     result.replaceAllUsesExcept(c.getResult(), c);
   }
 
+  /// fp16/bf16 blocks into fp32 in whole 16x8x16 tiles, on sm_80 and up.
+  bool usesMmaSync(tile::DotOp dot) const {
+    Type a = dot.getA().getType().getElementType();
+    Type b = dot.getB().getType().getElementType();
+    auto shape = dot.getD().getType().getShape();
+    int64_t k = dot.getA().getType().getDimSize(1);
+    return computeCapability >= 80 && a == b && (a.isF16() || a.isBF16()) &&
+           dot.getD().getType().getElementType().isF32() &&
+           shape[0] % 16 == 0 && shape[1] % 8 == 0 && k % 16 == 0;
+  }
+
+  /// The accumulator layout: warps split so each covers a block as square
+  /// (in 16x8 tiles) as the shape allows.
+  LinearLayout mmaLayout(tile::DotOp dot) const {
+    auto shape = dot.getD().getType().getShape();
+    int32_t wm = 1, wn = 1;
+    while (wm * wn < numWarps) {
+      if (shape[0] / (16 * wm) >= shape[1] / (8 * wn) && shape[0] / (16 * wm) > 1)
+        wm *= 2;
+      else
+        wn *= 2;
+    }
+    return gpu::mmaAccumulatorLayout({int32_t(shape[0]), int32_t(shape[1])},
+                                     {wm, wn});
+  }
+
   void runOnOperation() override {
     if (numWarps < 1 || numWarps > 32 || (numWarps & (numWarps - 1))) {
       getOperation().emitError("num_warps must be a power of two from 1 to "
@@ -154,6 +180,12 @@ struct ConvertTileToTileGPU
                     gpu::reshapeLayout(
                         layout, shapeOf(cast<RankedTensorType>(
                                     rs.getResult().getType()))));
+      } else if (auto dot = dyn_cast<tile::DotOp>(op)) {
+        if (usesMmaSync(dot)) {
+          LinearLayout acc = mmaLayout(dot);
+          requireOperand(dot.getCMutable(), acc);
+          produceWith(dot.getD(), acc);
+        }
       } else if (auto red = dyn_cast<tile::ReduceOp>(op)) {
         unsigned axis = red.getAxis();
         auto layout = *tilegpu::getLayout(red.getSrcs()[0].getType());

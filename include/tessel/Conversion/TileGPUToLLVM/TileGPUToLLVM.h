@@ -35,6 +35,15 @@ public:
   /// The i32 value of lane (lane ^ laneMask) of the warp.
   virtual mlir::Value shuffleXor(mlir::OpBuilder &b, mlir::Location loc,
                                  mlir::Value i32Value, int laneMask) const = 0;
+  /// Whether the target has warp-wide 16x8x16 matrix multiply-accumulate
+  /// (NVIDIA mma.sync m16n8k16) for fp16/bf16 into fp32.
+  virtual bool hasMma16816() const = 0;
+  /// One warp's D = A * B + C on a 16x8x16 tile: `a` (4 x i32) and `b`
+  /// (2 x i32) hold pairs of fp16 or bf16, `c` 4 x f32, in the PTX ISA's
+  /// m16n8k16 fragment order; returns D's 4 x f32.
+  virtual llvm::SmallVector<mlir::Value>
+  mma16816(mlir::OpBuilder &b, mlir::Location loc, mlir::ValueRange a,
+           mlir::ValueRange bv, mlir::ValueRange c, bool bf16) const = 0;
   /// The address space of memory shared by a program's threads.
   virtual unsigned sharedAddressSpace() const = 0;
   /// Marks the lowered function as a kernel launched with `numThreads`

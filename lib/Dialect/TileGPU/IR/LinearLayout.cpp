@@ -452,13 +452,24 @@ uint32_t LinearLayout::freeBits(const std::string &in) const {
 }
 
 bool LinearLayout::operator==(const LinearLayout &o) const {
-  if (ins_.size() != o.ins_.size() || outs_.size() != o.outs_.size())
+  if (outs_.size() != o.outs_.size())
     return false;
   for (size_t i = 0; i < outs_.size(); ++i)
     if (outs_[i].name != o.outs_[i].name || outs_[i].size != o.outs_[i].size)
       return false;
-  for (size_t i = 0; i < ins_.size(); ++i)
-    if (ins_[i].name != o.ins_[i].name || ins_[i].bases != o.ins_[i].bases)
+  // The same map: every input dimension of either has the same bases in the
+  // other (an absent dimension is one of size 1, with no bases), in order.
+  std::vector<std::string> names, otherNames;
+  for (const InDim &d : ins_)
+    if (!d.bases.empty())
+      names.push_back(d.name);
+  for (const InDim &d : o.ins_)
+    if (!d.bases.empty())
+      otherNames.push_back(d.name);
+  if (names != otherNames)
+    return false;
+  for (const std::string &n : names)
+    if (ins_[inIndex(n)].bases != o.ins_[o.inIndex(n)].bases)
       return false;
   return true;
 }

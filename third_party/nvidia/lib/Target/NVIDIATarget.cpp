@@ -123,6 +123,7 @@ llvm::Error compileNVIDIA(ModuleOp module, int sm, bool archSpecific,
   buildTilePipeline(toGPU);
   ConvertTileToTileGPUOptions layoutOptions;
   layoutOptions.numWarps = options.numWarps;
+  layoutOptions.computeCapability = sm;
   toGPU.addPass(createConvertTileToTileGPU(layoutOptions));
   toGPU.addPass(createCanonicalizerPass());
   toGPU.addPass(createCSEPass());
@@ -287,9 +288,12 @@ public:
         s.kind = gpusim::LaunchArg::Float;
         s.f = a.real;
       } else {
+        // Integers reach the kernel as their bits: NVPTX declares i32
+        // parameters .u32, so -1 is passed as 0xffffffff.
         s.kind = gpusim::LaunchArg::Int;
-        s.i = int64_t(a.bits);
-        s.isUnsigned = a.type == "u64" && a.bits >> 63;
+        bool wide = a.type == "i64" || a.type == "u64";
+        s.i = wide ? int64_t(a.bits) : int64_t(uint32_t(a.bits));
+        s.isUnsigned = wide && (a.bits >> 63);
       }
     }
     try {

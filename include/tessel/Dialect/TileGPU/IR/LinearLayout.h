@@ -125,6 +125,7 @@ public:
   /// Input bits of `in` whose basis is zero: the copies a value has.
   uint32_t freeBits(const std::string &in) const;
 
+  /// The same map: input dimensions of size 1 (no bases) are as absent.
   bool operator==(const LinearLayout &o) const;
   bool operator!=(const LinearLayout &o) const { return !(*this == o); }
   std::string str() const;

@@ -17,6 +17,11 @@ public:
   void barrier(mlir::OpBuilder &b, mlir::Location loc) const override;
   mlir::Value shuffleXor(mlir::OpBuilder &b, mlir::Location loc,
                          mlir::Value i32Value, int laneMask) const override;
+  bool hasMma16816() const override { return true; }
+  llvm::SmallVector<mlir::Value> mma16816(mlir::OpBuilder &b,
+                                          mlir::Location loc, mlir::ValueRange a,
+                                          mlir::ValueRange bv, mlir::ValueRange c,
+                                          bool bf16) const override;
   unsigned sharedAddressSpace() const override { return 3; }
   void markKernel(mlir::Operation *func, int numThreads) const override;
   void populateMathPatterns(mlir::LLVMTypeConverter &converter,
