@@ -142,8 +142,15 @@ uint64_t convert(const Inst &I, PType dt, PType st, uint64_t bits) {
 }
 
 void cvtOp(ExecContext &c, const Inst &I, uint32_t mask) {
+  // An 8-bit integer result fills its (wider) register: sign-extended for
+  // .s8, zero-extended for .u8 (PTX ISA, cvt: "the result is extended to the
+  // destination register width").
+  bool extendS8 = I.type == PType::S8;
   forLanes(mask, [&](int l) {
-    writeReg(c, I.ops[0], l, convert(I, I.type, I.type2, readOp(c, I.ops[1], l)));
+    uint64_t r = convert(I, I.type, I.type2, readOp(c, I.ops[1], l));
+    if (extendS8)
+      r = uint64_t(int64_t(int8_t(uint8_t(r))));
+    writeReg(c, I.ops[0], l, r);
   });
 }
 
