@@ -118,9 +118,58 @@ TEST(GPUSimSm90Test, ImmediateZerosInVectorOperands) {
   EXPECT_EQ(out[2], 0xffffffffu);
   EXPECT_EQ(out[3], 0u);
   std::string bad = body;
-  bad.replace(bad.find("{0, 0f"), 2, "{1");
-  EXPECT_NE(errorOf(bad).find("PTX line 12: a non-zero immediate inside a vector operand is not simulated"),
+  bad.replace(bad.find("{0, 0f"), 2, "{1.5");
+  EXPECT_NE(errorOf(bad).find("PTX line 12: a decimal floating-point immediate inside a vector operand"),
             std::string::npos);
+}
+
+TEST(GPUSimSm90Test, NonZeroImmediatesInVectorOperands) {
+  // LLVM fills a block with a constant as `st.shared.v2.b32 [a], {0f3F800000,
+  // 0f3F800000}`: each element is the immediate's bits (1.0f is 0x3F800000);
+  // an integer element keeps the low bits of the element type (-1 as .b16 is
+  // 0xffff), a 0d literal its 64 bits.
+  std::string body =
+      ".visible .entry k(.param .u64 out)\n{\n .reg .b32 %r<8>;\n .reg .b64 %rd<4>;\n"
+      " .shared .align 16 .b8 buf[32];\n mov.u32 %r1, buf;\n mov.u32 %r2, 5;\n"
+      " st.shared.v4.b32 [%r1], {0f3F800000, %r2, -2, 0x12345678};\n"
+      " st.shared.v2.b16 [%r1+16], {-1, 7};\n"
+      " st.shared.v2.b16 [%r1+20], { - 0x2, +3 };\n"
+      " st.shared.b64 [%r1+24], 0;\n st.shared.v2.b64 [%r1+16], {%rd0, 0d3FF8000000000000};\n"
+      " ld.param.u64 %rd1, [out];\n"
+      " ld.shared.v4.b32 {%r3, %r4, %r5, %r6}, [%r1];\n st.global.v4.b32 [%rd1], {%r3, %r4, %r5, %r6};\n"
+      " ld.shared.v4.b32 {%r3, %r4, %r5, %r6}, [%r1+16];\n st.global.v4.b32 [%rd1+16], {%r3, %r4, %r5, %r6};\n"
+      " mov.b64 %rd2, {0xffffffff, 0f40000000};\n st.global.b64 [%rd1+32], %rd2;\n ret;\n}\n";
+  Module m = parsePTX(std::string(kHeader) + body);
+  uint32_t out[10] = {7, 7, 7, 7, 7, 7, 7, 7, 7, 7};
+  std::vector<LaunchArg> args(1);
+  args[0].kind = LaunchArg::Buffer;
+  args[0].host = out;
+  args[0].bytes = sizeof(out);
+  args[0].writeBack = true;
+  LaunchConfig cfg;
+  cfg.block[0] = 1;
+  launch(m, "k", cfg, args);
+  EXPECT_EQ(out[0], 0x3F800000u);
+  EXPECT_EQ(out[1], 5u);
+  EXPECT_EQ(out[2], 0xfffffffeu);
+  EXPECT_EQ(out[3], 0x12345678u);
+  // The .v2.b64 store overwrote bytes 16..31: %rd0 (never written: 0), then
+  // 1.5 as f64, 0x3FF8000000000000 (little-endian halves).
+  EXPECT_EQ(out[4], 0u);
+  EXPECT_EQ(out[5], 0u);
+  EXPECT_EQ(out[6], 0u);
+  EXPECT_EQ(out[7], 0x3FF80000u);
+  EXPECT_EQ(out[8], 0xffffffffu);
+  EXPECT_EQ(out[9], 0x40000000u);
+  // Without the .v2.b64 store, the .b16 pairs: {-1, 7} and {-2, 3}.
+  std::string halves = body;
+  halves.replace(halves.find(" st.shared.v2.b64"), std::string(" st.shared.v2.b64 [%r1+16], {%rd0, 0d3FF8000000000000};\n").size(), "");
+  m = parsePTX(std::string(kHeader) + halves);
+  launch(m, "k", cfg, args);
+  EXPECT_EQ(out[4], 0x0007ffffu);
+  EXPECT_EQ(out[5], 0x0003fffeu);
+  EXPECT_EQ(out[6], 0u);
+  EXPECT_EQ(out[7], 0u);
 }
 
 /// The tensor map of a rows x cols f32 array (TensorMap.h), box 4 x 4.

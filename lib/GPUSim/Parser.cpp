@@ -83,7 +83,8 @@ private:
   // mbarrier wait loops) are local to their block: "name#block".
   std::vector<uint32_t> blockIds_;
   uint32_t nextBlockId_ = 0;
-  uint32_t zeroReg_ = kNoReg; // reads as 0 (immediate zeros in { } operands)
+  // Registers holding the immediates written inside { } operands, by bits.
+  std::unordered_map<uint64_t, uint32_t> constRegs_;
   std::vector<PendingVar> vars_;
   std::vector<RawInst> raw_;
   uint32_t locFile_ = 0, locLine_ = 0, locCol_ = 0;
@@ -522,7 +523,7 @@ void Parser::parseBody() {
   // At the token after the opening '{'; ends after the matching '}'.
   scopes_.assign(1, {});
   blockIds_.clear();
-  zeroReg_ = kNoReg;
+  constRegs_.clear();
   int depth = 1;
   while (depth > 0) {
     const Token &t = peek();
@@ -732,28 +733,43 @@ RawOperand Parser::parseOperand(size_t b, size_t e, uint32_t line,
     o.kind = OpKind::Vec;
     size_t i = b + 1;
     while (i < e && toks_[i].text != "}") {
-      if (toks_[i].kind == Token::Number) {
-        // An immediate element (`st.shared.v4.b32 [a], {0, 0, 0, 0}` zero
-        // fills): zero bits read a register no instruction writes.
-        const std::string &n = toks_[i].text;
-        size_t digits = n.rfind("0x", 0) == 0 || n.rfind("0X", 0) == 0 ||
-                                (n.size() > 2 && (n[1] == 'f' || n[1] == 'F' ||
-                                                  n[1] == 'd' || n[1] == 'D'))
-                            ? 2
-                            : 0;
-        if (n.find_first_not_of('0', digits) != std::string::npos)
-          fail("a non-zero immediate inside a vector operand is not simulated", line);
-        if (zeroReg_ == kNoReg) {
-          zeroReg_ = uint32_t(k_->regs.size());
-          k_->regs.push_back({"(zero)", PType::B64});
+      size_t j = i;
+      while (j < e && toks_[j].text != "," && toks_[j].text != "}")
+        ++j;
+      if (j == i)
+        fail("empty element in vector operand '" + statementText(b, e - 1) + "'", line);
+      const Token &el = toks_[i];
+      if (el.kind == Token::Number ||
+          (el.kind == Token::Punct && (el.text == "-" || el.text == "+"))) {
+        // An immediate element (`st.shared.v2.b32 [a], {0f3F800000, 0}`):
+        // a register that holds the immediate's bits in every thread and
+        // that no instruction writes. Integers are sign-extended to 64 bits
+        // (the instruction uses the low bits of its element type); 0f and
+        // 0d literals give their 32 or 64 bits.
+        RawOperand imm = parseOperand(i, j, line, false);
+        if (imm.op.immIsFloat && imm.op.immFloatWidth == 0)
+          fail("a decimal floating-point immediate inside a vector operand is not simulated (write 0f/0d bits)",
+               line);
+        uint64_t bits = imm.op.imm;
+        auto found = constRegs_.find(bits);
+        uint32_t reg;
+        if (found != constRegs_.end()) {
+          reg = found->second;
+        } else {
+          reg = uint32_t(k_->regs.size());
+          k_->regs.push_back({"(immediate)", PType::B64});
+          k_->constants.push_back({reg, bits});
+          constRegs_[bits] = reg;
         }
-        o.vec.push_back(zeroReg_);
+        o.vec.push_back(reg);
       } else {
-        o.vec.push_back(regOrSink(toks_[i]));
+        if (j != i + 1)
+          fail("bad element in vector operand '" + statementText(b, e - 1) + "'", line);
+        o.vec.push_back(regOrSink(el));
       }
       ++o.vecLen;
-      ++i;
-      if (toks_[i].text == ",")
+      i = j;
+      if (i < e && toks_[i].text == ",")
         ++i;
     }
     return ro;

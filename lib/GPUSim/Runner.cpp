@@ -203,6 +203,8 @@ void runCTA(ExecContext &c, std::vector<Warp> &warps, Budget &budget) {
     warps[i].index = i;
     uint32_t lanes = std::min(32u, threads - 32 * i);
     warps[i].start(uint32_t(c.kernel.regs.size()), lanes);
+    for (const auto &[reg, bits] : c.kernel.constants)
+      std::fill_n(warps[i].regs.begin() + size_t(reg) * 32, 32, bits);
   }
   c.counters.warps += warps.size();
   ++c.counters.ctas;

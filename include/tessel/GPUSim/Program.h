@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace tessel::gpusim {
@@ -129,6 +130,9 @@ struct Kernel {
   std::vector<Param> params;
   uint32_t paramBytes = 0;
   std::vector<RegInfo> regs;
+  /// Registers that hold a constant in every thread from the start (the
+  /// immediates written inside vector operands): register, bits.
+  std::vector<std::pair<uint32_t, uint64_t>> constants;
   std::vector<Inst> insts;
   std::vector<std::string> text; // the source text of each instruction
   uint32_t staticSharedBytes = 0;
