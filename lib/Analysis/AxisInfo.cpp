@@ -143,6 +143,31 @@ AxisInfo elementwise(ArrayRef<int64_t> shape,
                   AxisInfo::Dims(result.getContiguity()), cst);
 }
 
+bool isOrdering(arith::CmpIPredicate p) {
+  return p != arith::CmpIPredicate::eq && p != arith::CmpIPredicate::ne;
+}
+
+/// x < y (and the other orderings) of a contiguous block against a block
+/// constant over as many elements: in an aligned group of g consecutive
+/// values starting at a multiple of g, compared with a multiple of g, the
+/// result can only change at a group's start, so it is constant over groups
+/// of g (`offs < n` with n a multiple of 16 is constant over 16 lanes).
+AxisInfo orderingCompare(ArrayRef<int64_t> shape, const AxisInfo &lhs,
+                         const AxisInfo &rhs) {
+  AxisInfo result = elementwise(shape, {&lhs, &rhs});
+  AxisInfo::Dims cst(result.getConstancy());
+  for (unsigned d = 0; d < shape.size(); ++d)
+    for (auto [x, bound] : {std::pair(&lhs, &rhs), std::pair(&rhs, &lhs)}) {
+      int64_t g = std::min(x->getContiguity(d), bound->getConstancy(d));
+      while (g > cst[d] && (x->divisibilityAt(d, g) % g != 0 ||
+                            bound->elementDivisibility(1) % g != 0))
+        g /= 2;
+      cst[d] = std::max(cst[d], g);
+    }
+  return AxisInfo(AxisInfo::Dims(result.getDivisibility()),
+                  AxisInfo::Dims(result.getContiguity()), cst);
+}
+
 /// x + y, x - y and ptr + offset (an offset of `scale`-byte elements).
 AxisInfo addLike(const AxisInfo &lhs, const AxisInfo &rhs, bool isSub,
                  int64_t lhsStep, int64_t scale) {
@@ -506,6 +531,9 @@ AxisInfoAnalysis::visitOperation(Operation *op,
   } else if (auto trunc = dyn_cast<arith::TruncIOp>(op); trunc && sameRank()) {
     info = truncate(*in[0], getElementTypeOrSelf(result.getType())
                                 .getIntOrFloatBitWidth());
+  } else if (auto cmp = dyn_cast<arith::CmpIOp>(op);
+             cmp && sameRank() && isOrdering(cmp.getPredicate())) {
+    info = orderingCompare(shape, *in[0], *in[1]);
   } else if (auto sel = dyn_cast<arith::SelectOp>(op)) {
     const AxisInfo &a = *in[1], &b = *in[2];
     if (a.getRank() == rank && b.getRank() == rank) {

@@ -209,3 +209,16 @@ def test_int8_dot_matches_numpy(sim, rng):
 
 def triton_cdiv(a, b):
     return (a + b - 1) // b
+
+
+def test_contiguous_accesses_are_16_bytes(sim, rng):
+    # n a multiple of 16: the bounds mask is constant over runs of 16, the arrays are 16-byte aligned, so each
+    # thread's 4 consecutive floats move in one ld.global.v4 / st.global.v4.
+    n = 4096
+    x, y = rng.standard_normal(n).astype(np.float32), rng.standard_normal(n).astype(np.float32)
+    out = np.zeros(n, np.float32)
+    kernel = add_kernel[(n // 1024,)](x, y, out, n, BLOCK=1024)
+    np.testing.assert_array_equal(out, x + y)
+    ptx = kernel.asm["ptx"]
+    assert ptx.count("ld.global.v4.b32") == 4 and ptx.count("st.global.v4.b32") == 2, ptx
+    assert "ld.global.b32" not in ptx

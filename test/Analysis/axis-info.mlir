@@ -193,3 +193,28 @@ func.func @select(%c: i1, %x: i32 {tile.divisibility = 16 : i32}) {
   %s2 = arith.select %lt, %xs, %r : tensor<16xi1>, tensor<16xi32>
   return
 }
+
+// -----
+
+// A bounds mask: offsets in aligned runs against a bound that is a multiple
+// of 16 change only at a run of 16's start (constancy 16); against a bound
+// known to be only even, pairs (constancy 2); an odd bound, single lanes.
+func.func @bounds_mask(%n: i32 {tile.divisibility = 16 : i32}, %e: i32 {tile.divisibility = 2 : i32}, %o: i32) {
+  // expected-remark @+1 {{result: divisibility = [1073741824], contiguity = [64], constancy = [1], constant = ?}}
+  %r = tile.make_range {start = 0 : i32, end = 64 : i32} : tensor<64xi32>
+  // expected-remark @+1 {{result: divisibility = [16], contiguity = [1], constancy = [64], constant = ?}}
+  %ns = tile.splat %n : tensor<64xi32>
+  // expected-remark @+1 {{result: divisibility = [1], contiguity = [1], constancy = [16], constant = ?}}
+  %m = arith.cmpi slt, %r, %ns : tensor<64xi32>
+  // expected-remark @+1 {{result: divisibility = [1], contiguity = [1], constancy = [16], constant = ?}}
+  %m2 = arith.cmpi sgt, %ns, %r : tensor<64xi32>
+  // expected-remark @+1 {{result: divisibility = [2], contiguity = [1], constancy = [64], constant = ?}}
+  %es = tile.splat %e : tensor<64xi32>
+  // expected-remark @+1 {{result: divisibility = [1], contiguity = [1], constancy = [2], constant = ?}}
+  %me = arith.cmpi slt, %r, %es : tensor<64xi32>
+  // expected-remark @+1 {{result: divisibility = [1], contiguity = [1], constancy = [64], constant = ?}}
+  %os = tile.splat %o : tensor<64xi32>
+  // expected-remark @+1 {{result: divisibility = [1], contiguity = [1], constancy = [1], constant = ?}}
+  %mo = arith.cmpi slt, %r, %os : tensor<64xi32>
+  return
+}

@@ -44,7 +44,11 @@ def ConvertTileToTileGPU : Pass<"convert-tile-to-tilegpu", "mlir::ModuleOp"> {
     of fp16 or bf16 blocks with an fp32 accumulator on compute capability 80
     and up produces (and takes its accumulator in) the mma.sync accumulator
     layout, its warps split between rows and columns. The kernel gets
-    `tilegpu.num_warps`.
+    `tilegpu.num_warps`. Loads and stores whose addresses the axis-info
+    analysis proves contiguous and aligned along the last dimension (and
+    whose mask and `other` are constant over the group) get
+    `tilegpu.vector = n`: one access may move n consecutive elements (at most
+    16 bytes).
   }];
   let options = [
     Option<"numWarps", "num-warps", "int", /*default=*/"4",

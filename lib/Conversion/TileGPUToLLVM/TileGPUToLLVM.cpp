@@ -338,6 +338,19 @@ struct AddPtrLowering : TileGPUPattern<tile::AddPtrOp> {
   }
 };
 
+/// Registers per access of a load or store: the vector width the layout
+/// pass proved for its addresses, as far as the thread holds consecutive
+/// elements of the last dimension in consecutive registers.
+int accessWidth(Operation *op, Value ptr) {
+  auto attr = op->getAttrOfType<IntegerAttr>("tilegpu.vector");
+  std::optional<LinearLayout> layout = tilegpu::getLayout(ptr.getType());
+  if (!attr || !layout)
+    return 1;
+  int32_t run = layout->contiguousRun(
+      gpu::kRegister, gpu::dimName(layout->outs().size() - 1));
+  return int(std::min<int64_t>(attr.getInt(), run));
+}
+
 struct LoadLowering : TileGPUPattern<tile::LoadOp> {
   using TileGPUPattern::TileGPUPattern;
   LogicalResult
@@ -350,29 +363,45 @@ struct LoadLowering : TileGPUPattern<tile::LoadOp> {
     ValueRange ptrs = adaptor.getPtr();
     ValueRange masks = op.getMask() ? adaptor.getMask() : ValueRange();
     ValueRange others = op.getOther() ? adaptor.getOther() : ValueRange();
+    int vec = accessWidth(op, op.getPtr());
+    unsigned bytes = storageBytes(mem);
     SmallVector<Value> values;
-    for (size_t i = 0; i < ptrs.size(); ++i) {
+    for (size_t i = 0; i < ptrs.size(); i += vec) {
+      // One access of `vec` consecutive elements from ptrs[i].
       auto load = [&](OpBuilder &b) {
-        Value v = b.create<LLVM::LoadOp>(loc, mem, ptrs[i],
-                                         /*alignment=*/storageBytes(mem),
+        SmallVector<Value> out;
+        if (vec == 1) {
+          Value v = b.create<LLVM::LoadOp>(loc, mem, ptrs[i], bytes,
+                                           op.getIsVolatile());
+          out.push_back(fromMemory(b, loc, v, elt));
+          return out;
+        }
+        auto vt = VectorType::get({vec}, mem);
+        Value v = b.create<LLVM::LoadOp>(loc, vt, ptrs[i], vec * bytes,
                                          op.getIsVolatile());
-        return fromMemory(b, loc, v, elt);
+        for (int j = 0; j < vec; ++j) {
+          Value e = b.create<LLVM::ExtractElementOp>(
+              loc, v, b.create<LLVM::ConstantOp>(loc, b.getI32Type(), j));
+          out.push_back(fromMemory(b, loc, e, elt));
+        }
+        return out;
       };
       if (masks.empty()) {
-        values.push_back(load(rw));
+        llvm::append_range(values, load(rw));
         continue;
       }
-      auto ifOp = rw.create<scf::IfOp>(loc, TypeRange{elt}, masks[i],
-                                       /*withElseRegion=*/true);
+      auto ifOp = rw.create<scf::IfOp>(loc, SmallVector<Type>(vec, elt),
+                                       masks[i], /*withElseRegion=*/true);
       OpBuilder thenB = ifOp.getThenBodyBuilder();
       thenB.create<scf::YieldOp>(loc, load(thenB));
       OpBuilder elseB = ifOp.getElseBodyBuilder();
-      Value other =
-          others.empty()
-              ? elseB.create<LLVM::ZeroOp>(loc, elt).getResult()
-              : others[i];
+      SmallVector<Value> other;
+      for (int j = 0; j < vec; ++j)
+        other.push_back(others.empty()
+                            ? elseB.create<LLVM::ZeroOp>(loc, elt).getResult()
+                            : others[i + j]);
       elseB.create<scf::YieldOp>(loc, other);
-      values.push_back(ifOp.getResult(0));
+      llvm::append_range(values, ifOp.getResults());
     }
     rw.replaceOpWithMultiple(op, {values});
     return success();
@@ -398,15 +427,27 @@ struct StoreLowering : TileGPUPattern<tile::StoreOp> {
       own = rw.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, tid,
                                      i32Const(rw, loc, 0));
     }
-    for (size_t i = 0; i < ptrs.size(); ++i) {
+    int vec = accessWidth(op, op.getPtr());
+    for (size_t i = 0; i < ptrs.size(); i += vec) {
       if (layout && isCopyRegister(*layout, i))
         continue;
       Value cond = masks.empty() ? own
                                  : rw.create<arith::AndIOp>(loc, own, masks[i])
                                        .getResult();
       ifThen(rw, loc, cond, [&](OpBuilder &b) {
-        b.create<LLVM::StoreOp>(loc, toMemory(b, loc, vals[i]), ptrs[i],
-                                storageBytes(memoryType(vals[i].getType())));
+        Type mem = memoryType(vals[i].getType());
+        unsigned bytes = storageBytes(mem);
+        if (vec == 1) {
+          b.create<LLVM::StoreOp>(loc, toMemory(b, loc, vals[i]), ptrs[i], bytes);
+          return;
+        }
+        auto vt = VectorType::get({vec}, mem);
+        Value v = b.create<LLVM::UndefOp>(loc, vt);
+        for (int j = 0; j < vec; ++j)
+          v = b.create<LLVM::InsertElementOp>(
+              loc, v, toMemory(b, loc, vals[i + j]),
+              b.create<LLVM::ConstantOp>(loc, b.getI32Type(), j));
+        b.create<LLVM::StoreOp>(loc, v, ptrs[i], vec * bytes);
       });
     }
     rw.eraseOp(op);

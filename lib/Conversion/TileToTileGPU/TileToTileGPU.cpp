@@ -10,6 +10,8 @@
 //===----------------------------------------------------------------------===//
 #include "tessel/Conversion/Passes.h"
 
+#include "tessel/Analysis/AxisInfo.h"
+
 #include "tessel/Dialect/Tile/IR/Dialect.h"
 #include "tessel/Dialect/TileGPU/IR/Dialect.h"
 
@@ -27,6 +29,10 @@ using namespace tessel;
 using gpu::LinearLayout;
 
 namespace {
+
+/// On loads and stores: how many consecutive elements of the last dimension
+/// one access may move (the lowering uses as many as a thread holds).
+constexpr llvm::StringLiteral kVectorAttr = "tilegpu.vector";
 
 /// Elements of one tensor a thread may hold.
 constexpr int64_t kMaxElementsPerThread = 1024;
@@ -108,6 +114,31 @@ struct ConvertTileToTileGPU
                                      {wm, wn});
   }
 
+  /// The most consecutive elements of the last dimension one access can
+  /// move (up to 16 bytes): contiguous, aligned, and under one mask bit.
+  static int64_t vectorWidth(const AxisInfoResult &axis, Value ptr, Value mask,
+                             Value other) {
+    auto t = dyn_cast<RankedTensorType>(ptr.getType());
+    const AxisInfo *p = axis.lookup(ptr);
+    if (!t || !p || p->isUninitialized())
+      return 1;
+    unsigned last = t.getRank() - 1;
+    int64_t bytes = pointeeBytes(ptr.getType());
+    int64_t v = std::min<int64_t>(p->getContiguity(last), 16 / bytes);
+    v = std::min<int64_t>(v, t.getDimSize(last));
+    for (Value uniform : {mask, other})
+      if (uniform) {
+        const AxisInfo *u = axis.lookup(uniform);
+        v = (u && !u->isUninitialized()) ? std::min(v, u->getConstancy(last)) : 1;
+      }
+    while (v > 1 && p->getDivisibility(last) % (v * bytes) != 0)
+      v /= 2;
+    int64_t pow2 = 1;
+    while (pow2 * 2 <= v)
+      pow2 *= 2;
+    return pow2;
+  }
+
   void runOnOperation() override {
     if (numWarps < 1 || numWarps > 32 || (numWarps & (numWarps - 1))) {
       getOperation().emitError("num_warps must be a power of two from 1 to "
@@ -138,6 +169,29 @@ struct ConvertTileToTileGPU
     });
     if (failed)
       return signalPassFailure();
+
+    // Vector widths of loads and stores, from what the addresses, masks and
+    // `other` values are proved to be (before layouts change any type).
+    for (auto func : getOperation().getOps<func::FuncOp>()) {
+      AxisInfoResult axis(func);
+      func.walk([&](Operation *op) {
+        Value ptr, mask, other;
+        if (auto load = dyn_cast<tile::LoadOp>(op)) {
+          ptr = load.getPtr();
+          mask = load.getMask();
+          other = load.getOther();
+        } else if (auto store = dyn_cast<tile::StoreOp>(op)) {
+          ptr = store.getPtr();
+          mask = store.getMask();
+        } else {
+          return;
+        }
+        int64_t v = vectorWidth(axis, ptr, mask, other);
+        if (v > 1)
+          op->setAttr(kVectorAttr,
+                      IntegerAttr::get(IntegerType::get(op->getContext(), 32), v));
+      });
+    }
 
     // Every tensor gets its shape's default layout.
     getOperation().walk([&](Operation *op) {
