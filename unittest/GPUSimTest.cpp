@@ -146,6 +146,48 @@ TEST(GPUSimParserTest, UnknownThingsAreErrorsWithTheLine) {
             std::string::npos);
 }
 
+TEST(GPUSimParserTest, CallsAreInlinedOrNamedErrors) {
+  auto message = [](const std::string &ptx) {
+    try {
+      parsePTX(std::string(kHeader) + ptx);
+    } catch (const SimError &e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  const std::string inc = ".func (.param .b32 r) inc(.param .b32 x)\n{\n .reg .b32 %v;\n"
+                          " ld.param.b32 %v, [x];\n add.u32 %v, %v, 1;\n st.param.b32 [r], %v;\n ret;\n}\n";
+  const std::string call = " { .param .b32 a;\n .param .b32 b;\n st.param.b32 [a], %r1;\n"
+                           " call.uni (b), inc, (a);\n ld.param.b32 %r1, [b]; }\n";
+  // Two calls: each inlined (3 instructions and a branch for ret), the
+  // parameters in local memory, 4 bytes each, one pair per call site.
+  Module m = parsePTX(std::string(kHeader) + inc +
+                      ".visible .entry k()\n{\n .reg .b32 %r<2>;\n mov.u32 %r1, 5;\n" + call + call +
+                      " ret;\n}\n");
+  const Kernel &k = m.kernels[0];
+  ASSERT_EQ(k.insts.size(), 1u + 2 * (1 + 4 + 1) + 1);
+  EXPECT_EQ(k.localBytes, 16u);
+  EXPECT_EQ(k.insts[5].op, Op::Bra);
+  EXPECT_EQ(k.insts[5].target, 6u);
+  EXPECT_NE(message(".func (.param .b32 r) f(.param .b32 x)\n{\n { .param .b32 a;\n .param .b32 b;\n"
+                    " call.uni (b), f, (a); }\n ret;\n}\n"
+                    ".visible .entry k()\n{\n { .param .b32 a;\n .param .b32 b;\n"
+                    " call.uni (b), f, (a); }\n ret;\n}\n")
+                .find("recursive call to 'f' is not simulated"),
+            std::string::npos);
+  EXPECT_NE(message(".extern .func g();\n.visible .entry k()\n{\n call.uni g, ();\n ret;\n}\n")
+                .find("PTX line 7: call to 'g', a function whose body is not in this module"),
+            std::string::npos);
+  EXPECT_NE(message(inc + ".visible .entry k()\n{\n .reg .b64 %rd;\n { .param .b32 a;\n .param .b32 b;\n"
+                          " call.uni (b), %rd, (a), proto; }\n ret;\n}\n")
+                .find("indirect calls are not simulated"),
+            std::string::npos);
+  EXPECT_NE(message(inc + ".visible .entry k()\n{\n { .param .b32 a;\n .param .b32 b;\n"
+                          " call.uni (b), inc, (a, b); }\n ret;\n}\n")
+                .find("it declares 1 and 1"),
+            std::string::npos);
+}
+
 TEST(GPUSimSemanticsTest, HandDerivedBitPatterns) {
   // 1/3 in f16: 0x3555 (0.333251953125, round to nearest).
   auto r = runLanes(" mov.f32 %r1, 0f3EAAAAAB;\n cvt.rn.f16.f32 %h1, %r1;\n cvt.u32.u16 %d, %h1;");

@@ -2,7 +2,10 @@
 //
 // Module-level directives, kernel signatures, declarations (registers,
 // shared/local variables), labels, scopes and instructions. Debug sections
-// are skipped; `.func` bodies are skipped too and any `call` is an error.
+// are skipped. Device functions (`.func`) are inlined at each direct call:
+// their registers, labels and local variables are fresh per call site, the
+// call site's `.param` variables live in local memory, and `ret` branches to
+// the instruction after the call. Recursive and indirect calls are errors.
 // Each instruction is handed to the decoder of its group; unknown opcodes,
 // modifiers, directives and state spaces are errors naming the PTX line.
 //
@@ -77,7 +80,24 @@ private:
   // Per kernel.
   Kernel *k_ = nullptr;
   std::vector<std::unordered_map<std::string, uint32_t>> scopes_;
+  // Variable names as written -> their unique names, per { } scope (kept
+  // with scopes_): call sites' .param variables and the parameters and
+  // locals of inlined functions.
+  std::vector<std::unordered_map<std::string, std::string>> symAlias_;
   std::unordered_map<std::string, Symbol> symbols_;
+  // Device functions defined in the module: return and parameter names, and
+  // the token after the body's '{'.
+  struct FuncDef {
+    std::vector<std::string> rets, params;
+    size_t body = 0;
+  };
+  std::unordered_map<std::string, FuncDef> funcs_;
+  // The calls being inlined, innermost last.
+  struct InlineFrame {
+    std::string func, retLabel;
+  };
+  std::vector<InlineFrame> inline_;
+  uint32_t nextUnique_ = 0;
   std::unordered_map<std::string, uint32_t> labels_;
   // Labels defined inside nested { } blocks (inline asm such as Triton's
   // mbarrier wait loops) are local to their block: "name#block".
@@ -155,6 +175,25 @@ private:
   void parseEntry(bool isEntry);
   void parseParams();
   void parseBody();
+  void parseStatements();
+  void scanFunctions();
+  void inlineCall(RawInst &ri);
+  std::string resolveSym(const std::string &name) const {
+    for (auto it = symAlias_.rbegin(); it != symAlias_.rend(); ++it) {
+      auto f = it->find(name);
+      if (f != it->end())
+        return f->second;
+    }
+    return name;
+  }
+  void pushScope() {
+    scopes_.emplace_back();
+    symAlias_.emplace_back();
+  }
+  void popScope() {
+    scopes_.pop_back();
+    symAlias_.pop_back();
+  }
   void parseRegDecl();
   void parseInstruction();
   void layoutVariables();
@@ -177,7 +216,118 @@ private:
   }
 };
 
+void Parser::scanFunctions() {
+  // The names inside `( .param ... name[n], ... )`: per comma group, the last
+  // identifier that is not a directive, before any '['.
+  auto names = [&](size_t &i, std::vector<std::string> &out) {
+    ++i; // (
+    std::string cand;
+    bool bracket = false;
+    while (i < toks_.size() && toks_[i].kind != Token::End && toks_[i].text != ")") {
+      const Token &t = toks_[i++];
+      if (t.kind == Token::Punct && t.text == ",") {
+        out.push_back(cand);
+        cand.clear();
+        bracket = false;
+      } else if (t.kind == Token::Punct && t.text == "[") {
+        bracket = true;
+      } else if (t.kind == Token::Ident && t.text[0] != '.' && !bracket) {
+        cand = t.text;
+      }
+    }
+    if (!cand.empty())
+      out.push_back(cand);
+    ++i; // )
+  };
+  int depth = 0;
+  for (size_t i = 0; i < toks_.size() && toks_[i].kind != Token::End;) {
+    const Token &t = toks_[i];
+    if (t.kind == Token::Punct && t.text == "{") {
+      ++depth;
+    } else if (t.kind == Token::Punct && t.text == "}") {
+      --depth;
+    } else if (depth == 0 && t.kind == Token::Ident && t.text == ".func") {
+      FuncDef f;
+      ++i;
+      if (toks_[i].text == "(")
+        names(i, f.rets);
+      std::string name = toks_[i++].text;
+      if (toks_[i].text == "(")
+        names(i, f.params);
+      while (toks_[i].kind != Token::End && toks_[i].text != "{" && toks_[i].text != ";")
+        ++i;
+      if (toks_[i].text == "{") {
+        f.body = i + 1;
+        funcs_[name] = std::move(f);
+      }
+      continue;
+    }
+    ++i;
+  }
+}
+
+void Parser::inlineCall(RawInst &ri) {
+  // call{.uni} (ret, ...), name, (arg, ...);  -- at the token after the opcode.
+  if (ri.hasGuard)
+    fail("a guarded call is not simulated", ri.line);
+  std::vector<std::string> rets, args;
+  auto names = [&](std::vector<std::string> &out) {
+    expect("(");
+    while (!accept(")")) {
+      const Token &t = next();
+      if (t.kind == Token::Punct && t.text == ",")
+        continue;
+      if (t.kind != Token::Ident || t.text[0] == '%')
+        fail("call arguments must be .param variables, found '" + t.text + "'", t.line);
+      out.push_back(resolveSym(t.text));
+    }
+  };
+  if (is("(")) {
+    names(rets);
+    expect(",");
+  }
+  const Token &fn = next();
+  std::string name = fn.text;
+  if (fn.kind != Token::Ident || name[0] == '%')
+    fail("indirect calls are not simulated", ri.line);
+  if (accept(","))
+    names(args);
+  if (!accept(";"))
+    fail("call prototypes and indirect calls are not simulated", ri.line);
+  auto f = funcs_.find(name);
+  if (f == funcs_.end())
+    fail("call to '" + name + "', a function whose body is not in this module", ri.line);
+  for (const InlineFrame &fr : inline_)
+    if (fr.func == name)
+      fail("recursive call to '" + name + "' is not simulated", ri.line);
+  if (inline_.size() >= 32)
+    fail("calls nested deeper than 32 are not simulated", ri.line);
+  const FuncDef &def = f->second;
+  if (def.rets.size() != rets.size() || def.params.size() != args.size())
+    fail("call to '" + name + "' with " + std::to_string(rets.size()) + " results and " +
+             std::to_string(args.size()) + " arguments, but it declares " +
+             std::to_string(def.rets.size()) + " and " + std::to_string(def.params.size()),
+         ri.line);
+  size_t resume = p_;
+  pushScope();
+  blockIds_.push_back(nextBlockId_++);
+  for (size_t i = 0; i < rets.size(); ++i)
+    symAlias_.back()[def.rets[i]] = rets[i];
+  for (size_t i = 0; i < args.size(); ++i)
+    symAlias_.back()[def.params[i]] = args[i];
+  std::string retLabel = "(return " + std::to_string(nextUnique_++) + ")";
+  inline_.push_back({name, retLabel});
+  p_ = def.body;
+  parseStatements();
+  inline_.pop_back();
+  popScope();
+  blockIds_.pop_back();
+  labels_[retLabel] = uint32_t(raw_.size());
+  p_ = resume;
+}
+
 Module Parser::run() {
+  scanFunctions();
   while (peek().kind != Token::End) {
     const Token &t = peek();
     if (t.kind != Token::Ident)
@@ -234,8 +384,8 @@ void Parser::parseVariable(bool isExtern, std::vector<PendingVar> *into) {
   StateSpace space;
   if (spaceTok == ".shared")
     space = StateSpace::Shared;
-  else if (spaceTok == ".local")
-    space = StateSpace::Local;
+  else if (spaceTok == ".local" || spaceTok == ".param")
+    space = StateSpace::Local; // .param in a body: a call site's arguments
   else if (spaceTok == ".global" || spaceTok == ".const")
     space = spaceTok == ".global" ? StateSpace::Global : StateSpace::Const;
   else
@@ -365,6 +515,7 @@ void Parser::parseEntry(bool isEntry) {
   k_ = &mod_.kernels.back();
   k_->name = next().text;
   scopes_.assign(1, {});
+  symAlias_.assign(1, {});
   symbols_ = moduleSymbols_;
   labels_.clear();
   if (is("("))
@@ -485,6 +636,14 @@ void Parser::decodeOne(RawInst &ri) {
            "cp.async.bulk.tensor", ri.line);
     inst.ops[o] = op;
   }
+  // ld.param/st.param on a call site's arguments (local memory here).
+  for (size_t o = 0; o < ri.ops.size(); ++o)
+    if (inst.ops[o].hasSymbol && inst.ops[o].symSpace == StateSpace::Local) {
+      size_t at = ri.opcode.find(".param");
+      if (at != std::string::npos &&
+          (at + 6 == ri.opcode.size() || ri.opcode[at + 6] == '.'))
+        ri.opcode.replace(at, 6, ".local");
+    }
   // Split the opcode.
   DecodeInput in{"", {}, ri.text, ri.line, &k_->regs};
   size_t dot = ri.opcode.find('.');
@@ -522,8 +681,15 @@ void Parser::decodeOne(RawInst &ri) {
 void Parser::parseBody() {
   // At the token after the opening '{'; ends after the matching '}'.
   scopes_.assign(1, {});
+  symAlias_.assign(1, {});
   blockIds_.clear();
   constRegs_.clear();
+  inline_.clear();
+  parseStatements();
+}
+
+void Parser::parseStatements() {
+  // At the token after an opening '{'; ends after the matching '}'.
   int depth = 1;
   while (depth > 0) {
     const Token &t = peek();
@@ -531,7 +697,7 @@ void Parser::parseBody() {
       fail("missing '}' at the end of kernel " + k_->name);
     if (is("{")) {
       next();
-      scopes_.emplace_back();
+      pushScope();
       blockIds_.push_back(nextBlockId_++);
       ++depth;
       continue;
@@ -539,7 +705,7 @@ void Parser::parseBody() {
     if (is("}")) {
       next();
       if (--depth > 0) {
-        scopes_.pop_back();
+        popScope();
         blockIds_.pop_back();
       }
       continue;
@@ -571,8 +737,16 @@ void Parser::parseBody() {
       } else if (d == ".pragma") {
         while (!accept(";"))
           next();
-      } else if (d == ".shared" || d == ".local") {
+      } else if (d == ".shared" || d == ".local" || d == ".param") {
         parseVariable(false, &vars_);
+        // Call sites reuse names (`param0` in each call sequence) and each
+        // inlined call needs its own locals: unique names, scoped aliases.
+        if (d == ".param" || (d == ".local" && !inline_.empty())) {
+          PendingVar &v = vars_.back();
+          std::string unique = v.name + "#" + std::to_string(nextUnique_++);
+          symAlias_.back()[v.name] = unique;
+          v.name = unique;
+        }
       } else {
         fail("unknown directive '" + d + "' in a kernel body");
       }
@@ -622,6 +796,22 @@ void Parser::parseInstruction() {
   if (op.kind != Token::Ident)
     fail("expected an instruction, found '" + op.text + "'", op.line);
   ri.opcode = op.text;
+  if (ri.opcode == "call" || ri.opcode.rfind("call.", 0) == 0) {
+    inlineCall(ri);
+    return;
+  }
+  if (!inline_.empty() && (ri.opcode == "ret" || ri.opcode.rfind("ret.", 0) == 0)) {
+    // Return from an inlined call: a branch to the instruction after it.
+    expect(";");
+    ri.opcode = "bra";
+    RawOperand target;
+    target.op.kind = OpKind::Label;
+    target.label = inline_.back().retLabel;
+    ri.ops.push_back(target);
+    ri.text = statementText(first, p_ - 1);
+    raw_.push_back(std::move(ri));
+    return;
+  }
   bool isBranch = ri.opcode == "bra" || ri.opcode.rfind("bra.", 0) == 0 ||
                   ri.opcode == "call" || ri.opcode.rfind("call.", 0) == 0;
   // Operands: split at top-level commas up to ';'.
@@ -699,7 +889,7 @@ RawOperand Parser::parseOperand(size_t b, size_t e, uint32_t line,
       else if (name[0] == '%')
         fail("unknown register '" + name + "'", line);
       else
-        ro.symbol = name;
+        ro.symbol = resolveSym(name);
       ++i;
     }
     while (i < end) {
@@ -883,7 +1073,7 @@ RawOperand Parser::parseOperand(size_t b, size_t e, uint32_t line,
   }
   // A label (branch target) or a variable used as a value.
   o.kind = isBranch ? OpKind::Label : OpKind::Imm;
-  ro.label = t.text;
+  ro.label = isBranch ? t.text : resolveSym(t.text);
   return ro;
 }
 

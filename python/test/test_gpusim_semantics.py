@@ -708,3 +708,116 @@ def test_predicate_logic(rng):
         body = (f"setp.ne.s32 %p, %a, 0;\n setp.ne.s32 %q, %b, 0;\n {op}.pred {operands};\n"
                 " selp.b32 %d, 1, 0, %p;")
         np.testing.assert_array_equal(run(body, a, b), fn(a, b).astype(np.uint32), err_msg=op)
+
+
+# ---------------------------------------------------------------------- calls
+
+CALLS_PTX = """
+.version 8.7
+.target sm_80
+.address_size 64
+.func (.param .b32 func_retval0) scaled(.param .b32 scaled_param_0, .param .b32 scaled_param_1);
+.func (.param .align 8 .b8 func_retval0[8]) pair(.param .b32 pair_param_0)
+{
+ .local .align 4 .b8 __local_depot1[8];
+ .reg .b64 %SPL;
+ .reg .b32 %r<5>;
+ mov.u64 %SPL, __local_depot1;
+ ld.param.b32 %r1, [pair_param_0];
+ st.local.b32 [%SPL], %r1;
+ { // callseq 1
+ .param .b32 param0;
+ .param .b32 param1;
+ .param .b32 retval0;
+ st.param.b32 [param0], %r1;
+ st.param.b32 [param1], 7;
+ call.uni (retval0), scaled, (param0, param1);
+ ld.param.b32 %r2, [retval0];
+ }
+ st.local.b32 [%SPL+4], %r2;
+ ld.local.b32 %r3, [%SPL];
+ ld.local.b32 %r4, [%SPL+4];
+ st.param.b32 [func_retval0], %r4;
+ st.param.b32 [func_retval0+4], %r3;
+ ret;
+}
+.visible .entry k(.param .u64 pa, .param .u64 pb, .param .u64 pout)
+{
+ .reg .pred %p<2>;
+ .reg .b32 %r<8>;
+ .reg .b64 %rd<10>;
+ mov.u32 %r0, %tid.x;
+ ld.param.u64 %rd1, [pa];
+ mul.wide.u32 %rd2, %r0, 4;
+ add.s64 %rd3, %rd1, %rd2;
+ ld.global.u32 %r1, [%rd3];
+ ld.param.u64 %rd4, [pb];
+ add.s64 %rd5, %rd4, %rd2;
+ ld.global.u32 %r2, [%rd5];
+ { // callseq 0
+ .param .b32 param0;
+ .param .b32 param1;
+ .param .b32 retval0;
+ st.param.b32 [param0], %r1;
+ st.param.b32 [param1], %r2;
+ call.uni (retval0), scaled, (param0, param1);
+ ld.param.b32 %r3, [retval0];
+ }
+ and.b32 %r4, %r0, 1;
+ setp.eq.u32 %p1, %r4, 0;
+ mov.u32 %r5, 0;
+ mov.u32 %r6, 0;
+ @%p1 bra SKIP;
+ { // callseq 2
+ .param .b32 param0;
+ .param .align 8 .b8 retval0[8];
+ st.param.b32 [param0], %r2;
+ call.uni (retval0), pair, (param0);
+ ld.param.v2.b32 {%r5, %r6}, [retval0];
+ }
+SKIP:
+ activemask.b32 %r7;
+ ld.param.u64 %rd6, [pout];
+ mul.wide.u32 %rd7, %r0, 16;
+ add.s64 %rd8, %rd6, %rd7;
+ st.global.v4.b32 [%rd8], {%r3, %r5, %r6, %r7};
+ ret;
+}
+// Defined after its callers, as LLVM prints libdevice's helpers.
+.func (.param .b32 func_retval0) scaled(.param .b32 scaled_param_0, .param .b32 scaled_param_1)
+{
+ .reg .pred %p<2>;
+ .reg .b32 %r<4>;
+ ld.param.b32 %r1, [scaled_param_0];
+ ld.param.b32 %r2, [scaled_param_1];
+ setp.lt.u32 %p1, %r1, 10;
+ @%p1 bra $L__small;
+ mad.lo.s32 %r3, %r1, 3, %r2;
+ st.param.b32 [func_retval0], %r3;
+ ret;
+$L__small:
+ sub.s32 %r3, %r2, %r1;
+ st.param.b32 [func_retval0], %r3;
+ ret;
+}
+"""
+
+
+def test_device_function_calls(rng):
+    # Calls to .func bodies (libdevice's slow paths): arguments and results pass
+    # through the call site's .param variables; a function returns from either
+    # side of a divergent branch; calls nest; a function's .local variables are
+    # its own; threads reconverge after a call made by half of them.
+    a = rng.integers(0, 20, N).astype(np.uint32)
+    b = rng.integers(0, 1 << 31, N).astype(np.uint32)
+    out = np.zeros((N, 4), np.uint32)
+    gpusim.launch(CALLS_PTX, "k", 1, num_warps=N // 32, args=[a, b, out])
+
+    def scaled(x, y):
+        return (x * 3 + y if x >= 10 else y - x) % (1 << 32)
+
+    odd = np.arange(N) % 2 == 1
+    assert [int(v) for v in out[:, 0]] == [scaled(int(x), int(y)) for x, y in zip(a, b)]
+    assert [int(v) for v in out[:, 1]] == [scaled(int(y), 7) if o else 0 for y, o in zip(b, odd)]
+    np.testing.assert_array_equal(out[:, 2], np.where(odd, b, 0))
+    assert (out[:, 3] == 0xFFFFFFFF).all()
