@@ -199,8 +199,7 @@ def test_autotuned_kernel_and_header(kernel_file, tmp_path):
     ("add", "*fp32, *fp32, *fp32, i32, 256", "(m + 255) / 256", "cpu", 2, "uses 'm', which is not a parameter"),
     ("add", "*fp32, *fp32, *fp32, i32, 256", "x_ptr", "cpu", 2, "uses 'x_ptr', a pointer argument"),
     ("add", "*fp32, *fp32, *fp32, i32, 256", "n; abort()", "cpu", 2, "--grid entry 'n; abort()'"),
-    ("add", "*fp32, *fp32, *fp32, i32, 256", "1", "cuda:80", 2, "cuda backend is not available in this build"),
-    ("add", "*fp32, *fp32, *fp32, i32, 256", "1", "cuda:90a", 2, "cuda backend is not available in this build"),
+    ("add", "*fp32, *fp32, *fp32, i32, 256", "1", "sim:sm_80", 2, "writes no launcher for the sim backend"),
     ("add", "*fp32, *fp32, *fp32, i32, 256", "1", "hip:gfx942", 2, "hip backend is not available in this build"),
     ("add", "*fp32, *fp32, *fp32, i32, 256", "1", "tpu", 2, "unknown target"),
     ("add", "*fp32, *fp32, *fp32, i32, 256", "1", "cpu:not-a-cpu", 1, "unknown CPU 'not-a-cpu'"),
@@ -251,3 +250,31 @@ def test_error_exit_status_of_the_command(kernel_file, tmp_path):
          "-o", str(tmp_path)], capture_output=True, text=True, env=TOOL_ENV)
     assert result.returncode == 2
     assert "parameter 'out_ptr' has no entry" in result.stderr and "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize("target,arch", [("cuda:80", "sm_80"), ("cuda:90a", "sm_90a")])
+def test_cuda_cubin_and_driver_launcher(kernel_file, tmp_path, target, arch):
+    # No GPU here: the cubin is checked as ptxas made it and the launcher as C that compiles against cuda.h; the
+    # PTX it holds runs in the simulator (test_gpu_backend.py).
+    run_tool(kernel_file, tmp_path, "add", "*fp32:16, *fp32:16, *fp32:16, i32, 256", "(n + 255) / 256, 1, 1",
+             "--target", target, "--num-warps", "2")
+    cubin = (tmp_path / "add.cubin").read_bytes()
+    assert cubin.startswith(b"\x7fELF") and b"add" in cubin
+    meta = json.loads((tmp_path / "add.json").read_text())
+    assert meta["target"]["name"] == target and meta["num_warps"] == 2
+    assert meta["object_sha256"] == hashlib.sha256(cubin).hexdigest()
+    header = (tmp_path / "add.h").read_text()
+    assert "CUresult add_launch(CUstream stream, float *x_ptr" in header
+    source = (tmp_path / "add.c").read_text()
+    assert "cuLaunchKernel(tessel_function, (unsigned)gx, (unsigned)gy, (unsigned)gz, 64, 1, 1" in source
+    (tmp_path / "main.c").write_text(
+        '#include "add.h"\n'
+        "int main(void) { return add_launch(0, 0, 0, 0, 1000) == CUDA_SUCCESS ? 0 : 1; }\n")
+    cuda_include = pathlib.Path("/usr/local/cuda/include")
+    assert (cuda_include / "cuda.h").exists(), "the CUDA toolkit's headers are part of the toolchain"
+    for src in ("add.c", "main.c"):
+        subprocess.run([CC, "-std=c11", "-O1", "-Wall", "-Werror", "-c", f"-I{cuda_include}", src],
+                       cwd=tmp_path, check=True, capture_output=True, text=True)
+    # The image in the launcher is the cubin, byte for byte.
+    first = ", ".join(str(b) for b in cubin[:24])
+    assert first in source
