@@ -13,6 +13,13 @@ import tessel
 import tessel.language as tl
 
 
+@pytest.fixture(autouse=True)
+def _cpu_target(monkeypatch):
+    """These are the CPU backend's own guarantees: they run on the CPU whatever target the suite runs on."""
+    monkeypatch.setattr(tessel.knobs, "target", "cpu")
+    monkeypatch.setenv("TESSEL_TARGET", "cpu")
+
+
 def _run_python(tmp_path, code: str, **env: str) -> subprocess.CompletedProcess:
     """Runs `code` in a fresh interpreter (so a crash or an env knob stays there).
     The code goes to a file: @jit reads kernels' source from it."""

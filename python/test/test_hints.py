@@ -50,7 +50,8 @@ def _strided_kernel(x_ptr, out_ptr, s_ptr, BLOCK: tl.constexpr):
     tl.store(out_ptr + offs, x + s)
 
 
-def test_cpu_alignment_and_volatile():
+def test_cpu_alignment_and_volatile(monkeypatch):
+    monkeypatch.setattr(triton.knobs, "target", "cpu")  # what the CPU's LLVM dialect shows
     x = np.arange(256, dtype=np.float32)
     s = np.array([0.5], dtype=np.float32)
     out = np.zeros(64, dtype=np.float32)

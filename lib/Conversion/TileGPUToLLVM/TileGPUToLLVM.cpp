@@ -469,8 +469,10 @@ struct BarrierLowering : TileGPUPattern<tilegpu::BarrierOp> {
 struct AssumeLowering : TileGPUPattern<tile::AssumeOp> {
   using TileGPUPattern::TileGPUPattern;
   LogicalResult
-  matchAndRewrite(tile::AssumeOp op, OneToNOpAdaptor,
+  matchAndRewrite(tile::AssumeOp op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rw) const override {
+    // What the kernel author promises, for LLVM's optimizations.
+    rw.create<LLVM::AssumeOp>(op.getLoc(), adaptor.getCond()[0]);
     rw.eraseOp(op);
     return success();
   }
