@@ -7,6 +7,8 @@
 // results to sign-preserving zero; `.sat` clamps to [0, 1] (NaN to 0).
 // A NaN result of f32 arithmetic is the canonical NaN 0x7fffffff.
 //
+// rcp.approx.ftz.f64 is the ISA's gross approximation: the reciprocal of the
+// upper 32 bits of a (1.11.20 format), its lower 32 mantissa bits zero.
 // Approximate instructions (.approx: rcp sqrt rsqrt ex2 lg2 sin cos tanh,
 // div.approx/div.full) are computed in double precision and rounded to
 // nearest: the result is within 0.5 ulp of the exact value (1 ulp for
@@ -27,6 +29,7 @@ namespace {
 enum FOp : uint8_t {
   FAdd, FSub, FMul, FFma, FDiv, FDivApprox, FAbs, FNeg, FMin, FMax, FMinNaN,
   FMaxNaN, FCopysign, FRcp, FSqrt, FRsqrt, FEx2, FLg2, FSin, FCos, FTanh,
+  FRcpHi,
 };
 
 struct RoundScope {
@@ -115,6 +118,13 @@ void floatOp(ExecContext &c, const Inst &I, uint32_t mask) {
     else if constexpr (OP == FSin) r = T(std::sin(double(a)));
     else if constexpr (OP == FCos) r = T(std::cos(double(a)));
     else if constexpr (OP == FTanh) r = T(std::tanh(double(a)));
+    else if constexpr (OP == FRcpHi) {
+      // rcp.approx.ftz.f64: the reciprocal of a's upper 32 bits (sign,
+      // exponent, 20 mantissa bits), kept to its upper 32 bits.
+      double hi = asF64(bitsF64(double(a)) & 0xffffffff00000000ull);
+      double q = flush(1.0 / hi);
+      r = T(std::isnan(q) ? q : asF64(bitsF64(q) & 0xffffffff00000000ull));
+    }
     if (SAT) r = std::isnan(r) ? T(0) : r < T(0) ? T(0) : r > T(1) ? T(1) : r;
     if (FTZ) r = flush(r);
     uint64_t bits = toBits<T>(r);
@@ -134,11 +144,12 @@ template <class T, FOp OP> Handler pickF(bool ftz, bool sat) {
   return sat ? floatOp<T, OP, false, true> : floatOp<T, OP, false, false>;
 }
 
-template <FOp OP> Handler pickT(DecodeInput &in, PType t, bool ftz, bool sat) {
+template <FOp OP> Handler pickT(DecodeInput &in, PType t, bool ftz, bool sat,
+                                bool f64Ftz = false) {
   if (t == PType::F32) return pickF<float, OP>(ftz, sat);
   if (t == PType::F64) {
-    if (ftz || sat) in.fail(".ftz/.sat apply to .f32 only");
-    return pickF<double, OP>(false, false);
+    if ((ftz && !f64Ftz) || sat) in.fail(".ftz/.sat apply to .f32 only");
+    return pickF<double, OP>(ftz, false);
   }
   in.fail(std::string("type .") + typeName(t) + " is not simulated for '" + in.base + "' yet");
 }
@@ -274,8 +285,12 @@ void decodeSpecial(DecodeInput &in, Inst &inst) {
       in.fail("'" + b + "' needs either .approx or one of .rn .rz .rm .rp");
     inst.rnd = uint8_t(r);
     inst.mode = approx; // approx: computed in double and rounded
-    if (approx && t == PType::F64 && !(b == "rcp" && ftz))
-      in.fail("only rcp.approx.ftz.f64 exists among the f64 approximations");
+    if (approx && t == PType::F64) {
+      if (!(b == "rcp" && ftz))
+        in.fail("only rcp.approx.ftz.f64 exists among the f64 approximations");
+      inst.exec = pickT<FRcpHi>(in, t, true, false, true);
+      return;
+    }
     inst.exec = b == "rcp" ? pickT<FRcp>(in, t, ftz, false) : pickT<FSqrt>(in, t, ftz, false);
     return;
   }
@@ -283,10 +298,9 @@ void decodeSpecial(DecodeInput &in, Inst &inst) {
     in.fail("'" + b + "' needs .approx");
   if (t == PType::F64 && !(b == "rsqrt" || ((b == "ex2" || b == "lg2") && false)))
     in.fail("'" + b + ".approx.f64' is not simulated");
-  if (t == PType::F64 && b == "rsqrt" && !ftz)
-    in.fail("rsqrt.approx.f64 needs .ftz");
   if (b == "tanh" && ftz) in.fail("tanh.approx takes no .ftz");
-  inst.exec = b == "rsqrt" ? pickT<FRsqrt>(in, t, ftz, false)
+  // rsqrt.approx.f64 and rsqrt.approx.ftz.f64 both exist.
+  inst.exec = b == "rsqrt" ? pickT<FRsqrt>(in, t, ftz, false, true)
             : b == "ex2" ? pickT<FEx2>(in, t, ftz, false)
             : b == "lg2" ? pickT<FLg2>(in, t, ftz, false)
             : b == "sin" ? pickT<FSin>(in, t, ftz, false)

@@ -204,6 +204,35 @@ def test_sin_cos_tanh_approx(rng):
     assert (np.abs(d - ref) / np.abs(ref)).max() <= 2 ** -10.987
 
 
+def test_f64_rcp_and_rsqrt_approx(rng):
+    # rcp.approx.ftz.f64 (PTX ISA): a gross approximation from the upper 32
+    # bits of a (sign, exponent, 20 mantissa bits), the result's lower 32 bits
+    # zero; subnormals flush to zero, so +-0 and +-subnormals give +-inf.
+    a = rng.uniform(-1e6, 1e6, N)
+    a[:8] = [3.0, -0.0, 0.0, np.inf, -np.inf, 5e-324, -5e-324, np.nan]
+    d = run("rcp.approx.ftz.f64 %d, %a;", a, out_bits=64).view(np.float64)
+    hi = (a.view(np.uint64) & np.uint64(0xFFFFFFFF00000000)).view(np.float64)
+    assert ((d.view(np.uint64)[8:] & np.uint64(0xFFFFFFFF)) == 0).all()
+    # The reciprocal of the truncated value, to the 21 bits kept: within 2^-20.
+    assert (np.abs(d[8:] * hi[8:] - 1) <= 2.0 ** -20).all()
+    assert d.view(np.uint64)[0] == 0x3FD5555500000000  # 1/3 = 0x3FD5555555555555, truncated
+    assert list(d[1:7]) == [-np.inf, np.inf, 0.0, -0.0, np.inf, -np.inf]
+    assert np.signbit(d[4]) and not np.signbit(d[3]) and np.isnan(d[7])
+    # The lower 32 bits of a are ignored.
+    b = (np.full(N, 3.0).view(np.uint64) | np.uint64(0x12345678)).view(np.float64)
+    assert (run("rcp.approx.ftz.f64 %d, %a;", b, out_bits=64) == 0x3FD5555500000000).all()
+    # rsqrt.approx.f64 / rsqrt.approx.ftz.f64: 1/sqrt(a); exact for powers of 4.
+    c = rng.uniform(1e-300, 1e300, N)
+    c[:4] = [4.0, 0.25, 2.0 ** -1020, 1e-310]
+    for inst in ("rsqrt.approx.f64", "rsqrt.approx.ftz.f64"):
+        d = run(f"{inst} %d, %a;", c, out_bits=64).view(np.float64)
+        ref = [1 / math.sqrt(x) for x in c]  # two roundings: well inside a 2^-50 bound
+        assert d[0] == 0.5 and d[1] == 2.0 and d[2] == 2.0 ** 510
+        assert all(abs(float(x) / r - 1) <= 2.0 ** -50 for x, r in zip(d[4:], ref[4:]))
+        # 1e-310 is subnormal: .ftz flushes it to +0, whose rsqrt is +inf.
+        assert d[3] == (np.inf if "ftz" in inst else 1 / math.sqrt(1e-310))
+
+
 def test_ex2_special_values():
     a = f32([-np.inf, np.inf, 0.0, -0.0, 1.0, -150.0, 128.0, np.nan] * 16)
     d = run("ex2.approx.f32 %d, %a;", a).view(np.float32)
