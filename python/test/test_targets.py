@@ -18,7 +18,7 @@ def _axpb(x_ptr, out_ptr, a, b, N: tl.constexpr):
     tl.store(out_ptr + o, tl.load(x_ptr + o) * a + b)
 
 
-def test_fp_fusion_option_reaches_the_compiler(rng):
+def test_fp_fusion_option_reaches_the_compiler(rng, target):
     x = rng.standard_normal(256).astype(np.float32)
     a, b = np.float32(1.1), np.float32(-0.3)
     unfused = x * a + b  # numpy rounds the product, then the sum
@@ -30,7 +30,7 @@ def test_fp_fusion_option_reaches_the_compiler(rng):
     assert "enable_fp_fusion=false" in k.options
     k = _axpb[(1,)](x, out, float(a), float(b), N=256)
     np.testing.assert_array_equal(out, fused)
-    assert "enable_fp_fusion=true" in k.options and k.target == "cpu"
+    assert "enable_fp_fusion=true" in k.options and k.target == target
 
 
 def test_launch_options_are_part_of_the_kernel(rng):
@@ -88,12 +88,18 @@ def test_gpu_target_without_a_gpu_at_launch(monkeypatch):
         _axpb[(1,)](x, out, 2.0, 1.0, N=64)
 
 
-def test_driver_active_as_triton_programs_use_it():
+def test_driver_active_as_triton_programs_use_it(target):
     driver = triton.runtime.driver.active
-    target = driver.get_current_target()
-    assert target.backend == "cpu" and target.warp_size == 1
+    current = driver.get_current_target()
     properties = driver.utils.get_device_properties(driver.get_current_device())
-    assert properties["multiprocessor_count"] == _C.num_threads()
+    if target.startswith("cpu"):
+        assert current.backend == "cpu" and current.warp_size == 1
+        assert properties["multiprocessor_count"] == _C.num_threads()
+    else:  # a simulated GPU is the GPU it simulates, with host arrays
+        assert target.startswith("sim:sm_")
+        assert current.backend == "cuda" and current.warp_size == 32
+        assert current.arch == int(target.split("_")[1].rstrip("a"))
+        assert properties["warpSize"] == 32 and properties["multiprocessor_count"] > 0
     import torch
     assert driver.get_active_torch_device() == torch.device("cpu")
 
