@@ -27,9 +27,8 @@ def _targets():
     from tessel import _C
     if os.environ.get("TESSEL_TARGET", "").strip():
         return [os.environ["TESSEL_TARGET"].strip()]
-    # The simulator targets join the default matrix once the NVIDIA backend runs the whole language suite; until
-    # then test_gpu_backend.py covers them, and `TESSEL_TARGET=sim:sm_80 pytest` runs everything there.
-    defaults = {"cpu": "cpu"}
+    # sim:sm_80 runs the NVIDIA backend's PTX in the simulator (test_gpu_backend.py also covers sim:sm_90a).
+    defaults = {"cpu": "cpu", "sim": "sim:sm_80"}
     return [defaults[b] for b in _C.available_backends() if b in defaults and _C.target_can_run(defaults[b])]
 
 

@@ -16,9 +16,11 @@ COUNT = 600
 
 
 @pytest.mark.parametrize("start", range(0, COUNT, CHUNK), ids=lambda s: f"kernels{s}-{s + CHUNK - 1}")
-def test_fuzz_slice(start):
+def test_fuzz_slice(start, target):
     logs = []
-    failures = fuzz.run_batch(SEED, range(start, start + CHUNK), timeout=60.0, log=logs.append)
+    # On a simulated GPU (ptxas for each kernel, warps simulated) every fourth kernel of the chunk.
+    indices = range(start, start + CHUNK, 1 if target.startswith("cpu") else 4)
+    failures = fuzz.run_batch(SEED, indices, timeout=60.0, log=logs.append)
     if failures:
         pytest.fail(f"{len(failures)} fuzzed kernel(s) of seed {SEED} disagree with the model of Triton:\n\n"
                     + "\n\n".join(fuzz.report(SEED, i, prog, res) for i, prog, res in failures), pytrace=False)

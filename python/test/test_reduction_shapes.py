@@ -13,6 +13,9 @@ import tessel as triton
 import tessel.language as tl
 
 SIZES = [2**k for k in range(9)]  # 1 .. 256
+# A simulated GPU compiles each shape through ptxas and runs it warp by warp: there, each row count is tried with
+# every other column count (1, 4, 16, 64, 256).
+GPU_COLUMNS = SIZES[::2]
 SEEDS = 8
 
 
@@ -95,9 +98,9 @@ def test_1d(rng, n, dtype):
 @pytest.mark.parametrize("dtype", ["float32", "float64", "bf16", "int32"])
 @pytest.mark.parametrize("axis", [0, 1])
 @pytest.mark.parametrize("m", SIZES)
-def test_2d(rng, m, axis, dtype):
+def test_2d(rng, m, axis, dtype, target):
     # One test per row count: every column count runs in it (a test each would be 648 tests).
-    for n in SIZES:
+    for n in SIZES if target.startswith("cpu") else GPU_COLUMNS:
         _check(rng, (m, n), axis, dtype)
 
 

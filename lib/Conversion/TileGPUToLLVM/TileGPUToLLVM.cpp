@@ -652,7 +652,15 @@ struct DotLowering : TileGPUPattern<tile::DotOp> {
         if (isCopyRegister(dLayout, r))
           d[r] = d[r & ~dLayout.freeBits(gpu::kRegister)];
     } else {
-      // One loop over K carries every accumulator element of the thread.
+      // One loop over K carries every accumulator element of the thread;
+      // 16-bit float accumulators are carried in fp32 and rounded once at
+      // the end, as the CPU backend does.
+      Type sumElt = accElt;
+      if (accElt.isF16() || accElt.isBF16()) {
+        sumElt = rw.getF32Type();
+        for (Value &v : d)
+          v = rw.create<arith::ExtFOp>(loc, sumElt, v);
+      }
       auto coords = elementCoords(rw, loc, dLayout, ids);
       Value lb = rw.create<arith::ConstantIndexOp>(loc, 0);
       Value ub = rw.create<arith::ConstantIndexOp>(loc, K);
@@ -669,10 +677,10 @@ struct DotLowering : TileGPUPattern<tile::DotOp> {
             loc, lb2.create<arith::MulIOp>(loc, coords[r][1], i32Const(lb2, loc, K)), k);
         Value av = fromMemory(lb2, loc, loadShared(lb2, loc, memoryType(aElt), aIdx, aBytes, 0), aElt);
         Value bv = fromMemory(lb2, loc, loadShared(lb2, loc, memoryType(bElt), bIdx, bBytes, bBase), bElt);
-        av = convertElement(lb2, loc, av, accElt);
-        bv = convertElement(lb2, loc, bv, accElt);
+        av = convertElement(lb2, loc, av, sumElt);
+        bv = convertElement(lb2, loc, bv, sumElt);
         Value acc = loop.getRegionIterArgs()[r];
-        Value sum = isa<FloatType>(accElt)
+        Value sum = isa<FloatType>(sumElt)
                         ? lb2.create<math::FmaOp>(loc, av, bv, acc).getResult()
                         : lb2.create<arith::AddIOp>(
                               loc, acc, lb2.create<arith::MulIOp>(loc, av, bv))
@@ -681,6 +689,9 @@ struct DotLowering : TileGPUPattern<tile::DotOp> {
       }
       lb2.create<scf::YieldOp>(loc, next);
       d.assign(loop.getResults().begin(), loop.getResults().end());
+      if (sumElt != accElt)
+        for (Value &v : d)
+          v = rw.create<arith::TruncFOp>(loc, accElt, v);
     }
     rw.replaceOpWithMultiple(op, {d});
     return success();
@@ -959,6 +970,24 @@ struct ElementwiseLowering : public ConversionPattern {
     Type elt = getTypeConverter()->convertType(
         getElementTypeOrSelf(op->getResult(0).getType()));
     SmallVector<Value> values;
+    // Float to an 8- or 16-bit integer goes through int64 and wraps, as
+    // Triton's semantics (and the CPU backend) have it; PTX's cvt to a
+    // narrow integer would saturate instead.
+    if (isa<arith::FPToSIOp, arith::FPToUIOp>(op) &&
+        elt.getIntOrFloatBitWidth() < 32) {
+      for (int i = 0; i < n; ++i) {
+        Value x = operands[0].size() == 1 ? operands[0][0] : operands[0][i];
+        Value wide =
+            isa<arith::FPToSIOp>(op)
+                ? rw.create<arith::FPToSIOp>(op->getLoc(), rw.getI64Type(), x)
+                      .getResult()
+                : rw.create<arith::FPToUIOp>(op->getLoc(), rw.getI64Type(), x)
+                      .getResult();
+        values.push_back(rw.create<arith::TruncIOp>(op->getLoc(), elt, wide));
+      }
+      rw.replaceOpWithMultiple(op, {values});
+      return success();
+    }
     for (int i = 0; i < n; ++i) {
       OperationState state(op->getLoc(), op->getName());
       for (ValueRange v : operands)
