@@ -12,11 +12,10 @@ SIM_TARGETS = ["sim:sm_80", "sim:sm_90a"]
 
 
 @pytest.fixture(params=SIM_TARGETS)
-def sim(request, monkeypatch, target):
-    """Runs the test on a simulated GPU (once: the CPU run of the suite's own target fixture is replaced)."""
-    if target != "cpu" and not target.startswith("sim:"):
-        pytest.skip("runs on the simulator targets only")
+def sim(request, monkeypatch):
+    """Runs the test on each simulated GPU, whatever the suite's own target."""
     monkeypatch.setattr(knobs, "target", request.param)
+    monkeypatch.setenv("TESSEL_TARGET", request.param)
     return request.param
 
 
@@ -127,7 +126,7 @@ def test_transpose_through_shared_memory(sim, rng, shape):
 
 
 def test_torch_tensors_and_views(sim):
-    torch = pytest.importorskip("torch")
+    import torch
     x = torch.arange(4096, dtype=torch.float32)
     # Two views of one tensor: the output overlaps the input shifted by one block.
     add_kernel[(2,)](x, x, x[1024:], 2048, BLOCK=1024)
@@ -136,9 +135,7 @@ def test_torch_tensors_and_views(sim):
     assert torch.equal(x[1024:2048], 2 * want[:1024])
 
 
-def test_cuda_target_compiles_without_a_gpu(monkeypatch, target, rng):
-    if target != "cpu":
-        pytest.skip("once per run")
+def test_cuda_target_compiles_without_a_gpu(monkeypatch, rng):
     monkeypatch.setattr(knobs, "target", "cuda:90a")
     x = np.zeros(16, np.float32)
     kernel = add_kernel.warmup(x, x, x, 16, BLOCK=1024, grid=(1,))
@@ -149,9 +146,7 @@ def test_cuda_target_compiles_without_a_gpu(monkeypatch, target, rng):
         add_kernel[(1,)](x, x, x, 16, BLOCK=1024)
 
 
-def test_shared_memory_over_the_limit_is_a_compile_error(monkeypatch, target):
-    if target != "cpu":
-        pytest.skip("once per run")
+def test_shared_memory_over_the_limit_is_a_compile_error(monkeypatch):
     monkeypatch.setattr(knobs, "target", "cuda:80")
     x = np.zeros(1, np.float32)
     # A 256x256 fp32 transpose goes through 256 KiB of shared memory: more than sm_80's 163 KiB.
@@ -179,7 +174,7 @@ def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constex
 @pytest.mark.parametrize("shape,blocks", [((64, 64, 64), (32, 32, 32)), ((100, 80, 72), (64, 32, 16))],
                          ids=["64x64x64", "100x80x72"])
 def test_matmul_matches_numpy(sim, rng, dtype, shape, blocks):
-    torch = pytest.importorskip("torch")
+    import torch
     M, N, K = shape
     a = torch.from_numpy(rng.standard_normal((M, K)).astype(np.float32)).to(getattr(torch, dtype))
     b = torch.from_numpy(rng.standard_normal((K, N)).astype(np.float32)).to(getattr(torch, dtype))

@@ -90,8 +90,11 @@ def redis_port():
 
 
 @pytest.fixture
-def remote_knobs():
-    """Restores every cache knob after the test."""
+def remote_knobs(monkeypatch):
+    """Restores every cache knob after the test; each test starts without the process's remote connections (a
+    failed one is reported once per process, and a test runs once per target)."""
+    from tessel.runtime import cache
+    monkeypatch.setattr(cache, "_remotes", {})
     saved = {name: getattr(knobs, name) for name in REMOTE_KNOBS}
     yield knobs
     for name, value in saved.items():
