@@ -618,34 +618,45 @@ struct DotLowering : TileGPUPattern<tile::DotOp> {
         Value pairIdx = rw.create<arith::ShRUIOp>(loc, idx, i32Const(rw, loc, 1));
         return loadShared(rw, loc, i32, pairIdx, 4, base);
       };
-      std::map<std::pair<int32_t, int>, SmallVector<Value>> aFrags, bFrags;
+      // K steps outermost: a step's fragments are loaded once per row (A)
+      // or column (B) of tiles and are dead after it, which keeps the
+      // registers live at once to the accumulators plus one step's operands.
+      struct Tile {
+        int index;
+        Value row, row8, col;
+        std::vector<int32_t> origin;
+      };
+      SmallVector<Tile> tiles;
       for (int tile = 0; tile * 4 < int(d.size()); ++tile) {
         if (isCopyRegister(dLayout, tile * 4))
           continue;
-        // The tile's first row and column for this lane: c0 is at
-        // (row0 + groupID, col0 + 2 * threadID_in_group).
         // A's rows are C's (groupID); B's column is the tile's first column
         // plus groupID, where C's c0 sits 2 * threadID_in_group further.
         Value row = coords[tile * 4][0];
         Value col = rw.create<arith::AddIOp>(
             loc, rw.create<arith::XOrIOp>(loc, coords[tile * 4][1], t2), g);
         Value row8 = rw.create<arith::XOrIOp>(loc, row, i32Const(rw, loc, 8));
-        std::vector<int32_t> rc = dLayout.apply({{gpu::kRegister, tile * 4}});
-        SmallVector<Value> acc(d.begin() + tile * 4, d.begin() + tile * 4 + 4);
-        for (int kk = 0; kk < K / 16; ++kk) {
-          Value k0 = rw.create<arith::AddIOp>(loc, t2, i32Const(rw, loc, kk * 16));
-          Value k8 = rw.create<arith::AddIOp>(loc, k0, i32Const(rw, loc, 8));
-          auto &af = aFrags[{rc[0], kk}];
+        tiles.push_back({tile, row, row8, col,
+                         dLayout.apply({{gpu::kRegister, tile * 4}})});
+      }
+      for (int kk = 0; kk < K / 16; ++kk) {
+        Value k0 = rw.create<arith::AddIOp>(loc, t2, i32Const(rw, loc, kk * 16));
+        Value k8 = rw.create<arith::AddIOp>(loc, k0, i32Const(rw, loc, 8));
+        std::map<int32_t, SmallVector<Value>> aFrags, bFrags;
+        for (const Tile &t : tiles) {
+          auto &af = aFrags[t.origin[0]];
           if (af.empty())
-            af = {pair(row, 0, k0), pair(row8, 0, k0), pair(row, 0, k8),
-                  pair(row8, 0, k8)};
-          auto &bf = bFrags[{rc[1], kk}];
+            af = {pair(t.row, 0, k0), pair(t.row8, 0, k0), pair(t.row, 0, k8),
+                  pair(t.row8, 0, k8)};
+          auto &bf = bFrags[t.origin[1]];
           if (bf.empty())
-            bf = {pair(col, bBase, k0), pair(col, bBase, k8)};
+            bf = {pair(t.col, bBase, k0), pair(t.col, bBase, k8)};
+          SmallVector<Value> acc(d.begin() + t.index * 4,
+                                 d.begin() + t.index * 4 + 4);
           acc = target.mma16816(rw, loc, af, bf, acc, aElt.isBF16());
+          for (int i = 0; i < 4; ++i)
+            d[t.index * 4 + i] = acc[i];
         }
-        for (int i = 0; i < 4; ++i)
-          d[tile * 4 + i] = acc[i];
       }
       // Registers holding copies take their first copy's value.
       for (size_t r = 0; r < d.size(); ++r)
