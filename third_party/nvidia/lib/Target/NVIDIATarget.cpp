@@ -126,7 +126,10 @@ llvm::Error compileNVIDIA(ModuleOp module, int sm, bool archSpecific,
   layoutOptions.computeCapability = sm;
   toGPU.addPass(createConvertTileToTileGPU(layoutOptions));
   toGPU.addPass(createCanonicalizerPass());
+  toGPU.addNestedPass<func::FuncOp>(tilegpu::createTileGPURemoveLayoutConversions());
+  toGPU.addPass(createCanonicalizerPass());
   toGPU.addPass(createCSEPass());
+  toGPU.addPass(createLoopInvariantCodeMotionPass());
   toGPU.addNestedPass<func::FuncOp>(tilegpu::createTileGPUMemoryBarriers());
   if (failed(toGPU.run(module)))
     return diagnostics.fail("assigning GPU layouts failed");

@@ -23,4 +23,20 @@ def TileGPUMemoryBarriers
   let dependentDialects = ["::tessel::tilegpu::TileGPUDialect"];
 }
 
+def TileGPURemoveLayoutConversions
+    : Pass<"tilegpu-remove-layout-conversions", "mlir::func::FuncOp"> {
+  let summary = "Recompute cheap values in the layout a conversion asks for";
+  let description = [{
+    A `tilegpu.convert_layout` whose source is computed by pure, cheap ops
+    (make_range, splat, splat constants, element-wise arith and math,
+    addptr, expand_dims, broadcast, other conversions) is replaced by those
+    ops recomputed in the target layout, operands first: index and pointer
+    arithmetic is computed where it is used instead of moving through shared
+    memory. Trees over 48 ops, and anything reading memory, keep their
+    conversion. Run canonicalization after it to drop what is left unused.
+  }];
+  let dependentDialects = ["::tessel::tilegpu::TileGPUDialect",
+                           "mlir::arith::ArithDialect"];
+}
+
 #endif // TESSEL_TILEGPU_TRANSFORMS_PASSES

@@ -1,0 +1,128 @@
+//===- RemoveLayoutConversions.cpp - Recompute instead of moving ----------===//
+//
+// See the pass description in include/tessel/Dialect/TileGPU/Transforms/
+// Passes.td.
+//
+//===----------------------------------------------------------------------===//
+#include "tessel/Dialect/TileGPU/Transforms/Passes.h"
+
+#include "tessel/Dialect/Tile/IR/Dialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+namespace tessel::tilegpu {
+#define GEN_PASS_DEF_TILEGPUREMOVELAYOUTCONVERSIONS
+#include "tessel/Dialect/TileGPU/Transforms/Passes.h.inc"
+} // namespace tessel::tilegpu
+
+using namespace mlir;
+using namespace tessel;
+using gpu::LinearLayout;
+
+namespace {
+
+/// Ops recomputed per consumer layout at most, per conversion.
+constexpr int kBudget = 48;
+
+std::vector<int32_t> shapeOf(Type t) {
+  auto s = cast<RankedTensorType>(t).getShape();
+  return std::vector<int32_t>(s.begin(), s.end());
+}
+
+struct Rematerializer {
+  OpBuilder &b;
+  int budget = kBudget;
+  DenseMap<std::pair<Value, Type>, Value> memo;
+
+  /// `v` recomputed with type `want` (its shape and element type, another
+  /// layout), or null when its producers include something that cannot be
+  /// recomputed (memory, regions) or the tree is too large.
+  Value get(Value v, RankedTensorType want) {
+    if (v.getType() == want)
+      return v;
+    auto key = std::make_pair(v, Type(want));
+    if (auto it = memo.find(key); it != memo.end())
+      return it->second;
+    Operation *op = v.getDefiningOp();
+    if (!op || op->getNumResults() != 1 || op->getNumRegions() != 0 ||
+        !isMemoryEffectFree(op) || budget-- <= 0)
+      return {};
+    std::optional<LinearLayout> layout = tilegpu::getLayout(want);
+    if (!layout)
+      return {};
+    SmallVector<Value> operands;
+    if (auto cvt = dyn_cast<tilegpu::ConvertLayoutOp>(op))
+      return memo[key] = get(cvt.getSrc(), want);
+    if (isa<tile::MakeRangeOp, tile::SplatOp>(op)) {
+      operands.assign(op->operand_begin(), op->operand_end());
+    } else if (auto cst = dyn_cast<arith::ConstantOp>(op)) {
+      auto dense = dyn_cast<SplatElementsAttr>(cst.getValue());
+      if (!dense)
+        return {};
+      Value c = b.create<arith::ConstantOp>(op->getLoc(), want,
+                                            dense.reshape(want));
+      return memo[key] = c;
+    } else if (auto e = dyn_cast<tile::ExpandDimsOp>(op)) {
+      Value src = get(e.getSrc(), tilegpu::withLayout(
+                                      e.getSrc().getType(),
+                                      gpu::dropDim(*layout, e.getAxis())));
+      if (!src)
+        return {};
+      operands.push_back(src);
+    } else if (auto bc = dyn_cast<tile::BroadcastOp>(op)) {
+      Value src = get(bc.getSrc(),
+                      tilegpu::withLayout(bc.getSrc().getType(),
+                                          gpu::broadcastSource(
+                                              *layout,
+                                              shapeOf(bc.getSrc().getType()))));
+      if (!src)
+        return {};
+      operands.push_back(src);
+    } else if (isa<tile::AddPtrOp>(op) ||
+               isa<arith::ArithDialect, math::MathDialect>(op->getDialect())) {
+      // Element-wise: every tensor operand in the result's layout.
+      for (Value operand : op->getOperands()) {
+        auto t = dyn_cast<RankedTensorType>(operand.getType());
+        if (!t) {
+          operands.push_back(operand);
+          continue;
+        }
+        if (t.getShape() != want.getShape())
+          return {};
+        Value r = get(operand, tilegpu::withLayout(t, *layout));
+        if (!r)
+          return {};
+        operands.push_back(r);
+      }
+    } else {
+      return {};
+    }
+    Operation *clone = b.clone(*op);
+    clone->setOperands(operands);
+    clone->getResult(0).setType(want);
+    return memo[key] = clone->getResult(0);
+  }
+};
+
+struct TileGPURemoveLayoutConversions
+    : public tilegpu::impl::TileGPURemoveLayoutConversionsBase<
+          TileGPURemoveLayoutConversions> {
+  void runOnOperation() override {
+    SmallVector<tilegpu::ConvertLayoutOp> converts;
+    getOperation().walk(
+        [&](tilegpu::ConvertLayoutOp op) { converts.push_back(op); });
+    for (tilegpu::ConvertLayoutOp cvt : converts) {
+      OpBuilder b(cvt);
+      Rematerializer remat{b};
+      Value v = remat.get(cvt.getSrc(), cvt.getType());
+      if (v && v != cvt.getResult())
+        cvt.getResult().replaceAllUsesWith(v);
+    }
+    // What nobody uses any more goes with canonicalization.
+  }
+};
+
+} // namespace
