@@ -10,6 +10,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
@@ -107,10 +108,44 @@ struct Rematerializer {
   }
 };
 
+/// A loop-carried value converted to one layout on entry to the body and
+/// converted back before the yield (an accumulator: acc = dot(a, b, acc))
+/// is carried in that layout instead; the conversions move outside the loop.
+bool carryInBodyLayout(scf::ForOp loop) {
+  bool changed = false;
+  auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
+  for (unsigned i = 0; i < loop.getNumRegionIterArgs(); ++i) {
+    BlockArgument arg = loop.getRegionIterArgs()[i];
+    if (!arg.hasOneUse())
+      continue;
+    auto in = dyn_cast<tilegpu::ConvertLayoutOp>(*arg.getUsers().begin());
+    auto out = yield.getOperand(i).getDefiningOp<tilegpu::ConvertLayoutOp>();
+    if (!in || !out || out.getSrc().getType() != in.getType())
+      continue;
+    Type carried = in.getType(), outer = arg.getType();
+    OpBuilder b(loop);
+    Value init = b.create<tilegpu::ConvertLayoutOp>(
+        loop.getLoc(), carried, loop.getInitArgs()[i]);
+    loop.getInitArgsMutable()[i].assign(init);
+    arg.setType(carried);
+    in.getResult().replaceAllUsesWith(arg);
+    in.erase();
+    yield.setOperand(i, out.getSrc());
+    Value result = loop.getResult(i);
+    result.setType(carried);
+    b.setInsertionPointAfter(loop);
+    auto back = b.create<tilegpu::ConvertLayoutOp>(loop.getLoc(), outer, result);
+    result.replaceAllUsesExcept(back.getResult(), back);
+    changed = true;
+  }
+  return changed;
+}
+
 struct TileGPURemoveLayoutConversions
     : public tilegpu::impl::TileGPURemoveLayoutConversionsBase<
           TileGPURemoveLayoutConversions> {
   void runOnOperation() override {
+    getOperation().walk([&](scf::ForOp loop) { carryInBodyLayout(loop); });
     SmallVector<tilegpu::ConvertLayoutOp> converts;
     getOperation().walk(
         [&](tilegpu::ConvertLayoutOp op) { converts.push_back(op); });

@@ -33,7 +33,10 @@ def TileGPURemoveLayoutConversions
     ops recomputed in the target layout, operands first: index and pointer
     arithmetic is computed where it is used instead of moving through shared
     memory. Trees over 48 ops, and anything reading memory, keep their
-    conversion. Run canonicalization after it to drop what is left unused.
+    conversion. A value an `scf.for` carries, converted to one layout on
+    entry to the body and back before the yield (an accumulator), is carried
+    in that layout, with the conversions outside the loop. Run
+    canonicalization after it to drop what is left unused.
   }];
   let dependentDialects = ["::tessel::tilegpu::TileGPUDialect",
                            "mlir::arith::ArithDialect"];
