@@ -35,8 +35,24 @@ std::vector<int32_t> shapeOf(Type t) {
 
 struct Rematerializer {
   OpBuilder &b;
+  /// Elements of the conversion being removed: an operand that cannot be
+  /// recomputed is converted instead when it is smaller (the broadcast
+  /// source of a row vector), or when a loop carries it (the accumulator,
+  /// whose conversion the loop step then moves out).
+  int64_t rootElements;
   int budget = kBudget;
   DenseMap<std::pair<Value, Type>, Value> memo;
+
+  Value getOrConvert(Value v, RankedTensorType want) {
+    if (Value r = get(v, want))
+      return r;
+    auto arg = dyn_cast<BlockArgument>(v);
+    bool carried = arg && isa<scf::ForOp>(arg.getOwner()->getParentOp()) &&
+                   arg.getArgNumber() > 0;
+    if (want.getNumElements() >= rootElements && !carried)
+      return {};
+    return b.create<tilegpu::ConvertLayoutOp>(v.getLoc(), want, v);
+  }
 
   /// `v` recomputed with type `want` (its shape and element type, another
   /// layout), or null when its producers include something that cannot be
@@ -67,14 +83,15 @@ struct Rematerializer {
                                             dense.reshape(want));
       return memo[key] = c;
     } else if (auto e = dyn_cast<tile::ExpandDimsOp>(op)) {
-      Value src = get(e.getSrc(), tilegpu::withLayout(
-                                      e.getSrc().getType(),
-                                      gpu::dropDim(*layout, e.getAxis())));
+      Value src = getOrConvert(e.getSrc(),
+                               tilegpu::withLayout(
+                                   e.getSrc().getType(),
+                                   gpu::dropDim(*layout, e.getAxis())));
       if (!src)
         return {};
       operands.push_back(src);
     } else if (auto bc = dyn_cast<tile::BroadcastOp>(op)) {
-      Value src = get(bc.getSrc(),
+      Value src = getOrConvert(bc.getSrc(),
                       tilegpu::withLayout(bc.getSrc().getType(),
                                           gpu::broadcastSource(
                                               *layout,
@@ -93,7 +110,7 @@ struct Rematerializer {
         }
         if (t.getShape() != want.getShape())
           return {};
-        Value r = get(operand, tilegpu::withLayout(t, *layout));
+        Value r = getOrConvert(operand, tilegpu::withLayout(t, *layout));
         if (!r)
           return {};
         operands.push_back(r);
@@ -146,17 +163,43 @@ struct TileGPURemoveLayoutConversions
           TileGPURemoveLayoutConversions> {
   void runOnOperation() override {
     getOperation().walk([&](scf::ForOp loop) { carryInBodyLayout(loop); });
+    rematerializeConversions();
+    // Conversions moved next to a loop's arguments now move out of the loop.
+    getOperation().walk([&](scf::ForOp loop) { carryInBodyLayout(loop); });
+  }
+
+  void rematerializeConversions() {
     SmallVector<tilegpu::ConvertLayoutOp> converts;
     getOperation().walk(
         [&](tilegpu::ConvertLayoutOp op) { converts.push_back(op); });
     for (tilegpu::ConvertLayoutOp cvt : converts) {
       OpBuilder b(cvt);
-      Rematerializer remat{b};
+      Rematerializer remat{b, cvt.getType().getNumElements()};
       Value v = remat.get(cvt.getSrc(), cvt.getType());
-      if (v && v != cvt.getResult())
-        cvt.getResult().replaceAllUsesWith(v);
+      if (!v || v == cvt.getResult())
+        continue;
+      cvt.getResult().replaceAllUsesWith(v);
+      eraseDead(cvt);
     }
-    // What nobody uses any more goes with canonicalization.
+  }
+
+  /// Erases `op` and then every pure producer left without users (so that a
+  /// loop argument's remaining use is the one the loop step looks for).
+  static void eraseDead(Operation *op) {
+    SmallVector<Operation *> work{op};
+    while (!work.empty()) {
+      Operation *o = work.pop_back_val();
+      if (!o->use_empty() || o->getNumRegions() != 0 || !isMemoryEffectFree(o))
+        continue;
+      SmallVector<Operation *> producers;
+      for (Value operand : o->getOperands())
+        if (Operation *def = operand.getDefiningOp())
+          producers.push_back(def);
+      o->erase();
+      for (Operation *def : producers)
+        if (!llvm::is_contained(work, def))
+          work.push_back(def);
+    }
   }
 };
 
