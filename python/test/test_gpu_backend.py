@@ -260,3 +260,17 @@ def test_attention_forward_matches_numpy(sim, rng):
     ref = (p / p.sum(axis=-1, keepdims=True)) @ v.astype(np.float64)
     np.testing.assert_allclose(out.astype(np.float64), ref, rtol=2e-2, atol=2e-3)
     assert kernel.asm["ptx"].count("mma.sync.aligned.m16n8k16") >= 2
+
+
+@tessel.jit
+def scalar_to_int8_kernel(x_ptr, o_ptr):
+    tl.store(o_ptr, tl.load(x_ptr).to(tl.int8))
+
+
+@pytest.mark.parametrize("value", [300.0, -200.5, 127.9, 1e6])
+def test_scalar_float_to_int8_wraps(sim, value):
+    # As Triton's interpreter and the CPU backend: truncate toward zero, then wrap (PTX's cvt would saturate).
+    x = np.array([value], np.float32)
+    out = np.zeros(1, np.int8)
+    scalar_to_int8_kernel[(1,)](x, out)
+    assert out[0] == np.int64(np.trunc(x[0])).astype(np.int8)

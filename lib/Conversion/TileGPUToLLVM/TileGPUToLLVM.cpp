@@ -981,24 +981,6 @@ struct ElementwiseLowering : public ConversionPattern {
     Type elt = getTypeConverter()->convertType(
         getElementTypeOrSelf(op->getResult(0).getType()));
     SmallVector<Value> values;
-    // Float to an 8- or 16-bit integer goes through int64 and wraps, as
-    // Triton's semantics (and the CPU backend) have it; PTX's cvt to a
-    // narrow integer would saturate instead.
-    if (isa<arith::FPToSIOp, arith::FPToUIOp>(op) &&
-        elt.getIntOrFloatBitWidth() < 32) {
-      for (int i = 0; i < n; ++i) {
-        Value x = operands[0].size() == 1 ? operands[0][0] : operands[0][i];
-        Value wide =
-            isa<arith::FPToSIOp>(op)
-                ? rw.create<arith::FPToSIOp>(op->getLoc(), rw.getI64Type(), x)
-                      .getResult()
-                : rw.create<arith::FPToUIOp>(op->getLoc(), rw.getI64Type(), x)
-                      .getResult();
-        values.push_back(rw.create<arith::TruncIOp>(op->getLoc(), elt, wide));
-      }
-      rw.replaceOpWithMultiple(op, {values});
-      return success();
-    }
     for (int i = 0; i < n; ++i) {
       OperationState state(op->getLoc(), op->getName());
       for (ValueRange v : operands)
@@ -1050,9 +1032,34 @@ int64_t scratchBytes(ModuleOp module) {
 
 } // namespace
 
+/// Float to an 8- or 16-bit integer goes through int64 and wraps, as
+/// Triton's semantics (and the CPU backend) have it; PTX's cvt to a narrow
+/// integer would saturate instead.
+static void widenNarrowFloatToInt(ModuleOp module) {
+  SmallVector<Operation *> casts;
+  module.walk([&](Operation *op) {
+    if (isa<arith::FPToSIOp, arith::FPToUIOp>(op) &&
+        getElementTypeOrSelf(op->getResult(0).getType()).getIntOrFloatBitWidth() < 32)
+      casts.push_back(op);
+  });
+  for (Operation *op : casts) {
+    OpBuilder b(op);
+    Type result = op->getResult(0).getType();
+    Type wide = tile::getTypeWithShapeOf(b.getI64Type(), result);
+    Value x = op->getOperand(0);
+    Value w = isa<arith::FPToSIOp>(op)
+                  ? b.create<arith::FPToSIOp>(op->getLoc(), wide, x).getResult()
+                  : b.create<arith::FPToUIOp>(op->getLoc(), wide, x).getResult();
+    op->getResult(0).replaceAllUsesWith(
+        b.create<arith::TruncIOp>(op->getLoc(), result, w));
+    op->erase();
+  }
+}
+
 LogicalResult gpu::lowerTileGPUToLLVM(ModuleOp module,
                                       const GPUTargetInfo &target) {
   MLIRContext *ctx = module.getContext();
+  widenNarrowFloatToInt(module);
   int64_t shared = scratchBytes(module);
   {
     OpBuilder b(module.getBodyRegion());
