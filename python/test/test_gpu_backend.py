@@ -274,3 +274,21 @@ def test_scalar_float_to_int8_wraps(sim, value):
     out = np.zeros(1, np.int8)
     scalar_to_int8_kernel[(1,)](x, out)
     assert out[0] == np.int64(np.trunc(x[0])).astype(np.int8)
+
+
+@tessel.jit
+def moving_store_kernel(x_ptr, ITERS: tl.constexpr):
+    # Each iteration stores i + 1 over a window 16 elements further on: later iterations win where they overlap
+    # (fuzzer seed 5, kernel 64, found the barrier between iterations missing).
+    r = tl.arange(0, 256)
+    for i in range(0, ITERS):
+        tl.store(x_ptr + r + i * 16, tl.full([256], 0, tl.int32) + i + 1)
+
+
+def test_loop_stores_keep_program_order(sim):
+    x = np.zeros(256 + 16 * 3, np.int32)
+    moving_store_kernel[(1,)](x, ITERS=4)
+    want = np.zeros_like(x)
+    for i in range(4):
+        want[i * 16:i * 16 + 256] = i + 1
+    np.testing.assert_array_equal(x, want)

@@ -61,3 +61,30 @@ func.func @loop(%x: !tile.ptr<f32>, %y: !tile.ptr<f32>, %n: i32) attributes {til
   }
   return
 }
+
+// -----
+
+// A store whose addresses move with the loop (offset by the induction
+// variable) overlaps the previous iteration's, written by other threads: a
+// barrier orders the two, although both go through the same pointer value.
+// CHECK-LABEL: func.func @moving_store
+// CHECK: scf.for
+// CHECK: tilegpu.barrier
+// CHECK-NEXT: tile.store
+func.func @moving_store(%x: !tile.ptr<i32> {tile.noalias}) attributes {tile.kernel} {
+  %r = tile.make_range {start = 0 : i32, end = 256 : i32} : tensor<256xi32>
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c2 = arith.constant 2 : i32
+  %c16 = arith.constant 16 : i32
+  scf.for %i = %c0 to %c2 step %c1 : i32 {
+    %o = arith.muli %i, %c16 : i32
+    %os = tile.splat %o : tensor<256xi32>
+    %off = arith.addi %r, %os : tensor<256xi32>
+    %xs = tile.splat %x : tensor<256x!tile.ptr<i32>>
+    %xa = tile.addptr %xs, %off : tensor<256x!tile.ptr<i32>>, tensor<256xi32>
+    %val = tile.splat %i : tensor<256xi32>
+    tile.store %xa, %val : tensor<256x!tile.ptr<i32>>, tensor<256xi32>
+  }
+  return
+}

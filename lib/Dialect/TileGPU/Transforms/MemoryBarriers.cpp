@@ -27,7 +27,16 @@ struct Access {
   Value ptr;
   BlockArgument root; // null: not known
   bool isWrite;
+  /// Set on accesses of a loop's previous iteration: the same pointer value
+  /// there may hold other addresses (it can depend on the iteration).
+  Operation *previousIterationOf = nullptr;
 };
+
+/// Whether `v` has the same value in every iteration of `loop`.
+bool invariantIn(Value v, Operation *loop) {
+  Operation *owner = v.getParentBlock()->getParentOp();
+  return !loop->isAncestor(owner);
+}
 
 bool isNoalias(BlockArgument arg) {
   auto func = dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp());
@@ -47,7 +56,12 @@ bool mayConflict(const Access &a, const Access &b) {
     return false;
   // The same pointers in a layout without copies: each thread only touches
   // the elements it holds, in its own program order.
-  if (a.ptr == b.ptr && ownedOnce(a.ptr))
+  auto sameAddresses = [&](const Access &x) {
+    return !x.previousIterationOf ||
+           invariantIn(x.ptr, x.previousIterationOf);
+  };
+  if (a.ptr == b.ptr && ownedOnce(a.ptr) && sameAddresses(a) &&
+      sameAddresses(b))
     return false;
   if (!a.root || !b.root)
     return true;
@@ -85,10 +99,15 @@ struct Walker {
       } else if (isa<scf::ForOp, scf::WhileOp>(op)) {
         // Twice: the second walk sees the first iteration's accesses
         // pending, as the next iteration does.
-        for (int pass = 0; pass < 2; ++pass)
+        for (int pass = 0; pass < 2; ++pass) {
+          if (pass == 1)
+            for (Access &a : pending)
+              if (!a.previousIterationOf && op.isAncestor(a.op))
+                a.previousIterationOf = &op;
           for (Region &r : op.getRegions())
             for (Block &b : r)
               walkBlock(b, pending);
+        }
       } else if (op.getNumRegions() > 0) {
         SmallVector<Access> merged;
         for (Region &r : op.getRegions())

@@ -17,8 +17,9 @@ def TileGPUMemoryBarriers
     arguments of which neither is `tile.noalias`, or a pointer whose
     argument cannot be seen). Loops are walked twice, so accesses of one
     iteration are ordered against the next. Two accesses through the same
-    block of pointers in a layout without copies need no barrier: each
-    thread touches only its own elements.
+    block of pointers in a layout without copies need no barrier (each
+    thread touches only its own elements), unless they are in different
+    iterations of a loop the pointers vary in.
   }];
   let dependentDialects = ["::tessel::tilegpu::TileGPUDialect"];
 }
