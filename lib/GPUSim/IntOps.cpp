@@ -18,7 +18,7 @@ namespace {
 
 enum IntOp : uint8_t {
   Add, Sub, AddSat, SubSat, MulLo, MulHi, MulWide, MadLo, MadHi, MadWide,
-  Div, Rem, Min, Max, Abs, Neg, And, Or, Xor, Not, CNot, Shl, Shr, Popc, Clz,
+  Div, Rem, Min, Max, MinRelu, MaxRelu, Abs, Neg, And, Or, Xor, Not, CNot, Shl, Shr, Popc, Clz,
   Brev, Bfe, Bfi,
 };
 
@@ -61,6 +61,9 @@ template <class T, IntOp OP> void intOp(ExecContext &c, const Inst &I,
       else r = OP == Div ? U<T>(a / b) : U<T>(a % b);
     } else if constexpr (OP == Min) r = U<T>(a < b ? a : b);
     else if constexpr (OP == Max) r = U<T>(a > b ? a : b);
+    // .relu (sm_90, .s32): a negative result becomes 0.
+    else if constexpr (OP == MinRelu) r = U<T>(std::max(T(0), a < b ? a : b));
+    else if constexpr (OP == MaxRelu) r = U<T>(std::max(T(0), a > b ? a : b));
     else if constexpr (OP == Abs) r = U<T>(a < 0 ? U<T>(0) - U<T>(a) : U<T>(a));
     else if constexpr (OP == Neg) r = U<T>(U<T>(0) - U<T>(a));
     else if constexpr (OP == And) r = U<T>(a & b);
@@ -226,6 +229,7 @@ void decodeArithLike(DecodeInput &in, Inst &inst) {
   }
   int part = in.takeOneOf({"lo", "hi", "wide"});
   bool sat = in.take("sat");
+  bool relu = in.take("relu");
   PType t = oneType(in);
   in.finish();
   if (!allowed(t, INTTYPES) && !(isBits(t) && (b == "add" || b == "sub")))
@@ -242,6 +246,8 @@ void decodeArithLike(DecodeInput &in, Inst &inst) {
   }
   if (sat && !((b == "add" || b == "sub") && t == PType::S32))
     in.fail(".sat is only supported on add/sub.s32");
+  if (relu && !((b == "min" || b == "max") && t == PType::S32))
+    in.fail(".relu is only supported on min/max.s32");
   if (b == "add") inst.exec = sat ? pick<AddSat>(in, t) : pick<Add>(in, t);
   else if (b == "sub") inst.exec = sat ? pick<SubSat>(in, t) : pick<Sub>(in, t);
   else if (b == "mul" || b == "mad") {
@@ -253,8 +259,8 @@ void decodeArithLike(DecodeInput &in, Inst &inst) {
   } else if (part >= 0) in.fail("unexpected .lo/.hi/.wide");
   else if (b == "div") inst.exec = pick<Div>(in, t);
   else if (b == "rem") inst.exec = pick<Rem>(in, t);
-  else if (b == "min") inst.exec = pick<Min>(in, t);
-  else if (b == "max") inst.exec = pick<Max>(in, t);
+  else if (b == "min") inst.exec = relu ? pick<MinRelu>(in, t) : pick<Min>(in, t);
+  else if (b == "max") inst.exec = relu ? pick<MaxRelu>(in, t) : pick<Max>(in, t);
   else if (b == "abs") { if (!isSigned(t)) in.fail("abs needs a signed type"); inst.exec = pick<Abs>(in, t); }
   else if (b == "neg") { if (!isSigned(t)) in.fail("neg needs a signed type"); inst.exec = pick<Neg>(in, t); }
   else in.fail("internal: unhandled arithmetic opcode");

@@ -852,3 +852,12 @@ def test_device_function_calls(rng):
     assert [int(v) for v in out[:, 1]] == [scaled(int(y), 7) if o else 0 for y, o in zip(b, odd)]
     np.testing.assert_array_equal(out[:, 2], np.where(odd, b, 0))
     assert (out[:, 3] == 0xFFFFFFFF).all()
+
+
+def test_min_max_relu_s32(rng):
+    # PTX ISA (sm_90): min/max.relu.s32 clamp a negative result to 0.
+    a = rng.integers(-1000, 1000, N).astype(np.int32)
+    b = rng.integers(-1000, 1000, N).astype(np.int32)
+    for op, fn in [("max", np.maximum), ("min", np.minimum)]:
+        d = run(f"{op}.relu.s32 %d, %a, %b;", a, b, out_dtype=np.int32)
+        np.testing.assert_array_equal(d, np.maximum(fn(a, b), 0), err_msg=op)
