@@ -1,6 +1,9 @@
 """Tessel's own NVIDIA backend: kernels compiled to PTX (and cubins through ptxas) for sm_80 and sm_90a, run in the
 PTX simulator (targets sim:sm_80 and sim:sm_90a) and checked against numpy. The simulator itself is validated on
 Triton's PTX (test_gpusim_triton*.py), independently of this backend."""
+import pathlib
+import sys
+
 import numpy as np
 import pytest
 
@@ -219,33 +222,14 @@ def test_contiguous_accesses_are_16_bytes(sim, rng):
     assert "ld.global.b32" not in ptx
 
 
-@tessel.jit
-def attention_kernel(Q, K, V, Out, sm_scale, N_CTX, HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr,
-                     BLOCK_N: tl.constexpr):
-    # Flash-attention forward (Triton's tutorial 06 without the causal stage): online softmax in base 2, two dots.
-    start_m = tl.program_id(0)
-    base = tl.program_id(1).to(tl.int64) * N_CTX * HEAD_DIM
-    offs_m = start_m * BLOCK_M + tl.arange(0, BLOCK_M)
-    offs_n = tl.arange(0, BLOCK_N)
-    offs_d = tl.arange(0, HEAD_DIM)
-    q = tl.load(Q + base + offs_m[:, None] * HEAD_DIM + offs_d[None, :])
-    m_i = tl.zeros([BLOCK_M], dtype=tl.float32) - float("inf")
-    l_i = tl.zeros([BLOCK_M], dtype=tl.float32) + 1.0
-    acc = tl.zeros([BLOCK_M, HEAD_DIM], dtype=tl.float32)
-    qk_scale = sm_scale * 1.44269504
-    for start_n in range(0, N_CTX, BLOCK_N):
-        k = tl.load(K + base + (start_n + offs_n)[None, :] * HEAD_DIM + offs_d[:, None])
-        qk = tl.dot(q, k)
-        m_ij = tl.maximum(m_i, tl.max(qk, 1) * qk_scale)
-        qk = qk * qk_scale - m_ij[:, None]
-        p = tl.math.exp2(qk)
-        alpha = tl.math.exp2(m_i - m_ij)
-        l_i = l_i * alpha + tl.sum(p, 1)
-        acc = acc * alpha[:, None]
-        v = tl.load(V + base + (start_n + offs_n)[:, None] * HEAD_DIM + offs_d[None, :])
-        acc = tl.dot(p.to(tl.float16), v, acc)
-        m_i = m_ij
-    tl.store(Out + base + offs_m[:, None] * HEAD_DIM + offs_d[None, :], (acc / l_i[:, None]).to(tl.float16))
+def _attention_kernel():
+    """Flash-attention forward (Triton's tutorial 06 without the causal stage): the kernel bench/gpu_static.py
+    compares with Triton's, compiled here by Tessel."""
+    root = pathlib.Path(__file__).resolve().parents[2]
+    if str(root) not in sys.path:
+        sys.path.insert(0, str(root))
+    from bench.gpu_static_kernels import attn_fwd
+    return attn_fwd
 
 
 def test_attention_forward_matches_numpy(sim, rng):
@@ -253,7 +237,8 @@ def test_attention_forward_matches_numpy(sim, rng):
     q, k, v = (rng.standard_normal((bh, n_ctx, d)).astype(np.float16) for _ in range(3))
     out = np.zeros_like(q)
     scale = 1.0 / np.sqrt(d)
-    kernel = attention_kernel[(n_ctx // 32, bh)](q, k, v, out, scale, n_ctx, HEAD_DIM=d, BLOCK_M=32, BLOCK_N=32)
+    kernel = _attention_kernel()[(n_ctx // 32, bh)](q, k, v, out, scale, n_ctx, HEAD_DIM=d, BLOCK_M=32,
+                                                    BLOCK_N=32)
     s = (q.astype(np.float64) @ k.astype(np.float64).transpose(0, 2, 1)) * scale
     p = np.exp(s - s.max(axis=-1, keepdims=True))
     # The kernel rounds P to fp16 before its second dot (as Triton's does): compare at fp16 precision.

@@ -135,12 +135,16 @@ Value flatIndex(OpBuilder &b, Location loc, ArrayRef<Value> coords,
 }
 
 /// Whether this thread owns (is the first copy of) its registers' elements:
-/// lanes and warps whose bits only make copies are not owners.
+/// lanes and warps whose bits only make copies are not owners. Warp bits in
+/// `distinctWarps` count as distinct even where the layout copies along them
+/// (a reduction's partials, one per warp along the axis).
 Value isOwner(OpBuilder &b, Location loc, const LinearLayout &layout,
-              const ThreadIds &ids) {
+              const ThreadIds &ids, uint32_t distinctWarps = 0) {
   Value own = b.create<arith::ConstantIntOp>(loc, b.getI1Type(), 1);
   auto check = [&](const char *in, Value index) {
     uint32_t free = layout.freeBits(in);
+    if (in == gpu::kWarp)
+      free &= ~distinctWarps;
     if (!free)
       return;
     Value masked = b.create<arith::AndIOp>(loc, index, i32Const(b, loc, free));
@@ -168,6 +172,16 @@ Value sharedAddress(OpBuilder &b, Location loc, unsigned addrSpace,
                                ValueRange{byteOffset});
 }
 
+/// The address of element `index` (of `bytes` each) of a shared-memory
+/// region starting at byte `base`.
+Value sharedElement(OpBuilder &b, Location loc, unsigned addrSpace,
+                    int64_t base, Value index, unsigned bytes) {
+  Value off = b.create<arith::AddIOp>(
+      loc, i32Const(b, loc, base),
+      b.create<arith::MulIOp>(loc, index, i32Const(b, loc, bytes)));
+  return sharedAddress(b, loc, addrSpace, off);
+}
+
 /// Memory type of a register value (bools as i8, pointers as pointers).
 Type memoryType(Type t) {
   if (t.isInteger(1))
@@ -187,6 +201,23 @@ Value fromMemory(OpBuilder &b, Location loc, Value v, Type t) {
                                    b.create<arith::ConstantIntOp>(
                                        loc, v.getType(), 0));
   return v;
+}
+
+/// A register value stored as, or loaded from, element `index` of a shared
+/// region at byte `base` (elements of their memory type's size).
+void storeShared(OpBuilder &b, Location loc, unsigned addrSpace, Value v,
+                 int64_t base, Value index) {
+  unsigned bytes = storageBytes(memoryType(v.getType()));
+  Value addr = sharedElement(b, loc, addrSpace, base, index, bytes);
+  b.create<LLVM::StoreOp>(loc, toMemory(b, loc, v), addr, bytes);
+}
+
+Value loadShared(OpBuilder &b, Location loc, unsigned addrSpace, Type t,
+                 int64_t base, Value index) {
+  Type mem = memoryType(t);
+  unsigned bytes = storageBytes(mem);
+  Value addr = sharedElement(b, loc, addrSpace, base, index, bytes);
+  return fromMemory(b, loc, b.create<LLVM::LoadOp>(loc, mem, addr, bytes), t);
 }
 
 /// Runs `body` only where `cond` holds.
@@ -479,12 +510,12 @@ struct AssumeLowering : TileGPUPattern<tile::AssumeOp> {
 };
 
 /// Writes every owned element of a tensor to shared memory at its row-major
-/// index (elements of `bytes` each, from byte `base`); `transposed` writes a
+/// index (elements of their memory size, from byte `base`); `transposed` writes a
 /// 2-D block column-major instead.
 void writeTensorToShared(OpBuilder &b, Location loc,
                          const gpu::GPUTargetInfo &target,
                          const LinearLayout &layout, ArrayRef<int32_t> shape,
-                         ValueRange values, unsigned bytes, int64_t base,
+                         ValueRange values, int64_t base,
                          bool transposed = false) {
   ThreadIds ids = threadIds(b, loc, target);
   auto coords = elementCoords(b, loc, layout, ids);
@@ -496,12 +527,8 @@ void writeTensorToShared(OpBuilder &b, Location loc,
         transposed
             ? flatIndex(b, loc, {coords[r][1], coords[r][0]}, {shape[1], shape[0]})
             : flatIndex(b, loc, coords[r], shape);
-    Value off = b.create<arith::AddIOp>(
-        loc, i32Const(b, loc, base),
-        b.create<arith::MulIOp>(loc, flat, i32Const(b, loc, bytes)));
     ifThen(b, loc, own, [&](OpBuilder &ib) {
-      Value addr = sharedAddress(ib, loc, target.sharedAddressSpace(), off);
-      ib.create<LLVM::StoreOp>(loc, toMemory(ib, loc, values[r]), addr, bytes);
+      storeShared(ib, loc, target.sharedAddressSpace(), values[r], base, flat);
     });
   }
 }
@@ -510,18 +537,14 @@ SmallVector<Value> readTensorFromShared(OpBuilder &b, Location loc,
                                         const gpu::GPUTargetInfo &target,
                                         const LinearLayout &layout,
                                         ArrayRef<int32_t> shape, Type elt,
-                                        unsigned bytes, int64_t base) {
+                                        int64_t base) {
   ThreadIds ids = threadIds(b, loc, target);
   auto coords = elementCoords(b, loc, layout, ids);
   SmallVector<Value> values;
   for (auto &c : coords) {
     Value flat = flatIndex(b, loc, c, shape);
-    Value off = b.create<arith::AddIOp>(
-        loc, i32Const(b, loc, base),
-        b.create<arith::MulIOp>(loc, flat, i32Const(b, loc, bytes)));
-    Value addr = sharedAddress(b, loc, target.sharedAddressSpace(), off);
-    Value v = b.create<LLVM::LoadOp>(loc, memoryType(elt), addr, bytes);
-    values.push_back(fromMemory(b, loc, v, elt));
+    values.push_back(
+        loadShared(b, loc, target.sharedAddressSpace(), elt, base, flat));
   }
   return values;
 }
@@ -566,15 +589,6 @@ Value convertElement(OpBuilder &b, Location loc, Value v, Type to) {
 struct DotLowering : TileGPUPattern<tile::DotOp> {
   using TileGPUPattern::TileGPUPattern;
 
-  Value loadShared(OpBuilder &b, Location loc, Type t, Value elementIndex,
-                   unsigned bytes, int64_t base) const {
-    Value off = b.create<arith::AddIOp>(
-        loc, i32Const(b, loc, base),
-        b.create<arith::MulIOp>(loc, elementIndex, i32Const(b, loc, bytes)));
-    Value addr = sharedAddress(b, loc, target.sharedAddressSpace(), off);
-    return b.create<LLVM::LoadOp>(loc, t, addr, bytes);
-  }
-
   LogicalResult
   matchAndRewrite(tile::DotOp op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rw) const override {
@@ -583,7 +597,6 @@ struct DotLowering : TileGPUPattern<tile::DotOp> {
     int32_t M = aTy.getDimSize(0), K = aTy.getDimSize(1), N = bTy.getDimSize(1);
     Type aElt = aTy.getElementType(), bElt = bTy.getElementType();
     Type accElt = op.getD().getType().getElementType();
-    unsigned aBytes = storageBytes(aElt), bBytes = storageBytes(bElt);
     int64_t bBase;
     dotSharedBytes(op, bBase);
     LinearLayout dLayout = layoutOf(op.getD().getType());
@@ -591,9 +604,9 @@ struct DotLowering : TileGPUPattern<tile::DotOp> {
 
     target.barrier(rw, loc);
     writeTensorToShared(rw, loc, target, layoutOf(aTy), {M, K},
-                        adaptor.getA(), aBytes, 0);
+                        adaptor.getA(), 0);
     writeTensorToShared(rw, loc, target, layoutOf(bTy), {K, N},
-                        adaptor.getB(), bBytes, bBase, /*transposed=*/true);
+                        adaptor.getB(), bBase, /*transposed=*/true);
     target.barrier(rw, loc);
     ThreadIds ids = threadIds(rw, loc, target);
 
@@ -616,7 +629,8 @@ struct DotLowering : TileGPUPattern<tile::DotOp> {
             loc, rw.create<arith::MulIOp>(loc, rowOrCol, i32Const(rw, loc, K)),
             kOff);
         Value pairIdx = rw.create<arith::ShRUIOp>(loc, idx, i32Const(rw, loc, 1));
-        return loadShared(rw, loc, i32, pairIdx, 4, base);
+        return loadShared(rw, loc, target.sharedAddressSpace(), i32, base,
+                          pairIdx);
       };
       // K steps outermost: a step's fragments are loaded once per row (A)
       // or column (B) of tiles and are dead after it, which keeps the
@@ -686,8 +700,9 @@ struct DotLowering : TileGPUPattern<tile::DotOp> {
             loc, lb2.create<arith::MulIOp>(loc, coords[r][0], i32Const(lb2, loc, K)), k);
         Value bIdx = lb2.create<arith::AddIOp>(
             loc, lb2.create<arith::MulIOp>(loc, coords[r][1], i32Const(lb2, loc, K)), k);
-        Value av = fromMemory(lb2, loc, loadShared(lb2, loc, memoryType(aElt), aIdx, aBytes, 0), aElt);
-        Value bv = fromMemory(lb2, loc, loadShared(lb2, loc, memoryType(bElt), bIdx, bBytes, bBase), bElt);
+        unsigned space = target.sharedAddressSpace();
+        Value av = loadShared(lb2, loc, space, aElt, 0, aIdx);
+        Value bv = loadShared(lb2, loc, space, bElt, bBase, bIdx);
         av = convertElement(lb2, loc, av, sumElt);
         bv = convertElement(lb2, loc, bv, sumElt);
         Value acc = loop.getRegionIterArgs()[r];
@@ -757,12 +772,11 @@ struct ConvertLayoutLowering : TileGPUPattern<tilegpu::ConvertLayoutOp> {
       }
     }
     std::vector<int32_t> shape = shapeOf(op.getType());
-    unsigned bytes = storageBytes(elt);
     target.barrier(rw, loc);
-    writeTensorToShared(rw, loc, target, src, shape, in, bytes, 0);
+    writeTensorToShared(rw, loc, target, src, shape, in, 0);
     target.barrier(rw, loc);
     SmallVector<Value> values =
-        readTensorFromShared(rw, loc, target, dst, shape, elt, bytes, 0);
+        readTensorFromShared(rw, loc, target, dst, shape, elt, 0);
     rw.replaceOpWithMultiple(op, {values});
     return success();
   }
@@ -851,10 +865,6 @@ struct ReduceLowering : TileGPUPattern<tile::ReduceOp> {
               loc, slot,
               rw.create<arith::ShLIOp>(loc, set, i32Const(rw, loc, k++)));
         }
-      // Partials are written by the first lane and warp of each copy group
-      // along the non-axis dimensions: owners of the output layout apart
-      // from the axis warps.
-      LinearLayout writers = out;
       std::vector<int32_t> outShape;
       for (auto &o : out.outs())
         outShape.push_back(o.size);
@@ -862,23 +872,10 @@ struct ReduceLowering : TileGPUPattern<tile::ReduceOp> {
       for (int32_t s : outShape)
         outNumel *= s;
       auto coords = elementCoords(rw, loc, out, ids);
-      Value laneOwn = rw.create<arith::ConstantIntOp>(loc, rw.getI1Type(), 1);
-      uint32_t freeLanes = out.freeBits(gpu::kLane);
-      uint32_t freeWarps = out.freeBits(gpu::kWarp) & ~axisWarps;
-      if (freeLanes)
-        laneOwn = rw.create<arith::CmpIOp>(
-            loc, arith::CmpIPredicate::eq,
-            rw.create<arith::AndIOp>(loc, ids.lane, i32Const(rw, loc, freeLanes)),
-            i32Const(rw, loc, 0));
-      if (freeWarps)
-        laneOwn = rw.create<arith::AndIOp>(
-            loc, laneOwn,
-            rw.create<arith::CmpIOp>(
-                loc, arith::CmpIPredicate::eq,
-                rw.create<arith::AndIOp>(loc, ids.warp,
-                                         i32Const(rw, loc, freeWarps)),
-                i32Const(rw, loc, 0)));
-      (void)writers;
+      // Partials are written by the first lane and warp of each copy group
+      // along the non-axis dimensions: owners of the output layout, each
+      // warp along the axis with its own partial.
+      Value laneOwn = isOwner(rw, loc, out, ids, axisWarps);
       // Each source gets its own region: [outNumel][numAxisWarps] elements.
       SmallVector<int64_t> base(n);
       int64_t offset = 0;
@@ -896,14 +893,9 @@ struct ReduceLowering : TileGPUPattern<tile::ReduceOp> {
             loc, rw.create<arith::MulIOp>(loc, flat, i32Const(rw, loc, numAxisWarps)),
             slot);
         for (size_t s = 0; s < n; ++s) {
-          unsigned bytes = storageBytes(acc[s].getType());
-          Value off = rw.create<arith::AddIOp>(
-              loc, i32Const(rw, loc, base[s]),
-              rw.create<arith::MulIOp>(loc, index, i32Const(rw, loc, bytes)));
           Value v = acc[s];
           ifThen(rw, loc, laneOwn, [&](OpBuilder &ib) {
-            Value addr = sharedAddress(ib, loc, target.sharedAddressSpace(), off);
-            ib.create<LLVM::StoreOp>(loc, toMemory(ib, loc, v), addr, bytes);
+            storeShared(ib, loc, target.sharedAddressSpace(), v, base[s], index);
           });
         }
       }
@@ -918,16 +910,9 @@ struct ReduceLowering : TileGPUPattern<tile::ReduceOp> {
               rw.create<arith::MulIOp>(loc, flat, i32Const(rw, loc, numAxisWarps)),
               i32Const(rw, loc, w));
           SmallVector<Value> part;
-          for (size_t s = 0; s < n; ++s) {
-            Type t = acc[s].getType();
-            unsigned bytes = storageBytes(t);
-            Value off = rw.create<arith::AddIOp>(
-                loc, i32Const(rw, loc, base[s]),
-                rw.create<arith::MulIOp>(loc, index, i32Const(rw, loc, bytes)));
-            Value addr = sharedAddress(rw, loc, target.sharedAddressSpace(), off);
-            Value v = rw.create<LLVM::LoadOp>(loc, memoryType(t), addr, bytes);
-            part.push_back(fromMemory(rw, loc, v, t));
-          }
+          for (size_t s = 0; s < n; ++s)
+            part.push_back(loadShared(rw, loc, target.sharedAddressSpace(),
+                                      acc[s].getType(), base[s], index));
           total = w == 0 ? part : combine(rw, op, total, part);
         }
         acc = total;
