@@ -13,22 +13,8 @@ import numpy as np
 import pytest
 
 from test_gpusim_triton import compile_ptx
+from test_gpusim_triton_mma import DIVISIBLE, MATMUL_SIG, bf16_value, to_bf16_bits
 from tessel import gpusim
-
-MATMUL_SIG = {"a_ptr": "*fp16", "b_ptr": "*fp16", "c_ptr": "*fp16", "M": "i32", "N": "i32", "K": "i32",
-              "stride_am": "i32", "stride_ak": "constexpr", "stride_bk": "i32", "stride_bn": "constexpr",
-              "stride_cm": "i32", "stride_cn": "constexpr", "BLOCK_M": "constexpr", "BLOCK_N": "constexpr",
-              "BLOCK_K": "constexpr", "GROUP_M": "constexpr"}
-DIVISIBLE = ["a_ptr", "b_ptr", "c_ptr", "N", "K", "stride_am", "stride_bk", "stride_cm"]
-
-
-def to_bf16_bits(x):
-    b = np.asarray(x, np.float32).view(np.uint32).astype(np.uint64)
-    return ((b + 0x7FFF + ((b >> 16) & 1)) >> 16).astype(np.uint16)
-
-
-def bf16_value(bits):
-    return (bits.astype(np.uint32) << 16).view(np.float32)
 
 
 def wgmma_kinds(ptx):
