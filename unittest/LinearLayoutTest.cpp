@@ -182,6 +182,96 @@ TEST(LinearLayout, MmaAccumulatorMatchesPtxIsaTable) {
   }
 }
 
+TEST(LinearLayout, WgmmaAccumulatorMatchesPtxIsaTable) {
+  // PTX ISA, wgmma.mma_async .m64nNk16, accumulator D (f32, N/2 registers
+  // d0..d{N/2-1}): warp w of the warpgroup holds rows 16w..16w+15; with
+  // groupID = laneid >> 2 and threadID_in_group = laneid % 4, di is at row
+  // 16w + groupID + 8 * ((i >> 1) & 1) and column 8 * (i >> 2) +
+  // threadID_in_group * 2 + (i & 1).
+  struct Case {
+    Coord shape, warps;
+    int32_t instrN;
+  };
+  for (const Case &c : std::vector<Case>{{{64, 8}, {4, 1}, 8},
+                                         {{64, 16}, {4, 1}, 16},
+                                         {{64, 256}, {4, 1}, 256},
+                                         {{64, 512}, {4, 1}, 256},
+                                         {{128, 64}, {4, 1}, 64},
+                                         {{128, 128}, {8, 1}, 128},
+                                         {{64, 128}, {4, 2}, 64},
+                                         {{256, 32}, {8, 2}, 16},
+                                         {{128, 32}, {4, 4}, 8}}) {
+    LinearLayout l = wgmmaAccumulatorLayout(c.shape, c.warps);
+    ASSERT_EQ(wgmmaInstrN(c.shape, c.warps), c.instrN);
+    EXPECT_TRUE(l.isInvertible()) << l.str();
+    int32_t perInstr = c.instrN / 2; // registers of one instruction
+    int32_t wgM = c.warps[0] / 4, wgN = c.warps[1];
+    int32_t repN = c.shape[1] / (c.instrN * wgN);
+    ASSERT_EQ(l.inSize(kRegister) % perInstr, 0);
+    for (int warp = 0; warp < c.warps[0] * c.warps[1]; ++warp)
+      for (int lane = 0; lane < 32; ++lane)
+        for (int reg = 0; reg < l.inSize(kRegister); ++reg) {
+          // Registers: an instruction's N/2 first, then instructions along
+          // N, then along M. Warps: four per warpgroup, warpgroups along M
+          // first.
+          int i = reg % perInstr, instr = reg / perInstr;
+          int rn = instr % repN, rm = instr / repN;
+          int w = warp % 4, wg = warp / 4;
+          int gm = wg % wgM, gn = wg / wgM;
+          int row = 64 * (gm + wgM * rm) + 16 * w + (lane >> 2) +
+                    8 * ((i >> 1) & 1);
+          int col = c.instrN * (gn + wgN * rn) + 8 * (i >> 2) +
+                    (lane % 4) * 2 + (i & 1);
+          Coord got = l.apply({{kRegister, reg}, {kLane, lane}, {kWarp, warp}});
+          ASSERT_EQ(got, (Coord{row, col}))
+              << "shape " << c.shape[0] << "x" << c.shape[1] << " warp "
+              << warp << " lane " << lane << " reg " << reg;
+        }
+  }
+  // One warpgroup along N holds the same elements in the same registers as
+  // mma.sync with all warps along M: converting between them moves nothing.
+  EXPECT_EQ(wgmmaAccumulatorLayout({128, 64}, {4, 1}),
+            mmaAccumulatorLayout({128, 64}, {4, 1}));
+  EXPECT_THROW(wgmmaAccumulatorLayout({64, 64}, {2, 2}), std::invalid_argument);
+  EXPECT_THROW(wgmmaAccumulatorLayout({32, 64}, {4, 1}), std::invalid_argument);
+}
+
+TEST(LinearLayout, WgmmaOperandMatchesDescriptorAddressing) {
+  // PTX ISA, "Shared Memory Matrix Layout" / "Matrix Descriptor Format": a
+  // K-major operand with swizzle span S bytes is read at byte
+  //   start + (r % 8) * S + (r / 8) * SBO + k * size
+  // for k within one swizzle atom (S / size elements), and the hardware then
+  // XORs address bits [4, 4 + log2(S / 16)) with bits [7, 7 + log2(S / 16)).
+  // Our tiles use SBO = 8 * S, put the atoms along K one after another
+  // (rows * S bytes each) and start at a multiple of 1024 bytes.
+  for (int32_t size : {2, 4})
+    for (int32_t rows : {8, 64, 128})
+      for (int32_t k : {16, 32, 64, 128}) {
+        int32_t swizzle = wgmmaSwizzleBytes(k, size);
+        if (!swizzle)
+          continue;
+        EXPECT_EQ(swizzle, std::min(128, k * size));
+        int32_t atomK = swizzle / size;
+        LinearLayout l = wgmmaOperandLayout(rows, k, size, swizzle);
+        ASSERT_TRUE(l.isInvertible()) << l.str();
+        LinearLayout inv = l.invert();
+        for (int32_t r = 0; r < rows; ++r)
+          for (int32_t kk = 0; kk < k; ++kk) {
+            int64_t start = int64_t(kk / atomK) * rows * swizzle;
+            int64_t byte = start + (r % 8) * swizzle + (r / 8) * (8 * swizzle) +
+                           (kk % atomK) * size;
+            int64_t mask = swizzle / 16 - 1;
+            byte ^= ((byte >> 7) & mask) << 4;
+            Coord got = inv.apply({{dimName(0), r}, {dimName(1), kk}});
+            ASSERT_EQ(int64_t(got[0]) * size, byte)
+                << "size " << size << " rows " << rows << " k " << k
+                << " at (" << r << ", " << kk << ")";
+          }
+      }
+  EXPECT_EQ(wgmmaSwizzleBytes(8, 2), 0);
+  EXPECT_THROW(wgmmaOperandLayout(64, 32, 2, 128), std::invalid_argument);
+}
+
 TEST(LinearLayout, SwizzleMatchesXorDefinition) {
   // Physical offset = row * cols + ((chunk ^ ((row / perPhase) % maxPhase))
   // * vec + col % vec) for logical (row, col), chunk = col / vec.

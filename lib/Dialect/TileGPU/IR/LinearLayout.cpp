@@ -595,6 +595,63 @@ LinearLayout mmaAccumulatorLayout(const std::vector<int32_t> &shape,
   return fitToShape(repeatToShape(layout, shape, {1, 0}), shape);
 }
 
+int32_t wgmmaInstrN(const std::vector<int32_t> &shape,
+                    const std::vector<int32_t> &warpsPerCTA) {
+  checkRank(shape, 2, "shape");
+  checkRank(warpsPerCTA, 2, "warpsPerCTA");
+  return std::min(256, shape[1] / warpsPerCTA[1]);
+}
+
+LinearLayout wgmmaAccumulatorLayout(const std::vector<int32_t> &shape,
+                                    const std::vector<int32_t> &warpsPerCTA) {
+  int32_t instrN = wgmmaInstrN(shape, warpsPerCTA);
+  if (warpsPerCTA[0] % 4)
+    bad("wgmma needs whole warpgroups along M (warps a multiple of 4)");
+  if (instrN < 8 || shape[0] < 16 * warpsPerCTA[0])
+    bad("the block is smaller than its warpgroups' wgmma tiles");
+  std::string m = dimName(0), n = dimName(1);
+  // One warp's 16 rows of the instruction (PTX ISA, wgmma .m64nNk16
+  // accumulator D): d0,d1 at row groupID, columns 2*threadID_in_group +
+  // {0,1}; d2,d3 the same 8 rows below; d4.. the next 8 columns, and so on
+  // for N/8 column groups.
+  LinearLayout fragment(
+      {{kRegister, {{0, 1}, {8, 0}}},
+       {kLane, {{0, 2}, {0, 4}, {1, 0}, {2, 0}, {4, 0}}}},
+      {{m, 16}, {n, 8}});
+  LinearLayout tile =
+      fragment * LinearLayout::identity1D(instrN / 8, kRegister, n);
+  // Warps along M first: warp 4g+w of warpgroup g owns its rows 16w..16w+15.
+  LinearLayout warps =
+      LinearLayout::identity1D(warpsPerCTA[0], kWarp, m) *
+      LinearLayout::identity1D(warpsPerCTA[1], kWarp, n);
+  LinearLayout layout = (tile * warps).transposeOuts({m, n});
+  return fitToShape(repeatToShape(layout, shape, {1, 0}), shape);
+}
+
+int32_t wgmmaSwizzleBytes(int32_t k, int32_t elementBytes) {
+  int32_t rowBytes = k * elementBytes;
+  if (rowBytes < 32)
+    return 0;
+  return std::min(128, rowBytes);
+}
+
+LinearLayout wgmmaOperandLayout(int32_t rows, int32_t k, int32_t elementBytes,
+                                int32_t swizzleBytes) {
+  if (swizzleBytes != 32 && swizzleBytes != 64 && swizzleBytes != 128)
+    bad("wgmma swizzles span 32, 64 or 128 bytes");
+  if (!isPow2(elementBytes) || elementBytes > 16)
+    bad("element size must be a power of two up to 16 bytes");
+  int32_t atomK = swizzleBytes / elementBytes;
+  if (k % atomK || rows % 8)
+    bad("a wgmma operand is whole swizzle atoms: rows a multiple of 8, K of " +
+        std::to_string(atomK));
+  // A row's 16-byte chunks XOR with address bits 7.. : for a span of S bytes
+  // that is row / (128 / S), over S / 16 chunks.
+  LinearLayout atom = swizzledSharedLayout(rows, atomK, 16 / elementBytes,
+                                           128 / swizzleBytes, swizzleBytes / 16);
+  return atom * LinearLayout::identity1D(k / atomK, kOffset, dimName(1));
+}
+
 LinearLayout swizzledSharedLayout(int32_t rows, int32_t cols, int32_t vec,
                                   int32_t perPhase, int32_t maxPhase) {
   for (int32_t v : {rows, cols, vec, perPhase, maxPhase})

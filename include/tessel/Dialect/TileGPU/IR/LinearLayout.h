@@ -166,6 +166,38 @@ LinearLayout blockedLayout(const std::vector<int32_t> &shape,
 LinearLayout mmaAccumulatorLayout(const std::vector<int32_t> &shape,
                                   const std::vector<int32_t> &warpsPerCTA);
 
+/// The accumulator (D) layout of warpgroup MMA, wgmma.mma_async m64nNk16
+/// (PTX ISA "Register Fragments and Shared Memory Matrix Layouts"): the four
+/// warps of a warpgroup cover 64 rows, 16 each, and every thread holds the
+/// mma.sync 16x8 fragment repeated along the instruction's N columns.
+/// warpsPerCTA [M, N] counts warps: M a multiple of 4 (warps along M come
+/// first, so each group of four consecutive warps is a warpgroup), N
+/// warpgroups side by side. The instruction's N is wgmmaInstrN(shape,
+/// warpsPerCTA); instructions repeat in registers, along N first, to cover
+/// shape [M, N].
+LinearLayout wgmmaAccumulatorLayout(const std::vector<int32_t> &shape,
+                                    const std::vector<int32_t> &warpsPerCTA);
+/// The N of the wgmma instruction for a block of `shape` on warpsPerCTA
+/// [M, N] warps: a warpgroup's columns, at most 256.
+int32_t wgmmaInstrN(const std::vector<int32_t> &shape,
+                    const std::vector<int32_t> &warpsPerCTA);
+
+/// The span in bytes of the swizzle a K-major wgmma operand with `k`
+/// elements of `elementBytes` per row uses: 128, or 64 or 32 when a row is
+/// that short.
+int32_t wgmmaSwizzleBytes(int32_t k, int32_t elementBytes);
+
+/// A K-major wgmma operand (A as M x K, B as N x K) in shared memory, as a
+/// matrix descriptor with `swizzleBytes` (32, 64 or 128) swizzle reads it:
+/// "offset" (elements) maps to [dim0 = row, dim1 = k]. The tile is cut along
+/// K into swizzle atoms of swizzleBytes / elementBytes columns, each atom
+/// rows x that many elements stored row after row (stride offset 8 rows),
+/// the atoms one after another; within an atom the 16-byte chunks of a row
+/// are XORed with the address bits above the row's span, as the hardware
+/// does when the tile starts at a multiple of 8 * swizzleBytes.
+LinearLayout wgmmaOperandLayout(int32_t rows, int32_t k, int32_t elementBytes,
+                                int32_t swizzleBytes);
+
 /// Shared memory with an XOR swizzle of `vec`-element chunks: the chunk
 /// column of row r is XORed with (r / perPhase) % maxPhase. Maps "offset"
 /// (elements) to [dim0 = row, dim1 = column] of a rows x cols tile; order
