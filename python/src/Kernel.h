@@ -70,15 +70,25 @@ struct Kernel {
   }
 
   /// Runs the grid (checked by the caller) with argv[i] pointing to the
-  /// value of runtime argument i. Releases the GIL while programs run.
+  /// value of runtime argument i, on `stream` (device targets). Releases the
+  /// GIL while programs run.
   void launch(int64_t gx, int64_t gy, int64_t gz, void **argv,
-              llvm::ArrayRef<runtime::LaunchArg> args) const {
-    if (!loaded)
+              llvm::ArrayRef<runtime::LaunchArg> args, void *stream) const {
+    if (!loaded) {
+      // Why: what loading it here says (no driver, another machine's code).
+      std::string why = "it cannot run in this process";
+      if (auto target = target::getTarget(parts.target)) {
+        auto code = (*target)->load(parts);
+        if (!code)
+          why = llvm::toString(code.takeError());
+      } else {
+        why = llvm::toString(target.takeError());
+      }
       throw BackendError("kernel " + parts.name + " was compiled for " +
-                         parts.target + " (" + parts.options +
-                         ") and cannot run in this process");
+                         parts.target + " (" + parts.options + "): " + why);
+    }
     py::gil_scoped_release release;
-    loaded->launch(gx, gy, gz, argv, args);
+    loaded->launch(gx, gy, gz, argv, args, stream);
   }
 };
 

@@ -69,7 +69,8 @@ public:
            py::dict defaults, std::vector<bool> specializeValue,
            std::vector<bool> specializeAlignment, py::dict cache,
            py::function compile, py::function slowArg,
-           py::object globalValues, std::vector<std::string> launchOptions)
+           py::object globalValues, std::vector<std::string> launchOptions,
+           bool deviceMemory, py::object currentStream)
       : name(std::move(name)), names(std::move(names)),
         isConstexpr(std::move(constexprs)),
         defaults(std::move(defaults)),
@@ -77,7 +78,8 @@ public:
         specializeAlignment(std::move(specializeAlignment)),
         cache(std::move(cache)), compile(std::move(compile)),
         slowArg(std::move(slowArg)), globalValues(std::move(globalValues)),
-        launchOptions(std::move(launchOptions)) {
+        launchOptions(std::move(launchOptions)), deviceMemory(deviceMemory),
+        currentStream(std::move(currentStream)) {
     for (size_t i = 0; i < this->names.size(); ++i)
       pyNames.push_back(py::str(this->names[i]));
   }
@@ -111,6 +113,11 @@ private:
   py::object globalValues; ///< None when the kernel reads no constexpr global
   /// Keywords accepted and ignored (GPU launch options).
   std::vector<std::string> launchOptions;
+  /// Whether the target's arrays live in device memory (cuda): the tensors
+  /// read without calling Python are then those with is_cuda, not is_cpu.
+  bool deviceMemory;
+  /// () -> the stream to launch on (an int), for device targets; else None.
+  py::object currentStream;
   std::unordered_map<std::string, py::str> tags;
   /// Pointer type tags of tensor dtype objects (torch dtypes are singletons).
   std::unordered_map<PyObject *, std::string> dtypeTags;
@@ -199,10 +206,11 @@ LaunchArg Launcher::readArg(PyObject *value, size_t index, PyObject *&tensor) {
       PyErr_Clear();
     }
   }
-  // Tensors in host memory with data_ptr() and a dtype object (torch): the
-  // dtype's type tag is learned from the driver once.
+  // Tensors in the target's memory with data_ptr() and a dtype object
+  // (torch): the dtype's type tag is learned from the driver once.
+  const char *inTargetMemory = deviceMemory ? "is_cuda" : "is_cpu";
   if (PyObject_HasAttrString(value, "data_ptr")) {
-    PyObject *isCpu = PyObject_GetAttrString(value, "is_cpu");
+    PyObject *isCpu = PyObject_GetAttrString(value, inTargetMemory);
     PyObject *dtype = isCpu == Py_True ? PyObject_GetAttrString(value, "dtype") : nullptr;
     Py_XDECREF(isCpu);
     if (!dtype)
@@ -226,7 +234,7 @@ LaunchArg Launcher::readArg(PyObject *value, size_t index, PyObject *&tensor) {
   LaunchArg arg;
   arg.type = result[0].cast<std::string>();
   if (arg.type[0] == '*' && PyObject_HasAttrString(value, "data_ptr") &&
-      py::getattr(py::handle(value), "is_cpu", py::bool_(false)).ptr() == Py_True) {
+      py::getattr(py::handle(value), inTargetMemory, py::bool_(false)).ptr() == Py_True) {
     py::object dtype = py::handle(value).attr("dtype");
     dtypeTags.emplace(dtype.ptr(), arg.type);
     dtypeObjects.push_back(std::move(dtype)); // keeps the key alive
@@ -391,7 +399,10 @@ py::object Launcher::launch(py::handle grid, bool warmup, py::args args,
     for (size_t r = 0; r < runtimeArgs.size(); ++r)
       if (runtimeArgs[r].isPointer() && !runtimeArgs[r].extentKnown && tensors[r])
         readTensorExtent(tensors[r], runtimeArgs[r]);
-  kernel.launch(dims[0], dims[1], dims[2], argv.data(), runtimeArgs);
+  void *stream = nullptr;
+  if (!currentStream.is_none())
+    stream = reinterpret_cast<void *>(currentStream().cast<uintptr_t>());
+  kernel.launch(dims[0], dims[1], dims[2], argv.data(), runtimeArgs, stream);
   return kernelObject;
 }
 
@@ -402,11 +413,12 @@ void tessel::python::bindLauncher(py::module_ &m) {
       .def(py::init<std::string, std::vector<std::string>, std::vector<bool>, py::dict,
                     std::vector<bool>, std::vector<bool>, py::dict,
                     py::function, py::function, py::object,
-                    std::vector<std::string>>(),
+                    std::vector<std::string>, bool, py::object>(),
            py::arg("name"), py::arg("names"), py::arg("constexprs"), py::arg("defaults"),
            py::arg("specialize_value"), py::arg("specialize_alignment"),
            py::arg("cache"), py::arg("compile"), py::arg("slow_arg"),
-           py::arg("global_values"), py::arg("launch_options"))
+           py::arg("global_values"), py::arg("launch_options"),
+           py::arg("device_memory"), py::arg("current_stream"))
       // launch(grid, warmup, *args, **kwargs)
       .def("launch", &Launcher::launch);
 }

@@ -20,7 +20,10 @@
 #include <map>
 
 namespace py = pybind11;
-namespace tessel::python { void bindGPUSim(py::module_ &m); }
+namespace tessel::python {
+void bindGPUSim(py::module_ &m);
+void bindCuda(py::module_ &m);
+} // namespace tessel::python
 using namespace tessel;
 using namespace tessel::python;
 
@@ -321,4 +324,5 @@ PYBIND11_MODULE(_C, m) {
   m.def("num_threads", [] { return runtime::ThreadPool::global().size(); });
   bindLauncher(m);
   bindGPUSim(m); // PTX simulator (GPUSim.cpp)
+  bindCuda(m);   // the CUDA driver's device properties (Cuda.cpp)
 }

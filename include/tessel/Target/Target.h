@@ -64,9 +64,13 @@ public:
   virtual ~LoadedKernel();
   /// Runs a gx * gy * gz grid; argv[i] points to runtime argument i, which
   /// args[i] describes (its type and value; for arrays, the bytes they span
-  /// when needsExtents()).
+  /// when needsExtents()). `stream` is the device queue to launch on (a
+  /// CUstream for cuda targets; null: the default one); targets that run in
+  /// this process finish before returning and ignore it. Errors are thrown
+  /// as std::runtime_error naming the kernel.
   virtual void launch(int64_t gx, int64_t gy, int64_t gz, void **argv,
-                      llvm::ArrayRef<runtime::LaunchArg> args) const = 0;
+                      llvm::ArrayRef<runtime::LaunchArg> args,
+                      void *stream) const = 0;
   /// Whether launch needs every array's extent (the simulator copies arrays
   /// into its own memory).
   virtual bool needsExtents() const { return false; }

@@ -17,7 +17,7 @@ public:
   explicit CPUKernel(cpu::CPUEntry entry) : entry(entry) {}
 
   void launch(int64_t gx, int64_t gy, int64_t gz, void **argv,
-              llvm::ArrayRef<runtime::LaunchArg>) const override {
+              llvm::ArrayRef<runtime::LaunchArg>, void *) const override {
     int64_t total = gx * gy * gz;
     if (total == 0)
       return;

@@ -2,12 +2,16 @@
 value the launcher receives; and `driver.active`, the backend of the current target as Triton's programs ask for it
 (`triton.runtime.driver.active.get_active_torch_device()`, `.get_current_target()`, `.utils.get_device_properties`).
 
-This build's backends run kernels on the CPU: every array argument must live in host memory, and device memory is
-rejected here with a clear message instead of handing a device address to CPU code.
+Arrays are read from `data_ptr()` and `dtype` (torch), `__cuda_array_interface__` (CuPy, Numba), DLPack
+(`__dlpack__`) or `__array_interface__` (numpy). Targets that run kernels in this process (cpu, sim) take host
+memory and refuse device memory here with a clear message instead of handing a device address to CPU code; the
+cuda targets take device memory, and the launcher refuses, naming the argument, an address the GPU cannot reach.
 """
 from __future__ import annotations
 
+import ctypes
 import numbers
+import sys
 from typing import Any
 
 from .. import _C
@@ -100,12 +104,110 @@ def _reader_for(name: str, value: Any) -> Any:
         raise _device_memory_error(name, getattr(value, "device", None))
     if hasattr(value, "__array_interface__"):
         return _array_interface_arg
+    if hasattr(value, "__dlpack__") and hasattr(value, "__dlpack_device__"):
+        return _host_dlpack_arg
     raise TypeError(f"argument '{name}' of type {type(value).__name__} is not supported: pass an array (numpy, "
                     "torch, or anything with data_ptr() and dtype), a Python int/float/bool, or make the parameter "
                     "tl.constexpr")
 
 
 _READERS: dict[type, Any] = {bool: _bool_arg, int: _int_arg, float: _float_arg}
+
+
+def device_kernel_arg(name: str, value: Any) -> tuple[str, int | float | bool]:
+    """`kernel_arg` for the targets whose arrays live in GPU memory (cuda): CUDA tensors, `__cuda_array_interface__`
+    and DLPack arrays give their device address. Host arrays give theirs too (a warmup compiles from their types);
+    launching with one is refused by the launcher, which asks the driver whether the GPU can address it."""
+    reader = _DEVICE_READERS.get(type(value))
+    if reader is None:
+        reader = _device_reader_for(name, value)
+        _DEVICE_READERS[type(value)] = reader
+    return reader(name, value)
+
+
+def _device_reader_for(name: str, value: Any) -> Any:
+    if hasattr(value, "data_ptr") and hasattr(value, "dtype"):
+        return _device_data_ptr_arg
+    if hasattr(value, "__cuda_array_interface__"):
+        return _cuda_array_interface_arg
+    if hasattr(value, "__dlpack__") and hasattr(value, "__dlpack_device__"):
+        return _dlpack_arg
+    return _reader_for(name, value)
+
+
+_DEVICE_READERS: dict[type, Any] = {bool: _bool_arg, int: _int_arg, float: _float_arg}
+
+
+def _device_data_ptr_arg(name: str, value: Any) -> tuple[str, int]:
+    return "*" + _element_type(name, value.dtype), value.data_ptr()
+
+
+def _cuda_array_interface_arg(name: str, value: Any) -> tuple[str, int]:
+    interface = value.__cuda_array_interface__
+    element = _TYPESTRS.get(interface["typestr"][1:])
+    if element is None or (interface["typestr"][0] == ">" and interface["typestr"][2:] != "1"):
+        raise TypeError(f"argument '{name}': arrays of type {interface['typestr']!r} are not supported")
+    return "*" + element, interface["data"][0]
+
+
+# DLPack's C structures (dlpack.h, the ABI every producer shares): the capsule "dltensor" holds a DLManagedTensor,
+# which starts with the DLTensor read here.
+class _DLDevice(ctypes.Structure):
+    _fields_ = [("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32)]
+
+
+class _DLDataType(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16)]
+
+
+class _DLTensor(ctypes.Structure):
+    _fields_ = [("data", ctypes.c_void_p), ("device", _DLDevice), ("ndim", ctypes.c_int32),
+                ("dtype", _DLDataType), ("shape", ctypes.POINTER(ctypes.c_int64)),
+                ("strides", ctypes.POINTER(ctypes.c_int64)), ("byte_offset", ctypes.c_uint64)]
+
+
+# DLDataTypeCode (int 0, uint 1, float 2, bfloat 4, bool 6) and bits -> element type.
+_DLPACK_TYPES = {(0, 8): "i8", (0, 16): "i16", (0, 32): "i32", (0, 64): "i64", (1, 8): "u8", (1, 16): "u16",
+                 (1, 32): "u32", (1, 64): "u64", (2, 16): "fp16", (2, 32): "fp32", (2, 64): "fp64",
+                 (4, 16): "bf16", (6, 8): "i1"}
+_DLPACK_CPU, _DLPACK_CUDA_DEVICES = 1, (2, 3, 13)  # kDLCPU; kDLCUDA, kDLCUDAHost (pinned), kDLCUDAManaged
+_capsule_pointer = ctypes.pythonapi.PyCapsule_GetPointer
+_capsule_pointer.restype, _capsule_pointer.argtypes = ctypes.c_void_p, [ctypes.py_object, ctypes.c_char_p]
+
+
+def _dlpack_arg(name: str, value: Any) -> tuple[str, int]:
+    """The element type and address of a DLPack array; its capsule is not consumed (it frees its DLManagedTensor
+    when collected) and the array itself keeps the memory alive during the launch."""
+    capsule = value.__dlpack__()
+    tensor = _DLTensor.from_address(_capsule_pointer(capsule, b"dltensor"))
+    element = _DLPACK_TYPES.get((tensor.dtype.code, tensor.dtype.bits))
+    if element is None or tensor.dtype.lanes != 1:
+        raise TypeError(f"argument '{name}': DLPack arrays of type code {tensor.dtype.code}, "
+                        f"{tensor.dtype.bits} bits, {tensor.dtype.lanes} lanes are not supported")
+    return "*" + element, (tensor.data or 0) + tensor.byte_offset
+
+
+def _host_dlpack_arg(name: str, value: Any) -> tuple[str, int]:
+    device_type = value.__dlpack_device__()[0]
+    if device_type != _DLPACK_CPU:
+        raise _device_memory_error(name, "GPU" if device_type in _DLPACK_CUDA_DEVICES else f"DLPack device "
+                                   f"{device_type}")
+    return _dlpack_arg(name, value)
+
+
+def runs_on_device(target: str) -> bool:
+    """Whether kernels of `target` take device memory and launch on a stream (cuda), not host memory (cpu, sim)."""
+    from .. import backends
+    return backends.for_target(target).device_memory
+
+
+def current_stream() -> int:
+    """The CUstream launches go to: torch's current stream of its current device when torch has started CUDA,
+    else 0 (the default stream)."""
+    torch = sys.modules.get("torch")
+    if torch is None or not torch.cuda.is_initialized():
+        return 0
+    return torch.cuda.current_stream().cuda_stream
 
 
 def _element_type(name: str, dtype: Any) -> str:

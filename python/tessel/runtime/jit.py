@@ -117,12 +117,17 @@ class JITFunction:
         if launcher is None:
             # Made at the first launch, not at decoration: the @jit functions and globals a kernel reaches may be
             # defined after it in its module.
+            # Device targets (cuda) read device arrays and launch on the caller's stream; the others read host
+            # arrays and run before the launch returns.
+            device = driver.runs_on_device(target)
             launcher = self._launchers[target] = _C.Launcher(
                 self.__name__, self.arg_names, [n in self.constexpr_names for n in self.arg_names], self._defaults,
                 [n not in self.do_not_specialize for n in self.arg_names],
                 [n not in self.do_not_specialize_on_alignment for n in self.arg_names],
                 self.caches.setdefault(target, {}), functools.partial(self._compile_specialization, target),
-                driver.kernel_arg, self._global_values if self._dependencies().globals else None, COMPILE_OPTIONS)
+                driver.device_kernel_arg if device else driver.kernel_arg,
+                self._global_values if self._dependencies().globals else None, COMPILE_OPTIONS,
+                device, driver.current_stream if device else None)
         return launcher
 
     def _compile_specialization(self, target: str, arg_types: list[str], constexprs: dict[str, Any],

@@ -17,6 +17,7 @@ class DeviceTarget:
 
 class CPUBackend:
     name = "cpu"
+    device_memory = False  # arrays live in host memory
 
     def device_target(self) -> DeviceTarget:
         return DeviceTarget("cpu", "", 1)

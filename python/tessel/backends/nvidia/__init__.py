@@ -1,9 +1,11 @@
 """The NVIDIA backends as the Python side sees them.
 
-"cuda:<arch>" compiles for a GPU (PTX and, where ptxas is found, a cubin); this build has no CUDA launcher yet, so
-such kernels are compiled ahead of time only. "sim:sm_<arch>" compiles exactly the same PTX and runs it in Tessel's
-PTX simulator on the CPU: arrays live in host memory (numpy arrays, CPU torch tensors) and are copied into the
-simulated GPU's memory for each launch.
+"cuda:<arch>" compiles for a GPU (PTX and, where ptxas is found, a cubin) and runs it through the CUDA driver
+(libcuda.so.1, loaded when a kernel first runs): arrays live in GPU memory (CUDA tensors, anything with
+`__cuda_array_interface__` or DLPack), launches go to torch's current stream. Without a driver such kernels are
+compiled ahead of time only. "sim:sm_<arch>" compiles exactly the same PTX and runs it in Tessel's PTX simulator on
+the CPU: arrays live in host memory (numpy arrays, CPU torch tensors) and are copied into the simulated GPU's memory
+for each launch.
 """
 from __future__ import annotations
 
@@ -17,6 +19,11 @@ _SM_COUNT = {80: 108, 86: 84, 89: 128, 90: 132}
 _MAX_SHARED = {80: 163 * 1024, 86: 99 * 1024, 89: 99 * 1024, 90: 227 * 1024}
 
 
+def _current_target() -> str:
+    from ... import knobs
+    return knobs.target
+
+
 def _capability(target: str) -> int:
     arch = target.split(":", 1)[1] if ":" in target else "80"
     digits = "".join(c for c in arch if c.isdigit())
@@ -25,6 +32,7 @@ def _capability(target: str) -> int:
 
 class _NVIDIABackend:
     name = ""
+    device_memory = False
 
     def device_target(self) -> DeviceTarget:
         from ... import knobs
@@ -50,6 +58,18 @@ class SimBackend(_NVIDIABackend):
 class CudaBackend(_NVIDIABackend):
     """cuda:80, cuda:90a: GPU code for a real GPU."""
     name = "cuda"
+    device_memory = True
+
+    def device_properties(self, device: Any = None) -> dict[str, int]:
+        """The GPU's, from the driver; without one, those of the GPU the target names (as the simulator)."""
+        from ... import _C
+        if not _C.target_can_run(_C.parse_target(_current_target())):
+            return super().device_properties(device)
+        index = getattr(device, "index", device)
+        properties = _C.cuda_device_properties(int(index or 0))
+        properties.pop("capability")
+        properties["cpu_count"] = os.cpu_count() or 1
+        return properties
 
     def active_torch_device(self) -> Any:
         import torch

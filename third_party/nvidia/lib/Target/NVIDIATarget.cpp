@@ -2,8 +2,8 @@
 //
 // Both compile tile IR the same way: layouts (convert-tile-to-tilegpu), the
 // per-thread lowering to NVVM, LLVM's NVPTX backend, then ptxas for a cubin
-// and the resources a program needs. `cuda:<arch>` kernels are for a GPU
-// (not launchable from this build yet); `sim:sm_<arch>` kernels run their
+// and the resources a program needs. `cuda:<arch>` kernels run on a GPU
+// through the CUDA driver (CudaKernel); `sim:sm_<arch>` kernels run their
 // PTX in Tessel's simulator, arrays copied in and out.
 //
 //===----------------------------------------------------------------------===//
@@ -17,6 +17,7 @@
 #include "tessel/GPUSim/Error.h"
 #include "tessel/GPUSim/Launch.h"
 #include "tessel/GPUSim/Program.h"
+#include "tessel/NVIDIA/CudaKernel.h"
 #include "tessel/NVIDIA/PTXCompiler.h"
 #include "tessel/NVIDIA/Passes.h"
 #include "tessel/Target/Diagnostics.h"
@@ -212,14 +213,20 @@ public:
     entry.options = options.str();
     return entry;
   }
-  bool canRun() const override { return false; }
+  bool canRun() const override {
+    static const bool available = nvidia::cudaDriverAvailable();
+    return available;
+  }
   llvm::Expected<std::unique_ptr<LoadedKernel>>
   load(const runtime::CacheEntry &kernel) const override {
-    return failWith("kernel " + kernel.name + " was compiled for " +
-                    kernel.target +
-                    "; this build has no CUDA launcher yet (run it with "
-                    "TESSEL_TARGET=sim:sm_" + std::to_string(sm) +
-                    (archSpecific ? "a" : "") + ")");
+    nvidia::CudaLaunchData data;
+    data.sm = sm;
+    data.archSpecific = archSpecific;
+    data.numWarps = int(launchValue(kernel, "num_warps"));
+    data.sharedBytes = launchValue(kernel, "shared");
+    if (data.numWarps < 1 || data.sharedBytes < 0)
+      return failWith("kernel " + kernel.name + " has no launch data");
+    return nvidia::loadCudaKernel(kernel, data);
   }
 
 private:
@@ -238,7 +245,8 @@ public:
   bool needsExtents() const override { return true; }
 
   void launch(int64_t gx, int64_t gy, int64_t gz, void **argv,
-              llvm::ArrayRef<runtime::LaunchArg> args) const override {
+              llvm::ArrayRef<runtime::LaunchArg> args,
+              void * /*stream*/) const override {
     gpusim::LaunchConfig config;
     config.grid[0] = uint32_t(gx);
     config.grid[1] = uint32_t(gy);

@@ -1,0 +1,331 @@
+"""The CUDA launcher (cuda targets) on a machine without a GPU: the real launch path through a fake driver.
+
+build/lib/libtessel-fake-cuda.so (test/FakeCuda) stands in for libcuda.so.1 (TESSEL_LIBCUDA_PATH): its "device
+memory" is host memory it allocated, and it runs a module's PTX in Tessel's PTX simulator at cuLaunchKernel. So the
+launcher's driver loading, contexts, modules, shared-memory opt-in, argument passing, streams and errors all run
+for real, and every result is checked against numpy. Each scenario runs in a child process (the driver is loaded
+once per process, from the environment); this file is also that child's program.
+"""
+from __future__ import annotations
+
+import ctypes
+import os
+import pathlib
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+FAKE_DRIVER = pathlib.Path(os.environ.get("TESSEL_BUILD_DIR", ROOT / "build")) / "lib" / "libtessel-fake-cuda.so"
+
+
+@pytest.fixture
+def target():
+    """Overrides the suite's per-target fixture: each scenario picks its own target in its child process."""
+    return "cuda"
+
+
+def run_scenario(name: str, tmp_path: pathlib.Path, capability: int = 80, ptx: bool = True) -> str:
+    assert FAKE_DRIVER.exists(), f"{FAKE_DRIVER} is missing: build the project (scripts/setup.sh)"
+    env = dict(os.environ, TESSEL_LIBCUDA_PATH=str(FAKE_DRIVER), TESSEL_FAKE_CUDA_CAPABILITY=str(capability),
+               TESSEL_CACHE_DIR=str(tmp_path / "cache"), TESSEL_TARGET="cuda:80")
+    env.pop("TESSEL_CACHE_REMOTE", None)
+    if ptx:  # no ptxas: the kernel's binary is its PTX, which the (fake) driver compiles, here: simulates
+        env["TESSEL_PTXAS_PATH"] = str(tmp_path / "no-ptxas")
+    result = subprocess.run([sys.executable, __file__, name], env=env, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0 and result.stdout.endswith("ok\n"), \
+        f"scenario {name} failed:\n{result.stdout}\n{result.stderr}"
+    return result.stdout
+
+
+def test_vector_add_on_cuda_array_interface_arrays(tmp_path):
+    run_scenario("vector_add", tmp_path)
+
+
+def test_torch_like_cuda_tensors_and_the_stream(tmp_path):
+    run_scenario("tensors_and_stream", tmp_path)
+
+
+def test_host_arrays_are_refused_naming_the_argument(tmp_path):
+    run_scenario("host_array", tmp_path)
+
+
+def test_more_than_48k_of_shared_memory(tmp_path):
+    run_scenario("big_shared", tmp_path)
+
+
+def test_shared_memory_over_the_gpus_limit(tmp_path):
+    run_scenario("shared_over_limit", tmp_path, capability=86)
+
+
+def test_code_for_another_architecture_is_refused(tmp_path):
+    run_scenario("wrong_arch", tmp_path)
+
+
+def test_cubins_are_loaded(tmp_path):
+    run_scenario("cubin", tmp_path, ptx=False)
+
+
+def test_grids_and_errors_during_the_launch(tmp_path):
+    run_scenario("grids_and_faults", tmp_path)
+
+
+def test_device_properties_come_from_the_driver(tmp_path):
+    run_scenario("properties", tmp_path, capability=90)
+
+
+def test_dlpack_arrays(rng, monkeypatch):
+    """DLPack producers (numpy here) on the CPU target; a DLPack array on a GPU is refused there."""
+    from tessel import knobs
+    monkeypatch.setattr(knobs, "target", "cpu")
+    x, y = rng.standard_normal(300).astype(np.float32), rng.standard_normal(300).astype(np.float32)
+    out = np.zeros(300, np.float32)
+    _add[(3,)](_DLPackOnly(x), _DLPackOnly(y), _DLPackOnly(out), 300, BLOCK=128)
+    np.testing.assert_array_equal(out, x + y)
+    with pytest.raises(RuntimeError, match="argument 'y_ptr' is in GPU memory"):
+        _add[(3,)](x, _DLPackOnly(y, device=(2, 0)), out, 300, BLOCK=128)
+
+
+class _DLPackOnly:
+    """An array that offers only DLPack (its capsule from numpy)."""
+
+    def __init__(self, array, device=(1, 0)):
+        self.array, self.device = array, device
+
+    def __dlpack__(self, stream=None):
+        return self.array.__dlpack__()
+
+    def __dlpack_device__(self):
+        return self.device
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# The child process: kernels, device arrays through the fake driver's memory API, and the scenarios.
+
+import tessel  # noqa: E402  (after the fixtures: the child imports this file as its program)
+import tessel.language as tl  # noqa: E402
+
+
+@tessel.jit
+def _add(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask) + tl.load(y_ptr + offs, mask=mask), mask=mask)
+
+
+@tessel.jit
+def _transpose(x_ptr, out_ptr, M: tl.constexpr, N: tl.constexpr):
+    rows, cols = tl.arange(0, M), tl.arange(0, N)
+    x = tl.load(x_ptr + rows[:, None] * N + cols[None, :])
+    tl.store(out_ptr + cols[:, None] * M + rows[None, :], tl.trans(x))
+
+
+@tessel.jit
+def _scale_rows(x_ptr, out_ptr, n_cols, BLOCK: tl.constexpr):
+    row = tl.program_id(0) * 4 + tl.program_id(1) * 2 + tl.program_id(2)
+    cols = tl.arange(0, BLOCK)
+    v = tl.load(x_ptr + row * n_cols + cols, mask=cols < n_cols)
+    tl.store(out_ptr + row * n_cols + cols, v * (row + 1), mask=cols < n_cols)
+
+
+@tessel.jit
+def _unmasked_copy(x_ptr, out_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs))
+
+
+class _Driver:
+    """The fake driver's memory API through ctypes (the real driver's entry points, by their real names)."""
+
+    def __init__(self):
+        self.lib = ctypes.CDLL(os.environ["TESSEL_LIBCUDA_PATH"])
+        self.lib.tesselFakeCudaLastStream.restype = ctypes.c_uint64
+        for fn in ("cuMemAlloc_v2", "cuMemcpyHtoD_v2", "cuMemcpyDtoH_v2", "cuCtxGetCurrent"):
+            getattr(self.lib, fn).restype = ctypes.c_int
+        assert self.lib.cuInit(0) == 0
+        ctx = ctypes.c_void_p()
+        assert self.lib.cuDevicePrimaryCtxRetain(ctypes.byref(ctx), 0) == 0
+        assert self.lib.cuCtxSetCurrent(ctx) == 0
+
+    def launches(self) -> int:
+        return self.lib.tesselFakeCudaLaunchCount()
+
+    def last_dims(self) -> list[int]:
+        dims = (ctypes.c_uint * 6)()
+        self.lib.tesselFakeCudaLastDims(dims)
+        return list(dims)
+
+
+class DeviceArray:
+    """A GPU array as CuPy or Numba presents one: `__cuda_array_interface__`, memory from cuMemAlloc."""
+
+    def __init__(self, driver: _Driver, host: np.ndarray):
+        self.driver, self.shape, self.dtype = driver, host.shape, host.dtype
+        pointer = ctypes.c_uint64()
+        assert driver.lib.cuMemAlloc_v2(ctypes.byref(pointer), ctypes.c_size_t(max(host.nbytes, 1))) == 0
+        self.pointer = pointer.value
+        assert driver.lib.cuMemcpyHtoD_v2(ctypes.c_uint64(self.pointer), host.ctypes.data_as(ctypes.c_void_p),
+                                          ctypes.c_size_t(host.nbytes)) == 0
+        self.__cuda_array_interface__ = {"shape": host.shape, "typestr": host.dtype.str,
+                                         "data": (self.pointer, False), "version": 3, "strides": None}
+
+    def numpy(self) -> np.ndarray:
+        out = np.empty(self.shape, self.dtype)
+        assert self.driver.lib.cuMemcpyDtoH_v2(out.ctypes.data_as(ctypes.c_void_p), ctypes.c_uint64(self.pointer),
+                                               ctypes.c_size_t(out.nbytes)) == 0
+        return out
+
+
+class TorchLikeTensor(DeviceArray):
+    """A CUDA tensor as torch presents one to a launcher: data_ptr(), dtype, is_cuda, shape and stride()."""
+    is_cuda, is_cpu = True, False
+
+    def __init__(self, driver, host):
+        super().__init__(driver, host)
+        del self.__cuda_array_interface__
+
+    def data_ptr(self) -> int:
+        return self.pointer
+
+    def stride(self):
+        return tuple(s // self.dtype.itemsize for s in np.empty(self.shape, self.dtype).strides)
+
+
+def _rng():
+    return np.random.default_rng(1234)
+
+
+def scenario_vector_add():
+    driver = _Driver()
+    x, y = _rng().standard_normal(1000).astype(np.float32), _rng().standard_normal(1000).astype(np.float32) * 3
+    dx, dy, dout = DeviceArray(driver, x), DeviceArray(driver, y), DeviceArray(driver, np.zeros(1000, np.float32))
+    kernel = _add[(8,)](dx, dy, dout, 1000, BLOCK=128)
+    assert kernel.target == "cuda:80"
+    np.testing.assert_array_equal(dout.numpy(), x + y)
+    assert driver.launches() == 1 and driver.last_dims() == [8, 1, 1, 128, 1, 1]
+    _add[(4,)](dx, dy, dout, 1000, BLOCK=256, num_warps=2)  # another specialization: 64 threads
+    assert driver.launches() == 2 and driver.last_dims() == [4, 1, 1, 64, 1, 1]
+    np.testing.assert_array_equal(dout.numpy(), x + y)
+
+
+def scenario_tensors_and_stream():
+    from tessel.runtime import driver as tessel_driver
+    assert tessel_driver.current_stream() == 0  # torch has not started CUDA (here it cannot)
+    tessel_driver.current_stream = lambda: 0x5EED  # the stream a CUDA torch would give
+    driver = _Driver()
+    x = _rng().integers(-100, 100, 500).astype(np.int32)
+    dx, dout = TorchLikeTensor(driver, x), TorchLikeTensor(driver, np.zeros(500, np.int32))
+    for _ in range(2):  # the second launch reads the tensors without calling Python
+        _add[(2,)](dx, dx, dout, 500, BLOCK=256)
+        np.testing.assert_array_equal(dout.numpy(), 2 * x)
+        assert driver.lib.tesselFakeCudaLastStream() == 0x5EED
+    assert driver.launches() == 2
+
+
+def scenario_host_array():
+    driver = _Driver()
+    x = np.ones(64, np.float32)
+    dout = DeviceArray(driver, np.zeros(64, np.float32))
+    try:
+        _add[(1,)](DeviceArray(driver, x), x, dout, 64, BLOCK=64)
+    except RuntimeError as e:
+        assert "argument 'y_ptr' is not memory the GPU can address" in str(e), e
+        assert "_add" in str(e), e
+    else:
+        raise AssertionError("a host array reached the GPU")
+    assert driver.launches() == 0
+
+
+def scenario_big_shared():
+    # A 128x128 fp32 transpose goes through 64 KiB of shared memory: more than the 48 KiB a kernel gets without
+    # opting in (the fake driver, like the real one, refuses the launch otherwise).
+    driver = _Driver()
+    x = _rng().standard_normal((128, 128)).astype(np.float32)
+    dx, dout = DeviceArray(driver, x), DeviceArray(driver, np.zeros((128, 128), np.float32))
+    kernel = _transpose[(1,)](dx, dout, M=128, N=128, num_warps=8)
+    shared = int(kernel.asm["launch"].split("shared=")[1].split()[0])
+    assert shared > 48 * 1024 and driver.lib.tesselFakeCudaLastShared() == shared
+    np.testing.assert_array_equal(dout.numpy(), x.T)
+
+
+def scenario_shared_over_limit():
+    # Compiled for sm_80 (163 KiB per program), run on an sm_86 GPU (99 KiB): refused when loaded there.
+    driver = _Driver()
+    x = np.zeros((256, 128), np.float32)
+    dx, dout = DeviceArray(driver, x), DeviceArray(driver, x)
+    try:
+        _transpose[(1,)](dx, dout, M=256, N=128, num_warps=8)
+    except RuntimeError as e:
+        assert "bytes of shared memory per program, more than this sm_86 GPU allows" in str(e), e
+    else:
+        raise AssertionError("the launch went through")
+
+
+def scenario_wrong_arch():
+    from tessel import knobs
+    knobs.target = "cuda:90a"
+    driver = _Driver()
+    x = DeviceArray(driver, np.ones(16, np.float32))
+    try:
+        _add[(1,)](x, x, x, 16, BLOCK=16)
+    except RuntimeError as e:
+        assert "compiled for cuda:90a and cannot run on this sm_80 GPU: compile it for cuda:80" in str(e), e
+    else:
+        raise AssertionError("sm_90a code ran on sm_80")
+
+
+def scenario_cubin():
+    # ptxas made a cubin: the driver loads it and finds the kernel in it; the fake cannot run SASS, and says so.
+    driver = _Driver()
+    x = DeviceArray(driver, np.ones(16, np.float32))
+    kernel = _add.warmup(x, x, x, 16, BLOCK=16, grid=(1,))
+    assert "ptxas" in kernel.asm
+    try:
+        _add[(1,)](x, x, x, 16, BLOCK=16)
+    except RuntimeError as e:
+        assert "cuLaunchKernel: CUDA_ERROR_NOT_SUPPORTED (operation not supported (the fake driver runs PTX only))" \
+            in str(e), e
+    else:
+        raise AssertionError("the fake driver ran a cubin")
+
+
+def scenario_grids_and_faults():
+    driver = _Driver()
+    x = _rng().standard_normal((8, 40)).astype(np.float32)
+    dx, dout = DeviceArray(driver, x), DeviceArray(driver, np.zeros((8, 40), np.float32))
+    _scale_rows[(2, 2, 2)](dx, dout, 40, BLOCK=64)  # a 3-D grid
+    np.testing.assert_allclose(dout.numpy(), x * np.arange(1, 9, dtype=np.float32)[:, None], rtol=1e-6)
+    assert driver.last_dims()[:3] == [2, 2, 2]
+    count = driver.launches()
+    _scale_rows[(0, 2, 2)](dx, dout, 40, BLOCK=64)  # an empty grid launches nothing
+    assert driver.launches() == count
+    try:
+        _scale_rows[(1, 70000, 1)](dx, dout, 40, BLOCK=64)
+    except RuntimeError as e:
+        assert "exceeds what CUDA launches" in str(e), e
+    else:
+        raise AssertionError("a grid of 70000 along axis 1 was launched")
+    small = DeviceArray(driver, np.ones(16, np.float32))
+    try:  # reads and writes 64 elements of 16-element arrays: the simulated GPU faults
+        _unmasked_copy[(1,)](small, small, BLOCK=64)
+    except RuntimeError as e:
+        assert "kernel _unmasked_copy: cuLaunchKernel: CUDA_ERROR_LAUNCH_FAILED" in str(e), e
+    else:
+        raise AssertionError("the out-of-bounds access went unnoticed")
+
+
+def scenario_properties():
+    import tessel
+    from tessel import knobs
+    knobs.target = "cuda:90a"
+    props = tessel.runtime.driver.active.utils.get_device_properties(0)
+    assert props["multiprocessor_count"] == 132 and props["max_shared_mem"] == 227 * 1024, props
+    assert props["warpSize"] == 32 and props["max_num_regs"] == 65536, props
+    assert tessel.runtime.driver.active.get_current_target().arch == 90
+
+
+if __name__ == "__main__":
+    globals()["scenario_" + sys.argv[1]]()
+    print("ok")

@@ -1,0 +1,166 @@
+//===- CudaKernel.cpp - A compiled kernel run by the CUDA driver ---------===//
+#include "tessel/NVIDIA/CudaKernel.h"
+
+#include "tessel/NVIDIA/CudaDriver.h"
+
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <mutex>
+#include <stdexcept>
+#include <string>
+
+using namespace tessel;
+using namespace tessel::nvidia;
+
+namespace {
+
+llvm::Error failWith(const llvm::Twine &what) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), what);
+}
+
+/// Shared memory a kernel may use without opting in (bytes).
+constexpr int64_t kDefaultSharedLimit = 48 * 1024;
+
+std::string smName(int capability) {
+  return "sm_" + std::to_string(capability);
+}
+
+class CudaKernel : public target::LoadedKernel {
+public:
+  CudaKernel(const CudaDriver &driver, const runtime::CacheEntry &entry,
+             const CudaLaunchData &data)
+      : driver(driver), name(entry.name), entryName(entry.entryName),
+        target(entry.target), image(entry.object), data(data) {
+    isPTX = !llvm::StringRef(image).starts_with("\x7f" "ELF");
+  }
+
+  void launch(int64_t gx, int64_t gy, int64_t gz, void **argv,
+              llvm::ArrayRef<runtime::LaunchArg> args,
+              void *stream) const override {
+    if (gx == 0 || gy == 0 || gz == 0)
+      return;
+    if (gx > 0x7fffffff || gy > 65535 || gz > 65535)
+      throw std::runtime_error(
+          "kernel " + name + ": grid (" + std::to_string(gx) + ", " +
+          std::to_string(gy) + ", " + std::to_string(gz) +
+          ") exceeds what CUDA launches (at most 2^31-1 programs along axis "
+          "0 and 65535 along axes 1 and 2)");
+    CUfunction fn = unwrap(function());
+    for (const runtime::LaunchArg &arg : args) {
+      if (!arg.isPointer() || arg.bits == 0)
+        continue;
+      CUdeviceptr device = 0;
+      CUresult r = driver.pointerGetAttribute(
+          &device, CU_POINTER_ATTRIBUTE_DEVICE_POINTER, CUdeviceptr(arg.bits));
+      if (r != CUDA_SUCCESS)
+        throw std::runtime_error(
+            "kernel " + name + ": argument '" + arg.name.str() +
+            "' is not memory the GPU can address (" + driver.describe(r) +
+            "); pass a CUDA tensor, e.g. torch.from_numpy(a).cuda()");
+    }
+    CUresult r = driver.launchKernel(
+        fn, unsigned(gx), unsigned(gy), unsigned(gz), unsigned(32 * data.numWarps),
+        1, 1, unsigned(data.sharedBytes), static_cast<CUstream>(stream), argv,
+        nullptr);
+    if (r != CUDA_SUCCESS)
+      throw std::runtime_error("kernel " + name + ": cuLaunchKernel: " +
+                               driver.describe(r));
+  }
+
+private:
+  template <typename T> T unwrap(llvm::Expected<T> value) const {
+    if (!value)
+      throw std::runtime_error(llvm::toString(value.takeError()));
+    return *value;
+  }
+
+  /// The kernel's function in the current context, its module loaded there
+  /// at the first launch.
+  llvm::Expected<CUfunction> function() const {
+    auto context = driver.currentContext();
+    if (!context)
+      return context.takeError();
+    std::lock_guard<std::mutex> lock(mutex);
+    for (const auto &[ctx, fn] : functions)
+      if (ctx == *context)
+        return fn;
+    auto capability = driver.capability(*context);
+    if (!capability)
+      return capability.takeError();
+    if (llvm::Error err = checkArchitecture(*capability))
+      return std::move(err);
+    CUmodule module;
+    if (llvm::Error err = driver.check(
+            driver.moduleLoadData(&module, image.c_str()),
+            "kernel " + name + ": loading its " + (isPTX ? "PTX" : "cubin") +
+                " into the " + smName(*capability) + " GPU"))
+      return std::move(err);
+    CUfunction fn;
+    if (llvm::Error err = driver.check(
+            driver.moduleGetFunction(&fn, module, entryName.c_str()),
+            "kernel " + name + ": finding " + entryName + " in its module"))
+      return std::move(err);
+    if (data.sharedBytes > kDefaultSharedLimit) {
+      CUresult r = driver.funcSetAttribute(
+          fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+          int(data.sharedBytes));
+      if (r != CUDA_SUCCESS)
+        return failWith("kernel " + name + " needs " +
+                        llvm::Twine(data.sharedBytes) +
+                        " bytes of shared memory per program, more than this " +
+                        smName(*capability) + " GPU allows: " +
+                        driver.describe(r));
+    }
+    functions.push_back({*context, fn});
+    return fn;
+  }
+
+  /// A cubin runs on its architecture's family (sm_80 on sm_8x, x >= 0);
+  /// sm_90a code on sm_90 only; PTX on its architecture and newer ones.
+  llvm::Error checkArchitecture(int capability) const {
+    int built = data.sm;
+    bool ok = data.archSpecific ? capability == built
+              : isPTX           ? capability >= built
+                                : capability / 10 == built / 10 &&
+                            capability >= built;
+    if (ok)
+      return llvm::Error::success();
+    return failWith("kernel " + name + " was compiled for " + target +
+                    " and cannot run on this " + smName(capability) +
+                    " GPU: compile it for cuda:" + llvm::Twine(capability) +
+                    (capability >= 90 ? "a" : ""));
+  }
+
+  const CudaDriver &driver;
+  std::string name, entryName, target;
+  std::string image; ///< the cubin, or NUL-terminated PTX
+  bool isPTX = false;
+  CudaLaunchData data;
+  mutable std::mutex mutex;
+  mutable llvm::SmallVector<std::pair<CUcontext, CUfunction>, 1> functions;
+};
+
+} // namespace
+
+llvm::Expected<std::unique_ptr<target::LoadedKernel>>
+nvidia::loadCudaKernel(const runtime::CacheEntry &kernel,
+                       const CudaLaunchData &data) {
+  auto driver = CudaDriver::get();
+  if (!driver)
+    return failWith("it cannot run here: " +
+                    llvm::toString(driver.takeError()));
+  if (kernel.object.empty())
+    return failWith("kernel " + kernel.name + " has no binary");
+  return std::make_unique<CudaKernel>(*driver, kernel, data);
+}
+
+bool nvidia::cudaDriverAvailable() {
+  auto driver = CudaDriver::get();
+  if (!driver) {
+    llvm::consumeError(driver.takeError());
+    return false;
+  }
+  int count = 0;
+  return driver->deviceGetCount(&count) == CUDA_SUCCESS && count > 0;
+}
