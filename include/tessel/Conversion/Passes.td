@@ -43,7 +43,14 @@ def ConvertTileToTileGPU : Pass<"convert-tile-to-tilegpu", "mlir::ModuleOp"> {
     `reduce`, `trans` and `reshape` keep their operand's registers. A `dot`
     of fp16 or bf16 blocks with an fp32 accumulator on compute capability 80
     and up produces (and takes its accumulator in) the mma.sync accumulator
-    layout, its warps split between rows and columns. The kernel gets
+    layout, its warps split between rows and columns. On compute capability
+    90 (arch-specific: sm_90a) with whole warpgroups (num-warps a multiple
+    of 4), such a dot whose warpgroups cover 64 rows each and at least 8
+    columns gets the wgmma accumulator layout instead, warpgroups along M
+    first, and `tilegpu.wgmma`: the lowering issues wgmma.mma_async with
+    operands read from shared memory through matrix descriptors. (With one
+    warpgroup along N the two layouts are the same map, so the attribute,
+    not the layout, says which instruction runs.) The kernel gets
     `tilegpu.num_warps`. Loads and stores whose addresses the axis-info
     analysis proves contiguous and aligned along the last dimension (and
     whose mask and `other` are constant over the group) get
@@ -54,7 +61,12 @@ def ConvertTileToTileGPU : Pass<"convert-tile-to-tilegpu", "mlir::ModuleOp"> {
     Option<"numWarps", "num-warps", "int", /*default=*/"4",
            "Warps per program (a power of two, 1 to 32)">,
     Option<"computeCapability", "compute-capability", "int", /*default=*/"80",
-           "NVIDIA compute capability (80 and up: mma.sync for fp16/bf16 dots)">,
+           "NVIDIA compute capability (80 and up: mma.sync for fp16/bf16 dots; "
+           "90: wgmma where the target is arch-specific)">,
+    Option<"archSpecific", "arch-specific", "bool", /*default=*/"true",
+           "The target is the arch-specific variant of the compute capability "
+           "(sm_90a), whose instructions (wgmma) do not run on later GPUs; "
+           "Tessel, like Triton, compiles capability 90 as sm_90a">,
   ];
   let dependentDialects = ["::tessel::tilegpu::TileGPUDialect"];
 }

@@ -34,6 +34,11 @@ namespace {
 /// one access may move (the lowering uses as many as a thread holds).
 constexpr llvm::StringLiteral kVectorAttr = "tilegpu.vector";
 
+/// On dots: the lowering runs warpgroup MMA (wgmma.mma_async, sm_90a). The
+/// accumulator layout alone cannot say so: with one warpgroup along N it is
+/// the same map as mma.sync's with every warp along M.
+constexpr llvm::StringLiteral kWgmmaAttr = "tilegpu.wgmma";
+
 /// Elements of one tensor a thread may hold.
 constexpr int64_t kMaxElementsPerThread = 1024;
 
@@ -112,6 +117,27 @@ struct ConvertTileToTileGPU
     }
     return gpu::mmaAccumulatorLayout({int32_t(shape[0]), int32_t(shape[1])},
                                      {wm, wn});
+  }
+
+  /// The warps [M, N] of a dot that runs on warpgroup MMA, or nothing: an
+  /// mma.sync-shaped dot on sm_90a with whole warpgroups, warps along M
+  /// first while rows remain (16 per warp, as Triton splits them), each
+  /// warpgroup covering at least 8 columns.
+  std::optional<std::vector<int32_t>> wgmmaWarps(tile::DotOp dot) const {
+    if (computeCapability != 90 || !archSpecific || numWarps % 4 ||
+        !usesMmaSync(dot))
+      return std::nullopt;
+    auto shape = dot.getD().getType().getShape();
+    int32_t wm = 4, wn = 1;
+    while (wm * wn < numWarps) {
+      if (shape[0] > 16 * wm)
+        wm *= 2;
+      else
+        wn *= 2;
+    }
+    if (shape[0] < 16 * wm || shape[1] < 8 * wn)
+      return std::nullopt;
+    return std::vector<int32_t>{wm, wn};
   }
 
   /// The most consecutive elements of the last dimension one access can
@@ -235,7 +261,14 @@ struct ConvertTileToTileGPU
                         layout, shapeOf(cast<RankedTensorType>(
                                     rs.getResult().getType()))));
       } else if (auto dot = dyn_cast<tile::DotOp>(op)) {
-        if (usesMmaSync(dot)) {
+        if (auto warps = wgmmaWarps(dot)) {
+          auto shape = dot.getD().getType().getShape();
+          LinearLayout acc = gpu::wgmmaAccumulatorLayout(
+              {int32_t(shape[0]), int32_t(shape[1])}, *warps);
+          dot->setAttr(kWgmmaAttr, UnitAttr::get(dot.getContext()));
+          requireOperand(dot.getCMutable(), acc);
+          produceWith(dot.getD(), acc);
+        } else if (usesMmaSync(dot)) {
           LinearLayout acc = mmaLayout(dot);
           requireOperand(dot.getCMutable(), acc);
           produceWith(dot.getD(), acc);
