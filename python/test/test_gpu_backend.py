@@ -186,8 +186,58 @@ def test_matmul_matches_numpy(sim, rng, dtype, shape, blocks):
     kernel = matmul_kernel[(triton_cdiv(M, BM), triton_cdiv(N, BN))](a, b, c, M, N, K, BM=BM, BN=BN, BK=BK)
     ref = a.double().numpy() @ b.double().numpy()
     np.testing.assert_allclose(c.numpy(), ref, rtol=1e-4, atol=1e-4 if dtype != "float32" else 2e-5)
-    # fp16/bf16 dots run on tensor cores (mma.sync m16n8k16); fp32 by FMA.
-    assert ("mma.sync.aligned.m16n8k16" in kernel.asm["ptx"]) == (dtype != "float32")
+    # fp16/bf16 dots run on tensor cores; fp32 by FMA.
+    ptx = kernel.asm["ptx"]
+    assert (tensor_core_instruction(sim, BM, BN) in ptx) == (dtype != "float32")
+    assert "mma.sync" not in ptx or "wgmma" not in ptx
+
+
+def tensor_core_instruction(target, BM, BN, num_warps=4):
+    """The tensor-core instruction an fp16/bf16 dot into fp32 of a BM x BN block runs on: wgmma m64nNk16 on sm_90a
+    where whole warpgroups (warps along M first, 16 rows each while rows remain, as Triton splits them) cover 64
+    rows and at least 8 columns each, N the columns of a warpgroup up to 256; mma.sync m16n8k16 everywhere else."""
+    if target.endswith("sm_90a") and num_warps % 4 == 0:
+        wm, wn = 4, 1
+        while wm * wn < num_warps:
+            if BM > 16 * wm:
+                wm *= 2
+            else:
+                wn *= 2
+        if BM >= 16 * wm and BN >= 8 * wn:
+            return f"wgmma.mma_async.sync.aligned.m64n{min(256, BN // wn)}k16"
+    return "mma.sync.aligned.m16n8k16"
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("shape,blocks,num_warps", [
+    ((64, 16, 16), (64, 16, 16), 4),        # the 32-byte swizzle, n16
+    ((64, 32, 32), (64, 32, 32), 8),        # the 64-byte swizzle; two warpgroups side by side along N, n16
+    ((128, 64, 192), (64, 64, 64), 4),      # the 128-byte swizzle, a grid of two, three steps over K
+    ((128, 128, 128), (128, 128, 64), 8),   # two warpgroups along M, n128
+    ((64, 256, 128), (64, 256, 128), 4),    # n256; K of two swizzle atoms
+    ((128, 256, 32), (128, 256, 32), 8),    # two warpgroups of n256
+    ((192, 96, 64), (128, 32, 32), 4),      # one warpgroup repeating along M, masked edges
+    ((100, 80, 72), (64, 32, 16), 4),       # masked edges on every side
+], ids=["64x16x16", "64x32x32-w8", "128x64x192", "128x128x128-w8", "64x256x128", "128x256x32-w8", "192x96x64",
+        "100x80x72"])
+def test_tensor_core_matmul_matches_numpy(sim, rng, dtype, shape, blocks, num_warps):
+    # The same fp16/bf16 matmuls through each target's tensor cores: wgmma with swizzled shared-memory operands on
+    # sm_90a, mma.sync on sm_80; every block shape is checked against numpy and its PTX went through ptxas.
+    import torch
+    M, N, K = shape
+    BM, BN, BK = blocks
+    a = torch.from_numpy(rng.standard_normal((M, K)).astype(np.float32)).to(getattr(torch, dtype))
+    b = torch.from_numpy(rng.standard_normal((K, N)).astype(np.float32)).to(getattr(torch, dtype))
+    c = torch.zeros((M, N), dtype=torch.float32)
+    kernel = matmul_kernel[(triton_cdiv(M, BM), triton_cdiv(N, BN))](a, b, c, M, N, K, BM=BM, BN=BN, BK=BK,
+                                                                     num_warps=num_warps)
+    np.testing.assert_allclose(c.numpy(), a.double().numpy() @ b.double().numpy(), rtol=1e-4, atol=1e-4)
+    ptx = kernel.asm["ptx"]
+    mma = tensor_core_instruction(sim, BM, BN, num_warps)
+    assert mma in ptx
+    assert ("wgmma" if mma.startswith("mma.sync") else "mma.sync") not in ptx
+    if sim.endswith("sm_90a"):
+        assert "ptxas" in kernel.asm and "sm_90a" in kernel.asm["ptxas"]
 
 
 def test_int8_dot_matches_numpy(sim, rng):
@@ -245,6 +295,28 @@ def test_attention_forward_matches_numpy(sim, rng):
     ref = (p / p.sum(axis=-1, keepdims=True)) @ v.astype(np.float64)
     np.testing.assert_allclose(out.astype(np.float64), ref, rtol=2e-2, atol=2e-3)
     assert kernel.asm["ptx"].count("mma.sync.aligned.m16n8k16") >= 2
+
+
+@pytest.mark.parametrize("d", [32, 64])
+def test_attention_forward_on_warpgroups_matches_numpy(sim, rng, d):
+    # 64 query rows per program: on sm_90a both dots (Q K^T and P V) run on wgmma, on sm_80 on mma.sync.
+    bh, n_ctx = 2, 128
+    q, k, v = (rng.standard_normal((bh, n_ctx, d)).astype(np.float16) for _ in range(3))
+    out = np.zeros_like(q)
+    scale = 1.0 / np.sqrt(d)
+    kernel = _attention_kernel()[(n_ctx // 64, bh)](q, k, v, out, scale, n_ctx, HEAD_DIM=d, BLOCK_M=64, BLOCK_N=32,
+                                                    num_warps=4)
+    s = (q.astype(np.float64) @ k.astype(np.float64).transpose(0, 2, 1)) * scale
+    p = np.exp(s - s.max(axis=-1, keepdims=True))
+    ref = (p / p.sum(axis=-1, keepdims=True)) @ v.astype(np.float64)
+    np.testing.assert_allclose(out.astype(np.float64), ref, rtol=2e-2, atol=2e-3)
+    ptx = kernel.asm["ptx"]
+    if sim.endswith("sm_90a"):
+        assert ptx.count("wgmma.mma_async.sync.aligned.m64n32k16") >= 1, ptx
+        assert ptx.count(f"wgmma.mma_async.sync.aligned.m64n{d}k16") >= 1
+        assert "mma.sync" not in ptx
+    else:
+        assert ptx.count("mma.sync.aligned.m16n8k16") >= 2 and "wgmma" not in ptx
 
 
 @tessel.jit

@@ -554,9 +554,56 @@ std::vector<int32_t> shapeOf(Type t) {
   return std::vector<int32_t>(s.begin(), s.end());
 }
 
+/// The warps [M, N] of a dot that runs on warpgroup MMA: marked
+/// `tilegpu.wgmma` by convert-tile-to-tilegpu, fp16/bf16 into fp32, its
+/// accumulator in the wgmma layout of that split. Nothing otherwise.
+std::optional<std::vector<int32_t>> wgmmaWarps(tile::DotOp dot) {
+  if (!dot->hasAttr("tilegpu.wgmma"))
+    return std::nullopt;
+  auto aTy = dot.getA().getType(), bTy = dot.getB().getType();
+  Type elt = aTy.getElementType();
+  auto layout = tilegpu::getLayout(dot.getD().getType());
+  int32_t M = aTy.getDimSize(0), K = aTy.getDimSize(1), N = bTy.getDimSize(1);
+  if (!(elt.isF16() || elt.isBF16()) || elt != bTy.getElementType() ||
+      !dot.getD().getType().getElementType().isF32() || K % 16 || !layout)
+    return std::nullopt;
+  int32_t warps = layout->inSize(gpu::kWarp);
+  for (int32_t wm = 4; wm <= warps; wm *= 2) {
+    int32_t wn = warps / wm;
+    if (M >= 16 * wm && N >= 8 * wn &&
+        *layout == gpu::wgmmaAccumulatorLayout({M, N}, {wm, wn}))
+      return std::vector<int32_t>{wm, wn};
+  }
+  return std::nullopt;
+}
+
+/// Where a warpgroup-MMA dot stages its operands: A (M x K) and then B
+/// (N x K), both K-major in wgmmaOperandLayout with `swizzle`; B starts at
+/// the next multiple of 1024 bytes, where every swizzle pattern starts over.
+struct WgmmaTiles {
+  int32_t swizzle;
+  int64_t bBase, bytes;
+};
+
+WgmmaTiles wgmmaTiles(tile::DotOp dot) {
+  auto a = dot.getA().getType(), b = dot.getB().getType();
+  int32_t size = storageBytes(a.getElementType());
+  WgmmaTiles t;
+  t.swizzle = gpu::wgmmaSwizzleBytes(a.getDimSize(1), size);
+  t.bBase = (a.getNumElements() * size + 1023) / 1024 * 1024;
+  t.bytes = t.bBase + b.getNumElements() * size;
+  return t;
+}
+
 /// Bytes of shared memory a dot stages its operands in: A row-major, then B
-/// column-major (each thread reads its rows of A and columns of B along K).
+/// column-major (each thread reads its rows of A and columns of B along K);
+/// for warpgroup MMA, wgmmaTiles.
 int64_t dotSharedBytes(tile::DotOp dot, int64_t &bOffset) {
+  if (wgmmaWarps(dot)) {
+    WgmmaTiles t = wgmmaTiles(dot);
+    bOffset = t.bBase;
+    return t.bytes;
+  }
   auto a = dot.getA().getType(), b = dot.getB().getType();
   int64_t aBytes = a.getNumElements() * storageBytes(a.getElementType());
   bOffset = (aBytes + 15) / 16 * 16;
@@ -582,7 +629,132 @@ Value convertElement(OpBuilder &b, Location loc, Value v, Type to) {
   return b.create<arith::FPToSIOp>(loc, to, v);
 }
 
-/// d = a * b + c. Both operands are staged in shared memory; then either
+/// Writes an operand of a warpgroup MMA, held in registers as `layout` over
+/// [row, k], to shared memory from byte `base` as `shared` (offset -> [row,
+/// k]) places it. Both maps are linear, so a register's offset is the
+/// thread's part (from its lane and warp) XOR a constant per register; runs
+/// of registers at consecutive offsets are stored as one vector of up to 16
+/// bytes.
+void writeOperandToShared(OpBuilder &b, Location loc,
+                          const gpu::GPUTargetInfo &target,
+                          const LinearLayout &layout,
+                          const LinearLayout &shared, ValueRange values,
+                          int64_t base) {
+  LinearLayout toOffset = layout.invertAndCompose(shared);
+  Type elt = values[0].getType();
+  int32_t size = storageBytes(elt);
+  ThreadIds ids = threadIds(b, loc, target);
+  SmallVector<Value> hw{i32Const(b, loc, 0)};
+  hw = hardwarePart(b, loc, toOffset, gpu::kLane, ids.lane, hw);
+  hw = hardwarePart(b, loc, toOffset, gpu::kWarp, ids.warp, hw);
+  int32_t vec = std::min<int32_t>(
+      toOffset.contiguousRun(gpu::kRegister, gpu::kOffset), 16 / size);
+  // A vector must start at a multiple of its width in every thread.
+  for (const char *in : {gpu::kLane, gpu::kWarp})
+    if (int i = toOffset.inIndex(in); i >= 0)
+      for (const auto &basis : toOffset.ins()[i].bases)
+        while (vec > 1 && basis[0] % vec)
+          vec /= 2;
+  Value own = isOwner(b, loc, layout, ids);
+  auto vecTy = VectorType::get({vec}, elt);
+  for (int32_t r = 0; r < int32_t(values.size()); r += vec) {
+    if (isCopyRegister(layout, r))
+      continue;
+    int32_t c = toOffset.apply({{gpu::kRegister, r}})[0];
+    Value off = b.create<arith::XOrIOp>(loc, hw[0], i32Const(b, loc, c));
+    Value addr =
+        sharedElement(b, loc, target.sharedAddressSpace(), base, off, size);
+    Value v = values[r];
+    if (vec > 1) {
+      v = b.create<LLVM::PoisonOp>(loc, vecTy);
+      for (int32_t i = 0; i < vec; ++i)
+        v = b.create<LLVM::InsertElementOp>(loc, v, values[r + i],
+                                            i32Const(b, loc, i));
+    }
+    ifThen(b, loc, own, [&](OpBuilder &ib) {
+      ib.create<LLVM::StoreOp>(loc, v, addr, vec * size);
+    });
+  }
+}
+
+/// d = a * b + c on warpgroup MMA (wgmmaWarps): both operands are staged
+/// K-major and swizzled in shared memory, then each warpgroup issues
+/// wgmma.mma_async m64nNk16 for each of its accumulator tiles, K steps
+/// innermost so one accumulator's MMAs follow each other, through
+/// descriptors of the tiles' rows; one commit and a wait for all at the end.
+SmallVector<Value> lowerWgmmaDot(OpBuilder &b, Location loc,
+                                 const gpu::GPUTargetInfo &target,
+                                 tile::DotOp op, ValueRange a, ValueRange bv,
+                                 ValueRange c,
+                                 const std::vector<int32_t> &warps) {
+  auto aTy = op.getA().getType(), bTy = op.getB().getType();
+  int32_t M = aTy.getDimSize(0), K = aTy.getDimSize(1), N = bTy.getDimSize(1);
+  bool bf16 = aTy.getElementType().isBF16();
+  int32_t size = storageBytes(aTy.getElementType());
+  WgmmaTiles tiles = wgmmaTiles(op);
+  LinearLayout dLayout = layoutOf(op.getD().getType());
+
+  target.barrier(b, loc); // earlier readers of the scratch are done
+  writeOperandToShared(b, loc, target, layoutOf(aTy),
+                       gpu::wgmmaOperandLayout(M, K, size, tiles.swizzle), a,
+                       0);
+  writeOperandToShared(b, loc, target,
+                       gpu::transposeLayout(layoutOf(bTy), {1, 0}),
+                       gpu::wgmmaOperandLayout(N, K, size, tiles.swizzle), bv,
+                       tiles.bBase);
+  target.fenceSharedForWarpgroupMma(b, loc);
+  target.barrier(b, loc);
+
+  // The operand tile at row `row0` (a multiple of 8, where the swizzle
+  // moves nothing) and column k0 (a multiple of 16) starts at its plain
+  // K-major offset: the swizzle atom along K, the row, the column in it.
+  int32_t atomK = tiles.swizzle / size;
+  Value sharedBase = b.create<LLVM::PtrToIntOp>(
+      loc, b.getI32Type(),
+      sharedAddress(b, loc, target.sharedAddressSpace(), i32Const(b, loc, 0)));
+  auto descriptor = [&](int64_t base, int32_t rows, Value row0, int32_t k0) {
+    int64_t fixed = base + int64_t(k0 / atomK) * rows * tiles.swizzle +
+                    (k0 % atomK) * size;
+    Value byte = b.create<arith::AddIOp>(
+        loc, sharedBase,
+        b.create<arith::AddIOp>(
+            loc, i32Const(b, loc, fixed),
+            b.create<arith::MulIOp>(loc, row0,
+                                    i32Const(b, loc, tiles.swizzle))));
+    return target.warpgroupMmaDescriptor(b, loc, byte, 8 * tiles.swizzle,
+                                         tiles.swizzle);
+  };
+
+  // This warpgroup's first row and column: the accumulator layout at its
+  // first warp (warp bits 0-1 pick rows within the warpgroup).
+  ThreadIds ids = threadIds(b, loc, target);
+  Value firstWarp = b.create<arith::AndIOp>(loc, ids.warp, i32Const(b, loc, ~3));
+  SmallVector<Value> group = hardwarePart(
+      b, loc, dLayout, gpu::kWarp, firstWarp,
+      {i32Const(b, loc, 0), i32Const(b, loc, 0)});
+
+  int32_t instrN = gpu::wgmmaInstrN({M, N}, warps);
+  int32_t perInstr = instrN / 2;
+  SmallVector<Value> d(c.begin(), c.end());
+  target.warpgroupMmaFence(b, loc);
+  for (int32_t first = 0; first < int32_t(d.size()); first += perInstr) {
+    std::vector<int32_t> origin = dLayout.apply({{gpu::kRegister, first}});
+    Value row0 =
+        b.create<arith::XOrIOp>(loc, group[0], i32Const(b, loc, origin[0]));
+    Value col0 =
+        b.create<arith::XOrIOp>(loc, group[1], i32Const(b, loc, origin[1]));
+    SmallVector<Value> acc(d.begin() + first, d.begin() + first + perInstr);
+    for (int32_t k0 = 0; k0 < K; k0 += 16)
+      acc = target.warpgroupMma(b, loc, descriptor(0, M, row0, k0),
+                                descriptor(tiles.bBase, N, col0, k0), acc,
+                                instrN, bf16);
+    std::copy(acc.begin(), acc.end(), d.begin() + first);
+  }
+  return target.warpgroupMmaWait(b, loc, d);
+}
+
+/// d = a * b + c. On warpgroup MMA, lowerWgmmaDot. Otherwise both operands
+/// are staged in shared memory; then either
 /// each warp runs 16x8x16 tensor-core MMAs over the accumulator tiles its
 /// layout gives it (the mma.sync accumulator layout, fp16/bf16 into fp32),
 /// or each thread runs a loop over K for the accumulator elements it holds.
@@ -597,6 +769,12 @@ struct DotLowering : TileGPUPattern<tile::DotOp> {
     int32_t M = aTy.getDimSize(0), K = aTy.getDimSize(1), N = bTy.getDimSize(1);
     Type aElt = aTy.getElementType(), bElt = bTy.getElementType();
     Type accElt = op.getD().getType().getElementType();
+    if (auto warps = wgmmaWarps(op); warps && target.hasWarpgroupMma()) {
+      rw.replaceOpWithMultiple(
+          op, {lowerWgmmaDot(rw, loc, target, op, adaptor.getA(),
+                             adaptor.getB(), adaptor.getC(), *warps)});
+      return success();
+    }
     int64_t bBase;
     dotSharedBytes(op, bBase);
     LinearLayout dLayout = layoutOf(op.getD().getType());
@@ -1047,11 +1225,16 @@ LogicalResult gpu::lowerTileGPUToLLVM(ModuleOp module,
   widenNarrowFloatToInt(module);
   int64_t shared = scratchBytes(module);
   {
+    // Swizzled wgmma operands start at multiples of 1024 bytes of the
+    // shared array (the swizzle reads address bits up to 9).
+    bool wgmma = false;
+    module.walk([&](tile::DotOp dot) { wgmma |= wgmmaWarps(dot).has_value(); });
     OpBuilder b(module.getBodyRegion());
     auto arrayTy = LLVM::LLVMArrayType::get(b.getI8Type(), 0);
     b.create<LLVM::GlobalOp>(module.getLoc(), arrayTy, /*isConstant=*/false,
                              LLVM::Linkage::External, kSharedName, Attribute(),
-                             /*alignment=*/16, target.sharedAddressSpace());
+                             /*alignment=*/wgmma ? 1024 : 16,
+                             target.sharedAddressSpace());
     module->setAttr("tilegpu.shared",
                     IntegerAttr::get(IntegerType::get(ctx, 32), shared));
   }

@@ -44,6 +44,42 @@ public:
   virtual llvm::SmallVector<mlir::Value>
   mma16816(mlir::OpBuilder &b, mlir::Location loc, mlir::ValueRange a,
            mlir::ValueRange bv, mlir::ValueRange c, bool bf16) const = 0;
+  /// Whether the target has warpgroup MMA reading its operands from shared
+  /// memory (NVIDIA sm_90a wgmma.mma_async), which dots marked
+  /// `tilegpu.wgmma` use.
+  virtual bool hasWarpgroupMma() const = 0;
+  /// The 64-bit descriptor of an operand tile in shared memory at byte
+  /// `sharedAddress` (i32, in the shared address space) whose 8-row groups
+  /// are `strideBytes` apart, with a `swizzleBytes` (32, 64 or 128)
+  /// swizzle; K-major, so the leading offset is unused.
+  virtual mlir::Value warpgroupMmaDescriptor(mlir::OpBuilder &b,
+                                             mlir::Location loc,
+                                             mlir::Value sharedAddress,
+                                             int64_t strideBytes,
+                                             int swizzleBytes) const = 0;
+  /// Makes this thread's generic writes to shared memory visible to the
+  /// warpgroup MMA's reads (which go through another proxy); a barrier after
+  /// it publishes every thread's.
+  virtual void fenceSharedForWarpgroupMma(mlir::OpBuilder &b,
+                                          mlir::Location loc) const = 0;
+  /// Orders the warpgroup's register accesses before the MMAs that follow.
+  virtual void warpgroupMmaFence(mlir::OpBuilder &b,
+                                 mlir::Location loc) const = 0;
+  /// Starts D = A * B + D on a 64 x n x 16 tile of the warpgroup, A and B
+  /// (fp16 or bf16, both K-major) through descriptors; `acc` is this
+  /// thread's n/2 f32 accumulators in the PTX ISA's order. Returns the
+  /// accumulators the MMA will write: read them only after
+  /// warpgroupMmaWait.
+  virtual llvm::SmallVector<mlir::Value>
+  warpgroupMma(mlir::OpBuilder &b, mlir::Location loc, mlir::Value descA,
+               mlir::Value descB, mlir::ValueRange acc, int n,
+               bool bf16) const = 0;
+  /// Commits the warpgroup's MMAs and waits for all of them; returns
+  /// `values` (their accumulators) as they are once they are done, so that
+  /// nothing reads them earlier.
+  virtual llvm::SmallVector<mlir::Value>
+  warpgroupMmaWait(mlir::OpBuilder &b, mlir::Location loc,
+                   mlir::ValueRange values) const = 0;
   /// The address space of memory shared by a program's threads.
   virtual unsigned sharedAddressSpace() const = 0;
   /// Marks the lowered function as a kernel launched with `numThreads`

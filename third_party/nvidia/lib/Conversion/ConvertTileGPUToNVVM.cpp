@@ -2,6 +2,10 @@
 #include "tessel/NVIDIA/NVIDIATargetInfo.h"
 #include "tessel/NVIDIA/Passes.h"
 
+#include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
 namespace tessel::nvidia {
 #define GEN_PASS_DEF_CONVERTTILEGPUTONVVM
 #include "tessel/NVIDIA/Passes.h.inc"
@@ -16,6 +20,12 @@ struct ConvertTileGPUToNVVM
   void runOnOperation() override {
     tessel::nvidia::NVIDIATargetInfo target;
     if (failed(tessel::gpu::lowerTileGPUToLLVM(getOperation(), target)))
+      return signalPassFailure();
+    // NVVM ops without an LLVM intrinsic (wgmma.mma_async) become the PTX
+    // they stand for, as inline assembly.
+    RewritePatternSet patterns(&getContext());
+    populateNVVMToLLVMConversionPatterns(patterns);
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }
 };

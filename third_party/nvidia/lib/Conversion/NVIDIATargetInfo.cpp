@@ -82,6 +82,94 @@ SmallVector<Value> NVIDIATargetInfo::mma16816(OpBuilder &b, Location loc,
   return d;
 }
 
+Value NVIDIATargetInfo::warpgroupMmaDescriptor(OpBuilder &b, Location loc,
+                                               Value sharedAddress,
+                                               int64_t strideBytes,
+                                               int swizzleBytes) const {
+  // PTX ISA "Matrix Descriptor Format": bits 0-13 the start address >> 4,
+  // 16-29 the leading byte offset >> 4 (unused by swizzled K-major tiles:
+  // 1, as CUTLASS and Triton set it), 32-45 the stride byte offset >> 4,
+  // 49-51 the base offset (0: tiles start at a multiple of the swizzle's
+  // repeat), 62-63 the swizzle (1: 128B, 2: 64B, 3: 32B).
+  int64_t mode = swizzleBytes == 128 ? 1 : swizzleBytes == 64 ? 2 : 3;
+  int64_t fixed = (int64_t(1) << 16) | ((strideBytes >> 4) << 32) | (mode << 62);
+  auto i64 = b.getI64Type();
+  Value start = b.create<arith::AndIOp>(
+      loc,
+      b.create<arith::ShRUIOp>(loc, b.create<arith::ExtUIOp>(loc, i64, sharedAddress),
+                               b.create<arith::ConstantIntOp>(loc, i64, 4)),
+      b.create<arith::ConstantIntOp>(loc, i64, 0x3fff));
+  return b.create<arith::OrIOp>(loc, start,
+                                b.create<arith::ConstantIntOp>(loc, i64, fixed));
+}
+
+void NVIDIATargetInfo::fenceSharedForWarpgroupMma(OpBuilder &b,
+                                                  Location loc) const {
+  b.create<NVVM::FenceProxyOp>(
+      loc, NVVM::ProxyKind::async_shared,
+      NVVM::SharedSpaceAttr::get(b.getContext(), NVVM::SharedSpace::shared_cta));
+}
+
+void NVIDIATargetInfo::warpgroupMmaFence(OpBuilder &b, Location loc) const {
+  b.create<NVVM::WgmmaFenceAlignedOp>(loc);
+}
+
+SmallVector<Value> NVIDIATargetInfo::warpgroupMma(OpBuilder &b, Location loc,
+                                                 Value descA, Value descB,
+                                                 ValueRange acc, int n,
+                                                 bool bf16) const {
+  MLIRContext *ctx = b.getContext();
+  SmallVector<Type> fields(acc.size(), b.getF32Type());
+  auto structTy = LLVM::LLVMStructType::getLiteral(ctx, fields);
+  Value inout = b.create<LLVM::PoisonOp>(loc, structTy);
+  for (auto [i, v] : llvm::enumerate(acc))
+    inout = b.create<LLVM::InsertValueOp>(loc, inout, v, int64_t(i));
+  NVVM::WGMMATypes ab = bf16 ? NVVM::WGMMATypes::bf16 : NVVM::WGMMATypes::f16;
+  // A row-major and B column-major: both K-major, no transpose.
+  auto mma = b.create<NVVM::WgmmaMmaAsyncOp>(
+      loc, structTy, inout, descA, descB,
+      NVVM::MMAShapeAttr::get(ctx, 64, n, 16), ab, ab, NVVM::WGMMATypes::f32,
+      NVVM::WGMMAScaleOut::one, NVVM::WGMMAScaleIn::one,
+      NVVM::WGMMAScaleIn::one, NVVM::MMALayout::row, NVVM::MMALayout::col,
+      NVVM::MMAIntOverflowAttr());
+  SmallVector<Value> d;
+  for (size_t i = 0; i < acc.size(); ++i)
+    d.push_back(b.create<LLVM::ExtractValueOp>(loc, mma, int64_t(i)));
+  return d;
+}
+
+SmallVector<Value> NVIDIATargetInfo::warpgroupMmaWait(OpBuilder &b,
+                                                     Location loc,
+                                                     ValueRange values) const {
+  b.create<NVVM::WgmmaGroupSyncAlignedOp>(loc);
+  b.create<NVVM::WgmmaWaitGroupSyncOp>(loc, 0);
+  // The wait defines no value, so LLVM could move a use of an accumulator
+  // above it. Each accumulator passes through an empty asm with side effects
+  // after the wait (asm statements keep their order), in pieces of at most
+  // 64 values.
+  MLIRContext *ctx = b.getContext();
+  SmallVector<Value> out;
+  for (size_t first = 0; first < values.size(); first += 64) {
+    size_t count = std::min<size_t>(64, values.size() - first);
+    ValueRange piece = values.slice(first, count);
+    std::string constraints;
+    for (size_t i = 0; i < count; ++i)
+      constraints += "=f,";
+    for (size_t i = 0; i < count; ++i)
+      constraints += std::to_string(i) + (i + 1 < count ? "," : "");
+    SmallVector<Type> fields(count, b.getF32Type());
+    auto structTy = LLVM::LLVMStructType::getLiteral(ctx, fields);
+    auto tie = b.create<LLVM::InlineAsmOp>(
+        loc, structTy, piece, /*asm_string=*/"", constraints,
+        /*has_side_effects=*/true, /*is_align_stack=*/false,
+        LLVM::tailcallkind::TailCallKind::None, LLVM::AsmDialectAttr(),
+        /*operand_attrs=*/ArrayAttr());
+    for (size_t i = 0; i < count; ++i)
+      out.push_back(b.create<LLVM::ExtractValueOp>(loc, tie.getRes(), int64_t(i)));
+  }
+  return out;
+}
+
 void NVIDIATargetInfo::markKernel(Operation *func, int numThreads) const {
   Builder b(func->getContext());
   func->setAttr(NVVM::NVVMDialect::getKernelFuncAttrName(), b.getUnitAttr());

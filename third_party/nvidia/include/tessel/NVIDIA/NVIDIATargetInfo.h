@@ -6,7 +6,8 @@
 
 namespace tessel::nvidia {
 
-/// Special registers, bar.sync, shfl.sync.bfly and libdevice, as NVVM ops.
+/// Special registers, bar.sync, shfl.sync.bfly, mma.sync, wgmma and
+/// libdevice, as NVVM ops.
 class NVIDIATargetInfo : public gpu::GPUTargetInfo {
 public:
   mlir::Value threadId(mlir::OpBuilder &b, mlir::Location loc) const override;
@@ -22,6 +23,21 @@ public:
                                           mlir::Location loc, mlir::ValueRange a,
                                           mlir::ValueRange bv, mlir::ValueRange c,
                                           bool bf16) const override;
+  bool hasWarpgroupMma() const override { return true; }
+  mlir::Value warpgroupMmaDescriptor(mlir::OpBuilder &b, mlir::Location loc,
+                                     mlir::Value sharedAddress,
+                                     int64_t strideBytes,
+                                     int swizzleBytes) const override;
+  void fenceSharedForWarpgroupMma(mlir::OpBuilder &b,
+                                  mlir::Location loc) const override;
+  void warpgroupMmaFence(mlir::OpBuilder &b, mlir::Location loc) const override;
+  llvm::SmallVector<mlir::Value>
+  warpgroupMma(mlir::OpBuilder &b, mlir::Location loc, mlir::Value descA,
+               mlir::Value descB, mlir::ValueRange acc, int n,
+               bool bf16) const override;
+  llvm::SmallVector<mlir::Value>
+  warpgroupMmaWait(mlir::OpBuilder &b, mlir::Location loc,
+                   mlir::ValueRange values) const override;
   unsigned sharedAddressSpace() const override { return 3; }
   void markKernel(mlir::Operation *func, int numThreads) const override;
   void populateMathPatterns(mlir::LLVMTypeConverter &converter,
