@@ -98,8 +98,8 @@ def _first(*problems: str | None) -> str | None:
     return next((p for p in problems if p), None)
 
 
-def vector_add_case(quick: bool) -> Case:
-    n, block = (8192, 1024) if quick else (1 << 16, 1024)
+def vector_add_case(quick: bool, n: int | None = None) -> Case:
+    n, block = n or (8192 if quick else 1 << 16), 1024
 
     def setup(rng):
         x, y = rng.standard_normal((2, n)).astype(np.float32)
@@ -111,8 +111,8 @@ def vector_add_case(quick: bool) -> Case:
                 {"BLOCK": block}, (n // block,), 4, 3, setup, f"n={n} fp32")
 
 
-def softmax_case(quick: bool) -> Case:
-    rows, cols = (16, 1024) if quick else (64, 1024)
+def softmax_case(quick: bool, rows: int | None = None) -> Case:
+    rows, cols = rows or (16 if quick else 64), 1024
 
     def setup(rng):
         x = (rng.standard_normal((rows, cols)) * 3).astype(np.float32)
@@ -126,8 +126,8 @@ def softmax_case(quick: bool) -> Case:
                 {"BLOCK": 1024}, (rows,), 4, 3, setup, f"{rows}x{cols} fp32")
 
 
-def layer_norm_case(quick: bool) -> Case:
-    rows, cols = (16, 1024) if quick else (64, 1024)
+def layer_norm_case(quick: bool, rows: int | None = None) -> Case:
+    rows, cols = rows or (16 if quick else 64), 1024
     eps = 1e-5
 
     def setup(rng):
@@ -151,8 +151,8 @@ def layer_norm_case(quick: bool) -> Case:
                 {"BLOCK_SIZE": 1024}, (rows,), 4, 3, setup, f"{rows}x{cols} fp32")
 
 
-def matmul_case(dtype: str, quick: bool) -> Case:
-    n = 128 if quick else 256
+def matmul_case(dtype: str, quick: bool, n: int | None = None) -> Case:
+    n = n or (128 if quick else 256)
     bm, bn, bk = 64, 64, 32
 
     def setup(rng):
@@ -185,8 +185,8 @@ def matmul_case(dtype: str, quick: bool) -> Case:
                 ((n // bm) * (n // bn),), 4, 3, setup, f"M=N=K={n}")
 
 
-def attention_case(quick: bool) -> Case:
-    bh, ctx, d = (1, 64, 64) if quick else (2, 128, 64)
+def attention_case(quick: bool, bh: int | None = None, ctx: int | None = None) -> Case:
+    bh, ctx, d = bh or (1 if quick else 2), ctx or (64 if quick else 128), 64
     bm, bn = 64, 32
     scale = 1 / math.sqrt(d)
 

@@ -41,6 +41,12 @@ def scale_2d(x_ptr, out_ptr, bias_ptr, M, N, alpha, BLOCK_M: tl.constexpr, BLOCK
     tl.store(out_ptr + offs, y, mask=mask)
 
 
+@tessel.jit
+def gather(x_ptr, out_ptr, n, stride, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs * stride, mask=offs < n), mask=offs < n)
+
+
 @tessel.autotune(configs=[tessel.Config({"BLOCK": 64}), tessel.Config({"BLOCK": 128})], key=["n"])
 @tessel.jit
 def copy_tuned(x_ptr, out_ptr, n, DTYPE: tl.constexpr, BLOCK: tl.constexpr):
@@ -173,6 +179,31 @@ int main(void) {{
     for flags in ([], ["-DTESSEL_AOT_THREADS", "-pthread"]):
         (out,) = build_and_run(tmp_path, main_c, ["scale_2d"], *flags)
         np.testing.assert_array_equal(out.reshape(m, n), expected, err_msg=" ".join(flags))
+
+
+@needs_cc
+def test_a_runtime_int_given_as_1_is_compiled_in(kernel_file, tmp_path):
+    # As launches specialize an int equal to 1 (a unit stride): it is a constant of the kernel, not a C parameter.
+    run_tool(kernel_file, tmp_path, "gather", "*fp32, *fp32, i32, 1, 64", "(n + 63) / 64")
+    assert "void gather_launch(float *x_ptr, float *out_ptr, int32_t n);" in (tmp_path / "gather.h").read_text()
+    assert json.loads((tmp_path / "gather.json").read_text())["constexprs"] == {"stride": 1, "BLOCK": 64}
+    n = 300
+    main_c = f"""
+#include <stdio.h>
+#include <stdlib.h>
+#include "gather.h"
+
+int main(void) {{
+  float *x = malloc({n} * sizeof(float)), *y = malloc({n} * sizeof(float)), *out = calloc({n}, sizeof(float));
+  {C_INPUTS.format(n=n, x="x", y="y")}
+  gather_launch(x, out, {n});
+  for (int i = 0; i < {n}; ++i) printf("%.9g ", out[i]);
+  printf("\\n");
+  return 0;
+}}
+"""
+    (out,) = build_and_run(tmp_path, main_c, ["gather"])
+    np.testing.assert_array_equal(out, inputs(n)[0])
 
 
 def test_autotuned_kernel_and_header(kernel_file, tmp_path):

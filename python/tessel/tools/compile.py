@@ -20,7 +20,8 @@ launches the grid with cuLaunchKernel (pointer arguments are device addresses). 
 The signature follows Triton's tool: one entry per parameter of K, in order. A run-time parameter takes a type string
 ("*fp32", "i32", "*fp16:16": ":16" marks a multiple of 16; "*fp32:16:noalias" promises that the array overlaps no
 other pointer argument's, which lets loads fuse with the stores that follow them, as at launch, where the launcher
-checks it); a tl.constexpr parameter takes a value (1024, 0.5,
+checks it), or 1 for an int compiled in as launches compile ints equal to 1 (a unit stride; it leaves the C
+signature); a tl.constexpr parameter takes a value (1024, 0.5,
 True, or a dtype name such as fp16); None stands for a compile-time None for either kind, as at launch. Grid entries
 are integers or C expressions of the run-time scalar arguments and the int/float constexprs.
 
@@ -164,6 +165,9 @@ def parse_signature(kernel: JITFunction, text: str) -> Specialization:
             constexprs[name] = None
         elif name in kernel.constexpr_names:
             constexprs[name] = _constexpr_value(name, entry)
+        elif _number(entry) == 1 and not isinstance(_number(entry), (bool, float)):
+            # As at launch: a run-time int equal to 1 is compiled in (a unit stride), and leaves the C signature.
+            constexprs[name] = 1
         else:
             args.append(_runtime_arg(name, entry))
     return Specialization(entries, args, constexprs)
@@ -191,8 +195,8 @@ def _constexpr_value(name: str, entry: str) -> Any:
 def _runtime_arg(name: str, entry: str) -> RuntimeArg:
     if _number(entry) is not None:
         raise UsageError(f"--signature: parameter '{name}' is a run-time argument, so its entry must be a type (such "
-                         f"as i32 or *fp32), not the value {entry}; annotate it `{name}: tl.constexpr` to compile the "
-                         "value into the kernel")
+                         f"as i32 or *fp32) or 1 (compiled in, as launches do with ints equal to 1), not the value "
+                         f"{entry}; annotate it `{name}: tl.constexpr` to compile the value into the kernel")
     base, *marks = entry.split(":")
     if base.removeprefix("*") not in _C_TYPES:
         raise UsageError(f"--signature: parameter '{name}' has the unknown type '{entry}' (types: "
