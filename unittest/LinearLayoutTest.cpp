@@ -272,6 +272,38 @@ TEST(LinearLayout, WgmmaOperandMatchesDescriptorAddressing) {
   EXPECT_THROW(wgmmaOperandLayout(64, 32, 2, 128), std::invalid_argument);
 }
 
+TEST(LinearLayout, WgmmaMNMajorOperandMatchesDescriptorAddressing) {
+  // PTX ISA, the same sections, MN-major (transposed) with swizzle span S:
+  // element (mn, k) is read at byte
+  //   start + (mn % T) * size + (mn / T) * LBO + (k % 8) * S + (k / 8) * SBO
+  // with T = S / size, then the same XOR of address bits. Our tiles use
+  // LBO = 8 * S (atoms along MN next to each other) and SBO = (MN / T) * 8 * S.
+  for (int32_t size : {2, 4})
+    for (int32_t mn : {16, 64, 256})
+      for (int32_t k : {16, 32, 64})
+        for (int32_t swizzle : {32, 64, 128}) {
+          int32_t T = swizzle / size;
+          if (mn % T)
+            continue;
+          LinearLayout l = wgmmaMNMajorOperandLayout(k, mn, size, swizzle);
+          ASSERT_TRUE(l.isInvertible()) << l.str();
+          LinearLayout inv = l.invert();
+          int64_t lbo = 8 * swizzle, sbo = int64_t(mn / T) * 8 * swizzle;
+          for (int32_t kk = 0; kk < k; ++kk)
+            for (int32_t r = 0; r < mn; ++r) {
+              int64_t byte = (r % T) * size + (r / T) * lbo +
+                             (kk % 8) * swizzle + (kk / 8) * sbo;
+              int64_t mask = swizzle / 16 - 1;
+              byte ^= ((byte >> 7) & mask) << 4;
+              Coord got = inv.apply({{dimName(0), kk}, {dimName(1), r}});
+              ASSERT_EQ(int64_t(got[0]) * size, byte)
+                  << "size " << size << " mn " << mn << " k " << k
+                  << " swizzle " << swizzle << " at (" << kk << ", " << r << ")";
+            }
+        }
+  EXPECT_THROW(wgmmaMNMajorOperandLayout(16, 32, 2, 128), std::invalid_argument);
+}
+
 TEST(LinearLayout, SwizzleMatchesXorDefinition) {
   // Physical offset = row * cols + ((chunk ^ ((row / perPhase) % maxPhase))
   // * vec + col % vec) for logical (row, col), chunk = col / vec.

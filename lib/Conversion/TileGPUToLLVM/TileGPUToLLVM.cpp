@@ -577,19 +577,29 @@ std::optional<std::vector<int32_t>> wgmmaWarps(tile::DotOp dot) {
   return std::nullopt;
 }
 
-/// Where a warpgroup-MMA dot stages its operands: A (M x K) and then B
-/// (N x K), both K-major in wgmmaOperandLayout with `swizzle`; B starts at
-/// the next multiple of 1024 bytes, where every swizzle pattern starts over.
+/// Where a warpgroup-MMA dot stages its operands: A (M x K) K-major in
+/// wgmmaOperandLayout with `aSwizzle`, then B (K x N) from the next multiple
+/// of 1024 bytes, where every swizzle pattern starts over. B is N-major
+/// (wgmmaMNMajorOperandLayout), as it comes in registers (consecutive
+/// columns in a thread, lanes along the columns: vector stores without bank
+/// conflicts), with a swizzle no wider than an instruction's columns, so
+/// that every instruction starts on an atom; an instruction of 8 columns is
+/// too narrow for any swizzle, and B is K-major then.
 struct WgmmaTiles {
-  int32_t swizzle;
+  int32_t aSwizzle, bSwizzle;
+  bool bMNMajor;
   int64_t bBase, bytes;
 };
 
-WgmmaTiles wgmmaTiles(tile::DotOp dot) {
+WgmmaTiles wgmmaTiles(tile::DotOp dot, const std::vector<int32_t> &warps) {
   auto a = dot.getA().getType(), b = dot.getB().getType();
   int32_t size = storageBytes(a.getElementType());
+  int32_t instrN = gpu::wgmmaInstrN(
+      {int32_t(a.getDimSize(0)), int32_t(b.getDimSize(1))}, warps);
   WgmmaTiles t;
-  t.swizzle = gpu::wgmmaSwizzleBytes(a.getDimSize(1), size);
+  t.aSwizzle = gpu::wgmmaSwizzleBytes(a.getDimSize(1), size);
+  t.bMNMajor = instrN * size >= 32;
+  t.bSwizzle = t.bMNMajor ? std::min(128, instrN * size) : t.aSwizzle;
   t.bBase = (a.getNumElements() * size + 1023) / 1024 * 1024;
   t.bytes = t.bBase + b.getNumElements() * size;
   return t;
@@ -599,8 +609,8 @@ WgmmaTiles wgmmaTiles(tile::DotOp dot) {
 /// column-major (each thread reads its rows of A and columns of B along K);
 /// for warpgroup MMA, wgmmaTiles.
 int64_t dotSharedBytes(tile::DotOp dot, int64_t &bOffset) {
-  if (wgmmaWarps(dot)) {
-    WgmmaTiles t = wgmmaTiles(dot);
+  if (auto warps = wgmmaWarps(dot)) {
+    WgmmaTiles t = wgmmaTiles(dot, *warps);
     bOffset = t.bBase;
     return t.bytes;
   }
@@ -678,7 +688,7 @@ void writeOperandToShared(OpBuilder &b, Location loc,
 }
 
 /// d = a * b + c on warpgroup MMA (wgmmaWarps): both operands are staged
-/// K-major and swizzled in shared memory, then each warpgroup issues
+/// swizzled in shared memory (wgmmaTiles), then each warpgroup issues
 /// wgmma.mma_async m64nNk16 for each of its accumulator tiles, K steps
 /// innermost so one accumulator's MMAs follow each other, through
 /// descriptors of the tiles' rows; one commit and a wait for all at the end.
@@ -691,38 +701,58 @@ SmallVector<Value> lowerWgmmaDot(OpBuilder &b, Location loc,
   int32_t M = aTy.getDimSize(0), K = aTy.getDimSize(1), N = bTy.getDimSize(1);
   bool bf16 = aTy.getElementType().isBF16();
   int32_t size = storageBytes(aTy.getElementType());
-  WgmmaTiles tiles = wgmmaTiles(op);
+  WgmmaTiles tiles = wgmmaTiles(op, warps);
   LinearLayout dLayout = layoutOf(op.getD().getType());
 
   target.barrier(b, loc); // earlier readers of the scratch are done
   writeOperandToShared(b, loc, target, layoutOf(aTy),
-                       gpu::wgmmaOperandLayout(M, K, size, tiles.swizzle), a,
+                       gpu::wgmmaOperandLayout(M, K, size, tiles.aSwizzle), a,
                        0);
-  writeOperandToShared(b, loc, target,
-                       gpu::transposeLayout(layoutOf(bTy), {1, 0}),
-                       gpu::wgmmaOperandLayout(N, K, size, tiles.swizzle), bv,
-                       tiles.bBase);
+  if (tiles.bMNMajor)
+    writeOperandToShared(
+        b, loc, target, layoutOf(bTy),
+        gpu::wgmmaMNMajorOperandLayout(K, N, size, tiles.bSwizzle), bv,
+        tiles.bBase);
+  else
+    writeOperandToShared(b, loc, target,
+                         gpu::transposeLayout(layoutOf(bTy), {1, 0}),
+                         gpu::wgmmaOperandLayout(N, K, size, tiles.bSwizzle),
+                         bv, tiles.bBase);
   target.fenceSharedForWarpgroupMma(b, loc);
   target.barrier(b, loc);
 
-  // The operand tile at row `row0` (a multiple of 8, where the swizzle
-  // moves nothing) and column k0 (a multiple of 16) starts at its plain
-  // K-major offset: the swizzle atom along K, the row, the column in it.
-  int32_t atomK = tiles.swizzle / size;
+  // An instruction's operand tile starts where its first row or column
+  // (`first`, a multiple of 8) meets K step k0 (a multiple of 16): there the
+  // swizzle moves nothing, so the descriptor gets the plain offset. K-major
+  // (rows x K): the swizzle atom along K, the row, the column in the atom;
+  // 8-row groups are 8 rows of S bytes apart. N-major (K x N): the atom
+  // along N (each 8 rows of S bytes, the leading offset), the group of 8
+  // rows of K (the stride offset: N / atom width atoms).
   Value sharedBase = b.create<LLVM::PtrToIntOp>(
       loc, b.getI32Type(),
       sharedAddress(b, loc, target.sharedAddressSpace(), i32Const(b, loc, 0)));
-  auto descriptor = [&](int64_t base, int32_t rows, Value row0, int32_t k0) {
-    int64_t fixed = base + int64_t(k0 / atomK) * rows * tiles.swizzle +
-                    (k0 % atomK) * size;
+  auto descriptor = [&](int64_t base, int32_t rows, int32_t swizzle,
+                        bool mnMajor, Value first, int32_t k0) {
+    int32_t atom = swizzle / size; // elements along a row of an atom
+    int64_t fixed, perFirst, leading, stride;
+    if (!mnMajor) {
+      fixed = int64_t(k0 / atom) * rows * swizzle + (k0 % atom) * size;
+      perFirst = swizzle;
+      leading = 16; // unused
+      stride = 8 * swizzle;
+    } else {
+      leading = 8 * swizzle;
+      stride = int64_t(rows / atom) * 8 * swizzle;
+      fixed = int64_t(k0 / 8) * stride;
+      perFirst = leading / atom; // first is a multiple of the atom width
+    }
     Value byte = b.create<arith::AddIOp>(
         loc, sharedBase,
         b.create<arith::AddIOp>(
-            loc, i32Const(b, loc, fixed),
-            b.create<arith::MulIOp>(loc, row0,
-                                    i32Const(b, loc, tiles.swizzle))));
-    return target.warpgroupMmaDescriptor(b, loc, byte, 8 * tiles.swizzle,
-                                         tiles.swizzle);
+            loc, i32Const(b, loc, base + fixed),
+            b.create<arith::MulIOp>(loc, first, i32Const(b, loc, perFirst))));
+    return target.warpgroupMmaDescriptor(b, loc, byte, leading, stride,
+                                         swizzle);
   };
 
   // This warpgroup's first row and column: the accumulator layout at its
@@ -745,9 +775,10 @@ SmallVector<Value> lowerWgmmaDot(OpBuilder &b, Location loc,
         b.create<arith::XOrIOp>(loc, group[1], i32Const(b, loc, origin[1]));
     SmallVector<Value> acc(d.begin() + first, d.begin() + first + perInstr);
     for (int32_t k0 = 0; k0 < K; k0 += 16)
-      acc = target.warpgroupMma(b, loc, descriptor(0, M, row0, k0),
-                                descriptor(tiles.bBase, N, col0, k0), acc,
-                                instrN, bf16);
+      acc = target.warpgroupMma(
+          b, loc, descriptor(0, M, tiles.aSwizzle, false, row0, k0),
+          descriptor(tiles.bBase, N, tiles.bSwizzle, tiles.bMNMajor, col0, k0),
+          acc, instrN, bf16, tiles.bMNMajor);
     std::copy(acc.begin(), acc.end(), d.begin() + first);
   }
   return target.warpgroupMmaWait(b, loc, d);

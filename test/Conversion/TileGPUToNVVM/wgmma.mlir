@@ -1,28 +1,34 @@
 // RUN: tessel-opt %s -split-input-file -convert-tile-to-tilegpu="num-warps=4 compute-capability=90" -canonicalize -convert-tilegpu-to-nvvm -canonicalize -cse | FileCheck %s --check-prefixes=CHECK,WG4
 // RUN: tessel-opt %s -split-input-file -convert-tile-to-tilegpu="num-warps=8 compute-capability=90" -canonicalize -convert-tilegpu-to-nvvm -canonicalize -cse | FileCheck %s --check-prefixes=CHECK,WG8
 
-// A dot on warpgroup MMA (sm_90a). A (64 x 128) and B (transposed to
-// 16 x 128) are stored K-major with the 128-byte swizzle, two atoms of 64
-// columns along K; B starts at the next multiple of 1024 bytes (A's 16 KiB),
-// so the program needs 16 KiB + 4 KiB and the shared array is 1024-byte
-// aligned. A's 4 consecutive elements per thread stay together under the
-// swizzle (16-byte chunks move as a whole): vector stores; B's threads hold
-// runs along N, which K-major scatters. A proxy fence then a barrier
-// publish the tiles to the tensor cores. Descriptors: 128B swizzle (1 << 62),
+// A dot on warpgroup MMA (sm_90a). A (64 x 128) is stored K-major with the
+// 128-byte swizzle, two atoms of 64 columns along K; B (128 x 16) starts at
+// the next multiple of 1024 bytes (A's 16 KiB), so the program needs
+// 16 KiB + 4 KiB and the shared array is 1024-byte aligned. Each thread's 4
+// consecutive elements stay together under the swizzle (16-byte chunks
+// move as a whole): vector stores. A proxy fence then a barrier publish the
+// tiles to the tensor cores. A's descriptors: 128B swizzle (1 << 62),
 // stride offset 1024 bytes (8 rows of 128 bytes; 64 << 32), leading offset
-// unused (1 << 16). Four warps: one warpgroup, eight K steps of
-// m64n16k16 on one accumulator; eight warps: the same dot would need 128
-// rows, so 64 rows leave two warpgroups of 8 columns each, m64n8k16. One
-// commit, one wait, and the accumulators pass through an empty asm after it.
+// unused (1 << 16).
+// Four warps: one warpgroup, eight K steps of m64n16k16 on one accumulator.
+// B is N-major as it comes (vector stores too) with the 32-byte swizzle of
+// the instruction's 16 columns: 3 << 62, atoms of 8 rows of 32 bytes along
+// N 256 bytes apart (16 << 16), groups of 8 rows of K 256 bytes apart
+// (16 << 32).
+// Eight warps: 64 rows leave two warpgroups of 8 columns each, m64n8k16;
+// 8 columns are too narrow for a swizzle, so B is K-major (transposed:
+// element stores) with A's swizzle.
+// One commit, one wait, and the accumulators pass through an empty asm
+// after it.
 // CHECK: module attributes {tilegpu.shared = 20480 : i32}
 // CHECK: llvm.mlir.global external @tessel_shared() {addr_space = 3 : i32, alignment = 1024 : i64}
 // CHECK-LABEL: llvm.func @wgmma_f16(
-// CHECK: llvm.mlir.constant(4611686293305360384 : i64) : i64
+// CHECK-DAG: llvm.mlir.constant(4611686293305360384 : i64) : i64
+// WG4-DAG: llvm.mlir.constant(-4611685949706862592 : i64) : i64
 // CHECK: nvvm.barrier0
-// WG4-COUNT-16: llvm.store {{.*}} : vector<4xf16>, !llvm.ptr<3>
+// WG4-COUNT-20: llvm.store {{.*}} : vector<4xf16>, !llvm.ptr<3>
 // WG8-COUNT-8: llvm.store {{.*}} : vector<4xf16>, !llvm.ptr<3>
-// CHECK-NOT: nvvm.barrier0
-// CHECK: llvm.store {{.*}} : f16, !llvm.ptr<3>
+// WG8: llvm.store {{.*}} : f16, !llvm.ptr<3>
 // CHECK-NOT: nvvm.barrier0
 // CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
 // CHECK-NEXT: nvvm.barrier0
@@ -49,11 +55,14 @@ func.func @wgmma_f16(%s: f16, %t: f16, %out: !tile.ptr<f32>) attributes {tile.ke
 
 // -----
 
-// bf16, K = 32: rows of 64 bytes take the 64-byte swizzle (2 << 62, stride
-// offset 512 bytes). 128 rows: four warps repeat their warpgroup's
-// m64n64k16 twice along M; eight warps are two warpgroups along M.
+// bf16, K = 32: A's rows of 64 bytes take the 64-byte swizzle (2 << 62,
+// stride offset 512 bytes); B's instructions are 64 columns (128 bytes)
+// wide: the 128-byte swizzle, N-major, atoms and 8-row groups 1024 bytes
+// apart. 128 rows: four warps repeat their warpgroup's m64n64k16 twice
+// along M; eight warps are two warpgroups along M.
 // CHECK-LABEL: llvm.func @wgmma_bf16(
-// CHECK: llvm.mlir.constant(-9223371899415756800 : i64) : i64
+// CHECK-DAG: llvm.mlir.constant(-9223371899415756800 : i64) : i64
+// CHECK-DAG: llvm.mlir.constant(4611686293309489152 : i64) : i64
 // CHECK: nvvm.wgmma.fence.aligned
 // WG4-COUNT-4: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16
 // WG8-COUNT-2: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16

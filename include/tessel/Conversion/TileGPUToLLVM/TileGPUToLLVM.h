@@ -49,12 +49,14 @@ public:
   /// `tilegpu.wgmma` use.
   virtual bool hasWarpgroupMma() const = 0;
   /// The 64-bit descriptor of an operand tile in shared memory at byte
-  /// `sharedAddress` (i32, in the shared address space) whose 8-row groups
-  /// are `strideBytes` apart, with a `swizzleBytes` (32, 64 or 128)
-  /// swizzle; K-major, so the leading offset is unused.
+  /// `sharedAddress` (i32, in the shared address space) with a
+  /// `swizzleBytes` (32, 64 or 128) swizzle: K-major, its 8-row groups
+  /// `strideBytes` apart (`leadingBytes` unused); MN-major, its swizzle atoms
+  /// `leadingBytes` apart along M or N and `strideBytes` along K.
   virtual mlir::Value warpgroupMmaDescriptor(mlir::OpBuilder &b,
                                              mlir::Location loc,
                                              mlir::Value sharedAddress,
+                                             int64_t leadingBytes,
                                              int64_t strideBytes,
                                              int swizzleBytes) const = 0;
   /// Makes this thread's generic writes to shared memory visible to the
@@ -66,14 +68,14 @@ public:
   virtual void warpgroupMmaFence(mlir::OpBuilder &b,
                                  mlir::Location loc) const = 0;
   /// Starts D = A * B + D on a 64 x n x 16 tile of the warpgroup, A and B
-  /// (fp16 or bf16, both K-major) through descriptors; `acc` is this
-  /// thread's n/2 f32 accumulators in the PTX ISA's order. Returns the
-  /// accumulators the MMA will write: read them only after
-  /// warpgroupMmaWait.
+  /// (fp16 or bf16; A K-major, B K-major or, with `bMNMajor`, N-major)
+  /// through descriptors; `acc` is this thread's n/2 f32 accumulators in the
+  /// PTX ISA's order. Returns the accumulators the MMA will write: read them
+  /// only after warpgroupMmaWait.
   virtual llvm::SmallVector<mlir::Value>
   warpgroupMma(mlir::OpBuilder &b, mlir::Location loc, mlir::Value descA,
-               mlir::Value descB, mlir::ValueRange acc, int n,
-               bool bf16) const = 0;
+               mlir::Value descB, mlir::ValueRange acc, int n, bool bf16,
+               bool bMNMajor) const = 0;
   /// Commits the warpgroup's MMAs and waits for all of them; returns
   /// `values` (their accumulators) as they are once they are done, so that
   /// nothing reads them earlier.

@@ -652,6 +652,25 @@ LinearLayout wgmmaOperandLayout(int32_t rows, int32_t k, int32_t elementBytes,
   return atom * LinearLayout::identity1D(k / atomK, kOffset, dimName(1));
 }
 
+LinearLayout wgmmaMNMajorOperandLayout(int32_t k, int32_t mn,
+                                       int32_t elementBytes,
+                                       int32_t swizzleBytes) {
+  if (swizzleBytes != 32 && swizzleBytes != 64 && swizzleBytes != 128)
+    bad("wgmma swizzles span 32, 64 or 128 bytes");
+  if (!isPow2(elementBytes) || elementBytes > 16)
+    bad("element size must be a power of two up to 16 bytes");
+  int32_t atomMN = swizzleBytes / elementBytes;
+  if (mn % atomMN || k % 8)
+    bad("an MN-major wgmma operand is whole swizzle atoms: K a multiple of "
+        "8, MN of " + std::to_string(atomMN));
+  // The same swizzle as K-major with the roles of the two dimensions
+  // swapped: a row of the atom is one k, its chunks hold consecutive mn.
+  LinearLayout atom = swizzledSharedLayout(8, atomMN, 16 / elementBytes,
+                                           128 / swizzleBytes, swizzleBytes / 16);
+  return atom * LinearLayout::identity1D(mn / atomMN, kOffset, dimName(1)) *
+         LinearLayout::identity1D(k / 8, kOffset, dimName(0));
+}
+
 LinearLayout swizzledSharedLayout(int32_t rows, int32_t cols, int32_t vec,
                                   int32_t perPhase, int32_t maxPhase) {
   for (int32_t v : {rows, cols, vec, perPhase, maxPhase})

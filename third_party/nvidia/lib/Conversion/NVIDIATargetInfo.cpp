@@ -84,15 +84,16 @@ SmallVector<Value> NVIDIATargetInfo::mma16816(OpBuilder &b, Location loc,
 
 Value NVIDIATargetInfo::warpgroupMmaDescriptor(OpBuilder &b, Location loc,
                                                Value sharedAddress,
+                                               int64_t leadingBytes,
                                                int64_t strideBytes,
                                                int swizzleBytes) const {
   // PTX ISA "Matrix Descriptor Format": bits 0-13 the start address >> 4,
-  // 16-29 the leading byte offset >> 4 (unused by swizzled K-major tiles:
-  // 1, as CUTLASS and Triton set it), 32-45 the stride byte offset >> 4,
+  // 16-29 the leading byte offset >> 4, 32-45 the stride byte offset >> 4,
   // 49-51 the base offset (0: tiles start at a multiple of the swizzle's
   // repeat), 62-63 the swizzle (1: 128B, 2: 64B, 3: 32B).
   int64_t mode = swizzleBytes == 128 ? 1 : swizzleBytes == 64 ? 2 : 3;
-  int64_t fixed = (int64_t(1) << 16) | ((strideBytes >> 4) << 32) | (mode << 62);
+  int64_t fixed = (((leadingBytes >> 4) & 0x3fff) << 16) |
+                  (((strideBytes >> 4) & 0x3fff) << 32) | (mode << 62);
   auto i64 = b.getI64Type();
   Value start = b.create<arith::AndIOp>(
       loc,
@@ -117,7 +118,8 @@ void NVIDIATargetInfo::warpgroupMmaFence(OpBuilder &b, Location loc) const {
 SmallVector<Value> NVIDIATargetInfo::warpgroupMma(OpBuilder &b, Location loc,
                                                  Value descA, Value descB,
                                                  ValueRange acc, int n,
-                                                 bool bf16) const {
+                                                 bool bf16,
+                                                 bool bMNMajor) const {
   MLIRContext *ctx = b.getContext();
   SmallVector<Type> fields(acc.size(), b.getF32Type());
   auto structTy = LLVM::LLVMStructType::getLiteral(ctx, fields);
@@ -125,12 +127,14 @@ SmallVector<Value> NVIDIATargetInfo::warpgroupMma(OpBuilder &b, Location loc,
   for (auto [i, v] : llvm::enumerate(acc))
     inout = b.create<LLVM::InsertValueOp>(loc, inout, v, int64_t(i));
   NVVM::WGMMATypes ab = bf16 ? NVVM::WGMMATypes::bf16 : NVVM::WGMMATypes::f16;
-  // A row-major and B column-major: both K-major, no transpose.
+  // A row-major: K-major. B column-major is K-major; row-major is N-major,
+  // which the instruction reads with its transpose flag.
   auto mma = b.create<NVVM::WgmmaMmaAsyncOp>(
       loc, structTy, inout, descA, descB,
       NVVM::MMAShapeAttr::get(ctx, 64, n, 16), ab, ab, NVVM::WGMMATypes::f32,
       NVVM::WGMMAScaleOut::one, NVVM::WGMMAScaleIn::one,
-      NVVM::WGMMAScaleIn::one, NVVM::MMALayout::row, NVVM::MMALayout::col,
+      NVVM::WGMMAScaleIn::one, NVVM::MMALayout::row,
+      bMNMajor ? NVVM::MMALayout::row : NVVM::MMALayout::col,
       NVVM::MMAIntOverflowAttr());
   SmallVector<Value> d;
   for (size_t i = 0; i < acc.size(); ++i)

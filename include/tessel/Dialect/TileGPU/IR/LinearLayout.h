@@ -197,6 +197,16 @@ int32_t wgmmaSwizzleBytes(int32_t k, int32_t elementBytes);
 /// does when the tile starts at a multiple of 8 * swizzleBytes.
 LinearLayout wgmmaOperandLayout(int32_t rows, int32_t k, int32_t elementBytes,
                                 int32_t swizzleBytes);
+/// An MN-major wgmma operand (B as K x N, its N contiguous) in shared
+/// memory, as a descriptor with `swizzleBytes` swizzle and the transpose
+/// flag reads it: "offset" (elements) maps to [dim0 = k, dim1 = mn]. A
+/// swizzle atom is 8 rows of K, each swizzleBytes / elementBytes
+/// consecutive MN elements (16-byte chunks XORed as in wgmmaOperandLayout);
+/// atoms follow each other along MN (the leading offset, 8 * swizzleBytes),
+/// then groups of 8 rows of K (the stride offset, mn / atom width atoms).
+LinearLayout wgmmaMNMajorOperandLayout(int32_t k, int32_t mn,
+                                       int32_t elementBytes,
+                                       int32_t swizzleBytes);
 
 /// Shared memory with an XOR swizzle of `vec`-element chunks: the chunk
 /// column of row r is XORed with (r / perPhase) % maxPhase. Maps "offset"

@@ -26,15 +26,15 @@ public:
   bool hasWarpgroupMma() const override { return true; }
   mlir::Value warpgroupMmaDescriptor(mlir::OpBuilder &b, mlir::Location loc,
                                      mlir::Value sharedAddress,
-                                     int64_t strideBytes,
+                                     int64_t leadingBytes, int64_t strideBytes,
                                      int swizzleBytes) const override;
   void fenceSharedForWarpgroupMma(mlir::OpBuilder &b,
                                   mlir::Location loc) const override;
   void warpgroupMmaFence(mlir::OpBuilder &b, mlir::Location loc) const override;
   llvm::SmallVector<mlir::Value>
   warpgroupMma(mlir::OpBuilder &b, mlir::Location loc, mlir::Value descA,
-               mlir::Value descB, mlir::ValueRange acc, int n,
-               bool bf16) const override;
+               mlir::Value descB, mlir::ValueRange acc, int n, bool bf16,
+               bool bMNMajor) const override;
   llvm::SmallVector<mlir::Value>
   warpgroupMmaWait(mlir::OpBuilder &b, mlir::Location loc,
                    mlir::ValueRange values) const override;
