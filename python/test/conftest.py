@@ -27,9 +27,9 @@ def _targets():
     from tessel import _C
     if os.environ.get("TESSEL_TARGET", "").strip():
         return [os.environ["TESSEL_TARGET"].strip()]
-    # sim:sm_80 runs the NVIDIA backend's PTX in the simulator (test_gpu_backend.py also covers sim:sm_90a).
-    defaults = {"cpu": "cpu", "sim": "sim:sm_80"}
-    return [defaults[b] for b in _C.available_backends() if b in defaults and _C.target_can_run(defaults[b])]
+    # The simulator runs the NVIDIA backend's PTX for an A100 (mma.sync) and an H100 (wgmma).
+    defaults = {"cpu": ["cpu"], "sim": ["sim:sm_80", "sim:sm_90a"]}
+    return [t for b in _C.available_backends() if b in defaults for t in defaults[b] if _C.target_can_run(t)]
 
 
 @pytest.fixture(autouse=True, params=_targets())

@@ -15,11 +15,17 @@ SIM_TARGETS = ["sim:sm_80", "sim:sm_90a"]
 
 
 @pytest.fixture(params=SIM_TARGETS)
-def sim(request, monkeypatch):
-    """Runs the test on each simulated GPU, whatever the suite's own target."""
+def target(request, monkeypatch):
+    """Overrides the suite's per-target fixture: every test here runs on each simulated GPU, whatever the suite's
+    own targets."""
     monkeypatch.setattr(knobs, "target", request.param)
     monkeypatch.setenv("TESSEL_TARGET", request.param)
     return request.param
+
+
+@pytest.fixture
+def sim(target):
+    return target
 
 
 @tessel.jit

@@ -125,6 +125,7 @@ llvm::Error compileNVIDIA(ModuleOp module, int sm, bool archSpecific,
   ConvertTileToTileGPUOptions layoutOptions;
   layoutOptions.numWarps = options.numWarps;
   layoutOptions.computeCapability = sm;
+  layoutOptions.archSpecific = archSpecific; // wgmma needs sm_90a
   toGPU.addPass(createConvertTileToTileGPU(layoutOptions));
   toGPU.addPass(createCanonicalizerPass());
   toGPU.addNestedPass<func::FuncOp>(tilegpu::createTileGPURemoveLayoutConversions());
