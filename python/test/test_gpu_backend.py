@@ -330,6 +330,28 @@ def scalar_to_int8_kernel(x_ptr, o_ptr):
     tl.store(o_ptr, tl.load(x_ptr).to(tl.int8))
 
 
+@tessel.jit
+def exp_kernel(x_ptr, out_ptr, x64_ptr, out64_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, tl.exp(tl.load(x_ptr + offs)))
+    tl.store(out64_ptr + offs, tl.exp(tl.load(x64_ptr + offs)))
+
+
+def test_fp32_exp_is_triton_fast_exp(sim, rng):
+    # As Triton on NVIDIA: fp32 exp(x) = ex2.approx(x * log2(e)), whose error is ex2's (2 ulp) plus the roundings
+    # of log2(e) to fp32 and of the product, carried into the exponent (each at most |x * log2(e)| * 2^-24 * ln(2),
+    # relative); fp64 stays exact (libdevice).
+    x = np.concatenate([np.linspace(-87, 88, 512), rng.uniform(-2, 2, 512)]).astype(np.float32)
+    out, out64 = np.zeros_like(x), np.zeros(x.size)
+    kernel = exp_kernel[(1,)](x, out, x.astype(np.float64), out64, BLOCK=x.size)
+    want = np.exp(x.astype(np.float64))
+    tol = 2 * 2.0**-23 + np.abs(x * np.log2(np.e)) * 2.0**-23 * np.log(2)
+    assert np.all(np.abs(out - want) <= tol * want), np.max(np.abs(out - want) / want / tol)
+    np.testing.assert_allclose(out64, want, rtol=1e-15)
+    ptx = kernel.asm["ptx"]
+    assert ptx.count("ex2.approx.f32") >= 1 and "ex2.approx.ftz" not in ptx
+
+
 @pytest.mark.parametrize("value", [300.0, -200.5, 127.9, 1e6])
 def test_scalar_float_to_int8_wraps(sim, value):
     # As Triton's interpreter and the CPU backend: truncate toward zero, then wrap (PTX's cvt would saturate).

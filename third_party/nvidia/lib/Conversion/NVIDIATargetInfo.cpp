@@ -1,6 +1,8 @@
 //===- NVIDIATargetInfo.cpp - NVVM for the per-thread lowering -----------===//
 #include "tessel/NVIDIA/NVIDIATargetInfo.h"
 
+#include "tessel/NVIDIA/ApproxMath.h"
+
 #include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -184,4 +186,5 @@ void NVIDIATargetInfo::markKernel(Operation *func, int numThreads) const {
 void NVIDIATargetInfo::populateMathPatterns(
     LLVMTypeConverter &converter, RewritePatternSet &patterns) const {
   populateLibDeviceConversionPatterns(converter, patterns, /*benefit=*/10);
+  populateApproxMathPatterns(converter, patterns, /*benefit=*/20);
 }
