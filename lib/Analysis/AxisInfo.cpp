@@ -393,9 +393,14 @@ void AxisInfoAnalysis::visitNonControlFlowArguments(
     Operation *op, const RegionSuccessor &successor,
     ArrayRef<AxisInfoLattice *> argLattices, unsigned firstIndex) {
   // The induction variable of lb + i * step is a multiple of what both are.
+  // The body's arguments are the induction variable, then the iter_args (the
+  // successor inputs, from firstIndex; a loop without iter_args has none and
+  // firstIndex 0).
+  unsigned inputs = successor.getSuccessorInputs().size();
+  unsigned begin = inputs ? firstIndex : argLattices.size();
   if (auto forOp = dyn_cast<scf::ForOp>(op);
       forOp && successor.getSuccessor() == &forOp.getRegion() &&
-      !argLattices.empty() && firstIndex >= 1) {
+      !argLattices.empty() && begin >= 1) {
     const AxisInfoLattice *lb = getLatticeElementFor(
         getProgramPointAfter(op), forOp.getLowerBound());
     const AxisInfoLattice *step =
@@ -408,9 +413,8 @@ void AxisInfoAnalysis::visitNonControlFlowArguments(
       AxisInfo info = withHints(AxisInfo::unknown({}, div), nullptr, iv);
       propagateIfChanged(argLattices[0], argLattices[0]->join(info));
     }
-    setAllToEntryStates(argLattices.slice(1, firstIndex - 1));
-    setAllToEntryStates(argLattices.drop_front(
-        firstIndex + successor.getSuccessorInputs().size()));
+    setAllToEntryStates(argLattices.slice(1, begin - 1));
+    setAllToEntryStates(argLattices.drop_front(begin + inputs));
     return;
   }
   SparseForwardDataFlowAnalysis::visitNonControlFlowArguments(

@@ -177,6 +177,23 @@ func.func @loop(%n: i32) {
 
 // -----
 
+// A loop without iter_args (layer norm's last loop): its induction variable is
+// still a multiple of the step.
+func.func @loop_without_results(%n: i32) {
+  // expected-remark @+1 {{result: divisibility = [1073741824], contiguity = [1], constancy = [1], constant = 0}}
+  %c0 = arith.constant 0 : i32
+  // expected-remark @+1 {{result: divisibility = [1024], contiguity = [1], constancy = [1], constant = 1024}}
+  %c1024 = arith.constant 1024 : i32
+  // expected-remark @+1 {{induction variable: divisibility = [1024], contiguity = [1], constancy = [1], constant = ?}}
+  scf.for %i = %c0 to %n step %c1024 : i32 {
+    // expected-remark @+1 {{result: divisibility = [1024], contiguity = [1], constancy = [1], constant = ?}}
+    %j = arith.addi %i, %c1024 : i32
+  }
+  return
+}
+
+// -----
+
 // Selects keep what both sides share; a comparison keeps constancy.
 func.func @select(%c: i1, %x: i32 {tile.divisibility = 16 : i32}) {
   // expected-remark @+1 {{result: divisibility = [1073741824], contiguity = [16], constancy = [1], constant = ?}}
