@@ -1,6 +1,8 @@
 """`tessel.testing`: timing kernels (`do_bench`), benchmark tables and plots (`perf_report`, `Benchmark`) and
-tolerant comparison (`assert_close`), with Triton's `triton.testing` API. Times are wall-clock milliseconds measured
-on the host, which is where the CPU backend runs kernels: a launch returns when the kernel has finished."""
+tolerant comparison (`assert_close`), with Triton's `triton.testing` API. On the targets that run kernels in this
+process (cpu, sim) times are wall-clock milliseconds measured on the host: a launch returns when the kernel has
+finished. On a cuda target, where launches return at once, CUDA events around each call time the GPU's work, and
+the L2 cache is flushed before each call, as Triton does."""
 from __future__ import annotations
 
 import csv
@@ -39,11 +41,70 @@ def do_bench(fn: Callable[[], Any], warmup: float = 25, rep: float = 100, grad_t
     list of every measurement). `grad_to_none`: tensors whose `.grad` is reset before each call, so that a backward
     pass does not accumulate into it.
 
-    Unlike on a GPU, no cache is flushed between calls: a CPU kernel is timed with the data its previous call left
-    in the caches, as in a loop over batches.
+    On a cuda target (with torch driving the GPU) each call is timed by CUDA events on the current stream, after a
+    256 MB write that flushes the L2 cache, as Triton times it. Elsewhere no cache is flushed between calls: a CPU
+    kernel is timed with the data its previous call left in the caches, as in a loop over batches.
     """
     if return_mode not in _RETURN_MODES:
         raise ValueError(f"return_mode must be one of {', '.join(_RETURN_MODES)}, got {return_mode!r}")
+    torch = _gpu_torch()
+    times = _gpu_times(torch, fn, warmup, rep, grad_to_none) if torch else _host_times(fn, warmup, rep, grad_to_none)
+    if quantiles is not None:
+        result = _quantiles(times, quantiles)
+        return result[0] if len(result) == 1 else result
+    if return_mode == "all":
+        return times
+    return {"min": min, "max": max, "mean": statistics.fmean, "median": statistics.median}[return_mode](times)
+
+
+def _gpu_torch() -> Any:
+    """torch, when the current target runs on a GPU (cuda) and torch drives one; else None."""
+    from .knobs import knobs
+    from .runtime import driver
+    if not driver.runs_on_device(knobs.target):
+        return None
+    try:
+        import torch
+    except ImportError:
+        return None
+    return torch if torch.cuda.is_available() else None
+
+
+def _gpu_times(torch: Any, fn: Callable[[], Any], warmup: float, rep: float,
+               grad_to_none: Sequence[Any] | None) -> list[float]:
+    """Milliseconds of each call on the GPU, from CUDA events recorded around it on the current stream."""
+    fn()  # the first call compiles and touches the memory
+    torch.cuda.synchronize()
+    flush = torch.empty(256 << 20, dtype=torch.int8, device="cuda")  # larger than any L2 cache
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    start.record()
+    for _ in range(5):
+        flush.zero_()
+        fn()
+    end.record()
+    torch.cuda.synchronize()
+    estimate_ms = max(start.elapsed_time(end) / 5, 1e-6)
+    n_warmup = max(1, int(warmup / estimate_ms))
+    n_repeat = max(1, int(rep / estimate_ms))
+    for _ in range(n_warmup):
+        fn()
+    starts = [torch.cuda.Event(enable_timing=True) for _ in range(n_repeat)]
+    ends = [torch.cuda.Event(enable_timing=True) for _ in range(n_repeat)]
+    for i in range(n_repeat):
+        if grad_to_none is not None:
+            for tensor in grad_to_none:
+                tensor.grad = None
+        flush.zero_()
+        starts[i].record()
+        fn()
+        ends[i].record()
+    torch.cuda.synchronize()
+    return [s.elapsed_time(e) for s, e in zip(starts, ends)]
+
+
+def _host_times(fn: Callable[[], Any], warmup: float, rep: float,
+                grad_to_none: Sequence[Any] | None) -> list[float]:
+    """Milliseconds of each call, wall-clock (launches return when the kernel has finished)."""
     fn()  # the first call compiles and touches the memory
     start = time.perf_counter()
     for _ in range(5):
@@ -68,12 +129,7 @@ def do_bench(fn: Callable[[], Any], warmup: float = 25, rep: float = 100, grad_t
     finally:
         if gc_was_enabled:
             gc.enable()
-    if quantiles is not None:
-        result = _quantiles(times, quantiles)
-        return result[0] if len(result) == 1 else result
-    if return_mode == "all":
-        return times
-    return {"min": min, "max": max, "mean": statistics.fmean, "median": statistics.median}[return_mode](times)
+    return times
 
 
 def _as_numpy(value: Any) -> Any:

@@ -71,6 +71,52 @@ def test_do_bench_grad_to_none():
     assert tensor.grad is None
 
 
+class _GpuClock:
+    """A stand-in for torch on a GPU, as do_bench uses it: a stream whose clock advances 2 ms per kernel call and
+    0.5 ms per cache flush; an event records the clock when its turn on the stream comes."""
+
+    def __init__(self):
+        self.now, self.flushes, self.synchronized = 0.0, 0, False
+        clock = self
+
+        class Event:
+            def __init__(self, enable_timing=False):
+                assert enable_timing
+                self.at = None
+
+            def record(self):
+                self.at = clock.now
+
+            def elapsed_time(self, end):
+                assert clock.synchronized, "events read before synchronizing"
+                return end.at - self.at
+
+        class Buffer:
+            def zero_(self):
+                clock.now += 0.5
+                clock.flushes += 1
+
+        self.cuda = types.SimpleNamespace(
+            is_available=lambda: True, Event=Event, synchronize=lambda: setattr(self, "synchronized", True))
+        self.int8 = "int8"
+        self.empty = lambda size, dtype, device: Buffer()
+
+    def kernel(self):
+        self.synchronized = False
+        self.now += 2.0
+
+
+def test_do_bench_on_a_gpu_times_each_call_by_events(monkeypatch):
+    # On a cuda target launches return at once: each call is timed between its own events, without the L2 flush
+    # that precedes it.
+    gpu = _GpuClock()
+    monkeypatch.setitem(sys.modules, "torch", gpu)
+    monkeypatch.setattr(triton.knobs, "target", "cuda:90a")
+    times = testing.do_bench(gpu.kernel, warmup=10, rep=20, return_mode="all")
+    assert times == [2.0] * len(times) and 5 <= len(times) <= 10
+    assert gpu.flushes == 5 + len(times)  # the estimate's calls and each timed call
+
+
 @pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
 def test_assert_close_default_tolerance(dtype):
     x = np.linspace(-1, 1, 64).astype(dtype)
