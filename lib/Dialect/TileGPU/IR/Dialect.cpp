@@ -1,6 +1,8 @@
 //===- Dialect.cpp - The tilegpu dialect ----------------------------------===//
 #include "tessel/Dialect/TileGPU/IR/Dialect.h"
 
+#include "tessel/Dialect/Tile/IR/Dialect.h"
+
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "mlir/IR/OpImplementation.h"
@@ -12,8 +14,13 @@ using namespace tessel::tilegpu;
 
 #include "tessel/Dialect/TileGPU/IR/TileGPUDialect.cpp.inc"
 
+#include "tessel/Dialect/TileGPU/IR/TileGPUEnums.cpp.inc"
+
 #define GET_ATTRDEF_CLASSES
 #include "tessel/Dialect/TileGPU/IR/TileGPUAttrs.cpp.inc"
+
+#define GET_TYPEDEF_CLASSES
+#include "tessel/Dialect/TileGPU/IR/TileGPUTypes.cpp.inc"
 
 #define GET_OP_CLASSES
 #include "tessel/Dialect/TileGPU/IR/TileGPUOps.cpp.inc"
@@ -35,9 +42,17 @@ struct TileGPUAsmInterface : public OpAsmDialectInterface {
 void TileGPUDialect::initialize() {
   addInterfaces<TileGPUAsmInterface>();
   registerAttributes();
+  registerTypes();
   addOperations<
 #define GET_OP_LIST
 #include "tessel/Dialect/TileGPU/IR/TileGPUOps.cpp.inc"
+      >();
+}
+
+void TileGPUDialect::registerTypes() {
+  addTypes<
+#define GET_TYPEDEF_LIST
+#include "tessel/Dialect/TileGPU/IR/TileGPUTypes.cpp.inc"
       >();
 }
 
@@ -239,4 +254,215 @@ OpFoldResult ConvertLayoutOp::fold(FoldAdaptor) {
     return getResult();
   }
   return {};
+}
+
+//===----------------------------------------------------------------------===//
+// !tilegpu.shared
+//===----------------------------------------------------------------------===//
+
+Type SharedBufferType::parse(AsmParser &parser) {
+  // <SLOTSxROWSxCOLSxELT, k_major|mn_major, swizzle = N>
+  SmallVector<int64_t> shape;
+  Type elt;
+  StringRef order;
+  int32_t swizzle;
+  if (parser.parseLess() ||
+      parser.parseDimensionList(shape, /*allowDynamic=*/false) ||
+      parser.parseType(elt) || parser.parseComma() ||
+      parser.parseKeyword(&order) || parser.parseComma() ||
+      parser.parseKeyword("swizzle") || parser.parseEqual() ||
+      parser.parseInteger(swizzle) || parser.parseGreater())
+    return {};
+  std::optional<SharedOrder> o = symbolizeSharedOrder(order);
+  if (!o) {
+    parser.emitError(parser.getNameLoc(), "expected k_major or mn_major");
+    return {};
+  }
+  return parser.getChecked<SharedBufferType>(parser.getContext(), shape, elt,
+                                             *o, swizzle);
+}
+
+void SharedBufferType::print(AsmPrinter &printer) const {
+  printer << "<";
+  for (int64_t d : getShape())
+    printer << d << "x";
+  printer << getElementType() << ", " << stringifySharedOrder(getOrder())
+          << ", swizzle = " << getSwizzle() << ">";
+}
+
+LogicalResult
+SharedBufferType::verify(function_ref<InFlightDiagnostic()> emitError,
+                         ArrayRef<int64_t> shape, Type elt, SharedOrder,
+                         int32_t swizzle) {
+  if (shape.size() != 3)
+    return emitError() << "a shared buffer is slots x rows x columns, got "
+                       << shape.size() << " dimensions";
+  for (int64_t d : shape)
+    if (d <= 0 || (d & (d - 1)))
+      if (d != shape[0] || d <= 0)
+        return emitError() << "rows and columns must be powers of two and "
+                              "slots positive";
+  if (!elt.isIntOrFloat() || elt.getIntOrFloatBitWidth() % 8)
+    return emitError() << "shared buffers hold whole-byte integers or floats";
+  if (swizzle != 32 && swizzle != 64 && swizzle != 128)
+    return emitError() << "the swizzle spans 32, 64 or 128 bytes, got "
+                       << swizzle;
+  int64_t bytes = elt.getIntOrFloatBitWidth() / 8;
+  if (shape[2] * bytes % swizzle || shape[1] % 8)
+    return emitError() << "a slot is whole swizzle atoms: rows a multiple of "
+                          "8, columns of "
+                       << swizzle << " bytes";
+  return success();
+}
+
+int32_t SharedBufferType::getElementBytes() const {
+  return getElementType().getIntOrFloatBitWidth() / 8;
+}
+
+int64_t SharedBufferType::getSlotBytes() const {
+  return int64_t(getRows()) * getColumns() * getElementBytes();
+}
+
+int64_t SharedBufferType::getSlotStride() const {
+  return (getSlotBytes() + 1023) / 1024 * 1024;
+}
+
+gpu::LinearLayout SharedBufferType::getSlotLayout() const {
+  if (getOrder() == SharedOrder::KMajor)
+    return gpu::wgmmaOperandLayout(getRows(), getColumns(), getElementBytes(),
+                                   getSwizzle());
+  return gpu::wgmmaMNMajorOperandLayout(getRows(), getColumns(),
+                                        getElementBytes(), getSwizzle());
+}
+
+//===----------------------------------------------------------------------===//
+// async_copy, local_load
+//===----------------------------------------------------------------------===//
+
+/// Whether `type` is a [rows, columns] tile of `buffer`'s slots.
+static bool isSlotShape(RankedTensorType type, SharedBufferType buffer) {
+  return type.getRank() == 2 && type.getDimSize(0) == buffer.getRows() &&
+         type.getDimSize(1) == buffer.getColumns();
+}
+
+LogicalResult AsyncCopyOp::verify() {
+  auto buffer = getBuffer().getType();
+  auto ptrTy = getPtr().getType();
+  if (!isSlotShape(ptrTy, buffer))
+    return emitOpError("copies a whole slot: pointers of shape ")
+           << buffer.getRows() << "x" << buffer.getColumns() << " expected";
+  auto ptr = dyn_cast<tile::PointerType>(ptrTy.getElementType());
+  if (!ptr || ptr.getPointeeType() != buffer.getElementType())
+    return emitOpError("needs pointers to the buffer's element type ")
+           << buffer.getElementType();
+  if (!getLayout(ptrTy))
+    return emitOpError("needs pointers with a layout");
+  if (Value mask = getMask()) {
+    auto maskTy = cast<RankedTensorType>(mask.getType());
+    if (maskTy.getShape() != ptrTy.getShape() ||
+        !maskTy.getElementType().isInteger(1) ||
+        maskTy.getEncoding() != ptrTy.getEncoding())
+      return emitOpError("needs a mask of i1 with the pointers' shape and "
+                         "layout");
+  }
+  return success();
+}
+
+LogicalResult LocalLoadOp::verify() {
+  auto buffer = getBuffer().getType();
+  auto type = getResult().getType();
+  if (!isSlotShape(type, buffer) ||
+      type.getElementType() != buffer.getElementType())
+    return emitOpError("reads a whole slot: ")
+           << RankedTensorType::get({buffer.getRows(), buffer.getColumns()},
+                                    buffer.getElementType())
+           << " with a layout expected";
+  if (!getLayout(type))
+    return emitOpError("needs a result with a layout");
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Dots on tensor cores
+//===----------------------------------------------------------------------===//
+
+namespace {
+struct DotTypes {
+  RankedTensorType a, b, d;
+};
+std::optional<DotTypes> dotTypes(Operation *dot) {
+  if (dot->getNumOperands() < 3 || dot->getNumResults() != 1)
+    return std::nullopt;
+  auto a = dyn_cast<RankedTensorType>(dot->getOperand(0).getType());
+  auto b = dyn_cast<RankedTensorType>(dot->getOperand(1).getType());
+  auto d = dyn_cast<RankedTensorType>(dot->getResult(0).getType());
+  if (!a || !b || !d || a.getRank() != 2 || b.getRank() != 2)
+    return std::nullopt;
+  return DotTypes{a, b, d};
+}
+
+/// fp16 x fp16 or bf16 x bf16 into fp32 with K a multiple of 16.
+bool isHalfDot(const DotTypes &t) {
+  Type elt = t.a.getElementType();
+  return (elt.isF16() || elt.isBF16()) && elt == t.b.getElementType() &&
+         t.d.getElementType().isF32() && t.a.getDimSize(1) % 16 == 0;
+}
+} // namespace
+
+std::optional<std::vector<int32_t>> tilegpu::wgmmaWarps(Operation *dot) {
+  if (!dot->hasAttr("tilegpu.wgmma"))
+    return std::nullopt;
+  auto t = dotTypes(dot);
+  if (!t || !isHalfDot(*t))
+    return std::nullopt;
+  auto layout = getLayout(t->d);
+  if (!layout)
+    return std::nullopt;
+  int32_t M = t->a.getDimSize(0), N = t->b.getDimSize(1);
+  int32_t warps = layout->inSize(gpu::kWarp);
+  for (int32_t wm = 4; wm <= warps; wm *= 2) {
+    int32_t wn = warps / wm;
+    if (M >= 16 * wm && N >= 8 * wn &&
+        *layout == gpu::wgmmaAccumulatorLayout({M, N}, {wm, wn}))
+      return std::vector<int32_t>{wm, wn};
+  }
+  return std::nullopt;
+}
+
+bool tilegpu::isMmaSyncDot(Operation *dot) {
+  auto t = dotTypes(dot);
+  if (!t || !isHalfDot(*t))
+    return false;
+  auto layout = getLayout(t->d);
+  int32_t M = t->a.getDimSize(0), N = t->b.getDimSize(1);
+  if (!layout || M % 16 || N % 8)
+    return false;
+  int32_t warps = layout->inSize(gpu::kWarp);
+  for (int32_t wm = 1; wm <= warps; wm *= 2)
+    if (*layout == gpu::mmaAccumulatorLayout({M, N}, {wm, warps / wm}))
+      return true;
+  return false;
+}
+
+std::optional<SharedEncoding>
+tilegpu::dotOperandSharedEncoding(Operation *dot, unsigned operand) {
+  auto t = dotTypes(dot);
+  if (!t || operand > 1)
+    return std::nullopt;
+  int32_t size = t->a.getElementType().getIntOrFloatBitWidth() / 8;
+  int32_t M = t->a.getDimSize(0), K = t->a.getDimSize(1),
+          N = t->b.getDimSize(1);
+  int32_t bColumns; // the span of B's columns one instruction reads
+  if (auto warps = wgmmaWarps(dot))
+    bColumns = gpu::wgmmaInstrN({M, N}, *warps);
+  else if (isMmaSyncDot(dot))
+    bColumns = N;
+  else
+    return std::nullopt;
+  if (operand == 0)
+    return SharedEncoding{SharedOrder::KMajor, gpu::wgmmaSwizzleBytes(K, size)};
+  // B N-major needs a swizzle atom of at least 32 bytes of columns.
+  if (bColumns * size < 32)
+    return std::nullopt;
+  return SharedEncoding{SharedOrder::MNMajor, std::min(128, bColumns * size)};
 }

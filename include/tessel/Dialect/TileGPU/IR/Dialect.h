@@ -9,6 +9,7 @@
 #include "tessel/Dialect/TileGPU/IR/LinearLayout.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/Bytecode/BytecodeOpInterface.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Dialect.h"
 #include "mlir/IR/OpDefinition.h"
@@ -17,8 +18,13 @@
 
 #include "tessel/Dialect/TileGPU/IR/TileGPUDialect.h.inc"
 
+#include "tessel/Dialect/TileGPU/IR/TileGPUEnums.h.inc"
+
 #define GET_ATTRDEF_CLASSES
 #include "tessel/Dialect/TileGPU/IR/TileGPUAttrs.h.inc"
+
+#define GET_TYPEDEF_CLASSES
+#include "tessel/Dialect/TileGPU/IR/TileGPUTypes.h.inc"
 
 #define GET_OP_CLASSES
 #include "tessel/Dialect/TileGPU/IR/TileGPUOps.h.inc"
@@ -30,6 +36,27 @@ std::optional<gpu::LinearLayout> getLayout(mlir::Type type);
 /// `type` (a ranked tensor) with `layout` as its encoding.
 mlir::RankedTensorType withLayout(mlir::Type type,
                                   const gpu::LinearLayout &layout);
+
+/// The warps [M, N] of a dot (a, b, c -> d) that runs on warpgroup MMA:
+/// marked `tilegpu.wgmma` by convert-tile-to-tilegpu, fp16/bf16 into fp32,
+/// its accumulator in the wgmma layout of that split. Nothing otherwise.
+std::optional<std::vector<int32_t>> wgmmaWarps(mlir::Operation *dot);
+/// Whether a dot (a, b, c -> d) runs on mma.sync m16n8k16: fp16/bf16 into
+/// fp32, its accumulator in the mma.sync layout of some split of its warps.
+bool isMmaSyncDot(mlir::Operation *dot);
+
+/// How a dot's operand must sit in shared memory for the dot to read it in
+/// place (ldmatrix for mma.sync, descriptors for wgmma).
+struct SharedEncoding {
+  SharedOrder order;
+  int32_t swizzle;
+};
+/// The encoding operand `operand` (0: A, M x K; 1: B, K x N) of a dot on
+/// mma.sync or wgmma is read from in place: A K-major, B N-major (as both
+/// come from row-major memory), with the widest swizzle the instruction
+/// allows. Nothing where the dot cannot read that operand from a slot.
+std::optional<SharedEncoding> dotOperandSharedEncoding(mlir::Operation *dot,
+                                                       unsigned operand);
 
 } // namespace tessel::tilegpu
 

@@ -3,6 +3,7 @@
 
 include "mlir/IR/OpBase.td"
 include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/EnumAttr.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 include "mlir/IR/TensorEncoding.td"
 
@@ -18,8 +19,10 @@ def TileGPU_Dialect : Dialect {
     basis vector of every register, lane, warp and block bit.
   }];
   let useDefaultAttributePrinterParser = 1;
+  let useDefaultTypePrinterParser = 1;
   let extraClassDeclaration = [{
     void registerAttributes();
+    void registerTypes();
   }];
 }
 
@@ -57,6 +60,54 @@ def TileGPU_LinearEncodingAttr : TileGPU_Attr<"LinearEncoding", "linear",
   }];
 }
 
+//===----------------------------------------------------------------------===//
+// Shared memory
+//===----------------------------------------------------------------------===//
+
+def TileGPU_SharedOrder : I32EnumAttr<"SharedOrder",
+    "How a shared-memory slot arranges its swizzle atoms", [
+      I32EnumAttrCase<"KMajor", 0, "k_major">,
+      I32EnumAttrCase<"MNMajor", 1, "mn_major">]> {
+  let cppNamespace = "::tessel::tilegpu";
+  let genSpecializedAttr = 0;
+}
+
+def TileGPU_SharedBufferType : TypeDef<TileGPU_Dialect, "SharedBuffer"> {
+  let mnemonic = "shared";
+  let summary = "A multi-buffered tile in the program's shared memory";
+  let description = [{
+    `!tilegpu.shared<3x64x32xf16, k_major, swizzle = 64>`: `slots` copies
+    (the first dimension) of a rows x columns tile (the other two), each in
+    the swizzled layout a tensor-core operand is read from: the columns are
+    contiguous in 16-byte chunks whose position in a row is XORed with the
+    row (`swizzle` bytes: 32, 64 or 128). `k_major` lays the tile out as
+    `gpu::wgmmaOperandLayout(rows, columns)` (swizzle atoms along the
+    columns outermost: an A operand, M x K), `mn_major` as
+    `gpu::wgmmaMNMajorOperandLayout(rows, columns)` (groups of 8 rows
+    outermost: a B operand as it comes, K x N). Both are free of bank
+    conflicts for ldmatrix and are what wgmma descriptors read.
+  }];
+  let parameters = (ins ArrayRefParameter<"int64_t">:$shape,
+                        "::mlir::Type":$elementType,
+                        "::tessel::tilegpu::SharedOrder":$order,
+                        "int32_t":$swizzle);
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    int64_t getNumSlots() const { return getShape()[0]; }
+    int32_t getRows() const { return getShape()[1]; }
+    int32_t getColumns() const { return getShape()[2]; }
+    /// Bytes of one element.
+    int32_t getElementBytes() const;
+    /// Bytes of one slot, and the distance between slots (a multiple of
+    /// 1024, where every swizzle pattern starts over).
+    int64_t getSlotBytes() const;
+    int64_t getSlotStride() const;
+    /// "offset" (elements from the slot's start) -> [row, column].
+    ::tessel::gpu::LinearLayout getSlotLayout() const;
+  }];
+}
+
 class TileGPU_Op<string mnemonic, list<Trait> traits = []>
     : Op<TileGPU_Dialect, mnemonic, traits>;
 
@@ -83,6 +134,77 @@ def TileGPU_BarrierOp : TileGPU_Op<"barrier"> {
     barrier anywhere in it is reached by all of them.
   }];
   let assemblyFormat = "attr-dict";
+}
+
+def TileGPU_LocalAllocOp : TileGPU_Op<"local_alloc",
+    [MemoryEffects<[MemAlloc]>]> {
+  let summary = "A shared-memory buffer for the whole function";
+  let description = [{
+    Reserves the buffer's slots in the program's shared memory, apart from
+    the scratch that layout conversions, reductions and dots reuse. Offsets
+    are assigned when the function is lowered.
+  }];
+  let results = (outs TileGPU_SharedBufferType:$result);
+  let assemblyFormat = "attr-dict `:` qualified(type($result))";
+}
+
+def TileGPU_AsyncCopyOp : TileGPU_Op<"async_copy",
+    [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "Starts copying a block from global memory into a slot";
+  let description = [{
+    Each thread starts copying the elements it holds (the pointers' layout)
+    from global memory into slot `slot` of `buffer`, without going through
+    registers (cp.async); elements whose mask is false become zero. The copy
+    is pending until an `async_commit` closes its group and an `async_wait`
+    has seen the group complete; then a barrier publishes every thread's
+    copies.
+  }];
+  let arguments = (ins TileGPU_SharedBufferType:$buffer, I32:$slot,
+                       AnyRankedTensor:$ptr, Optional<AnyRankedTensor>:$mask);
+  let assemblyFormat = [{
+    $ptr `to` $buffer `[` $slot `]` (`mask` $mask^ `:` type($mask))?
+    attr-dict `:` type($ptr) `,` qualified(type($buffer))
+  }];
+  let hasVerifier = 1;
+}
+
+def TileGPU_AsyncCommitOp : TileGPU_Op<"async_commit",
+    [MemoryEffects<[MemWrite]>]> {
+  let summary = "Closes the group of the thread's pending async copies";
+  let assemblyFormat = "attr-dict";
+}
+
+def TileGPU_AsyncWaitOp : TileGPU_Op<"async_wait",
+    [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "Waits until at most `pending` groups of copies are in flight";
+  let description = [{
+    The thread's groups of async copies, all but the last `pending`, are
+    complete after it: their data is in shared memory for this thread. A
+    barrier after it makes every thread's copies visible to all.
+    `async_proxy` also makes them visible to the asynchronous proxy
+    (wgmma's operand reads).
+  }];
+  let arguments = (ins ConfinedAttr<I32Attr, [IntNonNegative]>:$pending,
+                       UnitAttr:$async_proxy);
+  let assemblyFormat = "attr-dict";
+}
+
+def TileGPU_LocalLoadOp : TileGPU_Op<"local_load",
+    [MemoryEffects<[MemRead]>]> {
+  let summary = "Reads a slot of a shared-memory buffer into registers";
+  let description = [{
+    The tile in slot `slot` of `buffer`, in the result's layout. A
+    `tile.dot` whose operand is a `local_load` (possibly through a
+    `convert_layout`) of a buffer in the layout the dot's instruction reads
+    takes its fragments straight from the slot (ldmatrix, or wgmma
+    descriptors) instead of going through registers.
+  }];
+  let arguments = (ins TileGPU_SharedBufferType:$buffer, I32:$slot);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $buffer `[` $slot `]` attr-dict `:` qualified(type($buffer)) `->` type($result)
+  }];
+  let hasVerifier = 1;
 }
 
 #endif // TESSEL_TILEGPU_OPS
