@@ -35,6 +35,8 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Transforms/DialectConversion.h"
 
+#include <set>
+
 using namespace mlir;
 using namespace tessel;
 using gpu::LinearLayout;
@@ -554,27 +556,49 @@ std::vector<int32_t> shapeOf(Type t) {
   return std::vector<int32_t>(s.begin(), s.end());
 }
 
-/// The warps [M, N] of a dot that runs on warpgroup MMA: marked
-/// `tilegpu.wgmma` by convert-tile-to-tilegpu, fp16/bf16 into fp32, its
-/// accumulator in the wgmma layout of that split. Nothing otherwise.
 std::optional<std::vector<int32_t>> wgmmaWarps(tile::DotOp dot) {
-  if (!dot->hasAttr("tilegpu.wgmma"))
-    return std::nullopt;
-  auto aTy = dot.getA().getType(), bTy = dot.getB().getType();
-  Type elt = aTy.getElementType();
-  auto layout = tilegpu::getLayout(dot.getD().getType());
-  int32_t M = aTy.getDimSize(0), K = aTy.getDimSize(1), N = bTy.getDimSize(1);
-  if (!(elt.isF16() || elt.isBF16()) || elt != bTy.getElementType() ||
-      !dot.getD().getType().getElementType().isF32() || K % 16 || !layout)
-    return std::nullopt;
-  int32_t warps = layout->inSize(gpu::kWarp);
-  for (int32_t wm = 4; wm <= warps; wm *= 2) {
-    int32_t wn = warps / wm;
-    if (M >= 16 * wm && N >= 8 * wn &&
-        *layout == gpu::wgmmaAccumulatorLayout({M, N}, {wm, wn}))
-      return std::vector<int32_t>{wm, wn};
-  }
-  return std::nullopt;
+  return tilegpu::wgmmaWarps(dot);
+}
+
+/// The local_load that operand `i` (0: A, 1: B) of `dot` reads in place:
+/// a local_load (possibly through a convert_layout) of a buffer in the
+/// encoding the dot's instruction reads (dotOperandSharedEncoding). Null
+/// otherwise, and the operand goes through registers.
+tilegpu::LocalLoadOp inPlaceOperand(tile::DotOp dot, unsigned i) {
+  Value v = dot->getOperand(i);
+  if (auto cvt = v.getDefiningOp<tilegpu::ConvertLayoutOp>())
+    v = cvt.getSrc();
+  auto load = v.getDefiningOp<tilegpu::LocalLoadOp>();
+  if (!load)
+    return {};
+  std::optional<tilegpu::SharedEncoding> enc =
+      tilegpu::dotOperandSharedEncoding(dot, i);
+  auto type = load.getBuffer().getType();
+  if (!enc || enc->order != type.getOrder() || enc->swizzle != type.getSwizzle())
+    return {};
+  return load;
+}
+
+/// The address of slot `slot` (i32) of the buffer at `buffer`.
+Value slotAddress(OpBuilder &b, Location loc, Value buffer, Value slot,
+                  tilegpu::SharedBufferType type) {
+  Value off = b.create<arith::MulIOp>(loc, slot,
+                                      i32Const(b, loc, type.getSlotStride()));
+  return b.create<LLVM::GEPOp>(loc, buffer.getType(), b.getI8Type(), buffer,
+                               ValueRange{off});
+}
+
+/// The element offset in a slot of (row, column) (i32 each), from the
+/// inverse of its layout (one XOR per set bit).
+Value slotOffset(OpBuilder &b, Location loc, const LinearLayout &inverse,
+                 Value row, Value col) {
+  SmallVector<Value> acc{i32Const(b, loc, 0)};
+  std::string d0 = gpu::dimName(0), d1 = gpu::dimName(1);
+  if (row)
+    acc = hardwarePart(b, loc, inverse, d0.c_str(), row, acc);
+  if (col)
+    acc = hardwarePart(b, loc, inverse, d1.c_str(), col, acc);
+  return acc[0];
 }
 
 /// Where a warpgroup-MMA dot stages its operands: A (M x K) K-major in
@@ -696,7 +720,8 @@ SmallVector<Value> lowerWgmmaDot(OpBuilder &b, Location loc,
                                  const gpu::GPUTargetInfo &target,
                                  tile::DotOp op, ValueRange a, ValueRange bv,
                                  ValueRange c,
-                                 const std::vector<int32_t> &warps) {
+                                 const std::vector<int32_t> &warps,
+                                 Value aSlot, Value bSlot) {
   auto aTy = op.getA().getType(), bTy = op.getB().getType();
   int32_t M = aTy.getDimSize(0), K = aTy.getDimSize(1), N = bTy.getDimSize(1);
   bool bf16 = aTy.getElementType().isBF16();
@@ -704,22 +729,29 @@ SmallVector<Value> lowerWgmmaDot(OpBuilder &b, Location loc,
   WgmmaTiles tiles = wgmmaTiles(op, warps);
   LinearLayout dLayout = layoutOf(op.getD().getType());
 
-  target.barrier(b, loc); // earlier readers of the scratch are done
-  writeOperandToShared(b, loc, target, layoutOf(aTy),
-                       gpu::wgmmaOperandLayout(M, K, size, tiles.aSwizzle), a,
-                       0);
-  if (tiles.bMNMajor)
-    writeOperandToShared(
-        b, loc, target, layoutOf(bTy),
-        gpu::wgmmaMNMajorOperandLayout(K, N, size, tiles.bSwizzle), bv,
-        tiles.bBase);
-  else
-    writeOperandToShared(b, loc, target,
-                         gpu::transposeLayout(layoutOf(bTy), {1, 0}),
-                         gpu::wgmmaOperandLayout(N, K, size, tiles.bSwizzle),
-                         bv, tiles.bBase);
-  target.fenceSharedForWarpgroupMma(b, loc);
-  target.barrier(b, loc);
+  // Operands read in place (a pipeline's slots, already published to the
+  // async proxy) are not staged.
+  if (!aSlot || !bSlot) {
+    target.barrier(b, loc); // earlier readers of the scratch are done
+    if (!aSlot)
+      writeOperandToShared(b, loc, target, layoutOf(aTy),
+                           gpu::wgmmaOperandLayout(M, K, size, tiles.aSwizzle),
+                           a, 0);
+    if (bSlot)
+      ;
+    else if (tiles.bMNMajor)
+      writeOperandToShared(
+          b, loc, target, layoutOf(bTy),
+          gpu::wgmmaMNMajorOperandLayout(K, N, size, tiles.bSwizzle), bv,
+          tiles.bBase);
+    else
+      writeOperandToShared(b, loc, target,
+                           gpu::transposeLayout(layoutOf(bTy), {1, 0}),
+                           gpu::wgmmaOperandLayout(N, K, size, tiles.bSwizzle),
+                           bv, tiles.bBase);
+    target.fenceSharedForWarpgroupMma(b, loc);
+    target.barrier(b, loc);
+  }
 
   // An instruction's operand tile starts where its first row or column
   // (`first`, a multiple of 8) meets K step k0 (a multiple of 16): there the
@@ -731,7 +763,13 @@ SmallVector<Value> lowerWgmmaDot(OpBuilder &b, Location loc,
   Value sharedBase = b.create<LLVM::PtrToIntOp>(
       loc, b.getI32Type(),
       sharedAddress(b, loc, target.sharedAddressSpace(), i32Const(b, loc, 0)));
-  auto descriptor = [&](int64_t base, int32_t rows, int32_t swizzle,
+  auto baseOf = [&](Value slot, int64_t base) -> Value {
+    if (slot)
+      return b.create<LLVM::PtrToIntOp>(loc, b.getI32Type(), slot);
+    return b.create<arith::AddIOp>(loc, sharedBase, i32Const(b, loc, base));
+  };
+  Value aBase = baseOf(aSlot, 0), bBase = baseOf(bSlot, tiles.bBase);
+  auto descriptor = [&](Value base, int32_t rows, int32_t swizzle,
                         bool mnMajor, Value first, int32_t k0) {
     int32_t atom = swizzle / size; // elements along a row of an atom
     int64_t fixed, perFirst, leading, stride;
@@ -747,9 +785,9 @@ SmallVector<Value> lowerWgmmaDot(OpBuilder &b, Location loc,
       perFirst = leading / atom; // first is a multiple of the atom width
     }
     Value byte = b.create<arith::AddIOp>(
-        loc, sharedBase,
+        loc, base,
         b.create<arith::AddIOp>(
-            loc, i32Const(b, loc, base + fixed),
+            loc, i32Const(b, loc, fixed),
             b.create<arith::MulIOp>(loc, first, i32Const(b, loc, perFirst))));
     return target.warpgroupMmaDescriptor(b, loc, byte, leading, stride,
                                          swizzle);
@@ -776,8 +814,8 @@ SmallVector<Value> lowerWgmmaDot(OpBuilder &b, Location loc,
     SmallVector<Value> acc(d.begin() + first, d.begin() + first + perInstr);
     for (int32_t k0 = 0; k0 < K; k0 += 16)
       acc = target.warpgroupMma(
-          b, loc, descriptor(0, M, tiles.aSwizzle, false, row0, k0),
-          descriptor(tiles.bBase, N, tiles.bSwizzle, tiles.bMNMajor, col0, k0),
+          b, loc, descriptor(aBase, M, tiles.aSwizzle, false, row0, k0),
+          descriptor(bBase, N, tiles.bSwizzle, tiles.bMNMajor, col0, k0),
           acc, instrN, bf16, tiles.bMNMajor);
     std::copy(acc.begin(), acc.end(), d.begin() + first);
   }
@@ -800,28 +838,45 @@ struct DotLowering : TileGPUPattern<tile::DotOp> {
     int32_t M = aTy.getDimSize(0), K = aTy.getDimSize(1), N = bTy.getDimSize(1);
     Type aElt = aTy.getElementType(), bElt = bTy.getElementType();
     Type accElt = op.getD().getType().getElementType();
+    // Operands a pipeline left in shared memory are read from their slot.
+    tilegpu::LocalLoadOp inPlace[2] = {inPlaceOperand(op, 0),
+                                       inPlaceOperand(op, 1)};
+    Value slots[2];
+    for (int i = 0; i < 2; ++i)
+      if (inPlace[i])
+        slots[i] = slotAddress(rw, loc,
+                               rw.getRemappedValue(inPlace[i].getBuffer()),
+                               rw.getRemappedValue(inPlace[i].getSlot()),
+                               inPlace[i].getBuffer().getType());
     if (auto warps = wgmmaWarps(op); warps && target.hasWarpgroupMma()) {
       rw.replaceOpWithMultiple(
           op, {lowerWgmmaDot(rw, loc, target, op, adaptor.getA(),
-                             adaptor.getB(), adaptor.getC(), *warps)});
+                             adaptor.getB(), adaptor.getC(), *warps, slots[0],
+                             slots[1])});
       return success();
     }
     int64_t bBase;
     dotSharedBytes(op, bBase);
     LinearLayout dLayout = layoutOf(op.getD().getType());
     ValueRange c = adaptor.getC();
+    bool mma = target.hasMma16816() && (aElt.isF16() || aElt.isBF16()) &&
+               aElt == bElt && accElt.isF32() && isMmaLayout(dLayout, M, N);
+    if (!mma)
+      slots[0] = slots[1] = Value();
 
-    target.barrier(rw, loc);
-    writeTensorToShared(rw, loc, target, layoutOf(aTy), {M, K},
-                        adaptor.getA(), 0);
-    writeTensorToShared(rw, loc, target, layoutOf(bTy), {K, N},
-                        adaptor.getB(), bBase, /*transposed=*/true);
-    target.barrier(rw, loc);
+    if (!slots[0] || !slots[1]) {
+      target.barrier(rw, loc);
+      if (!slots[0])
+        writeTensorToShared(rw, loc, target, layoutOf(aTy), {M, K},
+                            adaptor.getA(), 0);
+      if (!slots[1])
+        writeTensorToShared(rw, loc, target, layoutOf(bTy), {K, N},
+                            adaptor.getB(), bBase, /*transposed=*/true);
+      target.barrier(rw, loc);
+    }
     ThreadIds ids = threadIds(rw, loc, target);
 
     SmallVector<Value> d(c.begin(), c.end());
-    bool mma = target.hasMma16816() && (aElt.isF16() || aElt.isBF16()) &&
-               aElt == bElt && accElt.isF32() && isMmaLayout(dLayout, M, N);
     if (mma) {
       // Lane roles of the m16n8k16 fragments: groupID and threadID_in_group.
       Value g = rw.create<arith::ShRUIOp>(loc, ids.lane, i32Const(rw, loc, 2));
@@ -862,18 +917,97 @@ struct DotLowering : TileGPUPattern<tile::DotOp> {
         tiles.push_back({tile, row, row8, col,
                          dLayout.apply({{gpu::kRegister, tile * 4}})});
       }
+      // In place: ldmatrix from the slot's swizzled layout. A (M x K,
+      // K-major): .x4, lane l gives row (l % 16) of the tile and K column
+      // 8 (l / 16) of the step, the four matrices in fragment order a0..a7.
+      // B (K x N, N-major): .trans, lane l gives row k = l % 16 of the step
+      // at the tile's first column (.x2), or at 8 (l / 16) past it for two
+      // tiles side by side (.x4): b0b1 and b2b3 of each tile.
+      Value lane16 = rw.create<arith::AndIOp>(loc, ids.lane, i32Const(rw, loc, 15));
+      Value laneHalf = rw.create<arith::ShLIOp>(
+          loc, rw.create<arith::ShRUIOp>(loc, ids.lane, i32Const(rw, loc, 4)),
+          i32Const(rw, loc, 3));
+      LinearLayout inverse[2];
+      Value laneOff[2];
+      int32_t eltBytes = storageBytes(aElt);
+      for (int i = 0; i < 2; ++i)
+        if (slots[i]) {
+          inverse[i] = inPlace[i].getBuffer().getType().getSlotLayout().invert();
+          laneOff[i] = i == 0 ? slotOffset(rw, loc, inverse[0], Value(), laneHalf)
+                              : slotOffset(rw, loc, inverse[1], lane16, Value());
+        }
+      auto constOffset = [&](int i, int32_t row, int32_t col) {
+        std::string d0 = gpu::dimName(0), d1 = gpu::dimName(1);
+        return inverse[i].apply({{d0, row}, {d1, col}})[0];
+      };
+      auto matrixAt = [&](int i, Value offset, int count, bool trans) {
+        Value addr = rw.create<LLVM::GEPOp>(
+            loc, slots[i].getType(), rw.getI8Type(), slots[i],
+            ValueRange{rw.create<arith::MulIOp>(loc, offset,
+                                                i32Const(rw, loc, eltBytes))});
+        return target.loadMatrix(rw, loc, addr, count, trans);
+      };
+      // Per row (A) or column (B) of tiles: the lane's offset without the
+      // K step, and whether B's next tile is this thread's too.
+      std::map<int32_t, Value> aRowOff, bColOff;
+      std::set<int32_t> bKeys;
+      for (const Tile &t : tiles)
+        bKeys.insert(t.origin[1]);
+      for (const Tile &t : tiles) {
+        if (slots[0] && !aRowOff.count(t.origin[0])) {
+          Value first = rw.create<arith::AndIOp>(loc, t.row, i32Const(rw, loc, ~15));
+          Value row = rw.create<arith::OrIOp>(loc, first, lane16);
+          aRowOff[t.origin[0]] = rw.create<arith::XOrIOp>(
+              loc, slotOffset(rw, loc, inverse[0], row, Value()), laneOff[0]);
+        }
+        if (slots[1] && !bColOff.count(t.origin[1])) {
+          Value col = rw.create<arith::AndIOp>(loc, t.col, i32Const(rw, loc, ~7));
+          int32_t c0 = t.origin[1];
+          if ((c0 & 8) == 0 && bKeys.count(c0 ^ 8))
+            col = rw.create<arith::OrIOp>(loc, col, laneHalf);
+          bColOff[t.origin[1]] = rw.create<arith::XOrIOp>(
+              loc, slotOffset(rw, loc, inverse[1], Value(), col), laneOff[1]);
+        }
+      }
       for (int kk = 0; kk < K / 16; ++kk) {
         Value k0 = rw.create<arith::AddIOp>(loc, t2, i32Const(rw, loc, kk * 16));
         Value k8 = rw.create<arith::AddIOp>(loc, k0, i32Const(rw, loc, 8));
         std::map<int32_t, SmallVector<Value>> aFrags, bFrags;
         for (const Tile &t : tiles) {
           auto &af = aFrags[t.origin[0]];
-          if (af.empty())
+          if (af.empty() && slots[0])
+            af = matrixAt(0,
+                          rw.create<arith::XOrIOp>(
+                              loc, aRowOff[t.origin[0]],
+                              i32Const(rw, loc, constOffset(0, 0, kk * 16))),
+                          4, false);
+          else if (af.empty())
             af = {pair(t.row, 0, k0), pair(t.row8, 0, k0), pair(t.row, 0, k8),
                   pair(t.row8, 0, k8)};
-          auto &bf = bFrags[t.origin[1]];
-          if (bf.empty())
+          int32_t c0 = t.origin[1];
+          auto &bf = bFrags[c0];
+          if (bf.empty() && slots[1]) {
+            Value off = rw.create<arith::XOrIOp>(
+                loc, bColOff[c0], i32Const(rw, loc, constOffset(1, kk * 16, 0)));
+            bool pairLow = (c0 & 8) == 0 && bKeys.count(c0 ^ 8);
+            bool pairHigh = (c0 & 8) != 0 && bKeys.count(c0 ^ 8);
+            if (pairHigh) {
+              // Loaded with its lower neighbour.
+              off = rw.create<arith::XOrIOp>(
+                  loc, bColOff[c0 ^ 8], i32Const(rw, loc, constOffset(1, kk * 16, 0)));
+              SmallVector<Value> m = matrixAt(1, off, 4, true);
+              bFrags[c0 ^ 8] = {m[0], m[1]};
+              bf = {m[2], m[3]};
+            } else if (pairLow) {
+              SmallVector<Value> m = matrixAt(1, off, 4, true);
+              bf = {m[0], m[1]};
+              bFrags[c0 ^ 8] = {m[2], m[3]};
+            } else {
+              bf = matrixAt(1, off, 2, true);
+            }
+          } else if (bf.empty()) {
             bf = {pair(t.col, bBase, k0), pair(t.col, bBase, k8)};
+          }
           SmallVector<Value> acc(d.begin() + t.index * 4,
                                  d.begin() + t.index * 4 + 4);
           acc = target.mma16816(rw, loc, af, bf, acc, aElt.isBF16());
@@ -942,6 +1076,211 @@ struct DotLowering : TileGPUPattern<tile::DotOp> {
       if (layout == gpu::mmaAccumulatorLayout({M, N}, {wm, warps / wm}))
         return true;
     return false;
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Shared-memory buffers and async copies
+//===----------------------------------------------------------------------===//
+
+/// The widest run of registers (at most 16 bytes) a thread moves to or from
+/// consecutive offsets of a slot through `toOffset` (register, lane, warp ->
+/// offset), starting at a multiple of its width in every thread.
+int32_t slotVectorWidth(const LinearLayout &toOffset, int32_t size,
+                        int32_t limit) {
+  int32_t vec = std::min<int32_t>(
+      {toOffset.contiguousRun(gpu::kRegister, gpu::kOffset), 16 / size, limit});
+  for (const char *in : {gpu::kLane, gpu::kWarp})
+    if (int i = toOffset.inIndex(in); i >= 0)
+      for (const auto &basis : toOffset.ins()[i].bases)
+        while (vec > 1 && basis[0] % vec)
+          vec /= 2;
+  return std::max(vec, 1);
+}
+
+struct LocalAllocLowering : TileGPUPattern<tilegpu::LocalAllocOp> {
+  using TileGPUPattern::TileGPUPattern;
+  LogicalResult
+  matchAndRewrite(tilegpu::LocalAllocOp op, OneToNOpAdaptor,
+                  ConversionPatternRewriter &rw) const override {
+    auto offset = op->getAttrOfType<IntegerAttr>("tilegpu.offset");
+    if (!offset)
+      return rw.notifyMatchFailure(op, "no offset assigned");
+    rw.replaceOp(op, sharedAddress(rw, op.getLoc(), target.sharedAddressSpace(),
+                                   i32Const(rw, op.getLoc(), offset.getInt())));
+    return success();
+  }
+};
+
+/// Each thread copies the elements it owns, in runs of consecutive
+/// registers that land on consecutive offsets of the slot (the swizzle
+/// moves 16-byte chunks whole): cp.async of 4, 8 or 16 bytes, zero-filled
+/// where the mask is false (source size 0). Runs under 4 bytes go through
+/// registers (a load and a shared store).
+struct AsyncCopyLowering : TileGPUPattern<tilegpu::AsyncCopyOp> {
+  using TileGPUPattern::TileGPUPattern;
+  LogicalResult
+  matchAndRewrite(tilegpu::AsyncCopyOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rw) const override {
+    Location loc = op.getLoc();
+    auto type = op.getBuffer().getType();
+    LinearLayout layout = layoutOf(op.getPtr().getType());
+    LinearLayout toOffset = layout.invertAndCompose(type.getSlotLayout());
+    int32_t size = type.getElementBytes();
+    int32_t vec = slotVectorWidth(toOffset, size, accessWidth(op, op.getPtr()));
+    if (!target.hasAsyncCopy())
+      vec = std::min(vec, 4 / size); // the copy goes through registers
+    ValueRange ptrs = adaptor.getPtr();
+    ValueRange masks = op.getMask() ? adaptor.getMask() : ValueRange();
+    Value slot = slotAddress(rw, loc, adaptor.getBuffer()[0],
+                             adaptor.getSlot()[0], type);
+    ThreadIds ids = threadIds(rw, loc, target);
+    SmallVector<Value> hw{i32Const(rw, loc, 0)};
+    hw = hardwarePart(rw, loc, toOffset, gpu::kLane, ids.lane, hw);
+    hw = hardwarePart(rw, loc, toOffset, gpu::kWarp, ids.warp, hw);
+    Value own = isOwner(rw, loc, layout, ids);
+    Type elt = type.getElementType();
+    for (int32_t r = 0; r < int32_t(ptrs.size()); r += vec) {
+      if (isCopyRegister(layout, r))
+        continue;
+      int32_t c = toOffset.apply({{gpu::kRegister, r}})[0];
+      Value off = rw.create<arith::XOrIOp>(loc, hw[0], i32Const(rw, loc, c));
+      Value dst = rw.create<LLVM::GEPOp>(
+          loc, slot.getType(), rw.getI8Type(), slot,
+          ValueRange{rw.create<arith::MulIOp>(loc, off, i32Const(rw, loc, size))});
+      int32_t bytes = vec * size;
+      Value mask = masks.empty() ? Value() : masks[r];
+      ifThen(rw, loc, own, [&](OpBuilder &b) {
+        if (bytes >= 4) {
+          Value srcBytes;
+          if (mask)
+            srcBytes = b.create<arith::SelectOp>(loc, mask,
+                                                 i32Const(b, loc, bytes),
+                                                 i32Const(b, loc, 0));
+          target.asyncCopy(b, loc, dst, ptrs[r], bytes, srcBytes);
+          return;
+        }
+        for (int32_t j = 0; j < vec; ++j) {
+          Value src = ptrs[r + j];
+          Value v;
+          if (mask) {
+            auto ifOp = b.create<scf::IfOp>(loc, TypeRange{elt}, masks[r + j],
+                                            /*withElseRegion=*/true);
+            OpBuilder tb = ifOp.getThenBodyBuilder();
+            tb.create<scf::YieldOp>(
+                loc, ValueRange{tb.create<LLVM::LoadOp>(loc, elt, src, size)});
+            OpBuilder eb = ifOp.getElseBodyBuilder();
+            eb.create<scf::YieldOp>(
+                loc, ValueRange{eb.create<LLVM::ZeroOp>(loc, elt)});
+            v = ifOp.getResult(0);
+          } else {
+            v = b.create<LLVM::LoadOp>(loc, elt, src, size);
+          }
+          Value at = b.create<LLVM::GEPOp>(loc, dst.getType(), b.getI8Type(),
+                                           dst, ValueRange{i32Const(b, loc, j * size)});
+          b.create<LLVM::StoreOp>(loc, v, at, size);
+        }
+      });
+    }
+    rw.eraseOp(op);
+    return success();
+  }
+};
+
+struct AsyncCommitLowering : TileGPUPattern<tilegpu::AsyncCommitOp> {
+  using TileGPUPattern::TileGPUPattern;
+  LogicalResult
+  matchAndRewrite(tilegpu::AsyncCommitOp op, OneToNOpAdaptor,
+                  ConversionPatternRewriter &rw) const override {
+    if (target.hasAsyncCopy())
+      target.asyncCommit(rw, op.getLoc());
+    rw.eraseOp(op);
+    return success();
+  }
+};
+
+struct AsyncWaitLowering : TileGPUPattern<tilegpu::AsyncWaitOp> {
+  using TileGPUPattern::TileGPUPattern;
+  LogicalResult
+  matchAndRewrite(tilegpu::AsyncWaitOp op, OneToNOpAdaptor,
+                  ConversionPatternRewriter &rw) const override {
+    if (target.hasAsyncCopy())
+      target.asyncWait(rw, op.getLoc(), op.getPending());
+    // The copies landed through the generic proxy; wgmma reads through the
+    // async one.
+    if (op.getAsyncProxy())
+      target.fenceSharedForWarpgroupMma(rw, op.getLoc());
+    rw.eraseOp(op);
+    return success();
+  }
+};
+
+/// A slot into registers, vectorized where the result layout keeps runs of
+/// consecutive offsets together; nothing where every user is a dot that
+/// reads the slot in place.
+struct LocalLoadLowering : TileGPUPattern<tilegpu::LocalLoadOp> {
+  using TileGPUPattern::TileGPUPattern;
+
+  static bool onlyReadInPlace(tilegpu::LocalLoadOp op) {
+    SmallVector<Value> work{op.getResult()};
+    while (!work.empty()) {
+      Value v = work.pop_back_val();
+      for (OpOperand &use : v.getUses()) {
+        Operation *user = use.getOwner();
+        if (auto cvt = dyn_cast<tilegpu::ConvertLayoutOp>(user)) {
+          work.push_back(cvt.getResult());
+          continue;
+        }
+        auto dot = dyn_cast<tile::DotOp>(user);
+        if (!dot || use.getOperandNumber() > 1 ||
+            inPlaceOperand(dot, use.getOperandNumber()) != op)
+          return false;
+      }
+    }
+    return true;
+  }
+
+  LogicalResult
+  matchAndRewrite(tilegpu::LocalLoadOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rw) const override {
+    Location loc = op.getLoc();
+    auto type = op.getBuffer().getType();
+    LinearLayout layout = layoutOf(op.getType());
+    Type elt = type.getElementType();
+    int n = layout.inSize(gpu::kRegister);
+    SmallVector<Value> values;
+    if (onlyReadInPlace(op) && target.hasMma16816()) {
+      Value poison = rw.create<LLVM::PoisonOp>(loc, elt);
+      rw.replaceOpWithMultiple(op, {SmallVector<Value>(n, poison)});
+      return success();
+    }
+    LinearLayout toOffset = layout.invertAndCompose(type.getSlotLayout());
+    int32_t size = type.getElementBytes();
+    int32_t vec = slotVectorWidth(toOffset, size, 16);
+    Value slot = slotAddress(rw, loc, adaptor.getBuffer()[0],
+                             adaptor.getSlot()[0], type);
+    ThreadIds ids = threadIds(rw, loc, target);
+    SmallVector<Value> hw{i32Const(rw, loc, 0)};
+    hw = hardwarePart(rw, loc, toOffset, gpu::kLane, ids.lane, hw);
+    hw = hardwarePart(rw, loc, toOffset, gpu::kWarp, ids.warp, hw);
+    auto vecTy = VectorType::get({vec}, elt);
+    for (int32_t r = 0; r < n; r += vec) {
+      int32_t c = toOffset.apply({{gpu::kRegister, r}})[0];
+      Value off = rw.create<arith::XOrIOp>(loc, hw[0], i32Const(rw, loc, c));
+      Value addr = rw.create<LLVM::GEPOp>(
+          loc, slot.getType(), rw.getI8Type(), slot,
+          ValueRange{rw.create<arith::MulIOp>(loc, off, i32Const(rw, loc, size))});
+      if (vec == 1) {
+        values.push_back(rw.create<LLVM::LoadOp>(loc, elt, addr, size));
+        continue;
+      }
+      Value v = rw.create<LLVM::LoadOp>(loc, vecTy, addr, vec * size);
+      for (int32_t j = 0; j < vec; ++j)
+        values.push_back(rw.create<LLVM::ExtractElementOp>(
+            loc, v, i32Const(rw, loc, j)));
+    }
+    rw.replaceOpWithMultiple(op, {values});
+    return success();
   }
 };
 
@@ -1203,7 +1542,8 @@ int64_t scratchBytes(ModuleOp module) {
                                 int64_t(storageBytes(t.getElementType())));
     } else if (auto dot = dyn_cast<tile::DotOp>(op)) {
       int64_t bOffset;
-      most = std::max(most, dotSharedBytes(dot, bOffset));
+      if (!inPlaceOperand(dot, 0) || !inPlaceOperand(dot, 1))
+        most = std::max(most, dotSharedBytes(dot, bOffset));
     } else if (auto red = dyn_cast<tile::ReduceOp>(op)) {
       auto layout = tilegpu::getLayout(red.getSrcs()[0].getType());
       if (!layout)
@@ -1255,6 +1595,17 @@ LogicalResult gpu::lowerTileGPUToLLVM(ModuleOp module,
   MLIRContext *ctx = module.getContext();
   widenNarrowFloatToInt(module);
   int64_t shared = scratchBytes(module);
+  // Buffers live across loops: each gets its own slots after the scratch,
+  // from multiples of 1024 bytes (where the swizzle patterns start over).
+  bool buffers = false;
+  module.walk([&](tilegpu::LocalAllocOp alloc) {
+    shared = (shared + 1023) / 1024 * 1024;
+    alloc->setAttr("tilegpu.offset",
+                   IntegerAttr::get(IntegerType::get(ctx, 32), shared));
+    auto type = alloc.getType();
+    shared += type.getNumSlots() * type.getSlotStride();
+    buffers = true;
+  });
   {
     // Swizzled wgmma operands start at multiples of 1024 bytes of the
     // shared array (the swizzle reads address bits up to 9).
@@ -1264,7 +1615,7 @@ LogicalResult gpu::lowerTileGPUToLLVM(ModuleOp module,
     auto arrayTy = LLVM::LLVMArrayType::get(b.getI8Type(), 0);
     b.create<LLVM::GlobalOp>(module.getLoc(), arrayTy, /*isConstant=*/false,
                              LLVM::Linkage::External, kSharedName, Attribute(),
-                             /*alignment=*/wgmma ? 1024 : 16,
+                             /*alignment=*/wgmma || buffers ? 1024 : 16,
                              target.sharedAddressSpace());
     module->setAttr("tilegpu.shared",
                     IntegerAttr::get(IntegerType::get(ctx, 32), shared));
@@ -1275,6 +1626,9 @@ LogicalResult gpu::lowerTileGPUToLLVM(ModuleOp module,
   tc.addConversion([](Type t) { return t; });
   tc.addConversion([ctx](tile::PointerType) -> Type {
     return LLVM::LLVMPointerType::get(ctx, 1);
+  });
+  tc.addConversion([ctx, &target](tilegpu::SharedBufferType) -> Type {
+    return LLVM::LLVMPointerType::get(ctx, target.sharedAddressSpace());
   });
   tc.addConversion([ctx](RankedTensorType t, SmallVectorImpl<Type> &out)
                        -> std::optional<LogicalResult> {
@@ -1316,7 +1670,9 @@ LogicalResult gpu::lowerTileGPUToLLVM(ModuleOp module,
                SameRegistersLowering<tile::TransOp>,
                SameRegistersLowering<tile::ReshapeOp>, AddPtrLowering,
                LoadLowering, StoreLowering, BarrierLowering, AssumeLowering, DotLowering,
-               ConvertLayoutLowering, ReduceLowering>(tc, ctx, target);
+               ConvertLayoutLowering, ReduceLowering, LocalAllocLowering,
+               AsyncCopyLowering, AsyncCommitLowering, AsyncWaitLowering,
+               LocalLoadLowering>(tc, ctx, target);
   patterns.add<ConstantLowering, ElementwiseLowering>(tc, ctx);
   scf::populateSCFStructuralTypeConversionsAndLegality(tc, patterns,
                                                        convTarget);

@@ -82,6 +82,28 @@ public:
   virtual llvm::SmallVector<mlir::Value>
   warpgroupMmaWait(mlir::OpBuilder &b, mlir::Location loc,
                    mlir::ValueRange values) const = 0;
+  /// Whether the target copies global memory to shared memory without
+  /// registers, asynchronously (NVIDIA cp.async, sm_80 and later).
+  virtual bool hasAsyncCopy() const = 0;
+  /// Starts copying `bytes` (4, 8 or 16) from `globalPtr` to `sharedPtr`;
+  /// only the first `srcBytes` (i32, null: all) are read, the rest of the
+  /// destination becomes zero.
+  virtual void asyncCopy(mlir::OpBuilder &b, mlir::Location loc,
+                         mlir::Value sharedPtr, mlir::Value globalPtr,
+                         int bytes, mlir::Value srcBytes) const = 0;
+  /// Closes the group of this thread's async copies started since the last.
+  virtual void asyncCommit(mlir::OpBuilder &b, mlir::Location loc) const = 0;
+  /// Waits until at most `pending` of this thread's groups are in flight.
+  virtual void asyncWait(mlir::OpBuilder &b, mlir::Location loc,
+                         int pending) const = 0;
+  /// The warp's collective load of `count` (1, 2 or 4) 8x8 matrices of
+  /// 16-bit elements from shared memory (ldmatrix): lane i gives the address
+  /// of row i % 8 of matrix i / 8; returns this lane's `count` i32, each
+  /// the pair of elements (row lane / 4, columns 2 (lane % 4) and the next)
+  /// of one matrix, or with `transpose` of its transpose.
+  virtual llvm::SmallVector<mlir::Value>
+  loadMatrix(mlir::OpBuilder &b, mlir::Location loc, mlir::Value sharedPtr,
+             int count, bool transpose) const = 0;
   /// The address space of memory shared by a program's threads.
   virtual unsigned sharedAddressSpace() const = 0;
   /// Marks the lowered function as a kernel launched with `numThreads`

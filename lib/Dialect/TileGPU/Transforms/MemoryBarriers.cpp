@@ -94,6 +94,8 @@ struct Walker {
         pending.clear();
       } else if (auto load = dyn_cast<tile::LoadOp>(op)) {
         access(&op, load.getPtr(), false, pending);
+      } else if (auto copy = dyn_cast<tilegpu::AsyncCopyOp>(op)) {
+        access(&op, copy.getPtr(), false, pending);
       } else if (auto store = dyn_cast<tile::StoreOp>(op)) {
         access(&op, store.getPtr(), true, pending);
       } else if (isa<scf::ForOp, scf::WhileOp>(op)) {

@@ -176,6 +176,48 @@ SmallVector<Value> NVIDIATargetInfo::warpgroupMmaWait(OpBuilder &b,
   return out;
 }
 
+void NVIDIATargetInfo::asyncCopy(OpBuilder &b, Location loc, Value sharedPtr,
+                                 Value globalPtr, int bytes,
+                                 Value srcBytes) const {
+  // 16-byte copies bypass L1 (.cg), as the operands are read once per
+  // program; smaller ones can only go through it (.ca).
+  auto modifier = bytes == 16 ? NVVM::LoadCacheModifierKind::CG
+                              : NVVM::LoadCacheModifierKind::CA;
+  b.create<NVVM::CpAsyncOp>(
+      loc, sharedPtr, globalPtr, b.getI32IntegerAttr(bytes),
+      NVVM::LoadCacheModifierKindAttr::get(b.getContext(), modifier),
+      srcBytes);
+}
+
+void NVIDIATargetInfo::asyncCommit(OpBuilder &b, Location loc) const {
+  b.create<NVVM::CpAsyncCommitGroupOp>(loc);
+}
+
+void NVIDIATargetInfo::asyncWait(OpBuilder &b, Location loc,
+                                 int pending) const {
+  b.create<NVVM::CpAsyncWaitGroupOp>(loc, b.getI32IntegerAttr(pending));
+}
+
+SmallVector<Value> NVIDIATargetInfo::loadMatrix(OpBuilder &b, Location loc,
+                                               Value sharedPtr, int count,
+                                               bool transpose) const {
+  MLIRContext *ctx = b.getContext();
+  Type i32 = b.getI32Type();
+  Type result = count == 1 ? i32
+                           : LLVM::LLVMStructType::getLiteral(
+                                 ctx, SmallVector<Type>(count, i32));
+  Value m = b.create<NVVM::LdMatrixOp>(
+      loc, result, sharedPtr, count,
+      transpose ? NVVM::MMALayout::col : NVVM::MMALayout::row,
+      NVVM::LdStMatrixShapeAttr::get(ctx, 8, 8), NVVM::LdStMatrixEltType::B16);
+  if (count == 1)
+    return {m};
+  SmallVector<Value> out;
+  for (int i = 0; i < count; ++i)
+    out.push_back(b.create<LLVM::ExtractValueOp>(loc, m, int64_t(i)));
+  return out;
+}
+
 void NVIDIATargetInfo::markKernel(Operation *func, int numThreads) const {
   Builder b(func->getContext());
   func->setAttr(NVVM::NVVMDialect::getKernelFuncAttrName(), b.getUnitAttr());

@@ -132,6 +132,15 @@ llvm::Error compileNVIDIA(ModuleOp module, int sm, bool archSpecific,
   toGPU.addPass(createCanonicalizerPass());
   toGPU.addPass(createCSEPass());
   toGPU.addPass(createLoopInvariantCodeMotionPass());
+  if (options.numStages > 1) {
+    // Dot operands of K loops prefetched with cp.async, num_stages slots.
+    tilegpu::TileGPUPipelineOptions pipelineOptions;
+    pipelineOptions.numStages = options.numStages;
+    pipelineOptions.sharedLimit = sharedLimit(sm);
+    toGPU.addNestedPass<func::FuncOp>(
+        tilegpu::createTileGPUPipeline(pipelineOptions));
+    toGPU.addPass(createCanonicalizerPass());
+  }
   toGPU.addNestedPass<func::FuncOp>(tilegpu::createTileGPUMemoryBarriers());
   if (failed(toGPU.run(module)))
     return diagnostics.fail("assigning GPU layouts failed");

@@ -43,4 +43,43 @@ def TileGPURemoveLayoutConversions
                            "mlir::arith::ArithDialect"];
 }
 
+def TileGPUPipeline : Pass<"tilegpu-pipeline", "mlir::func::FuncOp"> {
+  let summary = "Prefetch a loop's dot operands into shared memory with async copies";
+  let description = [{
+    In an `scf.for` whose body loads (`tile.load`, `other` zero or absent)
+    the A or B operand of a `tile.dot` on tensor cores (mma.sync or wgmma),
+    the loads of iteration i + S - 1 are issued as `tilegpu.async_copy` into
+    one of S slots of a swizzled shared buffer while iteration i computes
+    (S = num-stages): a prologue issues iterations 0 .. S-2; each iteration
+    waits for its own group (`async_wait {pending = S-2}`), a barrier
+    publishes every thread's copies and orders the previous iteration's
+    reads of the slot about to be refilled, the copies for iteration
+    i + S - 1 are issued and committed, and the dot reads its slot
+    (`local_load`, which the lowering turns into ldmatrix or wgmma
+    descriptors). Copies for iterations past the end are masked off.
+
+    Only loads whose pointers and mask can be computed S - 1 iterations
+    ahead are pipelined: from values defined outside the loop, the
+    induction variable, and loop-carried values whose updates are computed
+    the same way (pointer increments). Loads of 16-bit elements whose
+    per-thread runs are narrower than 4 bytes (cp.async's smallest copy),
+    loops that store to memory the loads may read, loops compared unsigned,
+    and dots off the tensor cores stay as they are.
+
+    `shared-limit` (bytes, 0: none): stages are dropped, down to 2, until the
+    function's buffers plus the largest scratch a conversion or dot stages
+    through fit; a loop whose 2 stages do not fit is left as it is.
+  }];
+  let options = [
+    Option<"numStages", "num-stages", "int", "3",
+           "Slots per operand (1: no pipelining)">,
+    Option<"sharedLimit", "shared-limit", "int64_t", "0",
+           "Bytes of shared memory a program may use (0: no limit)">,
+  ];
+  let dependentDialects = ["::tessel::tilegpu::TileGPUDialect",
+                           "::tessel::tile::TileDialect",
+                           "mlir::arith::ArithDialect",
+                           "mlir::scf::SCFDialect"];
+}
+
 #endif // TESSEL_TILEGPU_TRANSFORMS_PASSES

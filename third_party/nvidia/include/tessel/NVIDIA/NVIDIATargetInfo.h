@@ -38,6 +38,17 @@ public:
   llvm::SmallVector<mlir::Value>
   warpgroupMmaWait(mlir::OpBuilder &b, mlir::Location loc,
                    mlir::ValueRange values) const override;
+  bool hasAsyncCopy() const override { return true; }
+  void asyncCopy(mlir::OpBuilder &b, mlir::Location loc, mlir::Value sharedPtr,
+                 mlir::Value globalPtr, int bytes,
+                 mlir::Value srcBytes) const override;
+  void asyncCommit(mlir::OpBuilder &b, mlir::Location loc) const override;
+  void asyncWait(mlir::OpBuilder &b, mlir::Location loc,
+                 int pending) const override;
+  llvm::SmallVector<mlir::Value> loadMatrix(mlir::OpBuilder &b,
+                                            mlir::Location loc,
+                                            mlir::Value sharedPtr, int count,
+                                            bool transpose) const override;
   unsigned sharedAddressSpace() const override { return 3; }
   void markKernel(mlir::Operation *func, int numThreads) const override;
   void populateMathPatterns(mlir::LLVMTypeConverter &converter,

@@ -1,0 +1,456 @@
+//===- Pipeline.cpp - Prefetch dot operands with async copies ------------===//
+//
+// See the pass description in include/tessel/Dialect/TileGPU/Transforms/
+// Passes.td.
+//
+// The loop
+//
+//   for i: a = load(ptrA(i, s)); b = load(ptrB(i, s)); acc = dot(a, b, acc);
+//          s = next(i, s)
+//
+// becomes, with S stages and t_j the carried address state of iteration j,
+//
+//   bufA, bufB = local_alloc (S slots each)
+//   for j in 0 .. S-2: copy ptrA(j, t_j) -> bufA[j] (masked off past the
+//                      end), the same for B; commit
+//   for i (carrying t_{i+S-1}, the slot to read and the slot to fill):
+//     async_wait {pending = S-2}; barrier
+//     copy the operands of iteration i+S-1 into the slot read in i-1; commit
+//     a = local_load bufA[i % S]; b = local_load bufB[i % S]; acc = dot(a, b)
+//   async_wait {pending = 0}
+//
+// The address state is carried in the loop's own iter_args when nothing else
+// reads them (they hold iteration i+S-1's value instead of i's), otherwise in
+// new ones beside them.
+//
+//===----------------------------------------------------------------------===//
+#include "tessel/Dialect/TileGPU/Transforms/Passes.h"
+
+#include "tessel/Analysis/PointerRoots.h"
+#include "tessel/Dialect/Tile/IR/Dialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/SetVector.h"
+
+namespace tessel::tilegpu {
+#define GEN_PASS_DEF_TILEGPUPIPELINE
+#include "tessel/Dialect/TileGPU/Transforms/Passes.h.inc"
+} // namespace tessel::tilegpu
+
+using namespace mlir;
+using namespace tessel;
+using namespace tessel::tilegpu;
+
+namespace {
+
+/// A load to prefetch: the dot operand it feeds and the slot layout the dot
+/// reads.
+struct Candidate {
+  mutable tile::LoadOp load;
+  Operation *dot;
+  SharedEncoding encoding;
+  SharedBufferType bufferType;
+};
+
+int32_t elementBytes(Type t) { return t.getIntOrFloatBitWidth() / 8; }
+
+/// Bytes each thread moves per access: the vector width the layout pass
+/// proved (`tilegpu.vector`), as far as the layout keeps it in consecutive
+/// registers.
+int32_t accessBytes(tile::LoadOp load) {
+  auto type = cast<RankedTensorType>(load.getType());
+  auto layout = getLayout(load.getPtr().getType());
+  auto attr = load->getAttrOfType<IntegerAttr>("tilegpu.vector");
+  if (!layout || !attr)
+    return elementBytes(type.getElementType());
+  int32_t run = layout->contiguousRun(
+      gpu::kRegister, gpu::dimName(type.getRank() - 1));
+  return int32_t(std::min<int64_t>(attr.getInt(), run)) *
+         elementBytes(type.getElementType());
+}
+
+bool isZeroSplat(Value v) {
+  return matchPattern(v, m_AnyZeroFloat()) || matchPattern(v, m_Zero());
+}
+
+/// Values of a loop body that can be computed for any iteration from the
+/// induction variable and the loop-carried state alone.
+class AheadAnalysis {
+public:
+  explicit AheadAnalysis(scf::ForOp loop) : loop(loop) {}
+
+  bool computable(Value v) {
+    if (!loop->isAncestor(v.getParentBlock()->getParentOp()))
+      return true; // defined outside the loop
+    if (v == loop.getInductionVar())
+      return true;
+    auto it = known.find(v);
+    if (it != known.end())
+      return it->second;
+    known[v] = true; // a carried value may depend on itself
+    bool ok = compute(v);
+    known[v] = ok;
+    return ok;
+  }
+
+  /// The loop-carried values (iter_args indices) computable() relied on.
+  const llvm::SetVector<unsigned> &carried() const { return carriedArgs; }
+
+private:
+  bool compute(Value v) {
+    if (auto arg = dyn_cast<BlockArgument>(v)) {
+      if (arg.getOwner() != loop.getBody())
+        return false;
+      unsigned i = arg.getArgNumber() - 1;
+      carriedArgs.insert(i);
+      return computable(loop.getYieldedValues()[i]);
+    }
+    Operation *op = v.getDefiningOp();
+    if (op->getBlock() != loop.getBody() || op->getNumRegions() ||
+        !isPure(op))
+      return false;
+    return llvm::all_of(op->getOperands(),
+                        [&](Value x) { return computable(x); });
+  }
+
+  scf::ForOp loop;
+  llvm::DenseMap<Value, bool> known;
+  llvm::SetVector<unsigned> carriedArgs;
+};
+
+/// Clones the computation of `v` (computable ahead) with `map`'s inputs
+/// (the induction variable and iter_args mapped) before the builder's
+/// insertion point.
+Value cloneAhead(OpBuilder &b, Value v, IRMapping &map, scf::ForOp loop) {
+  if (Value m = map.lookupOrNull(v))
+    return m;
+  Operation *op = v.getDefiningOp();
+  if (!op || !loop->isAncestor(op))
+    return v;
+  for (Value x : op->getOperands())
+    cloneAhead(b, x, map, loop);
+  Operation *copy = b.clone(*op, map);
+  return copy->getResult(cast<OpResult>(v).getResultNumber());
+}
+
+bool isNoalias(BlockArgument arg) {
+  auto func = dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp());
+  return func && func.getArgAttr(arg.getArgNumber(), "tile.noalias");
+}
+
+/// Whether the loop writes memory that the loads may read: a store through
+/// a pointer of another root is harmless only where one of the two roots is
+/// noalias; anything else that writes memory is not understood.
+bool loopMayWriteLoaded(scf::ForOp loop, ArrayRef<Candidate> candidates) {
+  bool conflict = false;
+  loop.getBody()->walk([&](Operation *op) {
+    if (auto store = dyn_cast<tile::StoreOp>(op)) {
+      BlockArgument sRoot = pointerRootArgument(store.getPtr());
+      for (const Candidate &c : candidates) {
+        BlockArgument lRoot = pointerRootArgument(c.load.getPtr());
+        if (!sRoot || !lRoot || sRoot == lRoot ||
+            (!isNoalias(sRoot) && !isNoalias(lRoot)))
+          conflict = true;
+      }
+      return;
+    }
+    if (isa<tile::LoadOp, BarrierOp>(op) ||
+        op->hasTrait<OpTrait::HasRecursiveMemoryEffects>())
+      return;
+    auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+    if (!effects ? !isPure(op) : effects.hasEffect<MemoryEffects::Write>())
+      conflict = true;
+  });
+  return conflict;
+}
+
+/// The bytes of shared memory the function stages through outside the
+/// buffers: the largest layout conversion or dot operand pair.
+int64_t scratchEstimate(func::FuncOp func) {
+  int64_t most = 0;
+  auto bytes = [](Type t) {
+    auto r = cast<RankedTensorType>(t);
+    Type elt = r.getElementType();
+    int64_t size = elt.isIntOrFloat() ? std::max(1u, elt.getIntOrFloatBitWidth() / 8) : 8;
+    return r.getNumElements() * size;
+  };
+  func.walk([&](Operation *op) {
+    if (isa<ConvertLayoutOp>(op))
+      most = std::max(most, bytes(op->getResult(0).getType()));
+    else if (isa<tile::DotOp>(op))
+      most = std::max(most, bytes(op->getOperand(0).getType()) +
+                                bytes(op->getOperand(1).getType()) + 1024);
+  });
+  return most;
+}
+
+struct TileGPUPipeline
+    : public tilegpu::impl::TileGPUPipelineBase<TileGPUPipeline> {
+  using TileGPUPipelineBase::TileGPUPipelineBase;
+
+  void runOnOperation() override {
+    if (numStages < 2)
+      return;
+    func::FuncOp func = getOperation();
+    SmallVector<scf::ForOp> loops;
+    func.walk([&](scf::ForOp loop) { loops.push_back(loop); });
+    int64_t scratch = scratchEstimate(func);
+    int64_t used = 0; // bytes of buffers already placed in this function
+    for (scf::ForOp loop : loops) {
+      SmallVector<Candidate> candidates = findCandidates(loop);
+      if (candidates.empty())
+        continue;
+      int64_t perStage = 0;
+      for (const Candidate &c : candidates)
+        perStage += c.bufferType.getSlotStride();
+      int stages = numStages;
+      while (sharedLimit > 0 && stages >= 2 &&
+             used + stages * perStage + scratch > sharedLimit)
+        --stages;
+      if (stages < 2)
+        continue;
+      used += stages * perStage;
+      pipeline(loop, candidates, stages);
+    }
+  }
+
+  SmallVector<Candidate> findCandidates(scf::ForOp loop) {
+    SmallVector<Candidate> out;
+    if (loop.getUnsignedCmp())
+      return out;
+    AheadAnalysis ahead(loop);
+    for (Operation &op : *loop.getBody()) {
+      auto dot = dyn_cast<tile::DotOp>(op);
+      if (!dot)
+        continue;
+      for (unsigned i = 0; i < 2; ++i) {
+        std::optional<SharedEncoding> enc = dotOperandSharedEncoding(dot, i);
+        if (!enc)
+          continue;
+        Value v = dot->getOperand(i);
+        if (auto cvt = v.getDefiningOp<ConvertLayoutOp>())
+          if (cvt->hasOneUse())
+            v = cvt.getSrc();
+        auto load = v.getDefiningOp<tile::LoadOp>();
+        if (!load || load->getBlock() != loop.getBody() || !load->hasOneUse() ||
+            load.getIsVolatile() ||
+            (load.getOther() && !isZeroSplat(load.getOther())) ||
+            accessBytes(load) < 4 || !getLayout(load.getPtr().getType()))
+          continue;
+        if (!ahead.computable(load.getPtr()) ||
+            (load.getMask() && !ahead.computable(load.getMask())))
+          continue;
+        auto type = cast<RankedTensorType>(load.getType());
+        auto bufferType = SharedBufferType::getChecked(
+            [&] { return load.emitError(); }, loop.getContext(),
+            {numStages, type.getDimSize(0), type.getDimSize(1)},
+            type.getElementType(), enc->order, enc->swizzle);
+        if (!bufferType)
+          continue;
+        out.push_back({load, dot, *enc, bufferType});
+      }
+    }
+    if (!out.empty() && loopMayWriteLoaded(loop, out))
+      out.clear();
+    return out;
+  }
+
+  void pipeline(scf::ForOp loop, ArrayRef<Candidate> candidates, int stages) {
+    Location loc = loop.getLoc();
+    Block *body = loop.getBody();
+    Type ivType = loop.getInductionVar().getType();
+    auto i32 = IntegerType::get(loop.getContext(), 32);
+    bool asyncProxy = llvm::any_of(candidates, [](const Candidate &c) {
+      return wgmmaWarps(c.dot).has_value();
+    });
+
+    // The carried state the addresses need, and which of it can move ahead
+    // in place: its result unused after the loop, and everything reading it
+    // in the body only computing addresses of the prefetched loads or its
+    // own update.
+    AheadAnalysis ahead(loop);
+    for (const Candidate &c : candidates) {
+      ahead.computable(c.load.getPtr());
+      if (c.load.getMask())
+        ahead.computable(c.load.getMask());
+    }
+    SmallVector<unsigned> carried(ahead.carried().begin(),
+                                  ahead.carried().end());
+    llvm::SmallPtrSet<Operation *, 8> loads;
+    for (const Candidate &c : candidates)
+      loads.insert(c.load);
+    auto movesInPlace = [&](unsigned j) {
+      if (!loop.getResult(j).use_empty())
+        return false;
+      SmallVector<Value> work{loop.getRegionIterArgs()[j]};
+      llvm::DenseSet<Value> seen;
+      while (!work.empty()) {
+        Value v = work.pop_back_val();
+        if (!seen.insert(v).second)
+          continue;
+        for (OpOperand &use : v.getUses()) {
+          Operation *user = use.getOwner();
+          if (loads.contains(user))
+            continue;
+          if (isa<scf::YieldOp>(user)) {
+            if (use.getOperandNumber() != j)
+              return false;
+            continue;
+          }
+          if (user->getBlock() != body || !isPure(user) ||
+              user->getNumRegions())
+            return false;
+          llvm::append_range(work, user->getResults());
+        }
+      }
+      return true;
+    };
+
+    OpBuilder b(loop);
+    Value lb = loop.getLowerBound(), ub = loop.getUpperBound(),
+          step = loop.getStep();
+    auto ivConst = [&](OpBuilder &bb, int64_t v) -> Value {
+      return arith::ConstantOp::create(bb, loc, ivType,
+                                       bb.getIntegerAttr(ivType, v));
+    };
+    auto i32Const = [&](OpBuilder &bb, int64_t v) -> Value {
+      return bb.create<arith::ConstantIntOp>(loc, i32, v).getResult();
+    };
+
+    SmallVector<Value> buffers;
+    for (const Candidate &c : candidates) {
+      auto type = SharedBufferType::get(
+          loop.getContext(),
+          {stages, c.bufferType.getRows(), c.bufferType.getColumns()},
+          c.bufferType.getElementType(), c.encoding.order,
+          c.encoding.swizzle);
+      buffers.push_back(LocalAllocOp::create(b, loc, type));
+    }
+
+    // Issues the copies of the iteration whose induction variable is `at`,
+    // with the address state `state` (carried index -> value), into `slot`.
+    // Returns the state of the iteration after it.
+    // `src` is the loop holding the original body.
+    auto issue = [&](OpBuilder &bb, scf::ForOp src, Value at,
+                     ArrayRef<Value> state, Value slot) {
+      IRMapping map;
+      map.map(src.getInductionVar(), at);
+      for (auto [j, v] : llvm::zip(carried, state))
+        map.map(src.getRegionIterArgs()[j], v);
+      Value inRange = arith::CmpIOp::create(bb, loc, arith::CmpIPredicate::slt,
+                                            at, ub);
+      for (auto [c, buffer] : llvm::zip(candidates, buffers)) {
+        Value ptr = cloneAhead(bb, c.load.getPtr(), map, src);
+        auto maskTy = cast<RankedTensorType>(
+            tile::getTypeWithShapeOf(bb.getI1Type(), ptr.getType()));
+        Value mask = tile::SplatOp::create(bb, loc, maskTy, inRange);
+        if (Value m = c.load.getMask())
+          mask = arith::AndIOp::create(bb, loc, cloneAhead(bb, m, map, src),
+                                       mask);
+        auto copy = AsyncCopyOp::create(bb, loc, buffer, slot, ptr, mask);
+        if (Attribute vec = c.load->getAttr("tilegpu.vector"))
+          copy->setAttr("tilegpu.vector", vec);
+      }
+      AsyncCommitOp::create(bb, loc);
+      SmallVector<Value> next;
+      for (unsigned j : carried)
+        next.push_back(cloneAhead(bb, src.getYieldedValues()[j], map, src));
+      return next;
+    };
+
+    // Prologue: iterations 0 .. stages-2.
+    SmallVector<Value> state;
+    for (unsigned j : carried)
+      state.push_back(loop.getInitArgs()[j]);
+    for (int s = 0; s + 1 < stages; ++s) {
+      Value at = arith::AddIOp::create(
+          b, loc, lb, arith::MulIOp::create(b, loc, step, ivConst(b, s)));
+      state = issue(b, loop, at, state, i32Const(b, s));
+    }
+
+    // The loop carries the state of iteration i + stages - 1 (in place, or
+    // in new iter_args), the slot to read and the slot to fill.
+    SmallVector<unsigned> inPlace, extra;
+    for (unsigned j : carried)
+      (movesInPlace(j) ? inPlace : extra).push_back(j);
+    SmallVector<Value> newInits;
+    for (auto [j, v] : llvm::zip(carried, state))
+      if (llvm::is_contained(extra, j))
+        newInits.push_back(v);
+    newInits.push_back(i32Const(b, 0));
+    newInits.push_back(i32Const(b, stages - 1));
+    for (auto [j, v] : llvm::zip(carried, state))
+      if (llvm::is_contained(inPlace, j))
+        loop.getInitArgsMutable()[j].set(v);
+
+    IRRewriter rewriter(loop.getContext());
+    Value aheadBy =
+        arith::MulIOp::create(b, loc, step, ivConst(b, stages - 1));
+    // The new iter_args yield themselves until the body is built.
+    auto replaced = loop.replaceWithAdditionalYields(
+        rewriter, newInits, /*replaceInitOperandUsesInLoop=*/false,
+        [&](OpBuilder &, Location, ArrayRef<BlockArgument> newArgs) {
+          return SmallVector<Value>(newArgs.begin(), newArgs.end());
+        });
+    if (failed(replaced))
+      return;
+    auto newLoop = cast<scf::ForOp>(replaced->getOperation());
+    Block *nb = newLoop.getBody();
+    unsigned numOld = newLoop.getNumRegionIterArgs() - newInits.size();
+    ArrayRef<BlockArgument> newArgs =
+        newLoop.getRegionIterArgs().drop_front(numOld);
+    Value readSlot = newArgs[newArgs.size() - 2];
+    Value fillSlot = newArgs[newArgs.size() - 1];
+
+    OpBuilder bb = OpBuilder::atBlockBegin(nb);
+    auto wait = AsyncWaitOp::create(bb, loc, stages - 2);
+    if (asyncProxy)
+      wait.setAsyncProxy(true);
+    BarrierOp::create(bb, loc);
+    Value at = arith::AddIOp::create(bb, loc, newLoop.getInductionVar(),
+                                     aheadBy);
+    SmallVector<Value> cur;
+    for (unsigned j : carried) {
+      auto pos = llvm::find(extra, j);
+      cur.push_back(pos != extra.end()
+                        ? Value(newArgs[pos - extra.begin()])
+                        : Value(newLoop.getRegionIterArgs()[j]));
+    }
+    SmallVector<Value> next = issue(bb, newLoop, at, cur, fillSlot);
+    for (auto [c, buffer] : llvm::zip(candidates, buffers)) {
+      Value v = LocalLoadOp::create(bb, loc, c.load.getType(), buffer,
+                                    readSlot);
+      c.load.replaceAllUsesWith(v);
+      c.load.erase();
+    }
+    // Slot counters wrap at `stages`.
+    auto advance = [&](Value slot) -> Value {
+      Value n = arith::AddIOp::create(bb, loc, slot, i32Const(bb, 1));
+      Value wrap = arith::CmpIOp::create(bb, loc, arith::CmpIPredicate::eq, n,
+                                         i32Const(bb, stages));
+      return arith::SelectOp::create(bb, loc, wrap, i32Const(bb, 0), n);
+    };
+    Value nextRead = advance(readSlot), nextFill = advance(fillSlot);
+
+    auto yield = cast<scf::YieldOp>(nb->getTerminator());
+    for (auto [j, v] : llvm::zip(carried, next)) {
+      auto pos = llvm::find(extra, j);
+      if (pos != extra.end())
+        yield->setOperand(numOld + (pos - extra.begin()), v);
+      else
+        yield->setOperand(j, v); // the in-place state moves ahead
+    }
+    yield->setOperand(yield->getNumOperands() - 2, nextRead);
+    yield->setOperand(yield->getNumOperands() - 1, nextFill);
+
+    OpBuilder after(newLoop->getContext());
+    after.setInsertionPointAfter(newLoop);
+    AsyncWaitOp::create(after, loc, 0);
+  }
+};
+
+} // namespace
