@@ -57,3 +57,65 @@ func.func @accumulate(%a: !tile.ptr<f16>, %out: !tile.ptr<f32>, %n: i32) attribu
   tile.store %oa, %acc : tensor<32x32x!tile.ptr<f32>>, tensor<32x32xf32>
   return
 }
+
+// -----
+
+// Attention's scores stay in the dot's mma.sync layout: the scaling, the row
+// maximum and sum (reductions in that layout), the exponentials, and the
+// second dot's A operand; only 64-element row vectors change layout (to be
+// stored), never the 64x32 block.
+// CHECK-LABEL: func.func @scores
+// CHECK: %[[QK:.*]] = tile.dot {{.*}} -> tensor<64x32xf32, #[[MMA:linear[0-9]*]]>
+// CHECK-NOT: tilegpu.convert_layout {{.*}} : tensor<64x32xf32
+// CHECK: tile.reduce %{{.*}} {axis = 1 : i32} : tensor<64x32xf32, #[[MMA]]>
+// CHECK-NOT: tilegpu.convert_layout {{.*}} : tensor<64x32xf32
+// CHECK: math.exp2 {{.*}} : tensor<64x32xf32, #[[MMA]]>
+// CHECK: tile.reduce %{{.*}} {axis = 1 : i32} : tensor<64x32xf32, #[[MMA]]>
+// CHECK: arith.truncf {{.*}} to tensor<64x32xf16, #[[MMA]]>
+// CHECK-NOT: tilegpu.convert_layout {{.*}} : tensor<64x32x
+// CHECK: tile.dot %{{.*}} : tensor<64x32xf16, #[[MMA]]>, tensor<32x64xf16, #{{.*}}> -> tensor<64x64xf32
+func.func @scores(%q: !tile.ptr<f16>, %k: !tile.ptr<f16>, %v: !tile.ptr<f16>, %o: !tile.ptr<f32>, %l: !tile.ptr<f32>) attributes {tile.kernel} {
+  %r4096 = tile.make_range {start = 0 : i32, end = 4096 : i32} : tensor<4096xi32>
+  %i64x64 = tile.reshape %r4096 : tensor<4096xi32> -> tensor<64x64xi32>
+  %r2048 = tile.make_range {start = 0 : i32, end = 2048 : i32} : tensor<2048xi32>
+  %i64x32 = tile.reshape %r2048 : tensor<2048xi32> -> tensor<64x32xi32>
+  %i32x64 = tile.reshape %r2048 : tensor<2048xi32> -> tensor<32x64xi32>
+  %qs = tile.splat %q : tensor<64x64x!tile.ptr<f16>>
+  %qa = tile.addptr %qs, %i64x64 : tensor<64x64x!tile.ptr<f16>>, tensor<64x64xi32>
+  %qv = tile.load %qa : tensor<64x64x!tile.ptr<f16>> -> tensor<64x64xf16>
+  %ks = tile.splat %k : tensor<64x32x!tile.ptr<f16>>
+  %ka = tile.addptr %ks, %i64x32 : tensor<64x32x!tile.ptr<f16>>, tensor<64x32xi32>
+  %kv = tile.load %ka : tensor<64x32x!tile.ptr<f16>> -> tensor<64x32xf16>
+  %zero = arith.constant dense<0.0> : tensor<64x32xf32>
+  %qk = tile.dot %qv, %kv, %zero : tensor<64x64xf16>, tensor<64x32xf16> -> tensor<64x32xf32>
+  %scale = arith.constant dense<0.125> : tensor<64x32xf32>
+  %s = arith.mulf %qk, %scale : tensor<64x32xf32>
+  %m = tile.reduce %s {axis = 1 : i32} : tensor<64x32xf32> -> tensor<64xf32> {
+  ^bb0(%a0: f32, %a1: f32):
+    %mx = arith.maxnumf %a0, %a1 : f32
+    tile.reduce.return %mx : f32
+  }
+  %m2 = tile.expand_dims %m {axis = 1 : i32} : tensor<64xf32> -> tensor<64x1xf32>
+  %mb = tile.broadcast %m2 : tensor<64x1xf32> -> tensor<64x32xf32>
+  %d = arith.subf %s, %mb : tensor<64x32xf32>
+  %p = math.exp2 %d : tensor<64x32xf32>
+  %sum = tile.reduce %p {axis = 1 : i32} : tensor<64x32xf32> -> tensor<64xf32> {
+  ^bb0(%a0: f32, %a1: f32):
+    %ad = arith.addf %a0, %a1 : f32
+    tile.reduce.return %ad : f32
+  }
+  %r64 = tile.make_range {start = 0 : i32, end = 64 : i32} : tensor<64xi32>
+  %ls = tile.splat %l : tensor<64x!tile.ptr<f32>>
+  %la = tile.addptr %ls, %r64 : tensor<64x!tile.ptr<f32>>, tensor<64xi32>
+  tile.store %la, %sum : tensor<64x!tile.ptr<f32>>, tensor<64xf32>
+  %ph = arith.truncf %p : tensor<64x32xf32> to tensor<64x32xf16>
+  %vs = tile.splat %v : tensor<32x64x!tile.ptr<f16>>
+  %va = tile.addptr %vs, %i32x64 : tensor<32x64x!tile.ptr<f16>>, tensor<32x64xi32>
+  %vv = tile.load %va : tensor<32x64x!tile.ptr<f16>> -> tensor<32x64xf16>
+  %zero2 = arith.constant dense<0.0> : tensor<64x64xf32>
+  %out = tile.dot %ph, %vv, %zero2 : tensor<64x32xf16>, tensor<32x64xf16> -> tensor<64x64xf32>
+  %os = tile.splat %o : tensor<64x64x!tile.ptr<f32>>
+  %oa = tile.addptr %os, %i64x64 : tensor<64x64x!tile.ptr<f32>>, tensor<64x64xi32>
+  tile.store %oa, %out : tensor<64x64x!tile.ptr<f32>>, tensor<64x64xf32>
+  return
+}

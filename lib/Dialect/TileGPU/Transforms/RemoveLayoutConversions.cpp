@@ -14,6 +14,8 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
+#include <set>
+
 namespace tessel::tilegpu {
 #define GEN_PASS_DEF_TILEGPUREMOVELAYOUTCONVERSIONS
 #include "tessel/Dialect/TileGPU/Transforms/Passes.h.inc"
@@ -40,12 +42,17 @@ struct Rematerializer {
   /// source of a row vector), or when a loop carries it (the accumulator,
   /// whose conversion the loop step then moves out).
   int64_t rootElements;
+  /// Values standing for others (a forward propagation's new versions).
+  const DenseMap<Value, Value> *replacements = nullptr;
   int budget = kBudget;
   DenseMap<std::pair<Value, Type>, Value> memo;
 
   Value getOrConvert(Value v, RankedTensorType want) {
     if (Value r = get(v, want))
       return r;
+    if (replacements)
+      if (Value r = replacements->lookup(v))
+        v = r;
     auto arg = dyn_cast<BlockArgument>(v);
     bool carried = arg && isa<scf::ForOp>(arg.getOwner()->getParentOp()) &&
                    arg.getArgNumber() > 0;
@@ -58,6 +65,9 @@ struct Rematerializer {
   /// layout), or null when its producers include something that cannot be
   /// recomputed (memory, regions) or the tree is too large.
   Value get(Value v, RankedTensorType want) {
+    if (replacements)
+      if (Value r = replacements->lookup(v))
+        v = r;
     if (v.getType() == want)
       return v;
     auto key = std::make_pair(v, Type(want));
@@ -158,11 +168,295 @@ bool carryInBodyLayout(scf::ForOp loop) {
   return changed;
 }
 
+/// Whether a conversion from `from` to `to` only renames registers: every
+/// thread already holds each element `to` gives it (the lowering then moves
+/// nothing through shared memory).
+bool isRegisterRename(const LinearLayout &from, const LinearLayout &to) {
+  if (from.sublayout({gpu::kLane, gpu::kWarp}) !=
+      to.sublayout({gpu::kLane, gpu::kWarp}))
+    return false;
+  std::set<std::vector<int32_t>> held;
+  for (int r = 0; r < from.inSize(gpu::kRegister); ++r)
+    held.insert(from.apply({{gpu::kRegister, r}}));
+  for (int r = 0; r < to.inSize(gpu::kRegister); ++r)
+    if (!held.count(to.apply({{gpu::kRegister, r}})))
+      return false;
+  return true;
+}
+
+/// Records the ops a builder creates, to undo an unprofitable rewrite.
+struct CreatedOps : OpBuilder::Listener {
+  SmallVector<Operation *> ops;
+  void notifyOperationInserted(Operation *op,
+                               OpBuilder::InsertPoint) override {
+    ops.push_back(op);
+  }
+};
+
+/// Moves a conversion of a dot's result (from its tensor-core layout A to a
+/// blocked one) below the ops that use the result: element-wise ops run in
+/// A (their other operands recomputed there, or converted when smaller),
+/// reductions in A give A's reduced layout, expand_dims and broadcasts
+/// follow, and a dot takes its operand in whatever layout it comes (it
+/// stages operands in shared memory). Values go back to their old layouts
+/// only where something needs them (stores, loads, yields, other regions).
+/// Done only when what is converted then is smaller than the conversion
+/// removed (the attention kernel's scores: 64x32 floats through shared
+/// memory each iteration, against two 64-float row vectors).
+class ForwardPropagation {
+public:
+  explicit ForwardPropagation(tilegpu::ConvertLayoutOp cvt)
+      : cvt(cvt), b(cvt), anchorType(cvt.getSrc().getType()),
+        anchor(*tilegpu::getLayout(anchorType)) {
+    b.setListener(&created);
+  }
+
+  bool run() {
+    mapped[cvt.getResult()] = cvt.getSrc();
+    bool rewroteSome = false;
+    for (Operation *op = cvt->getNextNode(); op; op = op->getNextNode()) {
+      SmallVector<Value> used = mappedValuesUsedBy(op);
+      if (used.empty())
+        continue;
+      b.setInsertionPoint(op);
+      if (Operation *clone = rewrite(op)) {
+        for (auto [old, now] : llvm::zip(op->getResults(), clone->getResults()))
+          mapped[old] = now;
+        replaced.push_back(op);
+        rewroteSome = true;
+        continue;
+      }
+      if (!leave(op, used))
+        return undo();
+    }
+    int64_t removed = cvt.getType().getNumElements();
+    if (!rewroteSome || cost >= removed)
+      return undo();
+    for (auto &[use, value] : redirects)
+      use->set(value);
+    for (auto &[old, now] : replacements)
+      old.replaceAllUsesWith(now);
+    for (Operation *op : llvm::reverse(replaced))
+      if (op->use_empty())
+        op->erase();
+    if (cvt->use_empty())
+      cvt->erase();
+    return true;
+  }
+
+private:
+  /// The values of `op`'s operands (and of ops nested in it) with a new
+  /// version in the propagated layouts.
+  SmallVector<Value> mappedValuesUsedBy(Operation *op) {
+    SmallVector<Value> used;
+    op->walk([&](Operation *inner) {
+      for (Value v : inner->getOperands())
+        if (mapped.count(v) && !llvm::is_contained(used, v))
+          used.push_back(v);
+    });
+    return used;
+  }
+
+  /// `v` (a propagated value) as type `t`, converted once right after its
+  /// definition; conversions that move data count against the rewrite.
+  Value convertTo(Value v, Type t) {
+    if (v.getType() == t)
+      return v;
+    auto key = std::make_pair(v, t);
+    if (auto it = converts.find(key); it != converts.end())
+      return it->second;
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointAfterValue(v);
+    Value c = b.create<tilegpu::ConvertLayoutOp>(v.getLoc(), t, v);
+    if (!isRegisterRename(*tilegpu::getLayout(v.getType()),
+                          *tilegpu::getLayout(t)))
+      cost += cast<RankedTensorType>(t).getNumElements();
+    return converts[key] = c;
+  }
+
+  /// `op` where propagation stops: its uses of propagated values take them
+  /// back in their old layouts (a dot's A and B in any layout; a conversion
+  /// converts from the new layout instead).
+  bool leave(Operation *op, ArrayRef<Value> used) {
+    if (auto c = dyn_cast<tilegpu::ConvertLayoutOp>(op)) {
+      // One conversion for another: it costs what the old one did. Its
+      // users (and what is recomputed from them) take the new one.
+      Value now = mapped.lookup(c.getSrc());
+      int64_t before = cost;
+      Value again = convertTo(now, c.getType());
+      cost = before;
+      replacements[c.getResult()] = again;
+      replaced.push_back(op);
+      return true;
+    }
+    if (auto dot = dyn_cast<tile::DotOp>(op)) {
+      for (OpOperand &use : op->getOpOperands())
+        if (Value now = mapped.lookup(use.get()))
+          redirects.push_back(
+              {&use, use.getOperandNumber() < 2 ? now
+                                                : convertTo(now, use.get().getType())});
+      return true;
+    }
+    for (Value old : used) {
+      Value back = convertTo(mapped.lookup(old), old.getType());
+      op->walk([&](Operation *inner) {
+        for (OpOperand &use : inner->getOpOperands())
+          if (use.get() == old)
+            redirects.push_back({&use, back});
+      });
+    }
+    return true;
+  }
+
+  /// A tensor operand of `op` in layout `layout`: propagated, recomputed,
+  /// or (when smaller than the anchor) converted; null when none applies.
+  Value operandIn(Value v, const LinearLayout &layout) {
+    auto want = tilegpu::withLayout(v.getType(), layout);
+    if (Value now = mapped.lookup(v)) {
+      if (now.getType() == want)
+        return now;
+      if (!isRegisterRename(*tilegpu::getLayout(now.getType()), layout))
+        return {};
+      return convertTo(now, want);
+    }
+    Rematerializer remat{b, anchorType.getNumElements(), &replacements};
+    if (Value r = remat.get(v, want))
+      return r;
+    if (want.getNumElements() * 4 > anchorType.getNumElements())
+      return {};
+    Value c = b.create<tilegpu::ConvertLayoutOp>(v.getLoc(), want, v);
+    cost += want.getNumElements();
+    return c;
+  }
+
+  /// `op` rebuilt on propagated operands, or null where it stays.
+  Operation *rewrite(Operation *op) {
+    if (op->getNumResults() == 0 || op->hasTrait<OpTrait::IsTerminator>())
+      return nullptr;
+    if (auto red = dyn_cast<tile::ReduceOp>(op))
+      return rewriteReduce(red);
+    if (op->getNumRegions() != 0 || op->getNumResults() != 1 ||
+        !isMemoryEffectFree(op))
+      return nullptr;
+    auto resultType = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+    if (!resultType)
+      return nullptr;
+    if (auto e = dyn_cast<tile::ExpandDimsOp>(op)) {
+      Value src = mapped.lookup(e.getSrc());
+      if (!src)
+        return nullptr;
+      return cloneWith(op, {src},
+                       gpu::insertDim(*tilegpu::getLayout(src.getType()),
+                                      e.getAxis()));
+    }
+    if (auto bc = dyn_cast<tile::BroadcastOp>(op)) {
+      // Into the anchor's layout when the source is there already (up to a
+      // renaming of registers).
+      if (resultType.getShape() != anchorType.getShape())
+        return nullptr;
+      auto srcShape = shapeOf(bc.getSrc().getType());
+      Value src = operandIn(bc.getSrc(), gpu::broadcastSource(anchor, srcShape));
+      if (!src)
+        return nullptr;
+      return cloneWith(op, {src}, anchor);
+    }
+    if (!isa<tile::AddPtrOp>(op) &&
+        !isa<arith::ArithDialect, math::MathDialect>(op->getDialect()))
+      return nullptr;
+    // Element-wise: the layout of the first propagated operand for all.
+    std::optional<LinearLayout> layout;
+    for (Value v : op->getOperands())
+      if (Value now = mapped.lookup(v)) {
+        layout = tilegpu::getLayout(now.getType());
+        break;
+      }
+    if (!layout)
+      return nullptr;
+    SmallVector<Value> operands;
+    for (Value v : op->getOperands()) {
+      auto t = dyn_cast<RankedTensorType>(v.getType());
+      if (!t) {
+        operands.push_back(v);
+        continue;
+      }
+      if (t.getShape() != resultType.getShape())
+        return nullptr;
+      Value now = operandIn(v, *layout);
+      if (!now)
+        return nullptr;
+      operands.push_back(now);
+    }
+    return cloneWith(op, operands, *layout);
+  }
+
+  Operation *rewriteReduce(tile::ReduceOp red) {
+    unsigned axis = red.getAxis();
+    std::optional<LinearLayout> layout;
+    for (Value v : red.getSrcs())
+      if (Value now = mapped.lookup(v))
+        layout = tilegpu::getLayout(now.getType());
+    if (!layout || !gpu::canReduceAlong(*layout, axis))
+      return nullptr;
+    SmallVector<Value> operands;
+    for (Value v : red->getOperands()) {
+      Value now = operandIn(v, *layout);
+      if (!now)
+        return nullptr;
+      operands.push_back(now);
+    }
+    LinearLayout reduced = gpu::reduceLayout(*layout, axis);
+    Operation *clone = b.clone(*red);
+    clone->setOperands(operands);
+    for (Value r : clone->getResults())
+      if (isa<RankedTensorType>(r.getType()))
+        r.setType(tilegpu::withLayout(r.getType(), reduced));
+    return clone;
+  }
+
+  Operation *cloneWith(Operation *op, ValueRange operands,
+                       const LinearLayout &layout) {
+    Operation *clone = b.clone(*op);
+    clone->setOperands(operands);
+    clone->getResult(0).setType(
+        tilegpu::withLayout(op->getResult(0).getType(), layout));
+    return clone;
+  }
+
+  bool undo() {
+    for (Operation *op : llvm::reverse(created.ops)) {
+      op->dropAllUses();
+      op->erase();
+    }
+    return false;
+  }
+
+  tilegpu::ConvertLayoutOp cvt;
+  CreatedOps created;
+  OpBuilder b;
+  RankedTensorType anchorType;
+  LinearLayout anchor;
+  DenseMap<Value, Value> mapped; ///< old value -> its version here
+  /// Old conversions' results -> the same values from the new versions.
+  DenseMap<Value, Value> replacements;
+  DenseMap<std::pair<Value, Type>, Value> converts;
+  SmallVector<std::pair<OpOperand *, Value>> redirects;
+  SmallVector<Operation *> replaced; ///< old ops, dead after the redirects
+  int64_t cost = 0; ///< elements the new conversions move
+};
+
 struct TileGPURemoveLayoutConversions
     : public tilegpu::impl::TileGPURemoveLayoutConversionsBase<
           TileGPURemoveLayoutConversions> {
   void runOnOperation() override {
     getOperation().walk([&](scf::ForOp loop) { carryInBodyLayout(loop); });
+    // Tensor-core results stay in their layout as far as that pays.
+    SmallVector<tilegpu::ConvertLayoutOp> dotResults;
+    getOperation().walk([&](tilegpu::ConvertLayoutOp cvt) {
+      if (cvt.getSrc().getDefiningOp<tile::DotOp>())
+        dotResults.push_back(cvt);
+    });
+    for (tilegpu::ConvertLayoutOp cvt : dotResults)
+      ForwardPropagation(cvt).run();
     rematerializeConversions();
     // Conversions moved next to a loop's arguments now move out of the loop.
     getOperation().walk([&](scf::ForOp loop) { carryInBodyLayout(loop); });

@@ -36,8 +36,15 @@ def TileGPURemoveLayoutConversions
     memory. Trees over 48 ops, and anything reading memory, keep their
     conversion. A value an `scf.for` carries, converted to one layout on
     entry to the body and back before the yield (an accumulator), is carried
-    in that layout, with the conversions outside the loop. Run
-    canonicalization after it to drop what is left unused.
+    in that layout, with the conversions outside the loop. A conversion of a
+    dot's result (from its tensor-core layout) moves forward instead: the
+    element-wise ops, reductions, expand_dims and broadcasts using the result
+    run in the dot's layout (their other operands recomputed there, or
+    converted when smaller), a later dot takes its operand in that layout,
+    and values go back only where stores, loads, yields or regions need their
+    old layout; done when what is converted then is smaller than the block
+    the conversion moved (attention's scores). Run canonicalization after it
+    to drop what is left unused.
   }];
   let dependentDialects = ["::tessel::tilegpu::TileGPUDialect",
                            "mlir::arith::ArithDialect"];
