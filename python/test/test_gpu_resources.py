@@ -1,0 +1,54 @@
+"""Resources of the benchmark kernels (bench/gpu_static_kernels.py: the tutorials' vector add, softmax and layer
+norm, a tiled matmul, attention forward) as ptxas reports them for sm_80 and sm_90a: no spills to local memory, and
+16-byte global accesses where the data is contiguous. Nothing runs here; test_gpu_backend.py runs these kernels in
+the simulator against numpy."""
+import re
+import sys
+import pathlib
+
+import numpy as np
+import pytest
+
+from tessel import knobs
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2]))
+from bench import gpu_static_kernels as kernels  # noqa: E402
+
+F32, F16 = np.dtype(np.float32), np.dtype(np.float16)
+
+KERNELS = {
+    "vector_add": lambda: kernels.add_kernel.warmup(F32, F32, F32, 1 << 16, BLOCK=1024, grid=(1,)),
+    "softmax": lambda: kernels.softmax_kernel.warmup(F32, F32, 1024, 1024, 1024, BLOCK=1024, grid=(1,)),
+    "layer_norm": lambda: kernels.layer_norm_fwd.warmup(F32, F32, F32, F32, F32, F32, 1024, 1024, 1e-5,
+                                                         BLOCK_SIZE=1024, grid=(1,)),
+    "matmul": lambda: kernels.matmul_kernel.warmup(F16, F16, F16, 256, 256, 256, 256, 1, 256, 1, 256, 1,
+                                                   BLOCK_M=64, BLOCK_N=64, BLOCK_K=32, GROUP_M=8, grid=(1,)),
+    "attention": lambda: kernels.attn_fwd.warmup(F16, F16, F16, F16, 0.125, 128, HEAD_DIM=64, BLOCK_M=64,
+                                                 BLOCK_N=32, grid=(1,)),
+}
+# sm_80 attention still spills (the mma.sync operand staging keeps too many registers live): a known gap.
+SPILLS_LEFT = {("attention", "cuda:80")}
+
+
+@pytest.fixture(params=["cuda:80", "cuda:90a"])
+def target(request, monkeypatch):
+    """Overrides the suite's per-target fixture: compiled for each GPU (ptxas), whatever the suite's targets."""
+    monkeypatch.setattr(knobs, "target", request.param)
+    return request.param
+
+
+@pytest.mark.parametrize("name", KERNELS)
+def test_no_spills(target, name):
+    report = KERNELS[name]().asm["ptxas"]
+    stores, loads = map(int, re.search(r"(\d+) bytes spill stores, (\d+) bytes spill loads", report).groups())
+    if (name, target) in SPILLS_LEFT:
+        assert stores + loads > 0, f"{name} on {target} no longer spills: drop it from SPILLS_LEFT"
+    else:
+        assert stores == loads == 0, report
+
+
+@pytest.mark.parametrize("name", ["vector_add", "softmax", "layer_norm"])
+def test_contiguous_accesses_are_16_bytes(target, name):
+    ptx = KERNELS[name]().asm["ptx"]
+    assert "ld.global.v4.b32" in ptx and "st.global.v4.b32" in ptx
+    assert not re.search(r"ld\.global\.b32", ptx), "a scalar global load in a kernel whose accesses are contiguous"
