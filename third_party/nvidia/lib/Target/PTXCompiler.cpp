@@ -56,11 +56,22 @@ llvm::Error linkLibdevice(llvm::Module &module) {
       needed = true;
   if (!needed)
     return llvm::Error::success();
-  auto buffer = llvm::MemoryBuffer::getFile(libdevicePath());
-  if (!buffer)
-    return fail("libdevice not found at " + libdevicePath() +
-                " (set TESSEL_LIBDEVICE_PATH)");
-  auto lib = llvm::parseBitcodeFile(**buffer, module.getContext());
+  // The file is read once per process; its functions are materialized
+  // lazily, so linking reads only those the kernel calls.
+  static std::mutex mutex;
+  static std::unique_ptr<llvm::MemoryBuffer> file;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (!file) {
+      auto buffer = llvm::MemoryBuffer::getFile(libdevicePath());
+      if (!buffer)
+        return fail("libdevice not found at " + libdevicePath() +
+                    " (set TESSEL_LIBDEVICE_PATH)");
+      file = std::move(*buffer);
+    }
+  }
+  auto lib = llvm::getLazyBitcodeModule(file->getMemBufferRef(),
+                                        module.getContext());
   if (!lib)
     return lib.takeError();
   (*lib)->setTargetTriple(module.getTargetTriple());
