@@ -16,6 +16,8 @@
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/Support/MathExtras.h"
 
+#include <numeric>
+
 using namespace mlir;
 using namespace tessel;
 
@@ -238,21 +240,26 @@ AxisInfo truncDiv(const AxisInfo &lhs, const AxisInfo &rhs) {
   return AxisInfo(div, contig, cst);
 }
 
-/// x % y: a multiple of what both are multiples of; for an unsigned x and
-/// y = 2^k, aligned runs of x stay runs.
-AxisInfo rem(const AxisInfo &lhs, const AxisInfo &rhs, bool isUnsigned) {
+/// x % y: a multiple of what both are multiples of. Where x runs through
+/// consecutive values and y stays the same, a group of g elements whose first
+/// value and y are multiples of g holds no multiple of y after its first
+/// element, so the group stays consecutive ((pid * BLOCK + arange) % N, the
+/// offsets of Triton's matmul tutorial, with N a multiple of 16). For a signed
+/// remainder this takes x >= 0, as offsets into memory are and as Triton's
+/// own analysis does: a negative group that starts at a multiple of y wraps
+/// at its first element (-32 % 32 is 0, -31 % 32 is -31).
+AxisInfo rem(const AxisInfo &lhs, const AxisInfo &rhs) {
   unsigned rank = lhs.getRank();
   AxisInfo::Dims div(rank), contig(rank, 1), cst(rank);
-  auto p = pow2Constant(rhs);
   for (unsigned d = 0; d < rank; ++d) {
     cst[d] = std::min(lhs.getConstancy(d), rhs.getConstancy(d));
     div[d] = std::min(lhs.divisibilityAt(d, 1), rhs.divisibilityAt(d, 1));
-    if (isUnsigned && p) {
-      int64_t c = std::min(lhs.getContiguity(d), *p);
-      if (lhs.divisibilityAt(d, c) >= c) {
-        contig[d] = c;
-        div[d] = std::min(lhs.divisibilityAt(d, c), *p);
-      }
+    int64_t y = rhs.divisibilityAt(d, 1);
+    int64_t g = std::gcd(std::gcd(lhs.getContiguity(d), lhs.getDivisibility(d)),
+                         std::gcd(y, rhs.getConstancy(d)));
+    if (g > 1) {
+      contig[d] = g;
+      div[d] = std::min(lhs.divisibilityAt(d, g), y);
     }
   }
   return AxisInfo(div, contig, cst);
@@ -520,7 +527,7 @@ AxisInfoAnalysis::visitOperation(Operation *op,
   } else if (isa<arith::DivUIOp, arith::DivSIOp>(op) && sameRank()) {
     info = truncDiv(*in[0], *in[1]);
   } else if (isa<arith::RemUIOp, arith::RemSIOp>(op) && sameRank()) {
-    info = rem(*in[0], *in[1], isa<arith::RemUIOp>(op));
+    info = rem(*in[0], *in[1]);
   } else if (isa<arith::ShLIOp>(op) && sameRank() && in[1]->getConstantValue() &&
              *in[1]->getConstantValue() >= 0 &&
              *in[1]->getConstantValue() < 30) {

@@ -88,8 +88,8 @@ func.func @div_rem_shift() {
   // 0..31,0..31,...: runs of 32 starting at 0.
   // expected-remark @+1 {{result: divisibility = [32], contiguity = [32], constancy = [1], constant = ?}}
   %m = arith.remui %r, %c32 : tensor<128xi32>
-  // A signed remainder of a run may be negative: no runs proved.
-  // expected-remark @+1 {{result: divisibility = [1], contiguity = [1], constancy = [1], constant = ?}}
+  // A signed remainder too, taking the (non-negative) offsets as Triton does.
+  // expected-remark @+1 {{result: divisibility = [32], contiguity = [32], constancy = [1], constant = ?}}
   %ms = arith.remsi %r, %c32 : tensor<128xi32>
   // 0,4,8,...: every element a multiple of 4.
   // expected-remark @+1 {{result: divisibility = [4], contiguity = [1], constancy = [1], constant = ?}}
@@ -189,6 +189,33 @@ func.func @loop_without_results(%n: i32) {
     // expected-remark @+1 {{result: divisibility = [1024], contiguity = [1], constancy = [1], constant = ?}}
     %j = arith.addi %i, %c1024 : i32
   }
+  return
+}
+
+// -----
+
+// The matmul tutorial's wrapped offsets: (pid * 64 + arange) % n with n a
+// multiple of 16 runs through 16 consecutive values from a multiple of 16;
+// a remainder by values that change along the run proves no run.
+func.func @wrapped_offsets(%n: i32 {tile.divisibility = 16 : i32}, %v: tensor<64xi32>) {
+  // expected-remark @+1 {{result: divisibility = [1], contiguity = [1], constancy = [1], constant = ?}}
+  %pid = tile.get_program_id 0
+  // expected-remark @+1 {{result: divisibility = [64], contiguity = [1], constancy = [1], constant = 64}}
+  %c64 = arith.constant 64 : i32
+  // expected-remark @+1 {{result: divisibility = [64], contiguity = [1], constancy = [1], constant = ?}}
+  %start = arith.muli %pid, %c64 : i32
+  // expected-remark @+1 {{result: divisibility = [64], contiguity = [1], constancy = [64], constant = ?}}
+  %s = tile.splat %start : tensor<64xi32>
+  // expected-remark @+1 {{result: divisibility = [1073741824], contiguity = [64], constancy = [1], constant = ?}}
+  %r = tile.make_range {start = 0 : i32, end = 64 : i32} : tensor<64xi32>
+  // expected-remark @+1 {{result: divisibility = [64], contiguity = [64], constancy = [1], constant = ?}}
+  %offs = arith.addi %s, %r : tensor<64xi32>
+  // expected-remark @+1 {{result: divisibility = [16], contiguity = [1], constancy = [64], constant = ?}}
+  %ns = tile.splat %n : tensor<64xi32>
+  // expected-remark @+1 {{result: divisibility = [16], contiguity = [16], constancy = [1], constant = ?}}
+  %wrapped = arith.remsi %offs, %ns : tensor<64xi32>
+  // expected-remark @+1 {{result: divisibility = [1], contiguity = [1], constancy = [1], constant = ?}}
+  %varying = arith.remsi %offs, %v : tensor<64xi32>
   return
 }
 
