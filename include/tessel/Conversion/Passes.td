@@ -36,7 +36,12 @@ def ConvertTileToTileGPU : Pass<"convert-tile-to-tilegpu", "mlir::ModuleOp"> {
   let description = [{
     Every tensor value gets the default blocked layout of its shape for
     `num-warps` warps (gpu::defaultBlockedLayout), as its type's
-    `#tilegpu.linear` encoding. Ops that move elements between threads get
+    `#tilegpu.linear` encoding. Values whose loads and stores move elements
+    narrower than 4 bytes along a contiguous last dimension hold more than
+    the default 4 consecutive elements per thread: 16 bytes (8 fp16, 16 int8),
+    no more than the proved contiguity, the same width for every value that
+    element-wise ops, addptr, loads, stores and loop-carried values tie
+    together (the narrowest any of their memory ops wants). Ops that move elements between threads get
     the layouts their lowering needs, with `tilegpu.convert_layout` between:
     the operand of `expand_dims` is the slice of its result's layout, the
     operand of `broadcast` sits in its result's registers, the results of

@@ -10,6 +10,8 @@
 //===----------------------------------------------------------------------===//
 #include "tessel/Conversion/Passes.h"
 
+#include "Coalesce.h"
+
 #include "tessel/Analysis/AxisInfo.h"
 
 #include "tessel/Dialect/Tile/IR/Dialect.h"
@@ -55,16 +57,25 @@ struct ConvertTileToTileGPU
     : public tessel::impl::ConvertTileToTileGPUBase<ConvertTileToTileGPU> {
   using Base::Base;
 
+  /// Per-thread vectors wider than the default's, for the values whose
+  /// loads and stores move narrow elements (coalescedVectors).
+  llvm::DenseMap<Value, int32_t> vectors;
+
   LinearLayout defaultLayout(RankedTensorType t) const {
     return gpu::defaultBlockedLayout(shapeOf(t), numWarps);
   }
 
-  /// Sets the default layout on a tensor value without one.
+  /// Sets the default layout on a tensor value without one (as many
+  /// consecutive elements per thread as its loads and stores want).
   void assignDefault(Value v) const {
     auto t = dyn_cast<RankedTensorType>(v.getType());
     if (!t || t.getEncoding())
       return;
-    v.setType(tilegpu::withLayout(t, defaultLayout(t)));
+    auto it = vectors.find(v);
+    v.setType(tilegpu::withLayout(
+        t, it == vectors.end()
+               ? defaultLayout(t)
+               : gpu::defaultBlockedLayout(shapeOf(t), numWarps, it->second)));
   }
 
   /// Makes `operand` of `op` have layout `want`.
@@ -200,6 +211,8 @@ struct ConvertTileToTileGPU
     // `other` values are proved to be (before layouts change any type).
     for (auto func : getOperation().getOps<func::FuncOp>()) {
       AxisInfoResult axis(func);
+      for (auto [v, width] : coalescedVectors(func, axis, numWarps))
+        vectors[v] = width;
       func.walk([&](Operation *op) {
         Value ptr, mask, other;
         if (auto load = dyn_cast<tile::LoadOp>(op)) {

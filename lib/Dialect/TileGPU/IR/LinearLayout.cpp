@@ -701,7 +701,7 @@ LinearLayout swizzledSharedLayout(int32_t rows, int32_t cols, int32_t vec,
 namespace tessel::gpu {
 
 LinearLayout defaultBlockedLayout(const std::vector<int32_t> &shape,
-                                  int numWarps) {
+                                  int numWarps, int32_t vector) {
   size_t rank = shape.size();
   if (rank == 0)
     bad("a layout needs a rank of at least 1");
@@ -711,7 +711,7 @@ LinearLayout defaultBlockedLayout(const std::vector<int32_t> &shape,
   std::vector<int32_t> spt(rank, 1), tpw(rank, 1), wpc(rank, 1);
   int64_t perThread = numel / (32 * int64_t(numWarps));
   spt[rank - 1] = int32_t(std::clamp<int64_t>(
-      std::min<int64_t>(perThread, shape[rank - 1]), 1, 4));
+      std::min<int64_t>(perThread, shape[rank - 1]), 1, std::max(1, vector)));
   // Lanes along the last dimension first, then the ones before it.
   int32_t lanesLeft = 32;
   for (size_t i = rank; i-- > 0;) {

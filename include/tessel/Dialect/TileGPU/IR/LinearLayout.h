@@ -220,11 +220,11 @@ LinearLayout swizzledSharedLayout(int32_t rows, int32_t cols, int32_t vec,
 //===----------------------------------------------------------------------===//
 
 /// The layout Tessel gives a tensor of `shape` by default on `numWarps`
-/// warps of 32 lanes: blocked, up to 4 consecutive elements of the last
-/// dimension per thread, lanes along the last dimension first, warps along
-/// the first dimension first.
+/// warps of 32 lanes: blocked, up to `vector` (4 by default) consecutive
+/// elements of the last dimension per thread, lanes along the last dimension
+/// first, warps along the first dimension first.
 LinearLayout defaultBlockedLayout(const std::vector<int32_t> &shape,
-                                  int numWarps);
+                                  int numWarps, int32_t vector = 4);
 /// A tensor's layout without dimension `axis` (expand_dims' operand, from its
 /// result; the dimensions after `axis` move down by one).
 LinearLayout dropDim(const LinearLayout &layout, unsigned axis);
