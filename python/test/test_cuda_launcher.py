@@ -72,6 +72,10 @@ def test_grids_and_errors_during_the_launch(tmp_path):
     run_scenario("grids_and_faults", tmp_path)
 
 
+def test_dlpack_device_arrays(tmp_path):
+    run_scenario("dlpack", tmp_path)
+
+
 def test_device_properties_come_from_the_driver(tmp_path):
     run_scenario("properties", tmp_path, capability=90)
 
@@ -191,6 +195,34 @@ class TorchLikeTensor(DeviceArray):
 
     def stride(self):
         return tuple(s // self.dtype.itemsize for s in np.empty(self.shape, self.dtype).strides)
+
+
+class DLPackDeviceArray:
+    """A GPU array offering only DLPack: a DLManagedTensor (dlpack.h's layout, built here with ctypes) in a
+    "dltensor" capsule whose DLTensor points into fake GPU memory, kDLCUDA."""
+
+    class _Tensor(ctypes.Structure):
+        _fields_ = [("data", ctypes.c_void_p), ("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32),
+                    ("ndim", ctypes.c_int32), ("code", ctypes.c_uint8), ("bits", ctypes.c_uint8),
+                    ("lanes", ctypes.c_uint16), ("shape", ctypes.POINTER(ctypes.c_int64)),
+                    ("strides", ctypes.POINTER(ctypes.c_int64)), ("byte_offset", ctypes.c_uint64),
+                    ("manager_ctx", ctypes.c_void_p), ("deleter", ctypes.c_void_p)]
+
+    def __init__(self, driver, host, offset_elements=0):
+        self.device = DeviceArray(driver, host)
+        n = host.size - offset_elements
+        self.shape = (ctypes.c_int64 * 1)(n)
+        code = {"f": 2, "i": 0, "u": 1}[host.dtype.kind]
+        self.tensor = self._Tensor(self.device.pointer, 2, 0, 1, code, host.dtype.itemsize * 8, 1, self.shape, None,
+                                   offset_elements * host.dtype.itemsize, None, None)
+
+    def __dlpack_device__(self):
+        return (2, 0)  # kDLCUDA, GPU 0
+
+    def __dlpack__(self, stream=None):
+        new = ctypes.pythonapi.PyCapsule_New
+        new.restype, new.argtypes = ctypes.py_object, [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
+        return new(ctypes.addressof(self.tensor), b"dltensor", None)
 
 
 def _rng():
@@ -314,6 +346,17 @@ def scenario_grids_and_faults():
         assert "kernel _unmasked_copy: cuLaunchKernel: CUDA_ERROR_LAUNCH_FAILED" in str(e), e
     else:
         raise AssertionError("the out-of-bounds access went unnoticed")
+
+
+def scenario_dlpack():
+    # The second array's data starts 3 elements into its allocation (DLPack's byte_offset).
+    driver = _Driver()
+    x = _rng().standard_normal(200).astype(np.float32)
+    y = _rng().standard_normal(203).astype(np.float32)
+    out = DeviceArray(driver, np.zeros(200, np.float32))
+    _add[(2,)](DLPackDeviceArray(driver, x), DLPackDeviceArray(driver, y, offset_elements=3), out, 200, BLOCK=128)
+    np.testing.assert_array_equal(out.numpy(), x + y[3:])
+    assert driver.launches() == 1
 
 
 def scenario_properties():
