@@ -60,6 +60,36 @@ func.func @accumulate(%a: !tile.ptr<f16>, %out: !tile.ptr<f32>, %n: i32) attribu
 
 // -----
 
+// A K loop's accumulator stored as fp16 converts after its truncation: half
+// the bytes through shared memory.
+// CHECK-LABEL: func.func @accumulate_to_f16
+// CHECK: %[[ACC:.*]] = scf.for {{.*}} -> (tensor<32x32xf32, #[[MMA:linear[0-9]*]]>)
+// CHECK: scf.yield
+// CHECK-NOT: tilegpu.convert_layout {{.*}}xf32
+// CHECK: %[[H:.*]] = arith.truncf %[[ACC]] : tensor<32x32xf32, #[[MMA]]> to tensor<32x32xf16, #[[MMA]]>
+// CHECK: tilegpu.convert_layout %[[H]] : tensor<32x32xf16, #[[MMA]]> -> tensor<32x32xf16,
+func.func @accumulate_to_f16(%a: !tile.ptr<f16>, %out: !tile.ptr<f16>, %n: i32) attributes {tile.kernel} {
+  %r = tile.make_range {start = 0 : i32, end = 1024 : i32} : tensor<1024xi32>
+  %i = tile.reshape %r : tensor<1024xi32> -> tensor<32x32xi32>
+  %as = tile.splat %a : tensor<32x32x!tile.ptr<f16>>
+  %aa = tile.addptr %as, %i : tensor<32x32x!tile.ptr<f16>>, tensor<32x32xi32>
+  %zero = arith.constant dense<0.0> : tensor<32x32xf32>
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %acc = scf.for %k = %c0 to %n step %c1 iter_args(%c = %zero) -> (tensor<32x32xf32>) : i32 {
+    %x = tile.load %aa : tensor<32x32x!tile.ptr<f16>> -> tensor<32x32xf16>
+    %d = tile.dot %x, %x, %c : tensor<32x32xf16>, tensor<32x32xf16> -> tensor<32x32xf32>
+    scf.yield %d : tensor<32x32xf32>
+  }
+  %h = arith.truncf %acc : tensor<32x32xf32> to tensor<32x32xf16>
+  %os = tile.splat %out : tensor<32x32x!tile.ptr<f16>>
+  %oa = tile.addptr %os, %i : tensor<32x32x!tile.ptr<f16>>, tensor<32x32xi32>
+  tile.store %oa, %h : tensor<32x32x!tile.ptr<f16>>, tensor<32x32xf16>
+  return
+}
+
+// -----
+
 // Attention's scores stay in the dot's mma.sync layout: the scaling, the row
 // maximum and sum (reductions in that layout), the exponentials, and the
 // second dot's A operand; only 64-element row vectors change layout (to be

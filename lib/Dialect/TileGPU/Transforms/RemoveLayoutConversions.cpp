@@ -35,6 +35,18 @@ std::vector<int32_t> shapeOf(Type t) {
   return std::vector<int32_t>(s.begin(), s.end());
 }
 
+/// Bytes a conversion of a tensor of type `t` moves through shared memory
+/// (bools as bytes, pointers as 8): an accumulator converted after its
+/// truncation to fp16 costs half of what it does before.
+int64_t tensorBytes(Type t) {
+  auto tensor = cast<RankedTensorType>(t);
+  Type elt = tensor.getElementType();
+  int64_t bytes = elt.isIntOrFloat()
+                      ? std::max<int64_t>(1, elt.getIntOrFloatBitWidth() / 8)
+                      : 8;
+  return tensor.getNumElements() * bytes;
+}
+
 struct Rematerializer {
   OpBuilder &b;
   /// Elements of the conversion being removed: an operand that cannot be
@@ -229,7 +241,7 @@ public:
       if (!leave(op, used))
         return undo();
     }
-    int64_t removed = cvt.getType().getNumElements();
+    int64_t removed = tensorBytes(cvt.getType());
     if (!rewroteSome || cost >= removed)
       return undo();
     for (auto &[use, value] : redirects)
@@ -270,7 +282,7 @@ private:
     Value c = b.create<tilegpu::ConvertLayoutOp>(v.getLoc(), t, v);
     if (!isRegisterRename(*tilegpu::getLayout(v.getType()),
                           *tilegpu::getLayout(t)))
-      cost += cast<RankedTensorType>(t).getNumElements();
+      cost += tensorBytes(t);
     return converts[key] = c;
   }
 
@@ -441,8 +453,20 @@ private:
   DenseMap<std::pair<Value, Type>, Value> converts;
   SmallVector<std::pair<OpOperand *, Value>> redirects;
   SmallVector<Operation *> replaced; ///< old ops, dead after the redirects
-  int64_t cost = 0; ///< elements the new conversions move
+  int64_t cost = 0; ///< bytes the new conversions move
 };
+
+/// A dot's result, or what a loop returns of a dot's result it carries (an
+/// accumulator after its K loop).
+bool isDotResult(Value v) {
+  if (v.getDefiningOp<tile::DotOp>())
+    return true;
+  auto loop = v.getDefiningOp<scf::ForOp>();
+  if (!loop)
+    return false;
+  Value yielded = loop.getYieldedValues()[cast<OpResult>(v).getResultNumber()];
+  return yielded.getDefiningOp<tile::DotOp>() != nullptr;
+}
 
 struct TileGPURemoveLayoutConversions
     : public tilegpu::impl::TileGPURemoveLayoutConversionsBase<
@@ -452,7 +476,7 @@ struct TileGPURemoveLayoutConversions
     // Tensor-core results stay in their layout as far as that pays.
     SmallVector<tilegpu::ConvertLayoutOp> dotResults;
     getOperation().walk([&](tilegpu::ConvertLayoutOp cvt) {
-      if (cvt.getSrc().getDefiningOp<tile::DotOp>())
+      if (isDotResult(cvt.getSrc()))
         dotResults.push_back(cvt);
     });
     for (tilegpu::ConvertLayoutOp cvt : dotResults)

@@ -42,8 +42,9 @@ def TileGPURemoveLayoutConversions
     run in the dot's layout (their other operands recomputed there, or
     converted when smaller), a later dot takes its operand in that layout,
     and values go back only where stores, loads, yields or regions need their
-    old layout; done when what is converted then is smaller than the block
-    the conversion moved (attention's scores). Run canonicalization after it
+    old layout; done when what is converted then is smaller, in bytes, than
+    the block the conversion moved (attention's scores; a matmul's fp32
+    accumulator converted after its truncation to fp16). Run canonicalization after it
     to drop what is left unused.
   }];
   let dependentDialects = ["::tessel::tilegpu::TileGPUDialect",
