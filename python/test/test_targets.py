@@ -125,3 +125,22 @@ def test_tessel_target_environment_variable(tmp_path):
                             timeout=120)
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == ["cpu:x86-64", "16.0"]
+
+
+@pytest.mark.parametrize("name", ["cuda:61", "cuda:86a", "cuda:95", "sim:sm_72"])
+def test_unsupported_gpu_architectures_are_named(name):
+    # A clear error, not LLVM's fatal error about PTX versions.
+    with pytest.raises(_C.BackendError, match=f"target '{name}' is not an architecture Tessel compiles for: use"):
+        _C.target_description(name)
+
+
+@pytest.mark.parametrize("name,ptx_version", [("cuda:75", "8.0"), ("cuda:89", "8.0"), ("cuda:100a", "8.6"),
+                                              ("cuda:120", "8.7")])
+def test_every_supported_gpu_architecture_compiles(monkeypatch, name, ptx_version):
+    # Each through ptxas, with the PTX version the architecture needs.
+    monkeypatch.setattr(triton.knobs, "target", name)
+    x = np.zeros(64, np.float32)
+    kernel = _axpb.warmup(x, x, 2.0, 1.0, N=64, grid=(1,))
+    sm = "sm_" + name.split(":")[1]
+    assert f".version {ptx_version}" in kernel.asm["ptx"] and f".target {sm}" in kernel.asm["ptx"]
+    assert "Used" in kernel.asm["ptxas"]

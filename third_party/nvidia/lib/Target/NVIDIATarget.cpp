@@ -377,15 +377,36 @@ private:
   bool archSpecific = false;
 };
 
+/// The architectures Tessel compiles for: those ptxas 13 assembles (Turing
+/// and newer), "a" only where the architecture has arch-specific features.
+llvm::Error checkArch(const TargetSpec &spec) {
+  auto [sm, specific] = parseArch(spec.arch);
+  static const int kSupported[] = {75, 80, 86, 87, 89, 90, 100, 120};
+  bool known = llvm::is_contained(kSupported, sm);
+  if (known && (!specific || sm >= 90))
+    return llvm::Error::success();
+  std::string prefix = spec.backend == "sim" ? "sim:sm_" : "cuda:";
+  return failWith("target '" + spec.str() +
+                  "' is not an architecture Tessel compiles for: use " +
+                  prefix + "75, " + prefix + "80, " + prefix + "86, " +
+                  prefix + "87, " + prefix + "89, " + prefix + "90a, " +
+                  prefix + "100a or " + prefix + "120a (or 90, 100, 120 "
+                  "without the arch-specific features)");
+}
+
 } // namespace
 
 void nvidia::registerNVIDIABackends() {
   registerBackend("cuda", [](const TargetSpec &spec)
                               -> llvm::Expected<std::unique_ptr<Target>> {
+    if (llvm::Error err = checkArch(spec))
+      return std::move(err);
     return std::make_unique<CudaTarget>(spec);
   });
   registerBackend("sim", [](const TargetSpec &spec)
                              -> llvm::Expected<std::unique_ptr<Target>> {
+    if (llvm::Error err = checkArch(spec))
+      return std::move(err);
     return std::make_unique<SimTarget>(spec);
   });
 }

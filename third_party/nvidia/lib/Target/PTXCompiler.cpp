@@ -113,9 +113,14 @@ llvm::Error nvidia::translateToPTX(mlir::ModuleOp module,
   llvm::TargetOptions options;
   options.AllowFPOpFusion =
       enableFpFusion ? llvm::FPOpFusion::Fast : llvm::FPOpFusion::Strict;
-  // sm_90a needs PTX 8.0; the simulator and ptxas read PTX 8.x.
+  // The oldest PTX each architecture accepts, from 8.0 (sm_90a's): sm_100
+  // needs 8.6 and sm_120 8.7; the simulator and ptxas read PTX 8.x.
+  llvm::StringRef smName(arch);
+  const char *ptxVersion = smName.starts_with("sm_12")   ? "+ptx87"
+                           : smName.starts_with("sm_10") ? "+ptx86"
+                                                         : "+ptx80";
   std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
-      triple, arch, "+ptx80", options, std::nullopt, std::nullopt,
+      triple, arch, ptxVersion, options, std::nullopt, std::nullopt,
       llvm::CodeGenOptLevel::Aggressive));
   if (!machine)
     return fail("cannot create an NVPTX target machine for " + arch);
