@@ -14,9 +14,11 @@ from typing import Any
 
 from ..cpu import DeviceTarget
 
-# Streaming multiprocessors and shared memory per program of the GPUs each architecture names (A100, H100).
-_SM_COUNT = {80: 108, 86: 84, 89: 128, 90: 132}
-_MAX_SHARED = {80: 163 * 1024, 86: 99 * 1024, 89: 99 * 1024, 90: 227 * 1024}
+# Streaming multiprocessors and shared memory per program of the GPUs each architecture names (T4, A100, A10, Jetson
+# Orin, L40, H100, B200, RTX 5080).
+_SM_COUNT = {75: 40, 80: 108, 86: 84, 87: 16, 89: 128, 90: 132, 100: 148, 120: 84}
+_MAX_SHARED = {75: 64 * 1024, 80: 163 * 1024, 86: 99 * 1024, 87: 163 * 1024, 89: 99 * 1024, 90: 227 * 1024,
+               100: 227 * 1024, 120: 99 * 1024}
 
 
 def _current_target() -> str:

@@ -50,11 +50,14 @@ llvm::Error failWith(const llvm::Twine &what) {
 }
 
 /// Shared memory one program may use (bytes, with the opt-in to more than
-/// 48 KiB): sm_80 163 KiB, sm_86/89 99 KiB, sm_90 227 KiB.
+/// 48 KiB): sm_75 64 KiB, sm_80/87 163 KiB, sm_86/89/120 99 KiB, sm_90/100
+/// 227 KiB.
 int64_t sharedLimit(int sm) {
+  if (sm == 75)
+    return 64 * 1024;
   if (sm == 80 || sm == 87)
     return 163 * 1024;
-  if (sm >= 90)
+  if (sm == 90 || sm == 100)
     return 227 * 1024;
   return 99 * 1024;
 }
