@@ -1,6 +1,8 @@
 //===- PTXCompiler.cpp - LLVM dialect to PTX and cubin -------------------===//
 #include "tessel/NVIDIA/PTXCompiler.h"
 
+#include "tessel/Support/FatalErrorGuard.h"
+
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
@@ -87,19 +89,10 @@ llvm::Error linkLibdevice(llvm::Module &module) {
   return llvm::Error::success();
 }
 
-} // namespace
-
-llvm::Error nvidia::translateToPTX(mlir::ModuleOp module,
-                                   const std::string &arch,
-                                   bool enableFpFusion, std::string &llvmIR,
-                                   std::string &ptx) {
-  initNVPTX();
-  mlir::DialectRegistry registry;
-  mlir::registerBuiltinDialectTranslation(registry);
-  mlir::registerLLVMDialectTranslation(registry);
-  mlir::registerNVVMDialectTranslation(registry);
-  module.getContext()->appendDialectRegistry(registry);
-
+/// The LLVM part of translateToPTX: LLVM IR, libdevice, O3, NVPTX.
+llvm::Error emitPTX(mlir::ModuleOp module, const std::string &arch,
+                    bool enableFpFusion, std::string &llvmIR,
+                    std::string &ptx) {
   llvm::LLVMContext context;
   std::unique_ptr<llvm::Module> llvmModule =
       mlir::translateModuleToLLVMIR(module, context, "tessel");
@@ -156,6 +149,37 @@ llvm::Error nvidia::translateToPTX(mlir::ModuleOp module,
     return fail("the NVPTX backend cannot emit PTX");
   codegen.run(*llvmModule);
   ptx = std::string(text.str());
+  return llvm::Error::success();
+}
+
+} // namespace
+
+llvm::Error nvidia::translateToPTX(mlir::ModuleOp module,
+                                   const std::string &arch,
+                                   bool enableFpFusion, std::string &llvmIR,
+                                   std::string &ptx) {
+  initNVPTX();
+  mlir::DialectRegistry registry;
+  mlir::registerBuiltinDialectTranslation(registry);
+  mlir::registerLLVMDialectTranslation(registry);
+  mlir::registerNVVMDialectTranslation(registry);
+  module.getContext()->appendDialectRegistry(registry);
+
+  // LLVM's code generators end the process on some inputs they cannot
+  // handle: run them guarded, and report such an error as a compile error.
+  std::string problem, fatal;
+  bool returned = runGuarded(
+      [&] {
+        if (llvm::Error err =
+                emitPTX(module, arch, enableFpFusion, llvmIR, ptx))
+          problem = llvm::toString(std::move(err));
+      },
+      fatal);
+  if (!returned)
+    return fail("LLVM's NVPTX backend failed on this kernel for " + arch +
+                ": " + fatal);
+  if (!problem.empty())
+    return fail(problem);
   return llvm::Error::success();
 }
 
