@@ -433,7 +433,9 @@ def test_pipelined_matmul_matches_numpy(sim, rng, dtype, num_stages, shape, bloc
     mma = tensor_core_instruction(sim, BM, BN, num_warps)
     assert mma in ptx
     if mma.startswith("mma.sync"):
-        assert ("ldmatrix.sync.aligned" in ptx) == (num_stages > 1)
+        # Pipelined operands are read from their slots, operands in registers staged in the same layouts first:
+        # ldmatrix either way.
+        assert "ldmatrix.sync.aligned" in ptx
     assert ".local" not in ptx
     assert "Used" in kernel.asm["ptxas"]
 

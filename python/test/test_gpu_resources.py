@@ -26,8 +26,8 @@ KERNELS = {
     "attention": lambda: kernels.attn_fwd.warmup(F16, F16, F16, F16, 0.125, 128, HEAD_DIM=64, BLOCK_M=64,
                                                  BLOCK_N=32, grid=(1,)),
 }
-# sm_80 attention still spills (the mma.sync operand staging keeps too many registers live): a known gap.
-SPILLS_LEFT = {("attention", "cuda:80")}
+# Kernels that still spill on a target (a known gap; none now).
+SPILLS_LEFT: set[tuple[str, str]] = set()
 
 
 @pytest.fixture(params=["cuda:80", "cuda:90a"])

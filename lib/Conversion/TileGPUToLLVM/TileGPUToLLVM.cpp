@@ -863,16 +863,47 @@ struct DotLowering : TileGPUPattern<tile::DotOp> {
                aElt == bElt && accElt.isF32() && isMmaLayout(dLayout, M, N);
     if (!mma)
       slots[0] = slots[1] = Value();
+    // Where each operand sits in shared memory for ldmatrix: its pipeline
+    // slot, or (mma.sync operands in registers) the same swizzled layout in
+    // the scratch, written in vectors without bank conflicts.
+    LinearLayout slotLayout[2];
+    bool staged[2] = {false, false};
+    for (int i = 0; i < 2; ++i) {
+      if (slots[i]) {
+        slotLayout[i] = inPlace[i].getBuffer().getType().getSlotLayout();
+        continue;
+      }
+      auto enc = mma ? tilegpu::dotOperandSharedEncoding(op, i) : std::nullopt;
+      if (!enc)
+        continue;
+      int32_t rows = i == 0 ? M : K, cols = i == 0 ? K : N;
+      int32_t bytes = storageBytes(i == 0 ? aElt : bElt);
+      slotLayout[i] =
+          enc->order == tilegpu::SharedOrder::KMajor
+              ? gpu::wgmmaOperandLayout(rows, cols, bytes, enc->swizzle)
+              : gpu::wgmmaMNMajorOperandLayout(rows, cols, bytes, enc->swizzle);
+      staged[i] = true;
+    }
 
     if (!slots[0] || !slots[1]) {
       target.barrier(rw, loc);
-      if (!slots[0])
+      if (staged[0])
+        writeOperandToShared(rw, loc, target, layoutOf(aTy), slotLayout[0],
+                             adaptor.getA(), 0);
+      else if (!slots[0])
         writeTensorToShared(rw, loc, target, layoutOf(aTy), {M, K},
                             adaptor.getA(), 0);
-      if (!slots[1])
+      if (staged[1])
+        writeOperandToShared(rw, loc, target, layoutOf(bTy), slotLayout[1],
+                             adaptor.getB(), bBase);
+      else if (!slots[1])
         writeTensorToShared(rw, loc, target, layoutOf(bTy), {K, N},
                             adaptor.getB(), bBase, /*transposed=*/true);
       target.barrier(rw, loc);
+      for (int i = 0; i < 2; ++i)
+        if (staged[i])
+          slots[i] = sharedAddress(rw, loc, target.sharedAddressSpace(),
+                                   i32Const(rw, loc, i == 0 ? 0 : bBase));
     }
     ThreadIds ids = threadIds(rw, loc, target);
 
@@ -932,7 +963,7 @@ struct DotLowering : TileGPUPattern<tile::DotOp> {
       int32_t eltBytes = storageBytes(aElt);
       for (int i = 0; i < 2; ++i)
         if (slots[i]) {
-          inverse[i] = inPlace[i].getBuffer().getType().getSlotLayout().invert();
+          inverse[i] = slotLayout[i].invert();
           laneOff[i] = i == 0 ? slotOffset(rw, loc, inverse[0], Value(), laneHalf)
                               : slotOffset(rw, loc, inverse[1], lane16, Value());
         }
