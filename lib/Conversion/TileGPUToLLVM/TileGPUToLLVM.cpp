@@ -673,7 +673,7 @@ void writeOperandToShared(OpBuilder &b, Location loc,
                           const gpu::GPUTargetInfo &target,
                           const LinearLayout &layout,
                           const LinearLayout &shared, ValueRange values,
-                          int64_t base) {
+                          int64_t base, Value basePtr = {}) {
   LinearLayout toOffset = layout.invertAndCompose(shared);
   Type elt = values[0].getType();
   int32_t size = storageBytes(elt);
@@ -697,7 +697,14 @@ void writeOperandToShared(OpBuilder &b, Location loc,
     int32_t c = toOffset.apply({{gpu::kRegister, r}})[0];
     Value off = b.create<arith::XOrIOp>(loc, hw[0], i32Const(b, loc, c));
     Value addr =
-        sharedElement(b, loc, target.sharedAddressSpace(), base, off, size);
+        basePtr
+            ? b.create<LLVM::GEPOp>(
+                  loc, basePtr.getType(), b.getI8Type(), basePtr,
+                  ValueRange{b.create<arith::MulIOp>(loc, off,
+                                                     i32Const(b, loc, size))})
+                  .getResult()
+            : sharedElement(b, loc, target.sharedAddressSpace(), base, off,
+                            size);
     Value v = values[r];
     if (vec > 1) {
       v = b.create<LLVM::PoisonOp>(loc, vecTy);
@@ -1225,6 +1232,26 @@ struct AsyncCommitLowering : TileGPUPattern<tilegpu::AsyncCommitOp> {
                   ConversionPatternRewriter &rw) const override {
     if (target.hasAsyncCopy())
       target.asyncCommit(rw, op.getLoc());
+    rw.eraseOp(op);
+    return success();
+  }
+};
+
+/// Registers into a slot, in vectors where the value's layout keeps runs of
+/// consecutive offsets together; fenced for wgmma's reads when asked.
+struct LocalStoreLowering : TileGPUPattern<tilegpu::LocalStoreOp> {
+  using TileGPUPattern::TileGPUPattern;
+  LogicalResult
+  matchAndRewrite(tilegpu::LocalStoreOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rw) const override {
+    Location loc = op.getLoc();
+    auto type = op.getBuffer().getType();
+    Value slot = slotAddress(rw, loc, adaptor.getBuffer()[0],
+                             adaptor.getSlot()[0], type);
+    writeOperandToShared(rw, loc, target, layoutOf(op.getValue().getType()),
+                         type.getSlotLayout(), adaptor.getValue(), 0, slot);
+    if (op.getAsyncProxy())
+      target.fenceSharedForWarpgroupMma(rw, loc);
     rw.eraseOp(op);
     return success();
   }
@@ -1843,7 +1870,7 @@ LogicalResult gpu::lowerTileGPUToLLVM(ModuleOp module,
                LoadLowering, StoreLowering, BarrierLowering, AssumeLowering, DotLowering,
                ConvertLayoutLowering, ReduceLowering, LocalAllocLowering,
                AsyncCopyLowering, AsyncCommitLowering, AsyncWaitLowering,
-               LocalLoadLowering>(tc, ctx, target);
+               LocalLoadLowering, LocalStoreLowering>(tc, ctx, target);
   patterns.add<ConstantLowering, ElementwiseLowering>(tc, ctx);
   scf::populateSCFStructuralTypeConversionsAndLegality(tc, patterns,
                                                        convTarget);

@@ -382,6 +382,50 @@ LogicalResult LocalLoadOp::verify() {
   return success();
 }
 
+LogicalResult LocalStoreOp::verify() {
+  auto buffer = getBuffer().getType();
+  auto type = getValue().getType();
+  if (!isSlotShape(type, buffer) ||
+      type.getElementType() != buffer.getElementType())
+    return emitOpError("writes a whole slot: ")
+           << RankedTensorType::get({buffer.getRows(), buffer.getColumns()},
+                                    buffer.getElementType())
+           << " with a layout expected";
+  if (!getLayout(type))
+    return emitOpError("needs a value with a layout");
+  return success();
+}
+
+int64_t tilegpu::scratchEstimate(Operation *func) {
+  int64_t most = 0;
+  auto bytes = [](Type t) {
+    auto r = cast<RankedTensorType>(t);
+    Type elt = r.getElementType();
+    int64_t size = elt.isIntOrFloat()
+                       ? std::max(1u, elt.getIntOrFloatBitWidth() / 8)
+                       : 8;
+    return r.getNumElements() * size;
+  };
+  func->walk([&](Operation *op) {
+    if (isa<ConvertLayoutOp>(op))
+      most = std::max(most, bytes(op->getResult(0).getType()));
+    else if (isa<tile::DotOp>(op))
+      most = std::max(most, bytes(op->getOperand(0).getType()) +
+                                bytes(op->getOperand(1).getType()) + 1024);
+  });
+  return most;
+}
+
+int64_t tilegpu::bufferBytes(Operation *func) {
+  int64_t total = 0;
+  func->walk([&](LocalAllocOp alloc) {
+    auto type = alloc.getType();
+    int64_t bytes = type.getSlotStride() * type.getShape()[0];
+    total += (bytes + 1023) / 1024 * 1024;
+  });
+  return total;
+}
+
 //===----------------------------------------------------------------------===//
 // Dots on tensor cores
 //===----------------------------------------------------------------------===//

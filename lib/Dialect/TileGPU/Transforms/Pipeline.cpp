@@ -168,26 +168,6 @@ bool loopMayWriteLoaded(scf::ForOp loop, ArrayRef<Candidate> candidates) {
   return conflict;
 }
 
-/// The bytes of shared memory the function stages through outside the
-/// buffers: the largest layout conversion or dot operand pair.
-int64_t scratchEstimate(func::FuncOp func) {
-  int64_t most = 0;
-  auto bytes = [](Type t) {
-    auto r = cast<RankedTensorType>(t);
-    Type elt = r.getElementType();
-    int64_t size = elt.isIntOrFloat() ? std::max(1u, elt.getIntOrFloatBitWidth() / 8) : 8;
-    return r.getNumElements() * size;
-  };
-  func.walk([&](Operation *op) {
-    if (isa<ConvertLayoutOp>(op))
-      most = std::max(most, bytes(op->getResult(0).getType()));
-    else if (isa<tile::DotOp>(op))
-      most = std::max(most, bytes(op->getOperand(0).getType()) +
-                                bytes(op->getOperand(1).getType()) + 1024);
-  });
-  return most;
-}
-
 struct TileGPUPipeline
     : public tilegpu::impl::TileGPUPipelineBase<TileGPUPipeline> {
   using TileGPUPipelineBase::TileGPUPipelineBase;

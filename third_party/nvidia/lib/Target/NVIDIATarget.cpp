@@ -144,6 +144,11 @@ llvm::Error compileNVIDIA(ModuleOp module, int sm, bool archSpecific,
         tilegpu::createTileGPUPipeline(pipelineOptions));
     toGPU.addPass(createCanonicalizerPass());
   }
+  // Loop-invariant dot operands (attention's Q) staged in shared memory once.
+  tilegpu::TileGPUHoistDotOperandsOptions hoistOptions;
+  hoistOptions.sharedLimit = sharedLimit(sm);
+  toGPU.addNestedPass<func::FuncOp>(
+      tilegpu::createTileGPUHoistDotOperands(hoistOptions));
   toGPU.addNestedPass<func::FuncOp>(tilegpu::createTileGPUMemoryBarriers());
   if (failed(toGPU.run(module)))
     return diagnostics.fail("assigning GPU layouts failed");

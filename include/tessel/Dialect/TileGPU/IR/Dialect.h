@@ -58,6 +58,14 @@ struct SharedEncoding {
 std::optional<SharedEncoding> dotOperandSharedEncoding(mlir::Operation *dot,
                                                        unsigned operand);
 
+/// The bytes of shared memory a function (`func`) stages through outside its
+/// buffers, estimated before lowering: the largest layout conversion or dot
+/// operand pair.
+int64_t scratchEstimate(mlir::Operation *func);
+/// The bytes of the function's `local_alloc` buffers, each from a 1024-byte
+/// boundary.
+int64_t bufferBytes(mlir::Operation *func);
+
 } // namespace tessel::tilegpu
 
 #endif // TESSEL_DIALECT_TILEGPU_IR_DIALECT_H

@@ -207,4 +207,22 @@ def TileGPU_LocalLoadOp : TileGPU_Op<"local_load",
   let hasVerifier = 1;
 }
 
+def TileGPU_LocalStoreOp : TileGPU_Op<"local_store",
+    [MemoryEffects<[MemWrite]>]> {
+  let summary = "Writes a tile from registers into a slot of a shared-memory buffer";
+  let description = [{
+    Each thread writes the elements it holds (`value`'s layout; one copy of
+    each) into slot `slot` of `buffer`, in the buffer's swizzled layout. A
+    barrier must follow before other threads read the slot. With
+    `async_proxy` the writes are also fenced for the async proxy, so that
+    wgmma descriptors may read the slot.
+  }];
+  let arguments = (ins AnyRankedTensor:$value, TileGPU_SharedBufferType:$buffer,
+                       I32:$slot, UnitAttr:$async_proxy);
+  let assemblyFormat = [{
+    $value `,` $buffer `[` $slot `]` attr-dict `:` type($value) `,` qualified(type($buffer))
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // TESSEL_TILEGPU_OPS

@@ -51,6 +51,31 @@ def TileGPURemoveLayoutConversions
                            "mlir::arith::ArithDialect"];
 }
 
+def TileGPUHoistDotOperands
+    : Pass<"tilegpu-hoist-dot-operands", "mlir::func::FuncOp"> {
+  let summary = "Stage a loop's invariant dot operands in shared memory once";
+  let description = [{
+    A `tile.dot` on tensor cores (mma.sync or wgmma) inside an `scf.for`
+    whose A or B operand is defined outside the loop in registers
+    (attention's Q block) would stage that operand in shared memory in every
+    iteration. It is written once instead, before the loop, into a buffer of
+    one slot in the layout the dot reads in place (`local_alloc`,
+    `local_store`, fenced for the async proxy when the dot runs on wgmma, a
+    barrier), and the dot reads the slot (`local_load`: ldmatrix or wgmma
+    descriptors). A value used by several dots is staged
+    once per layout.
+
+    `shared-limit` (bytes, 0: none): a buffer that would take the function's
+    buffers plus the largest scratch past the limit is not made.
+  }];
+  let options = [
+    Option<"sharedLimit", "shared-limit", "int64_t", "0",
+           "Bytes of shared memory a program may use (0: no limit)">,
+  ];
+  let dependentDialects = ["::tessel::tilegpu::TileGPUDialect",
+                           "mlir::arith::ArithDialect"];
+}
+
 def TileGPUPipeline : Pass<"tilegpu-pipeline", "mlir::func::FuncOp"> {
   let summary = "Prefetch a loop's dot operands into shared memory with async copies";
   let description = [{
