@@ -17,6 +17,7 @@
 #include "tessel/Dialect/Tile/IR/Dialect.h"
 #include "tessel/Dialect/TileGPU/IR/Dialect.h"
 
+#include "mlir/Analysis/SliceAnalysis.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
@@ -115,11 +116,30 @@ struct ConvertTileToTileGPU
            shape[0] % 16 == 0 && shape[1] % 8 == 0 && k % 16 == 0;
   }
 
+  /// Whether another dot uses this dot's result or produces one of its
+  /// inputs (attention's two dots, through the softmax between them).
+  static bool isChained(tile::DotOp dot) {
+    SetVector<Operation *> slice;
+    getForwardSlice(dot.getOperation(), &slice);
+    BackwardSliceOptions options;
+    options.omitUsesFromAbove = false;
+    (void)getBackwardSlice(dot.getOperation(), &slice, options);
+    return llvm::any_of(slice, [&](Operation *op) {
+      return op != dot.getOperation() && isa<tile::DotOp>(op);
+    });
+  }
+
   /// The accumulator layout: warps split so each covers a block as square
-  /// (in 16x8 tiles) as the shape allows.
+  /// (in 16x8 tiles) as the shape allows; chained dots put every warp along
+  /// M while rows remain (16 per warp), as Triton does, so that whole rows
+  /// of the scores sit in one warp: row reductions need no shared memory,
+  /// and row vectors move between the dots without conversions.
   LinearLayout mmaLayout(tile::DotOp dot) const {
     auto shape = dot.getD().getType().getShape();
     int32_t wm = 1, wn = 1;
+    if (isChained(dot))
+      while (wm < numWarps && shape[0] >= 32 * wm)
+        wm *= 2;
     while (wm * wn < numWarps) {
       if (shape[0] / (16 * wm) >= shape[1] / (8 * wn) && shape[0] / (16 * wm) > 1)
         wm *= 2;
