@@ -892,12 +892,25 @@ struct DotLowering : TileGPUPattern<tile::DotOp> {
       staged[i] = true;
     }
 
-    if (!slots[0] || !slots[1]) {
+    // A in the accumulator layout of a dot whose warps all split M (the
+    // probabilities of attention, from the first dot): its fragments are
+    // the thread's own registers, paired (the m16n8k16 A fragment of a
+    // K step is the accumulators of two 16x8 tiles side by side).
+    bool aInRegisters = false;
+    if (mma && !slots[0] && K % 16 == 0) {
+      int32_t warps = dLayout.inSize(gpu::kWarp);
+      aInRegisters =
+          dLayout == gpu::mmaAccumulatorLayout({M, N}, {warps, 1}) &&
+          layoutOf(aTy) == gpu::mmaAccumulatorLayout({M, K}, {warps, 1});
+      if (aInRegisters)
+        staged[0] = false;
+    }
+    if ((!slots[0] && !aInRegisters) || !slots[1]) {
       target.barrier(rw, loc);
       if (staged[0])
         writeOperandToShared(rw, loc, target, layoutOf(aTy), slotLayout[0],
                              adaptor.getA(), 0);
-      else if (!slots[0])
+      else if (!slots[0] && !aInRegisters)
         writeTensorToShared(rw, loc, target, layoutOf(aTy), {M, K},
                             adaptor.getA(), 0);
       if (staged[1])
@@ -933,6 +946,26 @@ struct DotLowering : TileGPUPattern<tile::DotOp> {
         Value pairIdx = rw.create<arith::ShRUIOp>(loc, idx, i32Const(rw, loc, 1));
         return loadShared(rw, loc, target.sharedAddressSpace(), i32, base,
                           pairIdx);
+      };
+      // A's registers by the element they hold in thread 0 of warp 0 (the
+      // other threads hold theirs at the same registers); two consecutive
+      // K elements packed into the i32 an MMA operand register is.
+      std::map<std::pair<int32_t, int32_t>, int32_t> aRegister;
+      if (aInRegisters) {
+        LinearLayout aLayout = layoutOf(aTy);
+        for (int32_t r = 0; r < aLayout.inSize(gpu::kRegister); ++r) {
+          std::vector<int32_t> rc = aLayout.apply({{gpu::kRegister, r}});
+          aRegister.try_emplace({rc[0], rc[1]}, r);
+        }
+      }
+      ValueRange aValues = adaptor.getA();
+      auto aPair = [&](int32_t row, int32_t k) -> Value {
+        auto pairTy = VectorType::get({2}, aElt);
+        Value v = rw.create<LLVM::PoisonOp>(loc, pairTy);
+        for (int32_t j = 0; j < 2; ++j)
+          v = rw.create<LLVM::InsertElementOp>(
+              loc, v, aValues[aRegister.at({row, k + j})], i32Const(rw, loc, j));
+        return rw.create<LLVM::BitcastOp>(loc, rw.getI32Type(), v);
       };
       // K steps outermost: a step's fragments are loaded once per row (A)
       // or column (B) of tiles and are dead after it, which keeps the
@@ -1019,6 +1052,10 @@ struct DotLowering : TileGPUPattern<tile::DotOp> {
                               loc, aRowOff[t.origin[0]],
                               i32Const(rw, loc, constOffset(0, 0, kk * 16))),
                           4, false);
+          else if (af.empty() && aInRegisters)
+            af = {aPair(t.origin[0], kk * 16), aPair(t.origin[0] + 8, kk * 16),
+                  aPair(t.origin[0], kk * 16 + 8),
+                  aPair(t.origin[0] + 8, kk * 16 + 8)};
           else if (af.empty())
             af = {pair(t.row, 0, k0), pair(t.row8, 0, k0), pair(t.row, 0, k8),
                   pair(t.row8, 0, k8)};
