@@ -1749,6 +1749,32 @@ struct ElementwiseLowering : public ConversionPattern {
     Type elt = getTypeConverter()->convertType(
         getElementTypeOrSelf(op->getResult(0).getType()));
     SmallVector<Value> values;
+    // fp32 rounded to fp16/bf16 two registers at a time: one instruction
+    // (cvt.rn.f16x2.f32) per pair, already packed as MMA operands and 4-byte
+    // stores take them.
+    if (auto trunc = dyn_cast<arith::TruncFOp>(op);
+        trunc && n % 2 == 0 && operands[0].size() == size_t(n) &&
+        operands[0][0].getType().isF32() && (elt.isF16() || elt.isBF16())) {
+      Location loc = op->getLoc();
+      auto from = VectorType::get({2}, operands[0][0].getType());
+      auto to = VectorType::get({2}, elt);
+      for (int i = 0; i < n; i += 2) {
+        Value v = rw.create<LLVM::PoisonOp>(loc, from);
+        for (int j = 0; j < 2; ++j)
+          v = rw.create<LLVM::InsertElementOp>(loc, v, operands[0][i + j],
+                                               i32Const(rw, loc, j));
+        OperationState state(loc, op->getName());
+        state.addOperands(v);
+        state.addTypes(to);
+        state.addAttributes(op->getAttrs());
+        Value t = rw.create(state)->getResult(0);
+        for (int j = 0; j < 2; ++j)
+          values.push_back(rw.create<LLVM::ExtractElementOp>(
+              loc, t, i32Const(rw, loc, j)));
+      }
+      rw.replaceOpWithMultiple(op, {values});
+      return success();
+    }
     for (int i = 0; i < n; ++i) {
       OperationState state(op->getLoc(), op->getName());
       for (ValueRange v : operands)

@@ -57,3 +57,21 @@ func.func @total(%x: !tile.ptr<f32>, %out: !tile.ptr<f32>) attributes {tile.kern
   tile.store %out, %s : !tile.ptr<f32>, f32
   return
 }
+
+// -----
+
+// fp32 rounds to fp16 two registers at a time (cvt.rn.f16x2.f32 on sm_80).
+// CHECK-LABEL: llvm.func @round_pairs
+// CHECK-COUNT-4: llvm.fptrunc {{.*}} : vector<2xf32> to vector<2xf16>
+// CHECK-NOT: llvm.fptrunc
+func.func @round_pairs(%x: !tile.ptr<f32>, %o: !tile.ptr<f16>) attributes {tile.kernel} {
+  %r = tile.make_range {start = 0 : i32, end = 1024 : i32} : tensor<1024xi32>
+  %xp = tile.splat %x : tensor<1024x!tile.ptr<f32>>
+  %xa = tile.addptr %xp, %r : tensor<1024x!tile.ptr<f32>>, tensor<1024xi32>
+  %op = tile.splat %o : tensor<1024x!tile.ptr<f16>>
+  %oa = tile.addptr %op, %r : tensor<1024x!tile.ptr<f16>>, tensor<1024xi32>
+  %v = tile.load %xa : tensor<1024x!tile.ptr<f32>> -> tensor<1024xf32>
+  %h = arith.truncf %v : tensor<1024xf32> to tensor<1024xf16>
+  tile.store %oa, %h : tensor<1024x!tile.ptr<f16>>, tensor<1024xf16>
+  return
+}
