@@ -149,3 +149,49 @@ func.func @scores(%q: !tile.ptr<f16>, %k: !tile.ptr<f16>, %v: !tile.ptr<f16>, %o
   tile.store %oa, %out : tensor<64x64x!tile.ptr<f32>>, tensor<64x64xf32>
   return
 }
+
+// -----
+
+// A row statistic a loop carries (attention's running maximum) is carried in
+// its reduction's layout: the reduction's conversion moves forward to the
+// yield and the loop step takes the conversions out of the loop.
+// CHECK-LABEL: func.func @running_max
+// CHECK: %[[INIT:.*]] = tilegpu.convert_layout
+// CHECK: scf.for {{.*}} iter_args(%[[MI:.*]] = %[[INIT]]) -> (tensor<64xf32, #[[ROW:linear[0-9]*]]>)
+// CHECK-NOT: tilegpu.convert_layout
+// CHECK: %[[RM:.*]] = tile.reduce {{.*}} -> tensor<64xf32, #[[ROW]]>
+// CHECK-NOT: tilegpu.convert_layout
+// CHECK: %[[NEXT:.*]] = arith.maxnumf %[[MI]], %[[RM]] : tensor<64xf32, #[[ROW]]>
+// CHECK-NEXT: scf.yield %[[NEXT]]
+// CHECK: tilegpu.convert_layout {{.*}} : tensor<64xf32, #[[ROW]]> -> tensor<64xf32,
+func.func @running_max(%q: !tile.ptr<f16>, %k: !tile.ptr<f16>, %o: !tile.ptr<f32>, %n: i32) attributes {tile.kernel} {
+  %r2048 = tile.make_range {start = 0 : i32, end = 2048 : i32} : tensor<2048xi32>
+  %i64x32 = tile.reshape %r2048 : tensor<2048xi32> -> tensor<64x32xi32>
+  %i32x32 = tile.make_range {start = 0 : i32, end = 1024 : i32} : tensor<1024xi32>
+  %i32 = tile.reshape %i32x32 : tensor<1024xi32> -> tensor<32x32xi32>
+  %qs = tile.splat %q : tensor<64x32x!tile.ptr<f16>>
+  %qa = tile.addptr %qs, %i64x32 : tensor<64x32x!tile.ptr<f16>>, tensor<64x32xi32>
+  %qv = tile.load %qa : tensor<64x32x!tile.ptr<f16>> -> tensor<64x32xf16>
+  %ks = tile.splat %k : tensor<32x32x!tile.ptr<f16>>
+  %ka = tile.addptr %ks, %i32 : tensor<32x32x!tile.ptr<f16>>, tensor<32x32xi32>
+  %zero = arith.constant dense<0.0> : tensor<64x32xf32>
+  %ninf = arith.constant dense<0xFF800000> : tensor<64xf32>
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %m = scf.for %j = %c0 to %n step %c1 iter_args(%mi = %ninf) -> (tensor<64xf32>) : i32 {
+    %kv = tile.load %ka : tensor<32x32x!tile.ptr<f16>> -> tensor<32x32xf16>
+    %qk = tile.dot %qv, %kv, %zero : tensor<64x32xf16>, tensor<32x32xf16> -> tensor<64x32xf32>
+    %rm = tile.reduce %qk {axis = 1 : i32} : tensor<64x32xf32> -> tensor<64xf32> {
+    ^bb0(%a0: f32, %a1: f32):
+      %mx = arith.maxnumf %a0, %a1 : f32
+      tile.reduce.return %mx : f32
+    }
+    %mij = arith.maxnumf %mi, %rm : tensor<64xf32>
+    scf.yield %mij : tensor<64xf32>
+  }
+  %r64 = tile.make_range {start = 0 : i32, end = 64 : i32} : tensor<64xi32>
+  %os = tile.splat %o : tensor<64x!tile.ptr<f32>>
+  %oa = tile.addptr %os, %r64 : tensor<64x!tile.ptr<f32>>, tensor<64xi32>
+  tile.store %oa, %m : tensor<64x!tile.ptr<f32>>, tensor<64xf32>
+  return
+}

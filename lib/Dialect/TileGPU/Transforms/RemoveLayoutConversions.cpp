@@ -147,28 +147,53 @@ struct Rematerializer {
   }
 };
 
+bool isRegisterRename(const LinearLayout &from, const LinearLayout &to);
+
 /// A loop-carried value converted to one layout on entry to the body and
-/// converted back before the yield (an accumulator: acc = dot(a, b, acc))
-/// is carried in that layout instead; the conversions move outside the loop.
+/// converted back before the yield (an accumulator: acc = dot(a, b, acc);
+/// attention's row statistics, whose uses may also take renamings of that
+/// layout's registers) is carried in that layout instead; the conversions
+/// move outside the loop.
 bool carryInBodyLayout(scf::ForOp loop) {
   bool changed = false;
   auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
   for (unsigned i = 0; i < loop.getNumRegionIterArgs(); ++i) {
     BlockArgument arg = loop.getRegionIterArgs()[i];
-    if (!arg.hasOneUse())
-      continue;
-    auto in = dyn_cast<tilegpu::ConvertLayoutOp>(*arg.getUsers().begin());
     auto out = yield.getOperand(i).getDefiningOp<tilegpu::ConvertLayoutOp>();
-    if (!in || !out || out.getSrc().getType() != in.getType())
+    if (!out || arg.use_empty())
       continue;
-    Type carried = in.getType(), outer = arg.getType();
+    // Every use converts the argument, to the layout the next value comes
+    // in or to a renaming of its registers (a reduction's row vector with
+    // more or fewer copies per thread).
+    Type carried = out.getSrc().getType(), outer = arg.getType();
+    auto carriedLayout = tilegpu::getLayout(carried);
+    SmallVector<tilegpu::ConvertLayoutOp> ins;
+    bool all = carriedLayout.has_value();
+    for (Operation *user : arg.getUsers()) {
+      auto in = dyn_cast<tilegpu::ConvertLayoutOp>(user);
+      if (!in || (in.getType() != carried &&
+                  !isRegisterRename(*carriedLayout,
+                                    *tilegpu::getLayout(in.getType())))) {
+        all = false;
+        break;
+      }
+      ins.push_back(in);
+    }
+    if (!all)
+      continue;
     OpBuilder b(loop);
     Value init = b.create<tilegpu::ConvertLayoutOp>(
         loop.getLoc(), carried, loop.getInitArgs()[i]);
     loop.getInitArgsMutable()[i].assign(init);
     arg.setType(carried);
-    in.getResult().replaceAllUsesWith(arg);
-    in.erase();
+    for (tilegpu::ConvertLayoutOp in : ins) {
+      if (in.getType() == carried) {
+        in.getResult().replaceAllUsesWith(arg);
+        in.erase();
+      } else {
+        in.getSrcMutable().assign(arg);
+      }
+    }
     yield.setOperand(i, out.getSrc());
     Value result = loop.getResult(i);
     result.setType(carried);
@@ -242,6 +267,17 @@ public:
         return undo();
     }
     int64_t removed = tensorBytes(cvt.getType());
+    // Carried values whose next value does not come from the new layouts
+    // stay converted in every iteration.
+    for (auto [arg, bytes] : carriedConverts) {
+      auto loop = cast<scf::ForOp>(arg.getOwner()->getParentOp());
+      if (!mapped.count(loop.getYieldedValues()[arg.getArgNumber() - 1]))
+        cost += bytes;
+    }
+    for (auto [arg, bytes] : yieldBacks)
+      if (!llvm::any_of(carriedConverts,
+                        [&](const auto &c) { return c.first == arg; }))
+        cost += bytes;
     if (!rewroteSome || cost >= removed)
       return undo();
     for (auto &[use, value] : redirects)
@@ -301,6 +337,23 @@ private:
       replaced.push_back(op);
       return true;
     }
+    if (isa<scf::YieldOp>(op) && isa<scf::ForOp>(op->getParentOp())) {
+      // Back to the carried layout; free when the loop then carries the
+      // value in the new layout (checked at the end).
+      auto loop = cast<scf::ForOp>(op->getParentOp());
+      for (OpOperand &use : op->getOpOperands()) {
+        Value now = mapped.lookup(use.get());
+        if (!now)
+          continue;
+        int64_t before = cost;
+        Value back = convertTo(now, use.get().getType());
+        yieldBacks.push_back(
+            {loop.getRegionIterArgs()[use.getOperandNumber()], cost - before});
+        cost = before;
+        redirects.push_back({&use, back});
+      }
+      return true;
+    }
     if (auto dot = dyn_cast<tile::DotOp>(op)) {
       for (OpOperand &use : op->getOpOperands())
         if (Value now = mapped.lookup(use.get()))
@@ -334,10 +387,26 @@ private:
     Rematerializer remat{b, anchorType.getNumElements(), &replacements};
     if (Value r = remat.get(v, want))
       return r;
+    if (auto arg = dyn_cast<BlockArgument>(v);
+        arg && isa<scf::ForOp>(arg.getOwner()->getParentOp()) &&
+        arg.getArgNumber() > 0) {
+      // A carried value (attention's running row maximum): converted here
+      // for now; when the loop yields its next value from this layout the
+      // loop step carries it in this layout and the conversion leaves the
+      // loop (checked at the end).
+      auto key = std::make_pair(v, Type(want));
+      if (auto it = converts.find(key); it != converts.end())
+        return it->second;
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointAfterValue(v);
+      Value c = b.create<tilegpu::ConvertLayoutOp>(v.getLoc(), want, v);
+      carriedConverts.push_back({arg, tensorBytes(want)});
+      return converts[key] = c;
+    }
     if (want.getNumElements() * 4 > anchorType.getNumElements())
       return {};
     Value c = b.create<tilegpu::ConvertLayoutOp>(v.getLoc(), want, v);
-    cost += want.getNumElements();
+    cost += tensorBytes(want);
     return c;
   }
 
@@ -454,6 +523,10 @@ private:
   SmallVector<std::pair<OpOperand *, Value>> redirects;
   SmallVector<Operation *> replaced; ///< old ops, dead after the redirects
   int64_t cost = 0; ///< bytes the new conversions move
+  /// Conversions of loop-carried values (operandIn), with their bytes.
+  SmallVector<std::pair<BlockArgument, int64_t>> carriedConverts;
+  /// Conversions of yielded values back to their loop's carried layout.
+  SmallVector<std::pair<BlockArgument, int64_t>> yieldBacks;
 };
 
 /// A dot's result, or what a loop returns of a dot's result it carries (an
@@ -473,14 +546,24 @@ struct TileGPURemoveLayoutConversions
           TileGPURemoveLayoutConversions> {
   void runOnOperation() override {
     getOperation().walk([&](scf::ForOp loop) { carryInBodyLayout(loop); });
-    // Tensor-core results stay in their layout as far as that pays.
-    SmallVector<tilegpu::ConvertLayoutOp> dotResults;
-    getOperation().walk([&](tilegpu::ConvertLayoutOp cvt) {
-      if (isDotResult(cvt.getSrc()))
-        dotResults.push_back(cvt);
-    });
-    for (tilegpu::ConvertLayoutOp cvt : dotResults)
-      ForwardPropagation(cvt).run();
+    // Tensor-core results (and reductions of them) stay in their layout as
+    // far as that pays. A propagation may erase or replace conversions
+    // found before it: the candidates are looked up again after each.
+    llvm::DenseSet<Operation *> tried;
+    while (true) {
+      tilegpu::ConvertLayoutOp next;
+      getOperation().walk([&](tilegpu::ConvertLayoutOp cvt) {
+        if (next || tried.contains(cvt))
+          return;
+        if (isDotResult(cvt.getSrc()) ||
+            cvt.getSrc().getDefiningOp<tile::ReduceOp>())
+          next = cvt;
+      });
+      if (!next)
+        break;
+      tried.insert(next);
+      ForwardPropagation(next).run();
+    }
     rematerializeConversions();
     // Conversions moved next to a loop's arguments now move out of the loop.
     getOperation().walk([&](scf::ForOp loop) { carryInBodyLayout(loop); });

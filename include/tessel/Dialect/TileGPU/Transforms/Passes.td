@@ -44,7 +44,11 @@ def TileGPURemoveLayoutConversions
     and values go back only where stores, loads, yields or regions need their
     old layout; done when what is converted then is smaller, in bytes, than
     the block the conversion moved (attention's scores; a matmul's fp32
-    accumulator converted after its truncation to fp16). Run canonicalization after it
+    accumulator converted after its truncation to fp16). Conversions of a
+    reduction's result move forward the same way, and a loop-carried value
+    whose next value comes from the new layout counts as free: the loop
+    step then carries it in that layout (attention's row maximum and sum),
+    its uses in renamings of that layout's registers included. Run canonicalization after it
     to drop what is left unused.
   }];
   let dependentDialects = ["::tessel::tilegpu::TileGPUDialect",
