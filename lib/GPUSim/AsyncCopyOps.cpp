@@ -37,9 +37,7 @@ std::vector<LaneAsyncCopies> &laneState(ExecContext &c) {
 
 uint64_t addressOf(ExecContext &c, const Operand &a, bool base32, int lane) {
   uint64_t base = a.reg == kNoReg ? 0 : regRef(c, a.reg, lane);
-  if (base32)
-    base = uint32_t(base);
-  return base + a.imm;
+  return effectiveAddress(base, a.imm, base32);
 }
 
 [[noreturn]] void copyError(int lane, const char *what, const char *space,

@@ -41,9 +41,7 @@ uint8_t *atomicAddress(ExecContext &c, const Inst &I, int lane, unsigned size,
                        bool &isGlobal) {
   const Operand &a = I.ops[I.mode2 ? 0 : 1];
   uint64_t base = a.reg == kNoReg ? 0 : regRef(c, a.reg, lane);
-  if (I.mode3)
-    base = uint32_t(base);
-  uint64_t addr = base + a.imm;
+  uint64_t addr = effectiveAddress(base, a.imm, I.mode3);
   StateSpace sp = I.space;
   auto fail = [&](const char *what, const std::string &detail) {
     std::ostringstream os;

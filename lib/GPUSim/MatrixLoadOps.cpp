@@ -37,9 +37,7 @@ template <bool Store> void matrixOp(ExecContext &c, const Inst &I, uint32_t mask
   for (unsigned r = 0; r < 8 * num; ++r) {
     int lane = int(r);
     uint64_t base = addrOp.reg == kNoReg ? 0 : regRef(c, addrOp.reg, lane);
-    if (I.mode3)
-      base = uint32_t(base);
-    uint64_t addr = base + addrOp.imm;
+    uint64_t addr = effectiveAddress(base, addrOp.imm, I.mode3);
     uint64_t off = addr;
     if (I.space == StateSpace::Generic) {
       if (addr < kSharedWindow || addr >= kSharedWindow + kWindowSize) {

@@ -81,9 +81,7 @@ Access resolve(ExecContext &c, int lane, StateSpace sp, uint64_t addr,
 
 inline uint64_t address(ExecContext &c, const Inst &I, const Operand &a, int lane) {
   uint64_t base = a.reg == kNoReg ? 0 : regRef(c, a.reg, lane);
-  if (I.mode3) // 32-bit base register
-    base = uint32_t(base);
-  return base + a.imm;
+  return effectiveAddress(base, a.imm, I.mode3); // mode3: a 32-bit register
 }
 
 template <bool Store> void memOp(ExecContext &c, const Inst &I, uint32_t mask) {

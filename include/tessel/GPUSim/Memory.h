@@ -24,6 +24,12 @@ constexpr uint64_t kLocalWindow = 0x0000'7f00'0000'0000ull;
 /// CUtensorMap passed by value to cp.async.bulk.tensor.
 constexpr uint64_t kParamWindow = 0x0000'7d00'0000'0000ull;
 constexpr uint64_t kWindowSize = 0x0000'0001'0000'0000ull;
+/// The address [reg + offset]. With a 32-bit register (32-bit shared and
+/// local pointers) the sum is computed in 32 bits and wraps, as the hardware
+/// computes it: LLVM's short pointers give [%r+24] with %r = depot - 4.
+inline uint64_t effectiveAddress(uint64_t reg, uint64_t offset, bool reg32) {
+  return reg32 ? uint64_t(uint32_t(reg) + uint32_t(offset)) : reg + offset;
+}
 /// First global allocation; allocations are 256-byte aligned with at least
 /// 4 KiB unmapped between them.
 constexpr uint64_t kGlobalBase = 0x0000'1000'0000'0000ull;
