@@ -13,6 +13,7 @@
 #include "llvm/Linker/Linker.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -41,6 +42,12 @@ void initNVPTX() {
     LLVMInitializeNVPTXTarget();
     LLVMInitializeNVPTXTargetMC();
     LLVMInitializeNVPTXAsmPrinter();
+    // 32-bit pointers to shared (and const, local) memory, whose addresses
+    // fit: half the registers and 32-bit arithmetic for every shared address
+    // (LLVM's option; its data layout is read when a target machine is made).
+    auto &options = llvm::cl::getRegisteredOptions();
+    if (auto it = options.find("nvptx-short-ptr"); it != options.end())
+      static_cast<llvm::cl::opt<bool> *>(it->second)->setValue(true);
   });
 }
 
