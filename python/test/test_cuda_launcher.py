@@ -111,6 +111,9 @@ class _DLPackOnly:
 import tessel  # noqa: E402  (after the fixtures: the child imports this file as its program)
 import tessel.language as tl  # noqa: E402
 
+sys.path.insert(0, str(ROOT))
+from bench.gpu_check import Driver  # noqa: E402
+
 
 @tessel.jit
 def _add(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
@@ -140,18 +143,13 @@ def _unmasked_copy(x_ptr, out_ptr, BLOCK: tl.constexpr):
     tl.store(out_ptr + offs, tl.load(x_ptr + offs))
 
 
-class _Driver:
-    """The fake driver's memory API through ctypes (the real driver's entry points, by their real names)."""
+class _Driver(Driver):
+    """The fake driver through the GPU check's ctypes wrapper of the driver API, and the fake's own record of the
+    launches."""
 
     def __init__(self):
-        self.lib = ctypes.CDLL(os.environ["TESSEL_LIBCUDA_PATH"])
+        super().__init__(os.environ["TESSEL_LIBCUDA_PATH"])
         self.lib.tesselFakeCudaLastStream.restype = ctypes.c_uint64
-        for fn in ("cuMemAlloc_v2", "cuMemcpyHtoD_v2", "cuMemcpyDtoH_v2", "cuCtxGetCurrent"):
-            getattr(self.lib, fn).restype = ctypes.c_int
-        assert self.lib.cuInit(0) == 0
-        ctx = ctypes.c_void_p()
-        assert self.lib.cuDevicePrimaryCtxRetain(ctypes.byref(ctx), 0) == 0
-        assert self.lib.cuCtxSetCurrent(ctx) == 0
 
     def launches(self) -> int:
         return self.lib.tesselFakeCudaLaunchCount()
@@ -167,19 +165,12 @@ class DeviceArray:
 
     def __init__(self, driver: _Driver, host: np.ndarray):
         self.driver, self.shape, self.dtype = driver, host.shape, host.dtype
-        pointer = ctypes.c_uint64()
-        assert driver.lib.cuMemAlloc_v2(ctypes.byref(pointer), ctypes.c_size_t(max(host.nbytes, 1))) == 0
-        self.pointer = pointer.value
-        assert driver.lib.cuMemcpyHtoD_v2(ctypes.c_uint64(self.pointer), host.ctypes.data_as(ctypes.c_void_p),
-                                          ctypes.c_size_t(host.nbytes)) == 0
+        self.pointer = driver.to_device(host)
         self.__cuda_array_interface__ = {"shape": host.shape, "typestr": host.dtype.str,
                                          "data": (self.pointer, False), "version": 3, "strides": None}
 
     def numpy(self) -> np.ndarray:
-        out = np.empty(self.shape, self.dtype)
-        assert self.driver.lib.cuMemcpyDtoH_v2(out.ctypes.data_as(ctypes.c_void_p), ctypes.c_uint64(self.pointer),
-                                               ctypes.c_size_t(out.nbytes)) == 0
-        return out
+        return self.driver.to_host(self.pointer, np.empty(self.shape, self.dtype))
 
 
 class TorchLikeTensor(DeviceArray):
