@@ -47,6 +47,12 @@ int64_t tensorBytes(Type t) {
   return tensor.getNumElements() * bytes;
 }
 
+/// Ops that compute each element from the same element of their operands.
+bool isElementwise(Operation *op) {
+  return isa<tile::AddPtrOp>(op) ||
+         isa<arith::ArithDialect, math::MathDialect>(op->getDialect());
+}
+
 struct Rematerializer {
   OpBuilder &b;
   /// Elements of the conversion being removed: an operand that cannot be
@@ -121,8 +127,7 @@ struct Rematerializer {
       if (!src)
         return {};
       operands.push_back(src);
-    } else if (isa<tile::AddPtrOp>(op) ||
-               isa<arith::ArithDialect, math::MathDialect>(op->getDialect())) {
+    } else if (isElementwise(op)) {
       // Element-wise: every tensor operand in the result's layout.
       for (Value operand : op->getOperands()) {
         auto t = dyn_cast<RankedTensorType>(operand.getType());
@@ -441,8 +446,7 @@ private:
         return nullptr;
       return cloneWith(op, {src}, anchor);
     }
-    if (!isa<tile::AddPtrOp>(op) &&
-        !isa<arith::ArithDialect, math::MathDialect>(op->getDialect()))
+    if (!isElementwise(op))
       return nullptr;
     // Element-wise: the layout of the first propagated operand for all.
     std::optional<LinearLayout> layout;
