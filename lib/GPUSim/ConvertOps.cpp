@@ -3,7 +3,9 @@
 // cvt between every integer width, f16, bf16, f32 and f64, with the integer
 // roundings (.rni .rzi .rmi .rpi: to an integral value), float roundings
 // (.rn .rz .rm .rp), .ftz, .sat and .relu, and the packed .f16x2/.bf16x2
-// forms from two f32 values (d[31:16] from a, d[15:0] from b).
+// forms from two f32 values (d[31:16] from a, d[15:0] from b), and
+// cvt.rna.tf32.f32 (an f32 rounded to tf32's 10 mantissa bits, ties away
+// from zero, in a .b32 whose low 13 bits are zero).
 // Float-to-integer conversions saturate to the destination range and turn
 // NaN into 0, as the ISA specifies. Sources are widened exactly (to int64 or
 // double) and rounded once to the destination.
@@ -163,6 +165,19 @@ void cvtPackOp(ExecContext &c, const Inst &I, uint32_t mask) {
   });
 }
 
+// f32 -> tf32, round to nearest with ties away from zero: half a tf32 unit
+// (bit 12) added to the magnitude carries into the kept bits exactly when
+// the dropped part is at least half. Overflow carries into the exponent and
+// gives infinity, as IEEE rounding does; NaN stays NaN.
+void cvtTf32Op(ExecContext &c, const Inst &I, uint32_t mask) {
+  forLanes(mask, [&](int l) {
+    uint32_t f = uint32_t(readOp(c, I.ops[1], l));
+    uint32_t r = (f & 0x7fffffffu) > 0x7f800000u ? 0x7fffffffu
+                                                 : (f + 0x1000u) & 0xffffe000u;
+    writeReg(c, I.ops[0], l, r);
+  });
+}
+
 void decodeCvt(DecodeInput &in, Inst &inst) {
   if (isFp8Cvt(in))
     return decodeFp8Cvt(in, inst); // HalfOps.cpp
@@ -172,7 +187,7 @@ void decodeCvt(DecodeInput &in, Inst &inst) {
   inst.sat = in.take("sat");
   inst.mode = in.take("relu");
   std::vector<PType> t = in.takeTypes();
-  in.finish(); // .satfinite, fp8/tf32 forms: not simulated yet
+  in.finish(); // .satfinite forms: not simulated yet
   if (t.size() != 2)
     in.fail("cvt needs a destination and a source type");
   PType d = t[0], s = t[1];
@@ -180,8 +195,15 @@ void decodeCvt(DecodeInput &in, Inst &inst) {
   inst.type2 = s;
   inst.rnd = uint8_t(r);
   bool irnd = int(r) >= int(Rounding::RNI), frnd = r != Rounding::None && !irnd;
-  if (r == Rounding::RNA)
-    in.fail(".rna is only defined for tf32 conversions");
+  if (d == PType::TF32 || r == Rounding::RNA) {
+    if (r != Rounding::RNA || d != PType::TF32 || s != PType::F32 || inst.ftz ||
+        inst.sat || inst.mode)
+      in.fail("of the tf32 conversions only cvt.rna.tf32.f32 is simulated");
+    expectOperands(in, inst, "ds");
+    resolveImm(in, inst.ops[1], s);
+    inst.exec = cvtTf32Op;
+    return;
+  }
   if (d == PType::F16x2 || d == PType::BF16x2) {
     if (s != PType::F32 || !frnd)
       in.fail("packed cvt needs .f32 sources and a float rounding");

@@ -632,6 +632,36 @@ def test_cvt_int_widths(rng):
     np.testing.assert_array_equal(d, bits32((x.astype(np.float64) * 0.1).astype(np.float32)))
 
 
+def tf32_nearest_away(x):
+    """The tf32 (10 mantissa bits) value nearest to each finite f32 in x, ties away from zero, from the values:
+    the candidates are x's magnitude cut to tf32 and the next tf32 above it."""
+    mag = np.abs(x).astype(np.float32)
+    low = (mag.view(np.uint32) & np.uint32(0xFFFFE000)).view(np.float32).astype(np.float64)
+    # One unit in tf32's last place at low's exponent; below 2^-126 (subnormals) 2^-126 * 2^-10.
+    ulp = np.where(low < 2.0 ** -126, 2.0 ** -136, np.ldexp(1.0, np.frexp(low)[1] - 11))
+    high = low + ulp
+    m = mag.astype(np.float64)
+    r = np.where(m - low < high - m, low, high)
+    return (np.copysign(r, x).astype(np.float32)).view(np.uint32)
+
+
+def test_cvt_rna_tf32(rng):
+    """cvt.rna.tf32.f32: round to tf32, ties away from zero; the result's low 13 bits are zero."""
+    x = randf(rng)
+    x[:8] = (bits32(x[:8]) & np.uint32(0xFFFFE000) | np.uint32(0x1000)).view(np.float32)  # exact ties
+    x[8:12] = (bits32(x[8:12]) | np.uint32(0x1FFF)).view(np.float32)  # carries into the exponent's next binade
+    x[12:16] = np.float32(1.5e-40) * np.arange(1, 5)  # subnormals
+    specials = np.array([np.inf, -np.inf, np.float32(3.4028235e38), 0.0, -0.0], np.float32)
+    x[16:16 + len(specials)] = specials
+    d = run("cvt.rna.tf32.f32 %d, %a;", x)
+    finite = np.isfinite(x) & (np.abs(x) < np.float32(3.4e38))
+    np.testing.assert_array_equal(d[finite], tf32_nearest_away(x[finite]))
+    # Infinities stay; the largest f32 rounds up past the largest tf32, to infinity.
+    np.testing.assert_array_equal(d[16:19], bits32([np.inf, -np.inf, np.inf]))
+    nan = run("cvt.rna.tf32.f32 %d, %a;", np.full(N, np.nan, np.float32)).view(np.float32)
+    assert np.isnan(nan).all()
+
+
 # ------------------------------------------------------------- warp-level ops
 
 def shfl_ref(a, mode, b, c):

@@ -97,6 +97,29 @@ def e4m3_values(bits):
     return np.where(b & 0x80, -v, v)
 
 
+def e5m2_values(bits):
+    """The value of each float8e5 (e5m2) byte: the top half of an fp16."""
+    return (bits.astype(np.uint16) << 8).view(np.float16).astype(np.float64)
+
+
+@pytest.mark.parametrize("capability,mma", [(89, "m16n8k32.row.col.f32.e5m2.e5m2.f32"),
+                                            (80, "m16n8k16.row.col.f32.f16.f16.f32")])
+def test_matmul_fp8_e5m2(rng, capability, mma):
+    # sm_89 multiplies e5m2 on tensor cores; sm_80 has no fp8 MMA, and Triton widens the operands to fp16 first.
+    block = (64, 64, 64)
+    ptx, meta = matmul_ptx("fp8e5", "fp32", block, stages=3, capability=capability)
+    assert_tensor_core_ptx(ptx, mma)
+    m, n, k = 64, 128, 128
+    a = rng.integers(0, 256, (m, k)).astype(np.uint8)
+    b = rng.integers(0, 256, (k, n)).astype(np.uint8)
+    a[(a & 0x7C) == 0x7C] ^= 0x04  # no infinities or NaNs (exponent all ones)
+    b[(b & 0x7C) == 0x7C] ^= 0x04
+    c = np.full((m, n), np.nan, np.float32)
+    run_matmul(ptx, meta, a, b, c, block)
+    ref = e5m2_values(a) @ e5m2_values(b)
+    np.testing.assert_allclose(c, ref, rtol=1e-6, atol=1e-6 * np.abs(ref).max())
+
+
 def test_matmul_fp8_e4m3_sm89(rng):
     # Triton compiles fp8 dots for sm_89 to mma.m16n8k32 with e4m3 inputs (fed by ldmatrix and prmt).
     block = (64, 64, 64)
@@ -185,3 +208,21 @@ def test_dot_tf32(rng):
     gpusim.launch(ptx, "dot_kernel", 1, num_warps=meta.num_warps, shared_bytes=meta.shared,
                   args=[a, b, c] + scratch_args(ptx))
     np.testing.assert_allclose(c, a.astype(np.float64) @ b.astype(np.float64), rtol=1e-5, atol=1e-5)
+
+
+def test_dot_tf32x3(rng):
+    # Three tf32 MMAs per product (a_hi b_hi + a_hi b_lo + a_lo b_hi, the parts split by cvt.rna.tf32.f32): close
+    # to an fp32 dot on inputs with all 24 mantissa bits, where one tf32 MMA is off by about 2^-11.
+    sig = dict(DOT_SIG, a_ptr="*fp32", b_ptr="*fp32", c_ptr="*fp32")
+    ptx, meta = compile_ptx("dot_kernel", sig, {"M": 64, "N": 64, "K": 64, "PRECISION": "tf32x3"},
+                            divisible_by_16=["a_ptr", "b_ptr", "c_ptr"])
+    assert ptx.count("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32") == 3 * 64
+    assert "cvt.rna.tf32.f32" in ptx
+    a = rng.standard_normal((64, 64)).astype(np.float32)
+    b = rng.standard_normal((64, 64)).astype(np.float32)
+    c = np.zeros((64, 64), np.float32)
+    gpusim.launch(ptx, "dot_kernel", 1, num_warps=meta.num_warps, shared_bytes=meta.shared,
+                  args=[a, b, c] + scratch_args(ptx))
+    ref = a.astype(np.float64) @ b.astype(np.float64)
+    scale = np.abs(a).astype(np.float64) @ np.abs(b)
+    assert np.abs(c - ref).max() / scale.max() < 2e-6
