@@ -1,0 +1,215 @@
+//===- ConvertLayoutOpToLLVM.cpp - Layout conversions -------------------------===//
+//
+// convert_layout: registers that already hold the element stay; otherwise
+// through shared memory, in vectors through the XOR swizzle a cost model
+// of bank-conflict wavefronts chooses.
+//
+//===----------------------------------------------------------------------===//
+#include "PatternTileGPUToLLVM.h"
+#include "SharedAccess.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+
+#include <set>
+
+using namespace mlir;
+using namespace tessel;
+using namespace tessel::gpu::lowering;
+using gpu::LinearLayout;
+
+namespace {
+
+/// The offset `toOffset` (register, lane, warp -> offset) gives register
+/// `reg` of lane `lane` in warp 0.
+int32_t offsetOf(const LinearLayout &toOffset, int32_t reg, int32_t lane) {
+  int32_t off = 0;
+  for (auto [in, index] : {std::pair<const char *, int32_t>{gpu::kRegister, reg},
+                           {gpu::kLane, lane}})
+    if (int i = toOffset.inIndex(in); i >= 0) {
+      const auto &bases = toOffset.ins()[i].bases;
+      for (size_t bit = 0; bit < bases.size(); ++bit)
+        if (index >> bit & 1)
+          off ^= bases[bit][0];
+    }
+  return off;
+}
+
+/// Bank-conflict wavefronts of one warp's shared-memory access of `bytes`
+/// per lane at byte addresses `addrs` (one per lane): the distinct 4-byte
+/// words of the busiest bank, per phase (8-byte accesses go in two phases
+/// of 16 lanes, 16-byte ones in four of 8).
+int64_t sharedWavefronts(ArrayRef<int64_t> addrs, int32_t bytes) {
+  int32_t perPhase = bytes <= 4 ? 32 : 128 / bytes;
+  int64_t total = 0;
+  for (size_t first = 0; first < addrs.size(); first += perPhase) {
+    std::array<llvm::SmallVector<int64_t, 4>, 32> words;
+    size_t worst = 1;
+    for (size_t i = first; i < std::min(addrs.size(), first + perPhase); ++i)
+      for (int64_t w = addrs[i] / 4; w <= (addrs[i] + bytes - 1) / 4; ++w) {
+        auto &bank = words[w % 32];
+        if (!llvm::is_contained(bank, w))
+          bank.push_back(w);
+        worst = std::max(worst, bank.size());
+      }
+    total += int64_t(worst);
+  }
+  return total;
+}
+
+/// What moving a tensor held in `regs` to (`store`) or from shared memory
+/// laid out as `shared` costs one warp: its instructions (vectors as wide as
+/// the layouts allow, up to 16 bytes) plus their wavefronts.
+int64_t sharedAccessCost(const LinearLayout &regs, const LinearLayout &shared,
+                         int32_t bytes, bool store) {
+  LinearLayout toOffset = regs.invertAndCompose(shared);
+  int32_t vec = slotVectorWidth(toOffset, bytes, 16 / bytes);
+  int32_t lanes = std::min(32, regs.inSize(gpu::kLane));
+  int64_t cost = 0;
+  SmallVector<int64_t> addrs(lanes);
+  for (int32_t r = 0; r < regs.inSize(gpu::kRegister); r += vec) {
+    if (store && isCopyRegister(regs, r))
+      continue;
+    for (int32_t lane = 0; lane < lanes; ++lane)
+      addrs[lane] = int64_t(offsetOf(toOffset, r, lane)) * bytes;
+    cost += 1 + sharedWavefronts(addrs, vec * bytes);
+  }
+  return cost;
+}
+
+/// The shared-memory layout (offset -> tensor coordinates) through which a
+/// conversion from `src` to `dst` moves a 1- or 2-D tensor of `bytes`
+/// elements: rows of the last dimension with the XOR swizzle of chunks of
+/// up to 128 bytes (or none) that costs the writes and reads fewest
+/// instructions and bank conflicts. Nothing for other ranks.
+std::optional<LinearLayout> conversionSharedLayout(const LinearLayout &src,
+                                                   const LinearLayout &dst,
+                                                   ArrayRef<int32_t> shape,
+                                                   int32_t bytes) {
+  if (shape.size() == 1)
+    return LinearLayout::identity1D(shape[0], gpu::kOffset, gpu::dimName(0));
+  if (shape.size() != 2)
+    return std::nullopt;
+  int32_t rows = shape[0], cols = shape[1];
+  auto cost = [&](const LinearLayout &shared) {
+    return sharedAccessCost(src, shared, bytes, /*store=*/true) +
+           sharedAccessCost(dst, shared, bytes, /*store=*/false);
+  };
+  LinearLayout best = gpu::swizzledSharedLayout(rows, cols, 1, 1, 1);
+  int64_t bestCost = cost(best);
+  // Rows shorter than the 128 bytes of the banks share a phase.
+  int32_t perPhase = std::max<int32_t>(1, 128 / (cols * bytes));
+  // Chunks wider than an access XOR whole groups of accesses: rows of 256
+  // bytes whose 8-byte pieces a phase writes stay apart.
+  for (int32_t vec = 1; vec * bytes <= 128 && vec < cols; vec *= 2)
+    for (int32_t maxPhase = 2;
+         vec * maxPhase <= cols && perPhase * maxPhase <= rows; maxPhase *= 2) {
+      LinearLayout shared =
+          gpu::swizzledSharedLayout(rows, cols, vec, perPhase, maxPhase);
+      int64_t c = cost(shared);
+      if (c < bestCost) {
+        bestCost = c;
+        best = shared;
+      }
+    }
+  return best;
+}
+
+/// Reads a tensor in `layout` from shared memory laid out as `shared` (from
+/// byte `base`), in vectors as wide as both allow.
+SmallVector<Value> readOperandFromShared(OpBuilder &b, Location loc,
+                                         const gpu::GPUTargetInfo &target,
+                                         const LinearLayout &layout,
+                                         const LinearLayout &shared, Type elt,
+                                         int64_t base) {
+  LinearLayout toOffset = layout.invertAndCompose(shared);
+  int32_t size = storageBytes(elt);
+  int32_t vec = slotVectorWidth(toOffset, size, 16 / size);
+  ThreadIds ids = threadIds(b, loc, target);
+  SmallVector<Value> hw{i32Const(b, loc, 0)};
+  hw = hardwarePart(b, loc, toOffset, gpu::kLane, ids.lane, hw);
+  hw = hardwarePart(b, loc, toOffset, gpu::kWarp, ids.warp, hw);
+  auto vecTy = VectorType::get({vec}, elt);
+  SmallVector<Value> values;
+  for (int32_t r = 0; r < layout.inSize(gpu::kRegister); r += vec) {
+    int32_t c = toOffset.apply({{gpu::kRegister, r}})[0];
+    Value off = b.create<arith::XOrIOp>(loc, hw[0], i32Const(b, loc, c));
+    Value addr =
+        sharedElement(b, loc, target.sharedAddressSpace(), base, off, size);
+    if (vec == 1) {
+      values.push_back(b.create<LLVM::LoadOp>(loc, elt, addr, size));
+      continue;
+    }
+    Value v = b.create<LLVM::LoadOp>(loc, vecTy, addr, vec * size);
+    for (int32_t j = 0; j < vec; ++j)
+      values.push_back(
+          b.create<LLVM::ExtractElementOp>(loc, v, i32Const(b, loc, j)));
+  }
+  return values;
+}
+
+struct ConvertLayoutLowering : TileGPUPattern<tilegpu::ConvertLayoutOp> {
+  using TileGPUPattern::TileGPUPattern;
+  LogicalResult
+  matchAndRewrite(tilegpu::ConvertLayoutOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rw) const override {
+    Location loc = op.getLoc();
+    LinearLayout src = layoutOf(op.getSrc().getType());
+    LinearLayout dst = layoutOf(op.getType());
+    ValueRange in = adaptor.getSrc();
+    Type elt = getTypeConverter()->convertType(
+        getElementTypeOrSelf(op.getType()));
+    // Each destination register found in the same thread's source
+    // registers: a renaming (dst's lanes and warps hold what src's do).
+    if (src.sublayout({gpu::kLane, gpu::kWarp}) ==
+        dst.sublayout({gpu::kLane, gpu::kWarp})) {
+      SmallVector<Value> values;
+      bool ok = true;
+      for (int r = 0; r < dst.inSize(gpu::kRegister) && ok; ++r) {
+        std::vector<int32_t> want = dst.apply({{gpu::kRegister, r}});
+        int found = -1;
+        for (int s = 0; s < src.inSize(gpu::kRegister); ++s)
+          if (src.apply({{gpu::kRegister, s}}) == want) {
+            found = s;
+            break;
+          }
+        if (found < 0)
+          ok = false;
+        else
+          values.push_back(in[found]);
+      }
+      if (ok) {
+        rw.replaceOpWithMultiple(op, {values});
+        return success();
+      }
+    }
+    std::vector<int32_t> shape = shapeOf(op.getType());
+    // Plain numbers move through a swizzled buffer in vectors; bools and
+    // pointers element by element, row-major.
+    if (elt.isIntOrFloat() && elt.getIntOrFloatBitWidth() >= 8)
+      if (auto shared = conversionSharedLayout(src, dst, shape,
+                                               storageBytes(elt))) {
+        target.barrier(rw, loc);
+        writeOperandToShared(rw, loc, target, src, *shared, in, 0);
+        target.barrier(rw, loc);
+        rw.replaceOpWithMultiple(
+            op, {readOperandFromShared(rw, loc, target, dst, *shared, elt, 0)});
+        return success();
+      }
+    target.barrier(rw, loc);
+    writeTensorToShared(rw, loc, target, src, shape, in, 0);
+    target.barrier(rw, loc);
+    SmallVector<Value> values =
+        readTensorFromShared(rw, loc, target, dst, shape, elt, 0);
+    rw.replaceOpWithMultiple(op, {values});
+    return success();
+  }
+};
+
+} // namespace
+
+void gpu::lowering::populateConvertLayoutOpToLLVMPatterns(
+    TypeConverter &tc, RewritePatternSet &patterns,
+    const GPUTargetInfo &target) {
+  patterns.add<ConvertLayoutLowering>(tc, patterns.getContext(), target);
+}

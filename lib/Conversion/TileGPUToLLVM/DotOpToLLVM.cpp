@@ -1,0 +1,390 @@
+//===- DotOpToLLVM.cpp - tile.dot on mma.sync or FMA --------------------------===//
+//
+// d = a * b + c per thread: warpgroup MMA (WGMMA.cpp) where the dot was
+// given a warpgroup layout, mma.sync m16n8k16 for fp16/bf16 into fp32,
+// otherwise a loop over K per accumulator element.
+//
+//===----------------------------------------------------------------------===//
+#include "DotOpToLLVM.h"
+#include "PatternTileGPUToLLVM.h"
+#include "SharedAccess.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+#include <map>
+
+using namespace mlir;
+using namespace tessel;
+using namespace tessel::gpu::lowering;
+using gpu::LinearLayout;
+
+/// Bytes of shared memory a dot stages its operands in: A row-major, then B
+/// column-major (each thread reads its rows of A and columns of B along K);
+/// for warpgroup MMA, wgmmaTiles.
+int64_t gpu::lowering::dotSharedBytes(tile::DotOp dot, int64_t &bOffset) {
+  if (auto warps = tilegpu::wgmmaWarps(dot)) {
+    WgmmaTiles t = wgmmaTiles(dot, *warps);
+    bOffset = t.bBase;
+    return t.bytes;
+  }
+  auto a = dot.getA().getType(), b = dot.getB().getType();
+  int64_t aBytes = a.getNumElements() * storageBytes(a.getElementType());
+  bOffset = (aBytes + 15) / 16 * 16;
+  return bOffset + b.getNumElements() * storageBytes(b.getElementType());
+}
+
+namespace {
+
+/// An element of one type as another (tl.dot converts its inputs to the
+/// accumulator's type before multiplying).
+Value convertElement(OpBuilder &b, Location loc, Value v, Type to) {
+  Type from = v.getType();
+  if (from == to)
+    return v;
+  if (isa<FloatType>(from) && isa<FloatType>(to))
+    return from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth()
+               ? b.create<arith::ExtFOp>(loc, to, v).getResult()
+               : b.create<arith::TruncFOp>(loc, to, v).getResult();
+  if (isa<IntegerType>(from) && isa<FloatType>(to))
+    return b.create<arith::SIToFPOp>(loc, to, v);
+  if (isa<IntegerType>(from) && isa<IntegerType>(to))
+    return from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth()
+               ? b.create<arith::ExtSIOp>(loc, to, v).getResult()
+               : b.create<arith::TruncIOp>(loc, to, v).getResult();
+  return b.create<arith::FPToSIOp>(loc, to, v);
+}
+
+/// d = a * b + c. On warpgroup MMA, lowerWgmmaDot. Otherwise both operands
+/// are staged in shared memory; then either
+/// each warp runs 16x8x16 tensor-core MMAs over the accumulator tiles its
+/// layout gives it (the mma.sync accumulator layout, fp16/bf16 into fp32),
+/// or each thread runs a loop over K for the accumulator elements it holds.
+struct DotLowering : TileGPUPattern<tile::DotOp> {
+  using TileGPUPattern::TileGPUPattern;
+
+  LogicalResult
+  matchAndRewrite(tile::DotOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rw) const override {
+    Location loc = op.getLoc();
+    auto aTy = op.getA().getType(), bTy = op.getB().getType();
+    int32_t M = aTy.getDimSize(0), K = aTy.getDimSize(1), N = bTy.getDimSize(1);
+    Type aElt = aTy.getElementType(), bElt = bTy.getElementType();
+    Type accElt = op.getD().getType().getElementType();
+    // Operands a pipeline left in shared memory are read from their slot.
+    tilegpu::LocalLoadOp inPlace[2] = {inPlaceOperand(op, 0),
+                                       inPlaceOperand(op, 1)};
+    Value slots[2];
+    for (int i = 0; i < 2; ++i)
+      if (inPlace[i])
+        slots[i] = slotAddress(rw, loc,
+                               rw.getRemappedValue(inPlace[i].getBuffer()),
+                               rw.getRemappedValue(inPlace[i].getSlot()),
+                               inPlace[i].getBuffer().getType());
+    if (auto warps = tilegpu::wgmmaWarps(op); warps && target.hasWarpgroupMma()) {
+      rw.replaceOpWithMultiple(
+          op, {lowerWgmmaDot(rw, loc, target, op, adaptor.getA(),
+                             adaptor.getB(), adaptor.getC(), *warps, slots[0],
+                             slots[1])});
+      return success();
+    }
+    int64_t bBase;
+    dotSharedBytes(op, bBase);
+    LinearLayout dLayout = layoutOf(op.getD().getType());
+    ValueRange c = adaptor.getC();
+    bool mma = target.hasMma16816() && (aElt.isF16() || aElt.isBF16()) &&
+               aElt == bElt && accElt.isF32() && isMmaLayout(dLayout, M, N);
+    if (!mma)
+      slots[0] = slots[1] = Value();
+    // Where each operand sits in shared memory for ldmatrix: its pipeline
+    // slot, or (mma.sync operands in registers) the same swizzled layout in
+    // the scratch, written in vectors without bank conflicts.
+    LinearLayout slotLayout[2];
+    bool staged[2] = {false, false};
+    for (int i = 0; i < 2; ++i) {
+      if (slots[i]) {
+        slotLayout[i] = inPlace[i].getBuffer().getType().getSlotLayout();
+        continue;
+      }
+      auto enc = mma ? tilegpu::dotOperandSharedEncoding(op, i) : std::nullopt;
+      if (!enc)
+        continue;
+      int32_t rows = i == 0 ? M : K, cols = i == 0 ? K : N;
+      int32_t bytes = storageBytes(i == 0 ? aElt : bElt);
+      slotLayout[i] =
+          enc->order == tilegpu::SharedOrder::KMajor
+              ? gpu::wgmmaOperandLayout(rows, cols, bytes, enc->swizzle)
+              : gpu::wgmmaMNMajorOperandLayout(rows, cols, bytes, enc->swizzle);
+      staged[i] = true;
+    }
+
+    // A in the accumulator layout of a dot whose warps all split M (the
+    // probabilities of attention, from the first dot): its fragments are
+    // the thread's own registers, paired (the m16n8k16 A fragment of a
+    // K step is the accumulators of two 16x8 tiles side by side).
+    bool aInRegisters = false;
+    if (mma && !slots[0] && K % 16 == 0) {
+      int32_t warps = dLayout.inSize(gpu::kWarp);
+      aInRegisters =
+          dLayout == gpu::mmaAccumulatorLayout({M, N}, {warps, 1}) &&
+          layoutOf(aTy) == gpu::mmaAccumulatorLayout({M, K}, {warps, 1});
+      if (aInRegisters)
+        staged[0] = false;
+    }
+    if ((!slots[0] && !aInRegisters) || !slots[1]) {
+      target.barrier(rw, loc);
+      if (staged[0])
+        writeOperandToShared(rw, loc, target, layoutOf(aTy), slotLayout[0],
+                             adaptor.getA(), 0);
+      else if (!slots[0] && !aInRegisters)
+        writeTensorToShared(rw, loc, target, layoutOf(aTy), {M, K},
+                            adaptor.getA(), 0);
+      if (staged[1])
+        writeOperandToShared(rw, loc, target, layoutOf(bTy), slotLayout[1],
+                             adaptor.getB(), bBase);
+      else if (!slots[1])
+        writeTensorToShared(rw, loc, target, layoutOf(bTy), {K, N},
+                            adaptor.getB(), bBase, /*transposed=*/true);
+      target.barrier(rw, loc);
+      for (int i = 0; i < 2; ++i)
+        if (staged[i])
+          slots[i] = sharedAddress(rw, loc, target.sharedAddressSpace(),
+                                   i32Const(rw, loc, i == 0 ? 0 : bBase));
+    }
+    ThreadIds ids = threadIds(rw, loc, target);
+
+    SmallVector<Value> d(c.begin(), c.end());
+    if (mma) {
+      // Lane roles of the m16n8k16 fragments: groupID and threadID_in_group.
+      Value g = rw.create<arith::ShRUIOp>(loc, ids.lane, i32Const(rw, loc, 2));
+      Value t2 = rw.create<arith::ShLIOp>(
+          loc, rw.create<arith::AndIOp>(loc, ids.lane, i32Const(rw, loc, 3)),
+          i32Const(rw, loc, 1));
+      auto coords = elementCoords(rw, loc, dLayout, ids);
+      auto i32 = rw.getI32Type();
+      // A pair of 16-bit elements along K at (row, k) as one i32; the
+      // operands are K-contiguous in shared memory (A row-major, B
+      // column-major).
+      auto pair = [&](Value rowOrCol, int64_t base, Value kOff) {
+        Value idx = rw.create<arith::AddIOp>(
+            loc, rw.create<arith::MulIOp>(loc, rowOrCol, i32Const(rw, loc, K)),
+            kOff);
+        Value pairIdx = rw.create<arith::ShRUIOp>(loc, idx, i32Const(rw, loc, 1));
+        return loadShared(rw, loc, target.sharedAddressSpace(), i32, base,
+                          pairIdx);
+      };
+      // A's registers by the element they hold in thread 0 of warp 0 (the
+      // other threads hold theirs at the same registers); two consecutive
+      // K elements packed into the i32 an MMA operand register is.
+      std::map<std::pair<int32_t, int32_t>, int32_t> aRegister;
+      if (aInRegisters) {
+        LinearLayout aLayout = layoutOf(aTy);
+        for (int32_t r = 0; r < aLayout.inSize(gpu::kRegister); ++r) {
+          std::vector<int32_t> rc = aLayout.apply({{gpu::kRegister, r}});
+          aRegister.try_emplace({rc[0], rc[1]}, r);
+        }
+      }
+      ValueRange aValues = adaptor.getA();
+      auto aPair = [&](int32_t row, int32_t k) -> Value {
+        auto pairTy = VectorType::get({2}, aElt);
+        Value v = rw.create<LLVM::PoisonOp>(loc, pairTy);
+        for (int32_t j = 0; j < 2; ++j)
+          v = rw.create<LLVM::InsertElementOp>(
+              loc, v, aValues[aRegister.at({row, k + j})], i32Const(rw, loc, j));
+        return rw.create<LLVM::BitcastOp>(loc, rw.getI32Type(), v);
+      };
+      // K steps outermost: a step's fragments are loaded once per row (A)
+      // or column (B) of tiles and are dead after it, which keeps the
+      // registers live at once to the accumulators plus one step's operands.
+      struct Tile {
+        int index;
+        Value row, row8, col;
+        std::vector<int32_t> origin;
+      };
+      SmallVector<Tile> tiles;
+      for (int tile = 0; tile * 4 < int(d.size()); ++tile) {
+        if (isCopyRegister(dLayout, tile * 4))
+          continue;
+        // A's rows are C's (groupID); B's column is the tile's first column
+        // plus groupID, where C's c0 sits 2 * threadID_in_group further.
+        Value row = coords[tile * 4][0];
+        Value col = rw.create<arith::AddIOp>(
+            loc, rw.create<arith::XOrIOp>(loc, coords[tile * 4][1], t2), g);
+        Value row8 = rw.create<arith::XOrIOp>(loc, row, i32Const(rw, loc, 8));
+        tiles.push_back({tile, row, row8, col,
+                         dLayout.apply({{gpu::kRegister, tile * 4}})});
+      }
+      // In place: ldmatrix from the slot's swizzled layout. A (M x K,
+      // K-major): .x4, lane l gives row (l % 16) of the tile and K column
+      // 8 (l / 16) of the step, the four matrices in fragment order a0..a7.
+      // B (K x N, N-major): .trans, lane l gives row k = l % 16 of the step
+      // at the tile's first column (.x2), or at 8 (l / 16) past it for two
+      // tiles side by side (.x4): b0b1 and b2b3 of each tile.
+      Value lane16 = rw.create<arith::AndIOp>(loc, ids.lane, i32Const(rw, loc, 15));
+      Value laneHalf = rw.create<arith::ShLIOp>(
+          loc, rw.create<arith::ShRUIOp>(loc, ids.lane, i32Const(rw, loc, 4)),
+          i32Const(rw, loc, 3));
+      LinearLayout inverse[2];
+      Value laneOff[2];
+      int32_t eltBytes = storageBytes(aElt);
+      for (int i = 0; i < 2; ++i)
+        if (slots[i]) {
+          inverse[i] = slotLayout[i].invert();
+          laneOff[i] = i == 0 ? slotOffset(rw, loc, inverse[0], Value(), laneHalf)
+                              : slotOffset(rw, loc, inverse[1], lane16, Value());
+        }
+      auto constOffset = [&](int i, int32_t row, int32_t col) {
+        std::string d0 = gpu::dimName(0), d1 = gpu::dimName(1);
+        return inverse[i].apply({{d0, row}, {d1, col}})[0];
+      };
+      auto matrixAt = [&](int i, Value offset, int count, bool trans) {
+        Value addr = rw.create<LLVM::GEPOp>(
+            loc, slots[i].getType(), rw.getI8Type(), slots[i],
+            ValueRange{rw.create<arith::MulIOp>(loc, offset,
+                                                i32Const(rw, loc, eltBytes))});
+        return target.loadMatrix(rw, loc, addr, count, trans);
+      };
+      // Per row (A) or column (B) of tiles: the lane's offset without the
+      // K step, and whether B's next tile is this thread's too.
+      std::map<int32_t, Value> aRowOff, bColOff;
+      std::set<int32_t> bKeys;
+      for (const Tile &t : tiles)
+        bKeys.insert(t.origin[1]);
+      for (const Tile &t : tiles) {
+        if (slots[0] && !aRowOff.count(t.origin[0])) {
+          Value first = rw.create<arith::AndIOp>(loc, t.row, i32Const(rw, loc, ~15));
+          Value row = rw.create<arith::OrIOp>(loc, first, lane16);
+          aRowOff[t.origin[0]] = rw.create<arith::XOrIOp>(
+              loc, slotOffset(rw, loc, inverse[0], row, Value()), laneOff[0]);
+        }
+        if (slots[1] && !bColOff.count(t.origin[1])) {
+          Value col = rw.create<arith::AndIOp>(loc, t.col, i32Const(rw, loc, ~7));
+          int32_t c0 = t.origin[1];
+          if ((c0 & 8) == 0 && bKeys.count(c0 ^ 8))
+            col = rw.create<arith::OrIOp>(loc, col, laneHalf);
+          bColOff[t.origin[1]] = rw.create<arith::XOrIOp>(
+              loc, slotOffset(rw, loc, inverse[1], Value(), col), laneOff[1]);
+        }
+      }
+      for (int kk = 0; kk < K / 16; ++kk) {
+        Value k0 = rw.create<arith::AddIOp>(loc, t2, i32Const(rw, loc, kk * 16));
+        Value k8 = rw.create<arith::AddIOp>(loc, k0, i32Const(rw, loc, 8));
+        std::map<int32_t, SmallVector<Value>> aFrags, bFrags;
+        for (const Tile &t : tiles) {
+          auto &af = aFrags[t.origin[0]];
+          if (af.empty() && slots[0])
+            af = matrixAt(0,
+                          rw.create<arith::XOrIOp>(
+                              loc, aRowOff[t.origin[0]],
+                              i32Const(rw, loc, constOffset(0, 0, kk * 16))),
+                          4, false);
+          else if (af.empty() && aInRegisters)
+            af = {aPair(t.origin[0], kk * 16), aPair(t.origin[0] + 8, kk * 16),
+                  aPair(t.origin[0], kk * 16 + 8),
+                  aPair(t.origin[0] + 8, kk * 16 + 8)};
+          else if (af.empty())
+            af = {pair(t.row, 0, k0), pair(t.row8, 0, k0), pair(t.row, 0, k8),
+                  pair(t.row8, 0, k8)};
+          int32_t c0 = t.origin[1];
+          auto &bf = bFrags[c0];
+          if (bf.empty() && slots[1]) {
+            Value off = rw.create<arith::XOrIOp>(
+                loc, bColOff[c0], i32Const(rw, loc, constOffset(1, kk * 16, 0)));
+            bool pairLow = (c0 & 8) == 0 && bKeys.count(c0 ^ 8);
+            bool pairHigh = (c0 & 8) != 0 && bKeys.count(c0 ^ 8);
+            if (pairHigh) {
+              // Loaded with its lower neighbour.
+              off = rw.create<arith::XOrIOp>(
+                  loc, bColOff[c0 ^ 8], i32Const(rw, loc, constOffset(1, kk * 16, 0)));
+              SmallVector<Value> m = matrixAt(1, off, 4, true);
+              bFrags[c0 ^ 8] = {m[0], m[1]};
+              bf = {m[2], m[3]};
+            } else if (pairLow) {
+              SmallVector<Value> m = matrixAt(1, off, 4, true);
+              bf = {m[0], m[1]};
+              bFrags[c0 ^ 8] = {m[2], m[3]};
+            } else {
+              bf = matrixAt(1, off, 2, true);
+            }
+          } else if (bf.empty()) {
+            bf = {pair(t.col, bBase, k0), pair(t.col, bBase, k8)};
+          }
+          SmallVector<Value> acc(d.begin() + t.index * 4,
+                                 d.begin() + t.index * 4 + 4);
+          acc = target.mma16816(rw, loc, af, bf, acc, aElt.isBF16());
+          for (int i = 0; i < 4; ++i)
+            d[t.index * 4 + i] = acc[i];
+        }
+      }
+      // Registers holding copies take their first copy's value.
+      for (size_t r = 0; r < d.size(); ++r)
+        if (isCopyRegister(dLayout, r))
+          d[r] = d[r & ~dLayout.freeBits(gpu::kRegister)];
+    } else {
+      // One loop over K carries every accumulator element of the thread;
+      // 16-bit float accumulators are carried in fp32 and rounded once at
+      // the end, as the CPU backend does.
+      Type sumElt = accElt;
+      if (accElt.isF16() || accElt.isBF16()) {
+        sumElt = rw.getF32Type();
+        for (Value &v : d)
+          v = rw.create<arith::ExtFOp>(loc, sumElt, v);
+      }
+      auto coords = elementCoords(rw, loc, dLayout, ids);
+      Value lb = rw.create<arith::ConstantIndexOp>(loc, 0);
+      Value ub = rw.create<arith::ConstantIndexOp>(loc, K);
+      Value step = rw.create<arith::ConstantIndexOp>(loc, 1);
+      auto loop = rw.create<scf::ForOp>(loc, lb, ub, step, d);
+      OpBuilder lb2 = OpBuilder::atBlockBegin(loop.getBody());
+      Value k = lb2.create<arith::IndexCastOp>(loc, lb2.getI32Type(),
+                                               loop.getInductionVar());
+      SmallVector<Value> next;
+      for (size_t r = 0; r < d.size(); ++r) {
+        Value aIdx = lb2.create<arith::AddIOp>(
+            loc, lb2.create<arith::MulIOp>(loc, coords[r][0], i32Const(lb2, loc, K)), k);
+        Value bIdx = lb2.create<arith::AddIOp>(
+            loc, lb2.create<arith::MulIOp>(loc, coords[r][1], i32Const(lb2, loc, K)), k);
+        unsigned space = target.sharedAddressSpace();
+        Value av = loadShared(lb2, loc, space, aElt, 0, aIdx);
+        Value bv = loadShared(lb2, loc, space, bElt, bBase, bIdx);
+        av = convertElement(lb2, loc, av, sumElt);
+        bv = convertElement(lb2, loc, bv, sumElt);
+        Value acc = loop.getRegionIterArgs()[r];
+        Value sum = isa<FloatType>(sumElt)
+                        ? lb2.create<math::FmaOp>(loc, av, bv, acc).getResult()
+                        : lb2.create<arith::AddIOp>(
+                              loc, acc, lb2.create<arith::MulIOp>(loc, av, bv))
+                              .getResult();
+        next.push_back(sum);
+      }
+      lb2.create<scf::YieldOp>(loc, next);
+      d.assign(loop.getResults().begin(), loop.getResults().end());
+      if (sumElt != accElt)
+        for (Value &v : d)
+          v = rw.create<arith::TruncFOp>(loc, accElt, v);
+    }
+    rw.replaceOpWithMultiple(op, {d});
+    return success();
+  }
+
+  /// Whether `layout` is the mma.sync accumulator layout of an M x N block
+  /// for some split of its warps (what convert-tile-to-tilegpu chose).
+  static bool isMmaLayout(const LinearLayout &layout, int32_t M, int32_t N) {
+    if (M % 16 || N % 8)
+      return false;
+    int32_t warps = layout.inSize(gpu::kWarp);
+    for (int32_t wm = 1; wm <= warps; wm *= 2)
+      if (layout == gpu::mmaAccumulatorLayout({M, N}, {wm, warps / wm}))
+        return true;
+    return false;
+  }
+};
+
+} // namespace
+
+void gpu::lowering::populateDotOpToLLVMPatterns(
+    TypeConverter &tc, RewritePatternSet &patterns,
+    const GPUTargetInfo &target) {
+  patterns.add<DotLowering>(tc, patterns.getContext(), target);
+}

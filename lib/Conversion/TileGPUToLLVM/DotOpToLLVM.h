@@ -1,0 +1,48 @@
+//===- DotOpToLLVM.h - Dots on tensor cores --------------------*- C++ -*-===//
+//
+// What the dot lowering shares with warpgroup MMA (WGMMA.cpp) and the
+// shared-memory allocation.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TESSEL_LIB_CONVERSION_TILEGPUTOLLVM_DOTOPTOLLVM_H
+#define TESSEL_LIB_CONVERSION_TILEGPUTOLLVM_DOTOPTOLLVM_H
+
+#include "Utility.h"
+
+namespace tessel::gpu::lowering {
+
+/// Where a warpgroup-MMA dot stages its operands: A (M x K) K-major in
+/// wgmmaOperandLayout with `aSwizzle`, then B (K x N) from the next multiple
+/// of 1024 bytes, where every swizzle pattern starts over. B is N-major
+/// (wgmmaMNMajorOperandLayout), as it comes in registers (consecutive
+/// columns in a thread, lanes along the columns: vector stores without bank
+/// conflicts), with a swizzle no wider than an instruction's columns, so
+/// that every instruction starts on an atom; an instruction of 8 columns is
+/// too narrow for any swizzle, and B is K-major then.
+struct WgmmaTiles {
+  int32_t aSwizzle, bSwizzle;
+  bool bMNMajor;
+  int64_t bBase, bytes;
+};
+WgmmaTiles wgmmaTiles(tessel::tile::DotOp dot,
+                      const std::vector<int32_t> &warps);
+
+/// Bytes of shared memory a dot stages its operands in when they come in
+/// registers, and where B starts (`bOffset`).
+int64_t dotSharedBytes(tessel::tile::DotOp dot, int64_t &bOffset);
+
+/// d = a * b + c on warpgroup MMA (wgmmaWarps): both operands are staged
+/// swizzled in shared memory (wgmmaTiles) unless read in place from a slot
+/// (`aSlot`, `bSlot`), then each warpgroup issues wgmma.mma_async m64nNk16
+/// for each of its accumulator tiles, K steps innermost, through
+/// descriptors of the tiles' rows; one commit and a wait for all at the end.
+SmallVector<Value> lowerWgmmaDot(OpBuilder &b, Location loc,
+                                 const GPUTargetInfo &target,
+                                 tessel::tile::DotOp op, mlir::ValueRange a,
+                                 mlir::ValueRange bv, mlir::ValueRange c,
+                                 const std::vector<int32_t> &warps,
+                                 Value aSlot, Value bSlot);
+
+} // namespace tessel::gpu::lowering
+
+#endif // TESSEL_LIB_CONVERSION_TILEGPUTOLLVM_DOTOPTOLLVM_H

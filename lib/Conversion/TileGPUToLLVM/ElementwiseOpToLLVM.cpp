@@ -1,0 +1,122 @@
+//===- ElementwiseOpToLLVM.cpp - Element-wise ops and constants ---------------===//
+//
+// Element-wise ops repeat per register; addptr per register; constants
+// splat per register.
+//
+//===----------------------------------------------------------------------===//
+#include "PatternTileGPUToLLVM.h"
+#include "Utility.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+
+using namespace mlir;
+using namespace tessel;
+using namespace tessel::gpu::lowering;
+using gpu::LinearLayout;
+
+namespace {
+
+struct AddPtrLowering : TileGPUPattern<tile::AddPtrOp> {
+  using TileGPUPattern::TileGPUPattern;
+  LogicalResult
+  matchAndRewrite(tile::AddPtrOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rw) const override {
+    Location loc = op.getLoc();
+    auto ptrTy = cast<tile::PointerType>(getElementTypeOrSelf(op.getType()));
+    Type elt = memoryType(getTypeConverter()->convertType(ptrTy.getPointeeType()));
+    Type llvmPtr = getTypeConverter()->convertType(ptrTy);
+    SmallVector<Value> values;
+    ValueRange ptrs = adaptor.getPtr(), offs = adaptor.getOffset();
+    for (size_t i = 0; i < ptrs.size(); ++i)
+      values.push_back(rw.create<LLVM::GEPOp>(loc, llvmPtr, elt, ptrs[i],
+                                              ValueRange{offs[i]}));
+    rw.replaceOpWithMultiple(op, {values});
+    return success();
+  }
+};
+
+struct ConstantLowering : public OpConversionPattern<arith::ConstantOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(arith::ConstantOp op, OneToNOpAdaptor,
+                  ConversionPatternRewriter &rw) const override {
+    auto tensor = dyn_cast<RankedTensorType>(op.getType());
+    if (!tensor)
+      return failure();
+    auto dense = dyn_cast<SplatElementsAttr>(op.getValue());
+    if (!dense)
+      return op.emitError("GPU backends take only splat tensor constants");
+    Value scalar = rw.create<arith::ConstantOp>(
+        op.getLoc(), cast<TypedAttr>(dense.getSplatValue<Attribute>()));
+    int n = layoutOf(tensor).inSize(gpu::kRegister);
+    rw.replaceOpWithMultiple(op, {SmallVector<Value>(n, scalar)});
+    return success();
+  }
+};
+
+/// Element-wise arith and math ops on tensors: the op once per register.
+struct ElementwiseLowering : public ConversionPattern {
+  ElementwiseLowering(const TypeConverter &tc, MLIRContext *ctx)
+      : ConversionPattern(tc, MatchAnyOpTypeTag(), 1, ctx) {}
+
+  LogicalResult
+  matchAndRewrite(Operation *op, ArrayRef<ValueRange> operands,
+                  ConversionPatternRewriter &rw) const override {
+    if (!isa<arith::ArithDialect, math::MathDialect>(op->getDialect()) ||
+        op->getNumRegions() != 0 || isa<arith::ConstantOp>(op))
+      return failure();
+    if (op->getNumResults() != 1 || !hasLayout(op->getResult(0).getType()))
+      return failure();
+    int n = layoutOf(op->getResult(0).getType()).inSize(gpu::kRegister);
+    Type elt = getTypeConverter()->convertType(
+        getElementTypeOrSelf(op->getResult(0).getType()));
+    SmallVector<Value> values;
+    // fp32 rounded to fp16/bf16 two registers at a time: one instruction
+    // (cvt.rn.f16x2.f32) per pair, already packed as MMA operands and 4-byte
+    // stores take them.
+    if (auto trunc = dyn_cast<arith::TruncFOp>(op);
+        trunc && n % 2 == 0 && operands[0].size() == size_t(n) &&
+        operands[0][0].getType().isF32() && (elt.isF16() || elt.isBF16())) {
+      Location loc = op->getLoc();
+      auto from = VectorType::get({2}, operands[0][0].getType());
+      auto to = VectorType::get({2}, elt);
+      for (int i = 0; i < n; i += 2) {
+        Value v = rw.create<LLVM::PoisonOp>(loc, from);
+        for (int j = 0; j < 2; ++j)
+          v = rw.create<LLVM::InsertElementOp>(loc, v, operands[0][i + j],
+                                               i32Const(rw, loc, j));
+        OperationState state(loc, op->getName());
+        state.addOperands(v);
+        state.addTypes(to);
+        state.addAttributes(op->getAttrs());
+        Value t = rw.create(state)->getResult(0);
+        for (int j = 0; j < 2; ++j)
+          values.push_back(rw.create<LLVM::ExtractElementOp>(
+              loc, t, i32Const(rw, loc, j)));
+      }
+      rw.replaceOpWithMultiple(op, {values});
+      return success();
+    }
+    for (int i = 0; i < n; ++i) {
+      OperationState state(op->getLoc(), op->getName());
+      for (ValueRange v : operands)
+        state.addOperands(v.size() == 1 ? v[0] : v[i]);
+      state.addTypes(elt);
+      state.addAttributes(op->getAttrs());
+      values.push_back(rw.create(state)->getResult(0));
+    }
+    rw.replaceOpWithMultiple(op, {values});
+    return success();
+  }
+};
+
+} // namespace
+
+void gpu::lowering::populateElementwiseOpToLLVMPatterns(
+    TypeConverter &tc, RewritePatternSet &patterns,
+    const GPUTargetInfo &target) {
+  patterns.add<AddPtrLowering>(tc, patterns.getContext(), target);
+  patterns.add<ConstantLowering, ElementwiseLowering>(tc, patterns.getContext());
+}

@@ -1,0 +1,69 @@
+//===- ProgramOpToLLVM.cpp - Program ids, barriers, assumptions ---------------===//
+//
+// program_id and num_programs from the target's block indices, barriers
+// and assumptions.
+//
+//===----------------------------------------------------------------------===//
+#include "PatternTileGPUToLLVM.h"
+#include "Utility.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+
+using namespace mlir;
+using namespace tessel;
+using namespace tessel::gpu::lowering;
+using gpu::LinearLayout;
+
+namespace {
+
+struct ProgramIdLowering : TileGPUPattern<tile::GetProgramIdOp> {
+  using TileGPUPattern::TileGPUPattern;
+  LogicalResult
+  matchAndRewrite(tile::GetProgramIdOp op, OneToNOpAdaptor,
+                  ConversionPatternRewriter &rw) const override {
+    rw.replaceOp(op, target.programId(rw, op.getLoc(), op.getAxis()));
+    return success();
+  }
+};
+
+struct NumProgramsLowering : TileGPUPattern<tile::GetNumProgramsOp> {
+  using TileGPUPattern::TileGPUPattern;
+  LogicalResult
+  matchAndRewrite(tile::GetNumProgramsOp op, OneToNOpAdaptor,
+                  ConversionPatternRewriter &rw) const override {
+    rw.replaceOp(op, target.numPrograms(rw, op.getLoc(), op.getAxis()));
+    return success();
+  }
+};
+
+struct BarrierLowering : TileGPUPattern<tilegpu::BarrierOp> {
+  using TileGPUPattern::TileGPUPattern;
+  LogicalResult
+  matchAndRewrite(tilegpu::BarrierOp op, OneToNOpAdaptor,
+                  ConversionPatternRewriter &rw) const override {
+    target.barrier(rw, op.getLoc());
+    rw.eraseOp(op);
+    return success();
+  }
+};
+
+struct AssumeLowering : TileGPUPattern<tile::AssumeOp> {
+  using TileGPUPattern::TileGPUPattern;
+  LogicalResult
+  matchAndRewrite(tile::AssumeOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rw) const override {
+    // What the kernel author promises, for LLVM's optimizations.
+    rw.create<LLVM::AssumeOp>(op.getLoc(), adaptor.getCond()[0]);
+    rw.eraseOp(op);
+    return success();
+  }
+};
+
+} // namespace
+
+void gpu::lowering::populateProgramOpToLLVMPatterns(
+    TypeConverter &tc, RewritePatternSet &patterns,
+    const GPUTargetInfo &target) {
+  patterns.add<ProgramIdLowering, NumProgramsLowering, BarrierLowering, AssumeLowering>(tc, patterns.getContext(), target);
+}

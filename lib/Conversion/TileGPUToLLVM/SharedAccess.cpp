@@ -1,0 +1,206 @@
+//===- SharedAccess.cpp - Registers to and from shared memory -----------------===//
+//
+// Addresses in the program's shared array, tensors written and read there
+// element by element or in vectors through linear maps, and the slots of
+// pipeline buffers.
+//
+//===----------------------------------------------------------------------===//
+#include "SharedAccess.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+
+using namespace mlir;
+using namespace tessel;
+using namespace tessel::gpu::lowering;
+using gpu::LinearLayout;
+
+namespace tessel::gpu::lowering {
+
+/// Shared memory: a byte address in the program's dynamic shared array.
+Value sharedAddress(OpBuilder &b, Location loc, unsigned addrSpace,
+                    Value byteOffset) {
+  auto ptrTy = LLVM::LLVMPointerType::get(b.getContext(), addrSpace);
+  Value base = b.create<LLVM::AddressOfOp>(loc, ptrTy, kSharedName);
+  return b.create<LLVM::GEPOp>(loc, ptrTy, b.getI8Type(), base,
+                               ValueRange{byteOffset});
+}
+
+/// The address of element `index` (of `bytes` each) of a shared-memory
+/// region starting at byte `base`.
+Value sharedElement(OpBuilder &b, Location loc, unsigned addrSpace,
+                    int64_t base, Value index, unsigned bytes) {
+  Value off = b.create<arith::AddIOp>(
+      loc, i32Const(b, loc, base),
+      b.create<arith::MulIOp>(loc, index, i32Const(b, loc, bytes)));
+  return sharedAddress(b, loc, addrSpace, off);
+}
+
+/// region at byte `base` (elements of their memory type's size).
+void storeShared(OpBuilder &b, Location loc, unsigned addrSpace, Value v,
+                 int64_t base, Value index) {
+  unsigned bytes = storageBytes(memoryType(v.getType()));
+  Value addr = sharedElement(b, loc, addrSpace, base, index, bytes);
+  b.create<LLVM::StoreOp>(loc, toMemory(b, loc, v), addr, bytes);
+}
+
+Value loadShared(OpBuilder &b, Location loc, unsigned addrSpace, Type t,
+                 int64_t base, Value index) {
+  Type mem = memoryType(t);
+  unsigned bytes = storageBytes(mem);
+  Value addr = sharedElement(b, loc, addrSpace, base, index, bytes);
+  return fromMemory(b, loc, b.create<LLVM::LoadOp>(loc, mem, addr, bytes), t);
+}
+
+/// Writes every owned element of a tensor to shared memory at its row-major
+/// index (elements of their memory size, from byte `base`); `transposed` writes a
+/// 2-D block column-major instead.
+void writeTensorToShared(OpBuilder &b, Location loc,
+                         const gpu::GPUTargetInfo &target,
+                         const LinearLayout &layout, ArrayRef<int32_t> shape,
+                         ValueRange values, int64_t base,
+                         bool transposed) {
+  ThreadIds ids = threadIds(b, loc, target);
+  auto coords = elementCoords(b, loc, layout, ids);
+  Value own = isOwner(b, loc, layout, ids);
+  for (size_t r = 0; r < values.size(); ++r) {
+    if (isCopyRegister(layout, r))
+      continue;
+    Value flat =
+        transposed
+            ? flatIndex(b, loc, {coords[r][1], coords[r][0]}, {shape[1], shape[0]})
+            : flatIndex(b, loc, coords[r], shape);
+    ifThen(b, loc, own, [&](OpBuilder &ib) {
+      storeShared(ib, loc, target.sharedAddressSpace(), values[r], base, flat);
+    });
+  }
+}
+
+SmallVector<Value> readTensorFromShared(OpBuilder &b, Location loc,
+                                        const gpu::GPUTargetInfo &target,
+                                        const LinearLayout &layout,
+                                        ArrayRef<int32_t> shape, Type elt,
+                                        int64_t base) {
+  ThreadIds ids = threadIds(b, loc, target);
+  auto coords = elementCoords(b, loc, layout, ids);
+  SmallVector<Value> values;
+  for (auto &c : coords) {
+    Value flat = flatIndex(b, loc, c, shape);
+    values.push_back(
+        loadShared(b, loc, target.sharedAddressSpace(), elt, base, flat));
+  }
+  return values;
+}
+
+/// The local_load that operand `i` (0: A, 1: B) of `dot` reads in place:
+/// a local_load (possibly through a convert_layout) of a buffer in the
+/// encoding the dot's instruction reads (dotOperandSharedEncoding). Null
+/// otherwise, and the operand goes through registers.
+tilegpu::LocalLoadOp inPlaceOperand(tile::DotOp dot, unsigned i) {
+  Value v = dot->getOperand(i);
+  if (auto cvt = v.getDefiningOp<tilegpu::ConvertLayoutOp>())
+    v = cvt.getSrc();
+  auto load = v.getDefiningOp<tilegpu::LocalLoadOp>();
+  if (!load)
+    return {};
+  std::optional<tilegpu::SharedEncoding> enc =
+      tilegpu::dotOperandSharedEncoding(dot, i);
+  auto type = load.getBuffer().getType();
+  if (!enc || enc->order != type.getOrder() || enc->swizzle != type.getSwizzle())
+    return {};
+  return load;
+}
+
+/// The address of slot `slot` (i32) of the buffer at `buffer`.
+Value slotAddress(OpBuilder &b, Location loc, Value buffer, Value slot,
+                  tilegpu::SharedBufferType type) {
+  Value off = b.create<arith::MulIOp>(loc, slot,
+                                      i32Const(b, loc, type.getSlotStride()));
+  return b.create<LLVM::GEPOp>(loc, buffer.getType(), b.getI8Type(), buffer,
+                               ValueRange{off});
+}
+
+/// The element offset in a slot of (row, column) (i32 each), from the
+/// inverse of its layout (one XOR per set bit).
+Value slotOffset(OpBuilder &b, Location loc, const LinearLayout &inverse,
+                 Value row, Value col) {
+  SmallVector<Value> acc{i32Const(b, loc, 0)};
+  std::string d0 = gpu::dimName(0), d1 = gpu::dimName(1);
+  if (row)
+    acc = hardwarePart(b, loc, inverse, d0.c_str(), row, acc);
+  if (col)
+    acc = hardwarePart(b, loc, inverse, d1.c_str(), col, acc);
+  return acc[0];
+}
+
+/// Writes an operand of a warpgroup MMA, held in registers as `layout` over
+/// [row, k], to shared memory from byte `base` as `shared` (offset -> [row,
+/// k]) places it. Both maps are linear, so a register's offset is the
+/// thread's part (from its lane and warp) XOR a constant per register; runs
+/// of registers at consecutive offsets are stored as one vector of up to 16
+/// bytes.
+void writeOperandToShared(OpBuilder &b, Location loc,
+                          const gpu::GPUTargetInfo &target,
+                          const LinearLayout &layout,
+                          const LinearLayout &shared, ValueRange values,
+                          int64_t base, Value basePtr) {
+  LinearLayout toOffset = layout.invertAndCompose(shared);
+  Type elt = values[0].getType();
+  int32_t size = storageBytes(elt);
+  ThreadIds ids = threadIds(b, loc, target);
+  SmallVector<Value> hw{i32Const(b, loc, 0)};
+  hw = hardwarePart(b, loc, toOffset, gpu::kLane, ids.lane, hw);
+  hw = hardwarePart(b, loc, toOffset, gpu::kWarp, ids.warp, hw);
+  int32_t vec = std::min<int32_t>(
+      toOffset.contiguousRun(gpu::kRegister, gpu::kOffset), 16 / size);
+  // A vector must start at a multiple of its width in every thread.
+  for (const char *in : {gpu::kLane, gpu::kWarp})
+    if (int i = toOffset.inIndex(in); i >= 0)
+      for (const auto &basis : toOffset.ins()[i].bases)
+        while (vec > 1 && basis[0] % vec)
+          vec /= 2;
+  Value own = isOwner(b, loc, layout, ids);
+  auto vecTy = VectorType::get({vec}, elt);
+  for (int32_t r = 0; r < int32_t(values.size()); r += vec) {
+    if (isCopyRegister(layout, r))
+      continue;
+    int32_t c = toOffset.apply({{gpu::kRegister, r}})[0];
+    Value off = b.create<arith::XOrIOp>(loc, hw[0], i32Const(b, loc, c));
+    Value addr =
+        basePtr
+            ? b.create<LLVM::GEPOp>(
+                  loc, basePtr.getType(), b.getI8Type(), basePtr,
+                  ValueRange{b.create<arith::MulIOp>(loc, off,
+                                                     i32Const(b, loc, size))})
+                  .getResult()
+            : sharedElement(b, loc, target.sharedAddressSpace(), base, off,
+                            size);
+    Value v = values[r];
+    if (vec > 1) {
+      v = b.create<LLVM::PoisonOp>(loc, vecTy);
+      for (int32_t i = 0; i < vec; ++i)
+        v = b.create<LLVM::InsertElementOp>(loc, v, values[r + i],
+                                            i32Const(b, loc, i));
+    }
+    ifThen(b, loc, own, [&](OpBuilder &ib) {
+      ib.create<LLVM::StoreOp>(loc, v, addr, vec * size);
+    });
+  }
+}
+
+/// The widest run of registers (at most 16 bytes) a thread moves to or from
+/// consecutive offsets of a slot through `toOffset` (register, lane, warp ->
+/// offset), starting at a multiple of its width in every thread.
+int32_t slotVectorWidth(const LinearLayout &toOffset, int32_t size,
+                        int32_t limit) {
+  int32_t vec = std::min<int32_t>(
+      {toOffset.contiguousRun(gpu::kRegister, gpu::kOffset), 16 / size, limit});
+  for (const char *in : {gpu::kLane, gpu::kWarp})
+    if (int i = toOffset.inIndex(in); i >= 0)
+      for (const auto &basis : toOffset.ins()[i].bases)
+        while (vec > 1 && basis[0] % vec)
+          vec /= 2;
+  return std::max(vec, 1);
+}
+
+} // namespace tessel::gpu::lowering
