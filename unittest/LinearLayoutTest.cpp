@@ -182,6 +182,79 @@ TEST(LinearLayout, MmaAccumulatorMatchesPtxIsaTable) {
   }
 }
 
+/// Element i of lane `lane`'s A fragment as (row, k), written out from the PTX
+/// ISA's "Matrix Fragments for mma.m16n8k8" (.tf32), "mma.m16n8k16" (.f16,
+/// .bf16) and "mma.m16n8k32" (.s8, .u8, .e4m3, .e5m2) tables.
+Coord mmaAFragment(int bits, int lane, int i) {
+  int g = lane >> 2, t = lane % 4;
+  if (bits == 32) // row g for a0 a2, g + 8 for a1 a3; col t for a0 a1, t + 4 for a2 a3
+    return {g + (i == 1 || i == 3 ? 8 : 0), t + (i >= 2 ? 4 : 0)};
+  if (bits == 16) // row g for a0 a1 a4 a5, else g + 8; col 2t + (i & 1), + 8 for i >= 4
+    return {g + (i == 2 || i == 3 || i == 6 || i == 7 ? 8 : 0),
+            t * 2 + (i & 1) + (i >= 4 ? 8 : 0)};
+  // row g for a0..a3 and a8..a11, else g + 8; col 4t + (i & 3), + 16 for i >= 8
+  return {g + ((i >= 4 && i < 8) || i >= 12 ? 8 : 0),
+          t * 4 + (i & 3) + (i >= 8 ? 16 : 0)};
+}
+
+/// Element i of lane `lane`'s B fragment as (k, col), from the same tables.
+Coord mmaBFragment(int bits, int lane, int i) {
+  int g = lane >> 2, t = lane % 4;
+  if (bits == 32) // row t for b0, t + 4 for b1; col g
+    return {t + (i == 1 ? 4 : 0), g};
+  if (bits == 16) // row 2t + (i & 1), + 8 for b2 b3; col g
+    return {t * 2 + (i & 1) + (i >= 2 ? 8 : 0), g};
+  return {t * 4 + (i & 3) + (i >= 4 ? 16 : 0), g}; // + 16 for b4..b7
+}
+
+TEST(LinearLayout, MmaOperandsMatchPtxIsaTables) {
+  for (int bits : {32, 16, 8}) {
+    int instrK = 256 / bits;
+    for (unsigned operand : {0u, 1u}) {
+      int perLane = (operand == 0 ? 16 : 8) * instrK / 32;
+      for (Coord warps : {Coord{1, 1}, Coord{2, 2}, Coord{4, 1}, Coord{1, 4},
+                          Coord{2, 1}, Coord{1, 2}})
+        for (Coord mnk : {Coord{16, 8, 32}, Coord{64, 64, 64}, Coord{128, 32, 32},
+                          Coord{32, 128, 128}}) {
+          int M = mnk[0], N = mnk[1], K = mnk[2];
+          if (M < 16 * warps[0] || N < 8 * warps[1])
+            continue;
+          Coord shape = operand == 0 ? Coord{M, K} : Coord{K, N};
+          LinearLayout l = mmaOperandLayout(operand, shape, warps, bits);
+          EXPECT_TRUE(l.isSurjective()) << l.str();
+          int kSteps = K / instrK;
+          std::set<Coord> seen;
+          for (int warp = 0; warp < warps[0] * warps[1]; ++warp)
+            for (int lane = 0; lane < 32; ++lane)
+              for (int reg = 0; reg < l.inSize(kRegister); ++reg) {
+                int i = reg % perLane, step = reg / perLane % kSteps,
+                    rep = reg / perLane / kSteps;
+                int wn = warp % warps[1], wm = warp / warps[1];
+                Coord want;
+                if (operand == 0) {
+                  Coord f = mmaAFragment(bits, lane, i);
+                  want = {f[0] + 16 * (wm + warps[0] * rep), f[1] + instrK * step};
+                } else {
+                  Coord f = mmaBFragment(bits, lane, i);
+                  want = {f[0] + instrK * step, f[1] + 8 * (wn + warps[1] * rep)};
+                }
+                Coord got = l.apply({{kRegister, reg}, {kLane, lane}, {kWarp, warp}});
+                ASSERT_EQ(got, want) << bits << "-bit operand " << operand << " warp "
+                                     << warp << " lane " << lane << " reg " << reg;
+                seen.insert(got);
+              }
+          EXPECT_EQ(int64_t(seen.size()), int64_t(shape[0]) * shape[1]);
+          // A register's elements are consecutive along K.
+          EXPECT_EQ(l.contiguousRun(kRegister, dimName(operand == 0 ? 1 : 0)),
+                    32 / bits);
+        }
+    }
+  }
+  EXPECT_THROW(mmaOperandLayout(0, {16, 16}, {1, 1}, 32 * 2), std::invalid_argument);
+  EXPECT_THROW(mmaOperandLayout(1, {16, 8}, {1, 1}, 8), std::invalid_argument);
+  EXPECT_THROW(mmaOperandLayout(2, {16, 16}, {1, 1}, 16), std::invalid_argument);
+}
+
 TEST(LinearLayout, WgmmaAccumulatorMatchesPtxIsaTable) {
   // PTX ISA, wgmma.mma_async .m64nNk16, accumulator D (f32, N/2 registers
   // d0..d{N/2-1}): warp w of the warpgroup holds rows 16w..16w+15; with
@@ -454,6 +527,39 @@ TEST(LinearLayout, DefaultLayoutsCoverEveryShape) {
       if (numel >= 32 * warps)
         EXPECT_TRUE(l.isInjective()) << l.str();
     }
+}
+
+TEST(LinearLayout, DefaultLayoutsRunAlongTheFastestDimension) {
+  for (Coord shape : {Coord{64, 32}, Coord{32, 64}, Coord{8, 256},
+                      Coord{128, 4}, Coord{4, 8}, Coord{2, 4, 8}})
+    for (unsigned fastest = 0; fastest < shape.size(); ++fastest)
+      for (int warps : {1, 4, 8})
+        for (int32_t vector : {1, 4, 8}) {
+          LinearLayout l = defaultBlockedLayout(shape, warps, vector, fastest);
+          EXPECT_TRUE(l.isSurjective()) << l.str();
+          EXPECT_EQ(l.inSize(kLane), 32);
+          EXPECT_EQ(l.inSize(kWarp), warps);
+          EXPECT_EQ(l.freeBits(kRegister), 0u) << l.str();
+          int64_t numel = 1;
+          for (int32_t s : shape)
+            numel *= s;
+          if (numel >= 32 * warps)
+            EXPECT_TRUE(l.isInjective()) << l.str();
+          // A thread's first registers run along `fastest`, as many as the
+          // vector, the block and an even share of it allow.
+          int64_t want = std::min<int64_t>(
+              {vector, shape[fastest], std::max<int64_t>(1, numel / (32 * warps))});
+          EXPECT_EQ(l.contiguousRun(kRegister, dimName(fastest)), want)
+              << l.str();
+          // The first lane that moves off `fastest` comes only after the
+          // lanes along it fill it.
+          std::vector<int32_t> lane1 = l.apply({{kLane, 1}});
+          if (shape[fastest] > want)
+            EXPECT_EQ(lane1[fastest], want) << l.str();
+        }
+  // The last dimension is the default's fastest.
+  EXPECT_EQ(defaultBlockedLayout({64, 32}, 4, 8, 1u),
+            defaultBlockedLayout({64, 32}, 4, 8));
 }
 
 TEST(LinearLayout, ReduceKeepsEachElementsRow) {

@@ -595,6 +595,60 @@ LinearLayout mmaAccumulatorLayout(const std::vector<int32_t> &shape,
   return fitToShape(repeatToShape(layout, shape, {1, 0}), shape);
 }
 
+LinearLayout mmaOperandLayout(unsigned operand, const std::vector<int32_t> &shape,
+                              const std::vector<int32_t> &warpsPerCTA,
+                              int32_t elementBits) {
+  checkRank(shape, 2, "shape");
+  checkRank(warpsPerCTA, 2, "warpsPerCTA");
+  if (operand > 1)
+    bad("an mma operand is 0 (A) or 1 (B)");
+  if (elementBits != 8 && elementBits != 16 && elementBits != 32)
+    bad("mma.sync operands have 8-, 16- or 32-bit elements, not " +
+        std::to_string(elementBits));
+  int32_t perRegister = 32 / elementBits, instrK = 8 * perRegister;
+  int32_t k = shape[operand == 0 ? 1 : 0];
+  if (k % instrK)
+    bad("K = " + std::to_string(k) + " is not a multiple of the mma.sync K (" +
+        std::to_string(instrK) + ") for " + std::to_string(elementBits) +
+        "-bit elements");
+  // One instruction's fragment, as (mn, k) with mn A's row or B's column: a
+  // register's elements are consecutive along K; then, for A, the same
+  // columns 8 rows below; then the second half of K. threadID_in_group
+  // (lane bits 0-1) picks a register's worth of K, groupID (bits 2-4) the
+  // row or column.
+  std::vector<std::pair<int32_t, int32_t>> regs, lanes;
+  for (int32_t e = 1; e < perRegister; e *= 2)
+    regs.push_back({0, e});
+  if (operand == 0)
+    regs.push_back({8, 0});
+  regs.push_back({0, 4 * perRegister});
+  lanes = {{0, perRegister}, {0, 2 * perRegister}, {1, 0}, {2, 0}, {4, 0}};
+  auto bases = [&](const std::vector<std::pair<int32_t, int32_t>> &mnk) {
+    std::vector<LinearLayout::Basis> out;
+    for (auto [mn, kk] : mnk)
+      out.push_back(operand == 0 ? LinearLayout::Basis{mn, kk}
+                                 : LinearLayout::Basis{kk, mn});
+    return out;
+  };
+  std::string d0 = dimName(0), d1 = dimName(1);
+  int32_t tileMN = operand == 0 ? 16 : 8;
+  LinearLayout tile({{kRegister, bases(regs)}, {kLane, bases(lanes)}},
+                    operand == 0 ? std::vector<LinearLayout::OutDim>{{d0, tileMN}, {d1, instrK}}
+                                 : std::vector<LinearLayout::OutDim>{{d0, instrK}, {d1, tileMN}});
+  // The accumulator's warp bits: N first, then M. The operand follows its own
+  // dimension and repeats along the other.
+  LinearLayout warps =
+      operand == 0
+          ? LinearLayout::zeros1D(warpsPerCTA[1], kWarp, d0) *
+                LinearLayout::identity1D(warpsPerCTA[0], kWarp, d0)
+          : LinearLayout::identity1D(warpsPerCTA[1], kWarp, d1) *
+                LinearLayout::zeros1D(warpsPerCTA[0], kWarp, d1);
+  LinearLayout layout = (tile * warps).transposeOuts({d0, d1});
+  std::vector<unsigned> kFirst =
+      operand == 0 ? std::vector<unsigned>{1, 0} : std::vector<unsigned>{0, 1};
+  return fitToShape(repeatToShape(layout, shape, kFirst), shape);
+}
+
 int32_t wgmmaInstrN(const std::vector<int32_t> &shape,
                     const std::vector<int32_t> &warpsPerCTA) {
   checkRank(shape, 2, "shape");

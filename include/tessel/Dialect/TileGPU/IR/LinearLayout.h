@@ -166,6 +166,21 @@ LinearLayout blockedLayout(const std::vector<int32_t> &shape,
 LinearLayout mmaAccumulatorLayout(const std::vector<int32_t> &shape,
                                   const std::vector<int32_t> &warpsPerCTA);
 
+/// The layout of an mma.sync operand, `operand` 0 (A, shape [M, K]) or 1 (B,
+/// shape [K, N]), as the instruction for `elementBits`-bit elements reads it
+/// (PTX ISA "Matrix Fragments for mma.m16n8k8" for 32-bit tf32,
+/// "mma.m16n8k16" for 16-bit, "mma.m16n8k32" for 8-bit elements): each
+/// 32-bit register holds 32 / elementBits consecutive elements along K, the
+/// first in the low bits. An instruction covers K = 256 / elementBits; its
+/// registers come first, then the instructions along K, then along M (A) or
+/// N (B). warpsPerCTA [M, N] is the accumulator's split
+/// (mmaAccumulatorLayout): A's warps along N, and B's along M, hold copies.
+/// Throws std::invalid_argument for other widths or a K that is not a
+/// multiple of the instruction's.
+LinearLayout mmaOperandLayout(unsigned operand, const std::vector<int32_t> &shape,
+                              const std::vector<int32_t> &warpsPerCTA,
+                              int32_t elementBits);
+
 /// The accumulator (D) layout of warpgroup MMA, wgmma.mma_async m64nNk16
 /// (PTX ISA "Register Fragments and Shared Memory Matrix Layouts"): the four
 /// warps of a warpgroup cover 64 rows, 16 each, and every thread holds the
