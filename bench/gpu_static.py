@@ -12,7 +12,8 @@ For every kernel, architecture and compiler a row gives:
                 request (4 for 32 lanes x 4 contiguous bytes, 16 for 16-byte vector loads), load efficiency
                 (bytes the lanes asked for / bytes of the sectors moved), shared-memory wavefronts per request
                 (conflict-free is one per 128 bytes a request moves: 1 for 32 lanes x 4 bytes, 4 for ldmatrix.x4
-                or 16-byte accesses), warp instructions executed
+                or 16-byte accesses), bank conflicts per request (the wavefronts beyond one per phase, as
+                Nsight Compute counts them: 0 when conflict free), warp instructions executed
   numpy         each compiler's result checked against numpy; a wrong result marks the row and fails the run
 
 Where Tessel cannot compile a kernel yet (tl.dot on the GPU), its row gives Tessel's reason instead of numbers.
@@ -417,6 +418,11 @@ def simulate(case: Case, compiled: dict, args: list[Any], check: Callable) -> di
             "shared_wavefronts_per_request":
                 (c["shared_load_wavefronts"] + c["shared_store_wavefronts"]) / shared_requests
                 if shared_requests else None,
+            # Bank conflicts: wavefronts beyond one per phase of a request (Nsight Compute's
+            # l1tex__data_bank_conflicts_pipe_lsu_mem_shared), per request; 0 is conflict free.
+            "shared_conflicts_per_request":
+                (c["shared_load_bank_conflicts"] + c["shared_store_bank_conflicts"]) / shared_requests
+                if shared_requests else None,
             "warp_instructions": c["warp_instructions"],
             "counters": {k: v for k, v in c.items() if k != "seconds"}}
 
@@ -442,7 +448,8 @@ COLUMNS = [  # header, row key, format
     ("LDGSTS/UTMALDG", "sass_async", "{}"), ("LDG.E.128", "sass_ldg128", "{}"),
     ("ld sec/req", "load_sectors_per_request", "{:.2f}"), ("ld eff", "load_efficiency", "{:.0%}"),
     ("st sec/req", "store_sectors_per_request", "{:.2f}"),
-    ("smem wf/req", "shared_wavefronts_per_request", "{:.2f}"), ("warp instr", "warp_instructions", "{}"),
+    ("smem wf/req", "shared_wavefronts_per_request", "{:.2f}"),
+    ("conflicts/req", "shared_conflicts_per_request", "{:.2f}"), ("warp instr", "warp_instructions", "{}"),
     ("numpy", "check", "{}"),
 ]
 

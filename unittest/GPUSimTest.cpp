@@ -70,28 +70,42 @@ TEST(GPUSimCountersTest, BankConflictWavefronts) {
   uint32_t lanes[32], addrs[32];
   for (uint32_t i = 0; i < 32; ++i)
     lanes[i] = i;
+  // Wavefronts and bank conflicts (wavefronts beyond one per phase).
+  auto expect = [&](unsigned n, unsigned size, unsigned wavefronts,
+                    unsigned conflicts) {
+    SharedWavefronts w = countWavefronts(lanes, addrs, n, size);
+    EXPECT_EQ(w.wavefronts, wavefronts);
+    EXPECT_EQ(w.conflicts(), conflicts);
+  };
   for (uint32_t i = 0; i < 32; ++i)
     addrs[i] = 4 * i;
-  EXPECT_EQ(countWavefronts(lanes, addrs, 32, 4), 1u);
+  expect(32, 4, 1, 0);
   for (uint32_t i = 0; i < 32; ++i)
     addrs[i] = 8 * i; // 2-way conflict: lanes i and i+16 share a bank
-  EXPECT_EQ(countWavefronts(lanes, addrs, 32, 4), 2u);
+  expect(32, 4, 2, 1);
   for (uint32_t i = 0; i < 32; ++i)
     addrs[i] = 128 * i; // all in bank 0
-  EXPECT_EQ(countWavefronts(lanes, addrs, 32, 4), 32u);
+  expect(32, 4, 32, 31);
   for (uint32_t i = 0; i < 32; ++i)
     addrs[i] = 128 * (i % 2); // two distinct words in bank 0, broadcast
-  EXPECT_EQ(countWavefronts(lanes, addrs, 32, 4), 2u);
+  expect(32, 4, 2, 1);
   for (uint32_t i = 0; i < 32; ++i)
     addrs[i] = 16 * i; // 16-byte vectors, contiguous: 4 phases of 8 lanes
-  EXPECT_EQ(countWavefronts(lanes, addrs, 32, 16), 4u);
+  expect(32, 16, 4, 0);
+  expect(8, 16, 1, 0); // one phase active
+  for (uint32_t i = 0; i < 32; ++i)
+    addrs[i] = 32 * i; // 16-byte vectors 32 bytes apart: 2 per phase
+  expect(32, 16, 8, 4);
+  for (uint32_t i = 0; i < 32; ++i)
+    addrs[i] = 8 * i; // 8-byte vectors, contiguous: 2 phases of 16 lanes
+  expect(32, 8, 2, 0);
   // XOR swizzle of a 32x32 word tile read by column: conflict free.
   for (uint32_t i = 0; i < 32; ++i)
     addrs[i] = 4 * (i * 32 + (5 ^ i));
-  EXPECT_EQ(countWavefronts(lanes, addrs, 32, 4), 1u);
+  expect(32, 4, 1, 0);
   for (uint32_t i = 0; i < 32; ++i)
     addrs[i] = 4 * (i * 32 + 5); // the same column unswizzled: 32-way
-  EXPECT_EQ(countWavefronts(lanes, addrs, 32, 4), 32u);
+  expect(32, 4, 32, 31);
 }
 
 TEST(GPUSimParserTest, ParamsRegistersAndReconvergence) {

@@ -32,6 +32,8 @@ void Counters::add(const Counters &o) {
   sharedLoadWavefronts += o.sharedLoadWavefronts;
   sharedStoreRequests += o.sharedStoreRequests;
   sharedStoreWavefronts += o.sharedStoreWavefronts;
+  sharedLoadConflicts += o.sharedLoadConflicts;
+  sharedStoreConflicts += o.sharedStoreConflicts;
   barriers += o.barriers;
   asyncCopyBytes += o.asyncCopyBytes;
   ctas += o.ctas;
@@ -54,6 +56,8 @@ std::map<std::string, uint64_t> Counters::toMap() const {
   m["shared_load_wavefronts"] = sharedLoadWavefronts;
   m["shared_store_requests"] = sharedStoreRequests;
   m["shared_store_wavefronts"] = sharedStoreWavefronts;
+  m["shared_load_bank_conflicts"] = sharedLoadConflicts;
+  m["shared_store_bank_conflicts"] = sharedStoreConflicts;
   m["barriers"] = barriers;
   m["async_copy_bytes"] = asyncCopyBytes;
   m["ctas"] = ctas;
@@ -73,11 +77,11 @@ unsigned countSectors(const uint64_t *addrs, unsigned n, unsigned size) {
   return unsigned(std::unique(sectors, sectors + k) - sectors);
 }
 
-unsigned countWavefronts(const uint32_t *lanes, const uint32_t *addrs,
-                         unsigned n, unsigned size) {
+SharedWavefronts countWavefronts(const uint32_t *lanes, const uint32_t *addrs,
+                                 unsigned n, unsigned size) {
   // Lanes per phase: 32 for <= 4 bytes, 16 for 8 bytes, 8 for 16 bytes.
   unsigned perPhase = size <= 4 ? 32 : 128 / size;
-  unsigned total = 0;
+  SharedWavefronts total;
   for (unsigned phase = 0; phase < 32 / perPhase; ++phase) {
     // Distinct 4-byte words per bank in this phase.
     uint32_t words[32][32];
@@ -101,7 +105,8 @@ unsigned countWavefronts(const uint32_t *lanes, const uint32_t *addrs,
     unsigned worst = 1;
     for (unsigned b = 0; b < 32; ++b)
       worst = std::max(worst, count[b]);
-    total += worst;
+    total.wavefronts += worst;
+    ++total.phases;
   }
   return total;
 }

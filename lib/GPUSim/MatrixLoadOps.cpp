@@ -84,8 +84,10 @@ template <bool Store> void matrixOp(ExecContext &c, const Inst &I, uint32_t mask
         regRef(c, regs.vec[m], l) = uint32_t(lo) | uint32_t(hi) << 16;
       }
     }
+    SharedWavefronts w = countWavefronts(lanes, rowOff, 8 * num, 16);
     ++c.counters.sharedLoadRequests;
-    c.counters.sharedLoadWavefronts += countWavefronts(lanes, rowOff, 8 * num, 16);
+    c.counters.sharedLoadWavefronts += w.wavefronts;
+    c.counters.sharedLoadConflicts += w.conflicts();
   } else {
     for (unsigned m = 0; m < num; ++m)
       for (int l = 0; l < 32; ++l) {
@@ -103,8 +105,10 @@ template <bool Store> void matrixOp(ExecContext &c, const Inst &I, uint32_t mask
       }
       std::memcpy(sh.at(rowOff[r]), bytes, 16);
     }
+    SharedWavefronts w = countWavefronts(lanes, rowOff, 8 * num, 16);
     ++c.counters.sharedStoreRequests;
-    c.counters.sharedStoreWavefronts += countWavefronts(lanes, rowOff, 8 * num, 16);
+    c.counters.sharedStoreWavefronts += w.wavefronts;
+    c.counters.sharedStoreConflicts += w.conflicts();
   }
 }
 

@@ -156,13 +156,15 @@ template <bool Store> void memOp(ExecContext &c, const Inst &I, uint32_t mask) {
       k.globalLoadBytes += uint64_t(count) * size;
     }
   } else if (seen == StateSpace::Shared) {
-    unsigned w = countWavefronts(lanes, offs, count, size);
+    SharedWavefronts w = countWavefronts(lanes, offs, count, size);
     if (Store) {
       ++k.sharedStoreRequests;
-      k.sharedStoreWavefronts += w;
+      k.sharedStoreWavefronts += w.wavefronts;
+      k.sharedStoreConflicts += w.conflicts();
     } else {
       ++k.sharedLoadRequests;
-      k.sharedLoadWavefronts += w;
+      k.sharedLoadWavefronts += w.wavefronts;
+      k.sharedLoadConflicts += w.conflicts();
     }
   }
 }

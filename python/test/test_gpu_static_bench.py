@@ -40,6 +40,7 @@ def test_vector_add_rows(report, target):
         assert 0 < r["load_efficiency"] <= 1, what
         # An element-wise kernel: no tensor cores, no shared memory.
         assert r["sass_mma"] == 0 and r["shared"] == 0 and r["shared_wavefronts_per_request"] is None, what
+        assert r["shared_conflicts_per_request"] is None, what
     # Triton's loads of contiguous, 16-byte-aligned fp32 are 16-byte vectors (the reference the table compares to).
     assert all(r["sass_ldg128"] > 0 for r in rows if r["compiler"] == "triton")
     assert not report.wrong()

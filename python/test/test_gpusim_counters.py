@@ -52,3 +52,6 @@ def test_column_read_bank_conflicts(place, wavefronts):
     assert counters["shared_load_wavefronts"] == wavefronts
     assert counters["shared_store_requests"] == 32
     assert counters["shared_store_wavefronts"] == 32 * wavefronts
+    # Bank conflicts: every wavefront past the first of each (single-phase, 4-byte) request.
+    assert counters["shared_load_bank_conflicts"] == wavefronts - 1
+    assert counters["shared_store_bank_conflicts"] == 32 * (wavefronts - 1)
