@@ -120,6 +120,26 @@ def test_loop_load_then_overlapping_store(rand):
 
 
 @triton.jit
+def _block_steps(x_ptr, n, STEP: tl.constexpr, BLOCK: tl.constexpr):
+    # Blocks of BLOCK elements, STEP apart: each stores its start over its elements. With STEP < BLOCK a block
+    # overwrites part of the previous one (the later block wins); with STEP == BLOCK the blocks never meet.
+    o = tl.arange(0, BLOCK)
+    for off in range(0, n, STEP):
+        tl.store(x_ptr + off + o, tl.zeros([BLOCK], tl.int32) + off, mask=off + o < n)
+
+
+@pytest.mark.parametrize("step", [1024, 1000, 512, 1])
+def test_loop_block_steps(step):
+    n = 3000
+    x = np.full(n, -1, np.int32)
+    expected = x.copy()
+    for off in range(0, n, step):
+        expected[off:off + 1024] = off
+    _block_steps[(1,)](x, n, STEP=step, BLOCK=1024)
+    np.testing.assert_array_equal(x, expected)
+
+
+@triton.jit
 def _store_then_load(x_ptr, y_ptr, N: tl.constexpr):
     # The other direction: a load after a store to the same memory sees the stored values.
     o = tl.arange(0, N)

@@ -88,3 +88,44 @@ func.func @moving_store(%x: !tile.ptr<i32> {tile.noalias}) attributes {tile.kern
   }
   return
 }
+
+// -----
+
+// A store that moves by its whole block each iteration (layer norm's output
+// loop) never meets the previous iteration's addresses: no barrier, though
+// the store and the loads go through arguments that alias nothing. A store
+// that moves by 255 of its 256 elements still overlaps: a barrier.
+// CHECK-LABEL: func.func @block_steps
+// CHECK: scf.for
+// CHECK-NOT: tilegpu.barrier
+// CHECK: tile.store
+// CHECK: scf.for
+// CHECK: tilegpu.barrier
+// CHECK-NEXT: tile.store
+func.func @block_steps(%x: !tile.ptr<f32> {tile.noalias}, %y: !tile.ptr<f32> {tile.noalias}, %row: i32, %n: i32) attributes {tile.kernel} {
+  %r = tile.make_range {start = 0 : i32, end = 256 : i32} : tensor<256xi32>
+  %c0 = arith.constant 0 : i32
+  %c255 = arith.constant 255 : i32
+  %c256 = arith.constant 256 : i32
+  %yrow = tile.addptr %y, %row : !tile.ptr<f32>, i32
+  scf.for %off = %c0 to %n step %c256 : i32 {
+    %os = tile.splat %off : tensor<256xi32>
+    %cols = arith.addi %os, %r : tensor<256xi32>
+    %xs = tile.splat %x : tensor<256x!tile.ptr<f32>>
+    %xa = tile.addptr %xs, %cols : tensor<256x!tile.ptr<f32>>, tensor<256xi32>
+    %v = tile.load %xa : tensor<256x!tile.ptr<f32>> -> tensor<256xf32>
+    %ys = tile.splat %yrow : tensor<256x!tile.ptr<f32>>
+    %ya = tile.addptr %ys, %cols : tensor<256x!tile.ptr<f32>>, tensor<256xi32>
+    tile.store %ya, %v : tensor<256x!tile.ptr<f32>>, tensor<256xf32>
+  }
+  scf.for %off = %c0 to %n step %c255 : i32 {
+    %os = tile.splat %off : tensor<256xi32>
+    %cols = arith.addi %os, %r : tensor<256xi32>
+    %ys = tile.splat %y : tensor<256x!tile.ptr<f32>>
+    %ya = tile.addptr %ys, %cols : tensor<256x!tile.ptr<f32>>, tensor<256xi32>
+    %v = tile.splat %row : tensor<256xi32>
+    %f = arith.sitofp %v : tensor<256xi32> to tensor<256xf32>
+    tile.store %ya, %f : tensor<256x!tile.ptr<f32>>, tensor<256xf32>
+  }
+  return
+}

@@ -9,8 +9,11 @@
 #include "tessel/Analysis/PointerRoots.h"
 #include "tessel/Dialect/Tile/IR/Dialect.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/Matchers.h"
 
 namespace tessel::tilegpu {
 #define GEN_PASS_DEF_TILEGPUMEMORYBARRIERS
@@ -51,6 +54,111 @@ bool ownedOnce(Value ptr) {
          layout->freeBits(gpu::kRegister) == 0;
 }
 
+/// The element offsets of a block of pointers (or of an integer block) in
+/// one iteration of a loop: `iv * perIteration` plus values in [lo, hi],
+/// plus a shift that is the same in every iteration (scalars defined outside
+/// the loop, whose values do not matter here).
+struct IterationOffsets {
+  int64_t perIteration = 0, lo = 0, hi = 0;
+
+  IterationOffsets operator+(const IterationOffsets &o) const {
+    return {perIteration + o.perIteration, lo + o.lo, hi + o.hi};
+  }
+  IterationOffsets scaled(int64_t c) const {
+    return {perIteration * c, std::min(lo * c, hi * c),
+            std::max(lo * c, hi * c)};
+  }
+};
+
+/// The constant of a scalar or splat integer constant.
+std::optional<int64_t> constantOf(Value v) {
+  APInt value;
+  if (matchPattern(v, m_ConstantInt(&value)))
+    return value.getSExtValue();
+  return std::nullopt;
+}
+
+/// Offsets of `v` per iteration of `loop`, or nothing where they cannot be
+/// bounded: only constants, ranges, the loop's induction variable, values
+/// from outside the loop, and sums, differences and constant multiples of
+/// those (index arithmetic is taken not to overflow, as AxisInfo does).
+std::optional<IterationOffsets> iterationOffsets(Value v, scf::ForOp loop,
+                                                 int depth = 0);
+
+/// iterationOffsets where its numbers stay far from overflowing.
+std::optional<IterationOffsets> bounded(std::optional<IterationOffsets> o) {
+  constexpr int64_t kLimit = int64_t(1) << 40;
+  if (o && std::abs(o->perIteration) < kLimit && std::abs(o->lo) < kLimit &&
+      std::abs(o->hi) < kLimit)
+    return o;
+  return std::nullopt;
+}
+
+std::optional<IterationOffsets> iterationOffsets(Value v, scf::ForOp loop,
+                                                 int depth) {
+  if (depth > 32)
+    return std::nullopt;
+  bool scalar = !isa<RankedTensorType>(v.getType());
+  if (v == loop.getInductionVar())
+    return IterationOffsets{1, 0, 0};
+  if (auto c = constantOf(v))
+    return IterationOffsets{0, *c, *c};
+  if (invariantIn(v, loop)) {
+    // Outside the loop: the same in every iteration. A scalar only shifts
+    // the block; a block's own spread must still be known.
+    if (scalar)
+      return IterationOffsets{0, 0, 0};
+  }
+  Operation *op = v.getDefiningOp();
+  if (!op)
+    return std::nullopt;
+  auto operand = [&](unsigned i) {
+    return bounded(iterationOffsets(op->getOperand(i), loop, depth + 1));
+  };
+  if (auto range = dyn_cast<tile::MakeRangeOp>(op))
+    return IterationOffsets{0, range.getStart(), range.getEnd() - 1};
+  if (isa<tile::SplatOp, tile::BroadcastOp, tile::ExpandDimsOp,
+          tile::ReshapeOp, tile::TransOp, tilegpu::ConvertLayoutOp,
+          arith::ExtSIOp, arith::ExtUIOp, arith::IndexCastOp>(op))
+    return operand(0);
+  if (isa<tile::AddPtrOp, arith::AddIOp>(op)) {
+    auto a = operand(0), b = operand(1);
+    if (!a || !b)
+      return std::nullopt;
+    return *a + *b;
+  }
+  if (isa<arith::SubIOp>(op)) {
+    auto a = operand(0), b = operand(1);
+    if (!a || !b)
+      return std::nullopt;
+    return *a + b->scaled(-1);
+  }
+  if (isa<arith::MulIOp>(op)) {
+    for (unsigned i = 0; i < 2; ++i)
+      if (auto c = constantOf(op->getOperand(1 - i))) {
+        auto a = operand(i);
+        if (!a || std::abs(*c) >= (int64_t(1) << 20))
+          return std::nullopt;
+        return a->scaled(*c);
+      }
+  }
+  return std::nullopt;
+}
+
+/// Whether the addresses of `ptr` in one iteration of `loop` never meet
+/// those of another iteration: the block moves by more than it spans.
+bool disjointAcrossIterations(Value ptr, scf::ForOp loop) {
+  std::optional<int64_t> step = getConstantIntValue(loop.getStep());
+  std::optional<IterationOffsets> offsets =
+      bounded(iterationOffsets(ptr, loop));
+  if (!step || !offsets)
+    return false;
+  __int128 move = __int128(offsets->perIteration) * *step;
+  if (move < 0)
+    move = -move;
+  return move > __int128(offsets->hi) - offsets->lo;
+}
+
 bool mayConflict(const Access &a, const Access &b) {
   if (!a.isWrite && !b.isWrite)
     return false;
@@ -63,6 +171,15 @@ bool mayConflict(const Access &a, const Access &b) {
   if (a.ptr == b.ptr && ownedOnce(a.ptr) && sameAddresses(a) &&
       sameAddresses(b))
     return false;
+  // The same pointers in different iterations of a loop they move in, by
+  // more than the block spans: the two accesses touch different addresses.
+  if (a.ptr == b.ptr && (a.previousIterationOf || b.previousIterationOf)) {
+    Operation *loop = a.previousIterationOf ? a.previousIterationOf
+                                            : b.previousIterationOf;
+    if (auto forOp = dyn_cast<scf::ForOp>(loop))
+      if (disjointAcrossIterations(a.ptr, forOp))
+        return false;
+  }
   if (!a.root || !b.root)
     return true;
   if (a.root == b.root)

@@ -19,7 +19,10 @@ def TileGPUMemoryBarriers
     iteration are ordered against the next. Two accesses through the same
     block of pointers in a layout without copies need no barrier (each
     thread touches only its own elements), unless they are in different
-    iterations of a loop the pointers vary in.
+    iterations of a loop the pointers vary in; there too, none is needed when
+    the block moves each iteration by more than it spans (offsets that are
+    the induction variable times a constant plus ranges and constants, as in
+    a loop over a row in blocks), since the iterations' addresses never meet.
   }];
   let dependentDialects = ["::tessel::tilegpu::TileGPUDialect"];
 }
