@@ -321,9 +321,14 @@ def compile_tessel(case: Case, target: str, args: list[Any]) -> dict:
 
     assert kernels.FRONTEND == "tessel", "TESSEL_BENCH_FRONTEND=triton is for the Triton child process only"
     fn = getattr(kernels, case.kernel)
-    # Arrays by element type only (warmup compiles without running; a dtype stands for a 16-byte-aligned array).
-    dtypes = {"*fp32": np.dtype(np.float32), "*fp16": np.dtype(np.float16), "*bf16": tl.bfloat16}
-    warm_args = {name: dtypes[case.signature[name]] if case.signature[name].startswith("*") else value
+    # The arrays the simulator runs (bf16 bits as torch bf16 tensors): warmup compiles what a launch of them
+    # compiles, with the specializations the launcher takes from them (alignment, arrays that overlap no other).
+    def as_launched(value: Any, sig: str) -> Any:
+        if sig == "*bf16":
+            import torch
+            return torch.from_numpy(value).view(torch.bfloat16)
+        return value
+    warm_args = {name: as_launched(value, case.signature[name])
                  for name, value in zip(runtime_names(case), args)}
     fn.cache.clear()  # this target's in-memory kernels: the compile below must not be a hit
     start = time.perf_counter()
