@@ -16,7 +16,7 @@ For every kernel, architecture and compiler a row gives:
                 Nsight Compute counts them: 0 when conflict free), warp instructions executed
   numpy         each compiler's result checked against numpy; a wrong result marks the row and fails the run
 
-Where Tessel cannot compile a kernel yet (tl.dot on the GPU), its row gives Tessel's reason instead of numbers.
+Where Tessel cannot compile a kernel, its row gives Tessel's reason instead of numbers.
 Both compilers get the same specialization: pointers 16-byte aligned and ints that are multiples of 16 are marked
 divisible by 16, as both launchers do.
 
@@ -315,8 +315,6 @@ def _tessel_reason(error: Exception) -> str:
 
 
 def compile_tessel(case: Case, target: str, args: list[Any]) -> dict:
-    import tessel.language as tl
-
     from . import gpu_static_kernels as kernels
 
     assert kernels.FRONTEND == "tessel", "TESSEL_BENCH_FRONTEND=triton is for the Triton child process only"
