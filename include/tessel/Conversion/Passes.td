@@ -36,12 +36,17 @@ def ConvertTileToTileGPU : Pass<"convert-tile-to-tilegpu", "mlir::ModuleOp"> {
   let description = [{
     Every tensor value gets the default blocked layout of its shape for
     `num-warps` warps (gpu::defaultBlockedLayout), as its type's
-    `#tilegpu.linear` encoding. Values whose loads and stores move elements
-    narrower than 4 bytes along a contiguous last dimension hold more than
-    the default 4 consecutive elements per thread: 16 bytes (8 fp16, 16 int8),
-    no more than the proved contiguity, the same width for every value that
-    element-wise ops, addptr, loads, stores and loop-carried values tie
-    together (the narrowest any of their memory ops wants). Ops that move elements between threads get
+    `#tilegpu.linear` encoding. Values whose loads and stores are proved
+    contiguous along another dimension than the last get a blocked layout
+    with that dimension fastest (lanes and per-thread vectors along it), and
+    values whose loads and stores move elements narrower than 4 bytes along
+    a contiguous last dimension hold more than the default 4 consecutive
+    elements per thread: 16 bytes (8 fp16, 16 int8), no more than the proved
+    contiguity. Every value that element-wise ops, addptr, loads, stores and
+    loop-carried values tie together gets one layout: the dimension its
+    memory ops agree on (each prefers the one its addresses are most
+    contiguous along, the last on ties; the last when they disagree), and
+    the narrowest width any of them wants. Ops that move elements between threads get
     the layouts their lowering needs, with `tilegpu.convert_layout` between:
     the operand of `expand_dims` is the slice of its result's layout, the
     operand of `broadcast` sits in its result's registers, the results of
@@ -57,10 +62,11 @@ def ConvertTileToTileGPU : Pass<"convert-tile-to-tilegpu", "mlir::ModuleOp"> {
     warpgroup along N the two layouts are the same map, so the attribute,
     not the layout, says which instruction runs.) The kernel gets
     `tilegpu.num_warps`. Loads and stores whose addresses the axis-info
-    analysis proves contiguous and aligned along the last dimension (and
-    whose mask and `other` are constant over the group) get
-    `tilegpu.vector = n`: one access may move n consecutive elements (at most
-    16 bytes).
+    analysis proves contiguous and aligned along some dimension (and whose
+    mask and `other` are constant over the group) get `tilegpu.vector =
+    array<i32: n0, n1, ...>`: one access may move n_d consecutive elements
+    along dimension d (at most 16 bytes); the lowering uses the width along
+    the dimension a thread's consecutive registers run along.
   }];
   let options = [
     Option<"numWarps", "num-warps", "int", /*default=*/"4",

@@ -200,17 +200,9 @@ Value shuffleXor(OpBuilder &b, Location loc, const gpu::GPUTargetInfo &target,
                            : result;
 }
 
-/// Registers per access of a load or store: the vector width the layout
-/// pass proved for its addresses, as far as the thread holds consecutive
-/// elements of the last dimension in consecutive registers.
 int accessWidth(Operation *op, Value ptr) {
-  auto attr = op->getAttrOfType<IntegerAttr>("tilegpu.vector");
   std::optional<LinearLayout> layout = tilegpu::getLayout(ptr.getType());
-  if (!attr || !layout)
-    return 1;
-  int32_t run = layout->contiguousRun(
-      gpu::kRegister, gpu::dimName(layout->outs().size() - 1));
-  return int(std::min<int64_t>(attr.getInt(), run));
+  return layout ? tilegpu::accessWidth(op, *layout) : 1;
 }
 
 std::vector<int32_t> shapeOf(Type t) {

@@ -83,9 +83,10 @@ void ifThen(OpBuilder &b, Location loc, Value cond,
 Value shuffleXor(OpBuilder &b, Location loc, const GPUTargetInfo &target,
                  Value v, int laneMask);
 
-/// Registers per access of a load or store: the vector width the layout
-/// pass proved for its addresses, as far as the thread holds consecutive
-/// elements of the last dimension in consecutive registers.
+/// Registers per access of a load, store or async copy through `ptr`: the
+/// vector width the layout pass proved for its addresses along the
+/// dimension the thread's consecutive registers run along
+/// (tilegpu::accessWidth).
 int accessWidth(mlir::Operation *op, Value ptr);
 
 /// The static shape of a ranked tensor type.

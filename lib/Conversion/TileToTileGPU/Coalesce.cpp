@@ -22,6 +22,12 @@ constexpr int32_t kDefaultVector = 4;
 
 bool isTensor(Value v) { return isa<RankedTensorType>(v.getType()); }
 
+/// What one load or store wants of its group's layout.
+struct Want {
+  unsigned dim;                 // the dimension to run along
+  SmallVector<int32_t> widths;  // elements per access along each dimension
+};
+
 int64_t floorPow2(int64_t v) {
   int64_t p = 1;
   while (p * 2 <= v)
@@ -69,44 +75,50 @@ public:
       pinned.insert(v);
   }
 
-  void want(Value v, int32_t width) {
-    if (!isTensor(v))
-      return;
-    Value r = find(v);
-    auto [it, inserted] = width_.try_emplace(r, width);
-    if (!inserted)
-      it->second = std::min(it->second, width);
-  }
+  void want(Value v, Want w) { wants.emplace_back(v, std::move(w)); }
 
-  llvm::DenseMap<Value, int32_t> widths(int numWarps) {
+  llvm::DenseMap<Value, CoalescedAccess> accesses(int numWarps) {
     llvm::DenseSet<Value> pinnedRoots;
     for (Value v : pinned)
       pinnedRoots.insert(find(v));
-    // Wants recorded on roots that later joined others move to the new root.
-    llvm::DenseMap<Value, int32_t> byRoot;
-    for (auto [v, w] : width_) {
-      Value r = find(v);
-      auto [it, inserted] = byRoot.try_emplace(r, w);
-      if (!inserted)
-        it->second = std::min(it->second, w);
+    // Each group's dimension and width, from the wants of its memory ops.
+    llvm::DenseMap<Value, SmallVector<const Want *>> byRoot;
+    for (auto &[v, w] : wants)
+      byRoot[find(v)].push_back(&w);
+    llvm::DenseMap<Value, CoalescedAccess> chosen;
+    for (auto &[root, ws] : byRoot) {
+      unsigned dim = ws.front()->dim;
+      if (llvm::any_of(ws, [&](const Want *w) { return w->dim != dim; }))
+        dim = ws.front()->widths.size() - 1; // disagreeing: the last
+      int32_t width = ws.front()->widths[dim];
+      for (const Want *w : ws)
+        width = std::min(width, w->widths[dim]);
+      chosen[root] = {dim, width};
     }
     SmallVector<Value> values;
     for (auto &entry : parent)
       values.push_back(entry.first);
-    llvm::DenseMap<Value, int32_t> result;
+    llvm::DenseMap<Value, CoalescedAccess> result;
     for (Value v : values) {
       Value r = find(v);
-      auto it = byRoot.find(r);
-      if (it == byRoot.end() || pinnedRoots.contains(r))
+      auto it = chosen.find(r);
+      if (it == chosen.end() || pinnedRoots.contains(r))
         continue;
       auto t = cast<RankedTensorType>(v.getType());
+      unsigned dim = it->second.dim;
       int64_t perThread = t.getNumElements() / (32 * int64_t(numWarps));
-      int64_t last = t.getShape().back();
-      int64_t vec = std::min<int64_t>({it->second, perThread, last});
-      int64_t dflt = std::clamp<int64_t>(std::min(perThread, last), 1,
-                                         kDefaultVector);
-      if (vec > dflt)
-        result[v] = int32_t(vec);
+      int64_t size = t.getDimSize(dim);
+      int64_t vec =
+          std::max<int64_t>(1, std::min<int64_t>({it->second.width, perThread,
+                                                  size}));
+      if (dim + 1 == unsigned(t.getRank())) {
+        // The default layout already runs along the last dimension.
+        int64_t dflt = std::clamp<int64_t>(std::min(perThread, size), 1,
+                                           kDefaultVector);
+        if (vec <= dflt)
+          continue;
+      }
+      result[v] = {dim, int32_t(vec)};
     }
     return result;
   }
@@ -114,28 +126,34 @@ public:
 private:
   llvm::DenseMap<Value, Value> parent;
   llvm::DenseSet<Value> pinned;
-  llvm::DenseMap<Value, int32_t> width_;
+  SmallVector<std::pair<Value, Want>> wants;
 };
 
-/// Elements one access of `ptr` should move: 16 bytes, no more than the
-/// addresses are proved contiguous along the last dimension.
-int32_t wantedWidth(const AxisInfoResult &axis, Value ptr) {
-  auto t = dyn_cast<RankedTensorType>(ptr.getType());
+/// What one memory op through `ptr` wants: the dimension its addresses are
+/// proved most contiguous along (the last on ties), and per dimension the
+/// elements one access along it could move (16 bytes, no more than the
+/// contiguity).
+Want wantedAccess(const AxisInfoResult &axis, Value ptr) {
+  auto t = cast<RankedTensorType>(ptr.getType());
+  unsigned rank = t.getRank();
+  Want w{rank - 1, SmallVector<int32_t>(rank, 1)};
   const AxisInfo *info = axis.lookup(ptr);
-  if (!t || !info || info->isUninitialized())
-    return 1;
-  unsigned last = t.getRank() - 1;
   int64_t bytes = pointeeBytes(ptr.getType());
-  if (bytes <= 0 || bytes > 16)
-    return 1;
-  return int32_t(floorPow2(std::min<int64_t>(
-      {16 / bytes, info->getContiguity(last), t.getDimSize(last)})));
+  if (!info || info->isUninitialized() || bytes <= 0 || bytes > 16)
+    return w;
+  for (unsigned d = 0; d < rank; ++d) {
+    w.widths[d] = int32_t(floorPow2(std::min<int64_t>(
+        {16 / bytes, info->getContiguity(d), t.getDimSize(d)})));
+    if (info->getContiguity(d) > info->getContiguity(w.dim))
+      w.dim = d;
+  }
+  return w;
 }
 
 } // namespace
 
-llvm::DenseMap<Value, int32_t>
-coalescedVectors(Operation *root, const AxisInfoResult &axis, int numWarps) {
+llvm::DenseMap<Value, CoalescedAccess>
+coalescedAccesses(Operation *root, const AxisInfoResult &axis, int numWarps) {
   Groups groups;
   root->walk([&](Operation *op) {
     // Block arguments: a loop's carried values join their inits, yields and
@@ -151,10 +169,12 @@ coalescedVectors(Operation *root, const AxisInfoResult &axis, int numWarps) {
     if (auto load = dyn_cast<tile::LoadOp>(op)) {
       groups.joinAll(op->getOperands());
       groups.join(load.getPtr(), load.getResult());
-      groups.want(load.getPtr(), wantedWidth(axis, load.getPtr()));
+      if (isTensor(load.getPtr()))
+        groups.want(load.getPtr(), wantedAccess(axis, load.getPtr()));
     } else if (auto store = dyn_cast<tile::StoreOp>(op)) {
       groups.joinAll(op->getOperands());
-      groups.want(store.getPtr(), wantedWidth(axis, store.getPtr()));
+      if (isTensor(store.getPtr()))
+        groups.want(store.getPtr(), wantedAccess(axis, store.getPtr()));
     } else if (isa<tile::AddPtrOp>(op) ||
                (op->getNumRegions() == 0 &&
                 isa<arith::ArithDialect, math::MathDialect>(
@@ -194,7 +214,7 @@ coalescedVectors(Operation *root, const AxisInfoResult &axis, int numWarps) {
         groups.pin(v);
     }
   });
-  return groups.widths(numWarps);
+  return groups.accesses(numWarps);
 }
 
 } // namespace tessel

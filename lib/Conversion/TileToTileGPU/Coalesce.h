@@ -14,24 +14,34 @@
 
 namespace tessel {
 
-/// How many consecutive elements of the last dimension each thread should
-/// hold, for the tensors of `root` that deserve more than the default
-/// layout's 4: those whose loads and stores move elements narrower than 4
-/// bytes along a contiguous last dimension (8 fp16 or 16 int8 values are one
-/// 16-byte access, as Triton's coalescing chooses).
+/// How a thread holds a tensor whose loads and stores want another layout
+/// than the default: `width` consecutive elements of dimension `dim` per
+/// thread, lanes along `dim` first (gpu::defaultBlockedLayout).
+struct CoalescedAccess {
+  unsigned dim;
+  int32_t width;
+};
+
+/// The layouts of the tensors of `root` whose loads and stores move more
+/// than the default layout allows: addresses contiguous along a dimension
+/// other than the last (lanes go along it, as Triton's coalescing orders
+/// dimensions by contiguity), or elements narrower than 4 bytes along the
+/// last (8 fp16 or 16 int8 values are one 16-byte access).
 ///
 /// A layout is a property of every value that must agree with the others:
 /// the operands and results of element-wise ops, addptr, loads and stores,
-/// and the values a loop or an `if` carries. Such a group gets one width:
-/// the narrowest its memory ops want (16 bytes of the widest element, at
-/// most the proved contiguity), and only when it exceeds the default. A
-/// group touched by anything else (while loops, unknown ops) keeps the
-/// default. Ops that relate tensors of different layouts (expand_dims,
-/// broadcast, reduce, dot, ...) separate groups: their lowering takes any
-/// layout, or the pass converts between them.
-llvm::DenseMap<mlir::Value, int32_t>
-coalescedVectors(mlir::Operation *root, const AxisInfoResult &axis,
-                 int numWarps);
+/// and the values a loop or an `if` carries. Such a group gets one layout.
+/// Each memory op prefers the dimension its addresses are proved most
+/// contiguous along (the last on ties) and up to 16 bytes along it; a group
+/// whose memory ops agree on the dimension takes the narrowest width they
+/// want, one whose ops disagree keeps the last dimension. A group touched
+/// by anything else (while loops, unknown ops) keeps the default. Ops that
+/// relate tensors of different layouts (expand_dims, broadcast, reduce,
+/// dot, ...) separate groups: their lowering takes any layout, or the pass
+/// converts between them.
+llvm::DenseMap<mlir::Value, CoalescedAccess>
+coalescedAccesses(mlir::Operation *root, const AxisInfoResult &axis,
+                  int numWarps);
 
 } // namespace tessel
 

@@ -33,8 +33,9 @@ using gpu::LinearLayout;
 
 namespace {
 
-/// On loads and stores: how many consecutive elements of the last dimension
-/// one access may move (the lowering uses as many as a thread holds).
+/// On loads and stores: per dimension, how many consecutive elements along
+/// it one access may move (the lowering uses as many as a thread holds along
+/// the dimension its registers run along: tilegpu::accessWidth).
 constexpr llvm::StringLiteral kVectorAttr = "tilegpu.vector";
 
 /// On dots: the lowering runs warpgroup MMA (wgmma.mma_async, sm_90a). The
@@ -58,25 +59,27 @@ struct ConvertTileToTileGPU
     : public tessel::impl::ConvertTileToTileGPUBase<ConvertTileToTileGPU> {
   using Base::Base;
 
-  /// Per-thread vectors wider than the default's, for the values whose
-  /// loads and stores move narrow elements (coalescedVectors).
-  llvm::DenseMap<Value, int32_t> vectors;
+  /// Layouts other than the default for the values whose loads and stores
+  /// want them (coalescedAccesses).
+  llvm::DenseMap<Value, CoalescedAccess> accesses;
 
   LinearLayout defaultLayout(RankedTensorType t) const {
     return gpu::defaultBlockedLayout(shapeOf(t), numWarps);
   }
 
-  /// Sets the default layout on a tensor value without one (as many
-  /// consecutive elements per thread as its loads and stores want).
+  /// Sets the default layout on a tensor value without one (along the
+  /// dimension and as many consecutive elements per thread as its loads and
+  /// stores want).
   void assignDefault(Value v) const {
     auto t = dyn_cast<RankedTensorType>(v.getType());
     if (!t || t.getEncoding())
       return;
-    auto it = vectors.find(v);
+    auto it = accesses.find(v);
     v.setType(tilegpu::withLayout(
-        t, it == vectors.end()
+        t, it == accesses.end()
                ? defaultLayout(t)
-               : gpu::defaultBlockedLayout(shapeOf(t), numWarps, it->second)));
+               : gpu::defaultBlockedLayout(shapeOf(t), numWarps,
+                                           it->second.width, it->second.dim)));
   }
 
   /// Makes `operand` of `op` have layout `want`.
@@ -171,29 +174,28 @@ struct ConvertTileToTileGPU
     return std::vector<int32_t>{wm, wn};
   }
 
-  /// The most consecutive elements of the last dimension one access can
+  /// The most consecutive elements along dimension `dim` one access can
   /// move (up to 16 bytes): contiguous, aligned, and under one mask bit.
-  static int64_t vectorWidth(const AxisInfoResult &axis, Value ptr, Value mask,
-                             Value other) {
-    auto t = dyn_cast<RankedTensorType>(ptr.getType());
+  static int32_t vectorWidth(const AxisInfoResult &axis, Value ptr, Value mask,
+                             Value other, unsigned dim) {
+    auto t = cast<RankedTensorType>(ptr.getType());
     const AxisInfo *p = axis.lookup(ptr);
-    if (!t || !p || p->isUninitialized())
-      return 1;
-    unsigned last = t.getRank() - 1;
     int64_t bytes = pointeeBytes(ptr.getType());
-    int64_t v = std::min<int64_t>(p->getContiguity(last), 16 / bytes);
-    v = std::min<int64_t>(v, t.getDimSize(last));
+    if (!p || p->isUninitialized() || bytes <= 0 || bytes > 16)
+      return 1;
+    int64_t v = std::min<int64_t>(p->getContiguity(dim), 16 / bytes);
+    v = std::min<int64_t>(v, t.getDimSize(dim));
     for (Value uniform : {mask, other})
       if (uniform) {
         const AxisInfo *u = axis.lookup(uniform);
-        v = (u && !u->isUninitialized()) ? std::min(v, u->getConstancy(last)) : 1;
+        v = (u && !u->isUninitialized()) ? std::min(v, u->getConstancy(dim)) : 1;
       }
-    while (v > 1 && p->getDivisibility(last) % (v * bytes) != 0)
+    while (v > 1 && p->getDivisibility(dim) % (v * bytes) != 0)
       v /= 2;
     int64_t pow2 = 1;
     while (pow2 * 2 <= v)
       pow2 *= 2;
-    return pow2;
+    return int32_t(pow2);
   }
 
   void runOnOperation() override {
@@ -231,8 +233,8 @@ struct ConvertTileToTileGPU
     // `other` values are proved to be (before layouts change any type).
     for (auto func : getOperation().getOps<func::FuncOp>()) {
       AxisInfoResult axis(func);
-      for (auto [v, width] : coalescedVectors(func, axis, numWarps))
-        vectors[v] = width;
+      for (auto [v, access] : coalescedAccesses(func, axis, numWarps))
+        accesses[v] = access;
       func.walk([&](Operation *op) {
         Value ptr, mask, other;
         if (auto load = dyn_cast<tile::LoadOp>(op)) {
@@ -245,10 +247,15 @@ struct ConvertTileToTileGPU
         } else {
           return;
         }
-        int64_t v = vectorWidth(axis, ptr, mask, other);
-        if (v > 1)
+        auto t = dyn_cast<RankedTensorType>(ptr.getType());
+        if (!t)
+          return;
+        SmallVector<int32_t> widths;
+        for (unsigned d = 0; d < t.getRank(); ++d)
+          widths.push_back(vectorWidth(axis, ptr, mask, other, d));
+        if (llvm::any_of(widths, [](int32_t w) { return w > 1; }))
           op->setAttr(kVectorAttr,
-                      IntegerAttr::get(IntegerType::get(op->getContext(), 32), v));
+                      DenseI32ArrayAttr::get(op->getContext(), widths));
       });
     }
 

@@ -44,8 +44,8 @@ func.func @matmul(%pa: !tile.ptr<f16> {tile.noalias}, %pb: !tile.ptr<f16> {tile.
   %r:3 = scf.for %i = %c0 to %k step %c16 iter_args(%acc = %zero, %p = %a1, %q = %b1) -> (tensor<64x32xf32, #acc>, tensor<64x16x!tile.ptr<f16>, #a>, tensor<16x32x!tile.ptr<f16>, #b>) : i32 {
     %is = tile.splat %i : tensor<64x16xi32, #a>
     %m = arith.cmpi slt, %is, %ks : tensor<64x16xi32, #a>
-    %x = tile.load %p mask %m : tensor<64x16xi1, #a> other %za : tensor<64x16xf16, #a> {tilegpu.vector = 8 : i32} : tensor<64x16x!tile.ptr<f16>, #a> -> tensor<64x16xf16, #a>
-    %y = tile.load %q {tilegpu.vector = 8 : i32} : tensor<16x32x!tile.ptr<f16>, #b> -> tensor<16x32xf16, #b>
+    %x = tile.load %p mask %m : tensor<64x16xi1, #a> other %za : tensor<64x16xf16, #a> {tilegpu.vector = array<i32: 1, 8>} : tensor<64x16x!tile.ptr<f16>, #a> -> tensor<64x16xf16, #a>
+    %y = tile.load %q {tilegpu.vector = array<i32: 1, 8>} : tensor<16x32x!tile.ptr<f16>, #b> -> tensor<16x32xf16, #b>
     %d = tile.dot %x, %y, %acc : tensor<64x16xf16, #a>, tensor<16x32xf16, #b> -> tensor<64x32xf32, #acc>
     %p2 = tile.addptr %p, %da : tensor<64x16x!tile.ptr<f16>, #a>, tensor<64x16xi32, #a>
     %q2 = tile.addptr %q, %db : tensor<16x32x!tile.ptr<f16>, #b>, tensor<16x32xi32, #b>

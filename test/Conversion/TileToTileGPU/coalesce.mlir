@@ -5,9 +5,9 @@
 // of the default 4; so do the element-wise ops between them.
 // CHECK: #[[V8:linear[0-9]*]] = #tilegpu.linear<register = {{\[}}[1], [2], [4], [1024]], lane = {{\[}}[8], [16], [32], [64], [128]], warp = {{\[}}[256], [512]], block = []>
 // CHECK-LABEL: func.func @copy_f16
-// CHECK: tile.load {{.*}}tilegpu.vector = 8{{.*}} -> tensor<2048xf16, #[[V8]]>
+// CHECK: tile.load {{.*}}tilegpu.vector = array<i32: 8>{{.*}} -> tensor<2048xf16, #[[V8]]>
 // CHECK: arith.addf {{.*}} : tensor<2048xf16, #[[V8]]>
-// CHECK: tile.store {{.*}}tilegpu.vector = 8{{.*}}, tensor<2048xf16, #[[V8]]>
+// CHECK: tile.store {{.*}}tilegpu.vector = array<i32: 8>{{.*}}, tensor<2048xf16, #[[V8]]>
 func.func @copy_f16(%x: !tile.ptr<f16> {tile.divisibility = 16 : i32}, %o: !tile.ptr<f16> {tile.divisibility = 16 : i32}) attributes {tile.kernel} {
   %r = tile.make_range {start = 0 : i32, end = 2048 : i32} : tensor<2048xi32>
   %xp = tile.splat %x : tensor<2048x!tile.ptr<f16>>
@@ -49,7 +49,7 @@ func.func @widen(%x: !tile.ptr<f16> {tile.divisibility = 16 : i32}, %o: !tile.pt
 // CHECK-LABEL: func.func @k_loop
 // CHECK: %[[P0:.*]] = tile.addptr {{.*}} : tensor<64x32x!tile.ptr<f16>, #[[A]]>
 // CHECK: scf.for {{.*}} iter_args(%[[P:.*]] = %[[P0]], {{.*}}) -> (tensor<64x32x!tile.ptr<f16>, #[[A]]>,
-// CHECK: tile.load %[[P]] {tilegpu.vector = 8 : i32} : tensor<64x32x!tile.ptr<f16>, #[[A]]> -> tensor<64x32xf16, #[[A]]>
+// CHECK: tile.load %[[P]] {tilegpu.vector = array<i32: 1, 8>} : tensor<64x32x!tile.ptr<f16>, #[[A]]> -> tensor<64x32xf16, #[[A]]>
 // CHECK-NOT: tilegpu.convert_layout %[[P]]
 // CHECK: tile.addptr %[[P]], {{.*}} : tensor<64x32x!tile.ptr<f16>, #[[A]]>
 func.func @k_loop(%a: !tile.ptr<f16> {tile.divisibility = 16 : i32}, %n: i32, %o: !tile.ptr<f32>) attributes {tile.kernel} {
@@ -102,5 +102,68 @@ func.func @gather(%x: !tile.ptr<f16> {tile.divisibility = 16 : i32}, %idx: !tile
   %oa = tile.addptr %op, %r : tensor<2048x!tile.ptr<f16>>, tensor<2048xi32>
   %v = tile.load %xa : tensor<2048x!tile.ptr<f16>> -> tensor<2048xf16>
   tile.store %oa, %v : tensor<2048x!tile.ptr<f16>>, tensor<2048xf16>
+  return
+}
+
+// -----
+
+// Addresses contiguous along dimension 0 (a [64, 32] block of a
+// column-major fp16 matrix): lanes run down the columns, 8 consecutive rows
+// per thread (16-byte accesses), warps across the columns. The proved
+// widths are per dimension.
+// CHECK: #[[COL:linear[0-9]*]] = #tilegpu.linear<register = {{\[}}[1, 0], [2, 0], [4, 0], [0, 16]], lane = {{\[}}[8, 0], [16, 0], [32, 0], [0, 1], [0, 2]], warp = {{\[}}[0, 4], [0, 8]], block = []>
+// CHECK-LABEL: func.func @column_major
+// CHECK: tile.load {{.*}}tilegpu.vector = array<i32: 8, 1>{{.*}} -> tensor<64x32xf16, #[[COL]]>
+// CHECK: tile.store {{.*}}tilegpu.vector = array<i32: 8, 1>{{.*}}, tensor<64x32xf16, #[[COL]]>
+func.func @column_major(%x: !tile.ptr<f16> {tile.divisibility = 16 : i32}, %o: !tile.ptr<f16> {tile.divisibility = 16 : i32}) attributes {tile.kernel} {
+  %rows = tile.make_range {start = 0 : i32, end = 64 : i32} : tensor<64xi32>
+  %cols = tile.make_range {start = 0 : i32, end = 32 : i32} : tensor<32xi32>
+  %r2 = tile.expand_dims %rows {axis = 1 : i32} : tensor<64xi32> -> tensor<64x1xi32>
+  %c2 = tile.expand_dims %cols {axis = 0 : i32} : tensor<32xi32> -> tensor<1x32xi32>
+  %s64 = arith.constant dense<64> : tensor<1x32xi32>
+  %cs = arith.muli %c2, %s64 : tensor<1x32xi32>
+  %rb = tile.broadcast %r2 : tensor<64x1xi32> -> tensor<64x32xi32>
+  %cb = tile.broadcast %cs : tensor<1x32xi32> -> tensor<64x32xi32>
+  %off = arith.addi %rb, %cb : tensor<64x32xi32>
+  %xp = tile.splat %x : tensor<64x32x!tile.ptr<f16>>
+  %xa = tile.addptr %xp, %off : tensor<64x32x!tile.ptr<f16>>, tensor<64x32xi32>
+  %op = tile.splat %o : tensor<64x32x!tile.ptr<f16>>
+  %oa = tile.addptr %op, %off : tensor<64x32x!tile.ptr<f16>>, tensor<64x32xi32>
+  %v = tile.load %xa : tensor<64x32x!tile.ptr<f16>> -> tensor<64x32xf16>
+  tile.store %oa, %v : tensor<64x32x!tile.ptr<f16>>, tensor<64x32xf16>
+  return
+}
+
+// -----
+
+// A load contiguous along dimension 0 whose value a store contiguous along
+// dimension 1 writes (a transposing copy): the group's memory ops disagree,
+// so it keeps the last dimension, and the narrowest width along it (the
+// load's 1): the default layout.
+// CHECK: #[[ROW:linear[0-9]*]] = #tilegpu.linear<register = {{\[}}[0, 1], [0, 2], [16, 0], [32, 0]], lane = {{\[}}[0, 4], [0, 8], [0, 16], [1, 0], [2, 0]], warp = {{\[}}[4, 0], [8, 0]], block = []>
+// CHECK-LABEL: func.func @transposing_copy
+// CHECK: tile.load {{.*}}tilegpu.vector = array<i32: 8, 1>{{.*}} -> tensor<64x32xf16, #[[ROW]]>
+// CHECK: tile.store {{.*}}tilegpu.vector = array<i32: 1, 8>{{.*}}, tensor<64x32xf16, #[[ROW]]>
+func.func @transposing_copy(%x: !tile.ptr<f16> {tile.divisibility = 16 : i32}, %o: !tile.ptr<f16> {tile.divisibility = 16 : i32}) attributes {tile.kernel} {
+  %rows = tile.make_range {start = 0 : i32, end = 64 : i32} : tensor<64xi32>
+  %cols = tile.make_range {start = 0 : i32, end = 32 : i32} : tensor<32xi32>
+  %r2 = tile.expand_dims %rows {axis = 1 : i32} : tensor<64xi32> -> tensor<64x1xi32>
+  %c2 = tile.expand_dims %cols {axis = 0 : i32} : tensor<32xi32> -> tensor<1x32xi32>
+  %s64 = arith.constant dense<64> : tensor<1x32xi32>
+  %s32 = arith.constant dense<32> : tensor<64x1xi32>
+  %cs = arith.muli %c2, %s64 : tensor<1x32xi32>
+  %rs = arith.muli %r2, %s32 : tensor<64x1xi32>
+  %rb = tile.broadcast %r2 : tensor<64x1xi32> -> tensor<64x32xi32>
+  %cb = tile.broadcast %cs : tensor<1x32xi32> -> tensor<64x32xi32>
+  %in = arith.addi %rb, %cb : tensor<64x32xi32>
+  %rsb = tile.broadcast %rs : tensor<64x1xi32> -> tensor<64x32xi32>
+  %cb1 = tile.broadcast %c2 : tensor<1x32xi32> -> tensor<64x32xi32>
+  %out = arith.addi %rsb, %cb1 : tensor<64x32xi32>
+  %xp = tile.splat %x : tensor<64x32x!tile.ptr<f16>>
+  %xa = tile.addptr %xp, %in : tensor<64x32x!tile.ptr<f16>>, tensor<64x32xi32>
+  %op = tile.splat %o : tensor<64x32x!tile.ptr<f16>>
+  %oa = tile.addptr %op, %out : tensor<64x32x!tile.ptr<f16>>, tensor<64x32xi32>
+  %v = tile.load %xa : tensor<64x32x!tile.ptr<f16>> -> tensor<64x32xf16>
+  tile.store %oa, %v : tensor<64x32x!tile.ptr<f16>>, tensor<64x32xf16>
   return
 }

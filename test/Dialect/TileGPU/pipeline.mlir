@@ -21,7 +21,7 @@
 // CHECK-DAG: %[[B:.*]] = tilegpu.local_alloc : !tilegpu.shared<3x16x32xf16, mn_major, swizzle = 64>
 // CHECK: arith.cmpi slt
 // CHECK: tilegpu.async_copy %{{.*}} to %[[A]][%c0_i32{{.*}}] mask
-// CHECK-SAME: {tilegpu.vector = 8 : i32}
+// CHECK-SAME: {tilegpu.vector = array<i32: 1, 8>}
 // CHECK: tilegpu.async_copy %{{.*}} to %[[B]][%c0_i32{{.*}}] mask
 // CHECK: tilegpu.async_commit
 // CHECK: tilegpu.async_copy %{{.*}} to %[[A]][%c1_i32{{.*}}] mask
@@ -59,8 +59,8 @@ func.func @matmul(%pa: !tile.ptr<f16> {tile.noalias}, %pb: !tile.ptr<f16> {tile.
   %r:3 = scf.for %i = %c0 to %k step %c16 iter_args(%acc = %zero, %p = %a1, %q = %b1) -> (tensor<64x32xf32, #acc>, tensor<64x16x!tile.ptr<f16>, #a>, tensor<16x32x!tile.ptr<f16>, #b>) : i32 {
     %is = tile.splat %i : tensor<64x16xi32, #a>
     %m = arith.cmpi slt, %is, %ks : tensor<64x16xi32, #a>
-    %x = tile.load %p mask %m : tensor<64x16xi1, #a> other %za : tensor<64x16xf16, #a> {tilegpu.vector = 8 : i32} : tensor<64x16x!tile.ptr<f16>, #a> -> tensor<64x16xf16, #a>
-    %y = tile.load %q {tilegpu.vector = 8 : i32} : tensor<16x32x!tile.ptr<f16>, #b> -> tensor<16x32xf16, #b>
+    %x = tile.load %p mask %m : tensor<64x16xi1, #a> other %za : tensor<64x16xf16, #a> {tilegpu.vector = array<i32: 1, 8>} : tensor<64x16x!tile.ptr<f16>, #a> -> tensor<64x16xf16, #a>
+    %y = tile.load %q {tilegpu.vector = array<i32: 1, 8>} : tensor<16x32x!tile.ptr<f16>, #b> -> tensor<16x32xf16, #b>
     %d = tile.dot %x, %y, %acc : tensor<64x16xf16, #a>, tensor<16x32xf16, #b> -> tensor<64x32xf32, #acc>
     %p2 = tile.addptr %p, %da : tensor<64x16x!tile.ptr<f16>, #a>, tensor<64x16xi32, #a>
     %q2 = tile.addptr %q, %db : tensor<16x32x!tile.ptr<f16>, #b>, tensor<16x32xi32, #b>
@@ -89,21 +89,21 @@ func.func @left_alone(%pa: !tile.ptr<f16>, %pb: !tile.ptr<f16>, %pc: !tile.ptr<f
   %one = arith.constant dense<1.0> : tensor<64x16xf16, #a>
   %r = scf.for %i = %c0 to %k step %c16 iter_args(%acc = %zero) -> (tensor<64x32xf32, #acc>) : i32 {
     %t = arith.constant dense<true> : tensor<64x16xi1, #a>
-    %x = tile.load %a mask %t : tensor<64x16xi1, #a> other %one : tensor<64x16xf16, #a> {tilegpu.vector = 8 : i32} : tensor<64x16x!tile.ptr<f16>, #a> -> tensor<64x16xf16, #a>
+    %x = tile.load %a mask %t : tensor<64x16xi1, #a> other %one : tensor<64x16xf16, #a> {tilegpu.vector = array<i32: 1, 8>} : tensor<64x16x!tile.ptr<f16>, #a> -> tensor<64x16xf16, #a>
     %y = tile.load %b : tensor<16x32x!tile.ptr<f16>, #b> -> tensor<16x32xf16, #b>
     %d = tile.dot %x, %y, %acc : tensor<64x16xf16, #a>, tensor<16x32xf16, #b> -> tensor<64x32xf32, #acc>
     scf.yield %d : tensor<64x32xf32, #acc>
   }
   %r2 = scf.for %i = %c0 to %k step %c16 iter_args(%acc = %zero) -> (tensor<64x32xf32, #acc>) : i32 {
-    %x = tile.load %a {tilegpu.vector = 8 : i32} : tensor<64x16x!tile.ptr<f16>, #a> -> tensor<64x16xf16, #a>
-    %y = tile.load %b {tilegpu.vector = 8 : i32} : tensor<16x32x!tile.ptr<f16>, #b> -> tensor<16x32xf16, #b>
+    %x = tile.load %a {tilegpu.vector = array<i32: 1, 8>} : tensor<64x16x!tile.ptr<f16>, #a> -> tensor<64x16xf16, #a>
+    %y = tile.load %b {tilegpu.vector = array<i32: 1, 8>} : tensor<16x32x!tile.ptr<f16>, #b> -> tensor<16x32xf16, #b>
     %d = tile.dot %x, %y, %acc : tensor<64x16xf16, #a>, tensor<16x32xf16, #b> -> tensor<64x32xf32, #acc>
     tile.store %c, %d : tensor<64x32x!tile.ptr<f32>, #acc>, tensor<64x32xf32, #acc>
     scf.yield %d : tensor<64x32xf32, #acc>
   }
   %r3 = scf.for %i = %c0 to %k step %c16 iter_args(%acc = %r2) -> (tensor<64x32xf32, #acc>) : i32 {
-    %x = tile.load %fa {tilegpu.vector = 4 : i32} : tensor<64x16x!tile.ptr<f32>, #a> -> tensor<64x16xf32, #a>
-    %y = tile.load %fb {tilegpu.vector = 4 : i32} : tensor<16x32x!tile.ptr<f32>, #b> -> tensor<16x32xf32, #b>
+    %x = tile.load %fa {tilegpu.vector = array<i32: 1, 4>} : tensor<64x16x!tile.ptr<f32>, #a> -> tensor<64x16xf32, #a>
+    %y = tile.load %fb {tilegpu.vector = array<i32: 1, 4>} : tensor<16x32x!tile.ptr<f32>, #b> -> tensor<16x32xf32, #b>
     %d = tile.dot %x, %y, %acc : tensor<64x16xf32, #a>, tensor<16x32xf32, #b> -> tensor<64x32xf32, #acc>
     scf.yield %d : tensor<64x32xf32, #acc>
   }
@@ -111,8 +111,8 @@ func.func @left_alone(%pa: !tile.ptr<f16>, %pb: !tile.ptr<f16>, %pc: !tile.ptr<f
     %ls = tile.splat %lim : tensor<64x16xi32, #a>
     %is = tile.splat %i : tensor<64x16xi32, #a>
     %m = arith.cmpi slt, %is, %ls : tensor<64x16xi32, #a>
-    %x = tile.load %a mask %m : tensor<64x16xi1, #a> {tilegpu.vector = 8 : i32} : tensor<64x16x!tile.ptr<f16>, #a> -> tensor<64x16xf16, #a>
-    %y = tile.load %b {tilegpu.vector = 1 : i32} : tensor<16x32x!tile.ptr<f16>, #b> -> tensor<16x32xf16, #b>
+    %x = tile.load %a mask %m : tensor<64x16xi1, #a> {tilegpu.vector = array<i32: 1, 8>} : tensor<64x16x!tile.ptr<f16>, #a> -> tensor<64x16xf16, #a>
+    %y = tile.load %b {tilegpu.vector = array<i32: 1, 1>} : tensor<16x32x!tile.ptr<f16>, #b> -> tensor<16x32xf16, #b>
     %d = tile.dot %x, %y, %acc : tensor<64x16xf16, #a>, tensor<16x32xf16, #b> -> tensor<64x32xf32, #acc>
     %next = tile.load %pk : !tile.ptr<i32> -> i32
     scf.yield %d, %next : tensor<64x32xf32, #acc>, i32

@@ -20,6 +20,21 @@ func.func @round_trip(%p: tensor<64x16x!tile.ptr<f16>, #blocked>, %m: tensor<64x
 
 // -----
 
+// A slot holding its 16 x 64 tile transposed (64 rows of 16 contiguous
+// elements along dimension 0: a K-major B) prints as it parses.
+// CHECK-LABEL: func.func private @transposed
+// CHECK-SAME: !tilegpu.shared<2x16x64xf16, k_major, transposed, swizzle = 32>
+func.func private @transposed() -> !tilegpu.shared<2x16x64xf16, k_major, transposed, swizzle = 32>
+
+// -----
+
+// Transposed, the rows are what the swizzle atoms span: 16 fp16 rows are
+// 32 bytes, not 64.
+// expected-error @+1 {{a slot is whole swizzle atoms: columns a multiple of 8, rows of 64 bytes}}
+func.func private @bad_transposed_atoms() -> !tilegpu.shared<2x16x64xf16, k_major, transposed, swizzle = 64>
+
+// -----
+
 // expected-error @+1 {{the swizzle spans 32, 64 or 128 bytes, got 16}}
 func.func private @bad_swizzle() -> !tilegpu.shared<2x64x16xf16, k_major, swizzle = 16>
 

@@ -261,7 +261,7 @@ OpFoldResult ConvertLayoutOp::fold(FoldAdaptor) {
 //===----------------------------------------------------------------------===//
 
 Type SharedBufferType::parse(AsmParser &parser) {
-  // <SLOTSxROWSxCOLSxELT, k_major|mn_major, swizzle = N>
+  // <SLOTSxROWSxCOLSxELT, k_major|mn_major, [transposed,] swizzle = N>
   SmallVector<int64_t> shape;
   Type elt;
   StringRef order;
@@ -269,7 +269,10 @@ Type SharedBufferType::parse(AsmParser &parser) {
   if (parser.parseLess() ||
       parser.parseDimensionList(shape, /*allowDynamic=*/false) ||
       parser.parseType(elt) || parser.parseComma() ||
-      parser.parseKeyword(&order) || parser.parseComma() ||
+      parser.parseKeyword(&order) || parser.parseComma())
+    return {};
+  bool transposed = succeeded(parser.parseOptionalKeyword("transposed"));
+  if ((transposed && parser.parseComma()) ||
       parser.parseKeyword("swizzle") || parser.parseEqual() ||
       parser.parseInteger(swizzle) || parser.parseGreater())
     return {};
@@ -279,21 +282,23 @@ Type SharedBufferType::parse(AsmParser &parser) {
     return {};
   }
   return parser.getChecked<SharedBufferType>(parser.getContext(), shape, elt,
-                                             *o, swizzle);
+                                             *o, transposed, swizzle);
 }
 
 void SharedBufferType::print(AsmPrinter &printer) const {
   printer << "<";
   for (int64_t d : getShape())
     printer << d << "x";
-  printer << getElementType() << ", " << stringifySharedOrder(getOrder())
-          << ", swizzle = " << getSwizzle() << ">";
+  printer << getElementType() << ", " << stringifySharedOrder(getOrder());
+  if (getTransposed())
+    printer << ", transposed";
+  printer << ", swizzle = " << getSwizzle() << ">";
 }
 
 LogicalResult
 SharedBufferType::verify(function_ref<InFlightDiagnostic()> emitError,
                          ArrayRef<int64_t> shape, Type elt, SharedOrder,
-                         int32_t swizzle) {
+                         bool transposed, int32_t swizzle) {
   if (shape.size() != 3)
     return emitError() << "a shared buffer is slots x rows x columns, got "
                        << shape.size() << " dimensions";
@@ -308,9 +313,14 @@ SharedBufferType::verify(function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "the swizzle spans 32, 64 or 128 bytes, got "
                        << swizzle;
   int64_t bytes = elt.getIntOrFloatBitWidth() / 8;
-  if (shape[2] * bytes % swizzle || shape[1] % 8)
-    return emitError() << "a slot is whole swizzle atoms: rows a multiple of "
-                          "8, columns of "
+  // The stored tile: columns x rows when transposed.
+  int64_t stored0 = transposed ? shape[2] : shape[1];
+  int64_t stored1 = transposed ? shape[1] : shape[2];
+  if (stored1 * bytes % swizzle || stored0 % 8)
+    return emitError() << "a slot is whole swizzle atoms: "
+                       << (transposed ? "columns" : "rows")
+                       << " a multiple of 8, "
+                       << (transposed ? "rows" : "columns") << " of "
                        << swizzle << " bytes";
   return success();
 }
@@ -328,11 +338,15 @@ int64_t SharedBufferType::getSlotStride() const {
 }
 
 gpu::LinearLayout SharedBufferType::getSlotLayout() const {
-  if (getOrder() == SharedOrder::KMajor)
-    return gpu::wgmmaOperandLayout(getRows(), getColumns(), getElementBytes(),
-                                   getSwizzle());
-  return gpu::wgmmaMNMajorOperandLayout(getRows(), getColumns(),
-                                        getElementBytes(), getSwizzle());
+  int32_t rows = getRows(), cols = getColumns();
+  if (getTransposed())
+    std::swap(rows, cols);
+  gpu::LinearLayout stored =
+      getOrder() == SharedOrder::KMajor
+          ? gpu::wgmmaOperandLayout(rows, cols, getElementBytes(), getSwizzle())
+          : gpu::wgmmaMNMajorOperandLayout(rows, cols, getElementBytes(),
+                                           getSwizzle());
+  return getTransposed() ? gpu::transposeLayout(stored, {1, 0}) : stored;
 }
 
 //===----------------------------------------------------------------------===//
@@ -394,6 +408,18 @@ LogicalResult LocalStoreOp::verify() {
   if (!getLayout(type))
     return emitOpError("needs a value with a layout");
   return success();
+}
+
+int32_t tilegpu::accessWidth(Operation *op, const gpu::LinearLayout &layout) {
+  auto widths = op->getAttrOfType<DenseI32ArrayAttr>("tilegpu.vector");
+  if (!widths || size_t(widths.size()) != layout.outs().size())
+    return 1;
+  int32_t width = 1;
+  for (auto [d, w] : llvm::enumerate(widths.asArrayRef()))
+    width = std::max(width,
+                     std::min(w, layout.contiguousRun(gpu::kRegister,
+                                                      gpu::dimName(d))));
+  return width;
 }
 
 int64_t tilegpu::scratchEstimate(Operation *func) {
@@ -489,24 +515,33 @@ bool tilegpu::isMmaSyncDot(Operation *dot) {
 }
 
 std::optional<SharedEncoding>
-tilegpu::dotOperandSharedEncoding(Operation *dot, unsigned operand) {
+tilegpu::dotOperandSharedEncoding(Operation *dot, unsigned operand,
+                                  bool transposed) {
   auto t = dotTypes(dot);
   if (!t || operand > 1)
     return std::nullopt;
   int32_t size = t->a.getElementType().getIntOrFloatBitWidth() / 8;
   int32_t M = t->a.getDimSize(0), K = t->a.getDimSize(1),
           N = t->b.getDimSize(1);
+  std::optional<std::vector<int32_t>> warps = wgmmaWarps(dot);
   int32_t bColumns; // the span of B's columns one instruction reads
-  if (auto warps = wgmmaWarps(dot))
+  if (warps)
     bColumns = gpu::wgmmaInstrN({M, N}, *warps);
   else if (isMmaSyncDot(dot))
     bColumns = N;
   else
     return std::nullopt;
-  if (operand == 0)
-    return SharedEncoding{SharedOrder::KMajor, gpu::wgmmaSwizzleBytes(K, size)};
-  // B N-major needs a swizzle atom of at least 32 bytes of columns.
-  if (bColumns * size < 32)
+  // K-major: swizzle atoms along K.
+  SharedEncoding kMajor{SharedOrder::KMajor, transposed,
+                        gpu::wgmmaSwizzleBytes(K, size)};
+  if (operand == 0 && !transposed)
+    return kMajor;
+  if (operand == 1 && transposed)
+    return kMajor; // N x K
+  // MN-major needs a swizzle atom of at least 32 bytes of rows or columns.
+  int32_t span = operand == 0 ? M : bColumns;
+  if ((operand == 0 && warps) || span * size < 32)
     return std::nullopt;
-  return SharedEncoding{SharedOrder::MNMajor, std::min(128, bColumns * size)};
+  return SharedEncoding{SharedOrder::MNMajor, transposed,
+                        std::min(128, span * size)};
 }

@@ -755,35 +755,40 @@ LinearLayout swizzledSharedLayout(int32_t rows, int32_t cols, int32_t vec,
 namespace tessel::gpu {
 
 LinearLayout defaultBlockedLayout(const std::vector<int32_t> &shape,
-                                  int numWarps, int32_t vector) {
+                                  int numWarps, int32_t vector,
+                                  std::optional<unsigned> fastest) {
   size_t rank = shape.size();
   if (rank == 0)
     bad("a layout needs a rank of at least 1");
+  unsigned first = fastest.value_or(unsigned(rank - 1));
+  if (first >= rank)
+    bad("the fastest dimension is outside the rank");
   int64_t numel = 1;
   for (int32_t s : shape)
     numel *= s;
+  // Dimensions from the fastest to the slowest.
+  std::vector<unsigned> order{first};
+  for (size_t i = rank; i-- > 0;)
+    if (i != first)
+      order.push_back(unsigned(i));
   std::vector<int32_t> spt(rank, 1), tpw(rank, 1), wpc(rank, 1);
   int64_t perThread = numel / (32 * int64_t(numWarps));
-  spt[rank - 1] = int32_t(std::clamp<int64_t>(
-      std::min<int64_t>(perThread, shape[rank - 1]), 1, std::max(1, vector)));
-  // Lanes along the last dimension first, then the ones before it.
+  spt[first] = int32_t(std::clamp<int64_t>(
+      std::min<int64_t>(perThread, shape[first]), 1, std::max(1, vector)));
   int32_t lanesLeft = 32;
-  for (size_t i = rank; i-- > 0;) {
-    int32_t room = std::max(1, shape[i] / spt[i]);
-    tpw[i] = std::min(lanesLeft, room);
-    lanesLeft /= tpw[i];
+  for (unsigned d : order) {
+    int32_t room = std::max(1, shape[d] / spt[d]);
+    tpw[d] = std::min(lanesLeft, room);
+    lanesLeft /= tpw[d];
   }
-  tpw[0] *= lanesLeft; // a tensor smaller than a warp: lanes hold copies
+  tpw[order.back()] *= lanesLeft; // a tensor smaller than a warp: copies
   int32_t warpsLeft = numWarps;
-  for (size_t i = 0; i < rank; ++i) {
-    int32_t room = std::max(1, shape[i] / (spt[i] * tpw[i]));
-    wpc[i] = std::min(warpsLeft, room);
-    warpsLeft /= wpc[i];
+  for (auto d = order.rbegin(); d != order.rend(); ++d) {
+    int32_t room = std::max(1, shape[*d] / (spt[*d] * tpw[*d]));
+    wpc[*d] = std::min(warpsLeft, room);
+    warpsLeft /= wpc[*d];
   }
-  wpc[0] *= warpsLeft;
-  std::vector<unsigned> order;
-  for (size_t i = rank; i-- > 0;)
-    order.push_back(unsigned(i));
+  wpc[order.back()] *= warpsLeft;
   return blockedLayout(shape, spt, tpw, wpc, order);
 }
 

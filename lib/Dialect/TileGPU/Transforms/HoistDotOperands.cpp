@@ -57,7 +57,7 @@ struct TileGPUHoistDotOperands
         auto bufferType = SharedBufferType::getChecked(
             [&] { return dot.emitError(); }, dot.getContext(),
             {1, type.getDimSize(0), type.getDimSize(1)}, type.getElementType(),
-            enc->order, enc->swizzle);
+            enc->order, enc->transposed, enc->swizzle);
         if (!bufferType)
           continue;
         Value &buffer = staged[{v, Type(bufferType)}];

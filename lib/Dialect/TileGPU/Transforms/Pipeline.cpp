@@ -58,19 +58,12 @@ struct Candidate {
 
 int32_t elementBytes(Type t) { return t.getIntOrFloatBitWidth() / 8; }
 
-/// Bytes each thread moves per access: the vector width the layout pass
-/// proved (`tilegpu.vector`), as far as the layout keeps it in consecutive
-/// registers.
+/// Bytes each thread moves per access (accessWidth).
 int32_t accessBytes(tile::LoadOp load) {
   auto type = cast<RankedTensorType>(load.getType());
   auto layout = getLayout(load.getPtr().getType());
-  auto attr = load->getAttrOfType<IntegerAttr>("tilegpu.vector");
-  if (!layout || !attr)
-    return elementBytes(type.getElementType());
-  int32_t run = layout->contiguousRun(
-      gpu::kRegister, gpu::dimName(type.getRank() - 1));
-  return int32_t(std::min<int64_t>(attr.getInt(), run)) *
-         elementBytes(type.getElementType());
+  int32_t width = layout ? accessWidth(load, *layout) : 1;
+  return width * elementBytes(type.getElementType());
 }
 
 bool isZeroSplat(Value v) {
@@ -208,9 +201,6 @@ struct TileGPUPipeline
       if (!dot)
         continue;
       for (unsigned i = 0; i < 2; ++i) {
-        std::optional<SharedEncoding> enc = dotOperandSharedEncoding(dot, i);
-        if (!enc)
-          continue;
         Value v = dot->getOperand(i);
         if (auto cvt = v.getDefiningOp<ConvertLayoutOp>())
           if (cvt->hasOneUse())
@@ -221,6 +211,15 @@ struct TileGPUPipeline
             (load.getOther() && !isZeroSplat(load.getOther())) ||
             accessBytes(load) < 4 || !getLayout(load.getPtr().getType()))
           continue;
+        // Accesses down the columns (a column-major operand) fill a slot
+        // that holds the tile transposed, so that they stay whole.
+        bool transposed = getLayout(load.getPtr().getType())
+                              ->contiguousRun(gpu::kRegister,
+                                              gpu::dimName(0)) > 1;
+        std::optional<SharedEncoding> enc =
+            dotOperandSharedEncoding(dot, i, transposed);
+        if (!enc)
+          continue;
         if (!ahead.computable(load.getPtr()) ||
             (load.getMask() && !ahead.computable(load.getMask())))
           continue;
@@ -228,7 +227,7 @@ struct TileGPUPipeline
         auto bufferType = SharedBufferType::getChecked(
             [&] { return load.emitError(); }, loop.getContext(),
             {numStages, type.getDimSize(0), type.getDimSize(1)},
-            type.getElementType(), enc->order, enc->swizzle);
+            type.getElementType(), enc->order, enc->transposed, enc->swizzle);
         if (!bufferType)
           continue;
         out.push_back({load, dot, *enc, bufferType});
@@ -307,7 +306,7 @@ struct TileGPUPipeline
           loop.getContext(),
           {stages, c.bufferType.getRows(), c.bufferType.getColumns()},
           c.bufferType.getElementType(), c.encoding.order,
-          c.encoding.swizzle);
+          c.encoding.transposed, c.encoding.swizzle);
       buffers.push_back(LocalAllocOp::create(b, loc, type));
     }
 

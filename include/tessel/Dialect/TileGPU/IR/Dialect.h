@@ -37,6 +37,12 @@ std::optional<gpu::LinearLayout> getLayout(mlir::Type type);
 mlir::RankedTensorType withLayout(mlir::Type type,
                                   const gpu::LinearLayout &layout);
 
+/// Elements one access of a load, store or async_copy `op` moves, its
+/// addresses held as `layout` says: the `tilegpu.vector` width proved along
+/// the dimension the thread's consecutive registers run along, no more than
+/// they run. 1 without the attribute.
+int32_t accessWidth(mlir::Operation *op, const gpu::LinearLayout &layout);
+
 /// The warps [M, N] of a dot (a, b, c -> d) that runs on warpgroup MMA:
 /// marked `tilegpu.wgmma` by convert-tile-to-tilegpu, fp16/bf16 into fp32,
 /// its accumulator in the wgmma layout of that split. Nothing otherwise.
@@ -46,17 +52,23 @@ std::optional<std::vector<int32_t>> wgmmaWarps(mlir::Operation *dot);
 bool isMmaSyncDot(mlir::Operation *dot);
 
 /// How a dot's operand must sit in shared memory for the dot to read it in
-/// place (ldmatrix for mma.sync, descriptors for wgmma).
+/// place (ldmatrix for mma.sync, descriptors for wgmma): a slot's
+/// SharedBufferType parameters.
 struct SharedEncoding {
   SharedOrder order;
+  bool transposed;
   int32_t swizzle;
 };
 /// The encoding operand `operand` (0: A, M x K; 1: B, K x N) of a dot on
-/// mma.sync or wgmma is read from in place: A K-major, B N-major (as both
-/// come from row-major memory), with the widest swizzle the instruction
-/// allows. Nothing where the dot cannot read that operand from a slot.
+/// mma.sync or wgmma is read from in place, with the widest swizzle the
+/// instruction allows: A K-major and B N-major, as both come from row-major
+/// memory, or with `transposed` the operand's other dimension contiguous,
+/// as it comes from column-major memory: B K-major (`k_major, transposed`)
+/// or, on mma.sync, A M-major (`mn_major, transposed`). Nothing where the
+/// dot cannot read that operand from such a slot.
 std::optional<SharedEncoding> dotOperandSharedEncoding(mlir::Operation *dot,
-                                                       unsigned operand);
+                                                       unsigned operand,
+                                                       bool transposed = false);
 
 /// The bytes of shared memory a function (`func`) stages through outside its
 /// buffers, estimated before lowering: the largest layout conversion or dot

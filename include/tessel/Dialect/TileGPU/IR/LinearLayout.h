@@ -236,10 +236,13 @@ LinearLayout swizzledSharedLayout(int32_t rows, int32_t cols, int32_t vec,
 
 /// The layout Tessel gives a tensor of `shape` by default on `numWarps`
 /// warps of 32 lanes: blocked, up to `vector` (4 by default) consecutive
-/// elements of the last dimension per thread, lanes along the last dimension
-/// first, warps along the first dimension first.
+/// elements of dimension `fastest` (the last by default) per thread, lanes
+/// along `fastest` first and then along the other dimensions from the last
+/// to the first, warps the other way round (the first dimension first,
+/// `fastest` last).
 LinearLayout defaultBlockedLayout(const std::vector<int32_t> &shape,
-                                  int numWarps, int32_t vector = 4);
+                                  int numWarps, int32_t vector = 4,
+                                  std::optional<unsigned> fastest = {});
 /// A tensor's layout without dimension `axis` (expand_dims' operand, from its
 /// result; the dimensions after `axis` move down by one).
 LinearLayout dropDim(const LinearLayout &layout, unsigned axis);

@@ -86,10 +86,15 @@ def TileGPU_SharedBufferType : TypeDef<TileGPU_Dialect, "SharedBuffer"> {
     `gpu::wgmmaMNMajorOperandLayout(rows, columns)` (groups of 8 rows
     outermost: a B operand as it comes, K x N). Both are free of bank
     conflicts for ldmatrix and are what wgmma descriptors read.
+    `transposed` stores the tile as its transpose, columns x rows in that
+    layout, so that the rows are contiguous: B loaded K-contiguous
+    (`k_major, transposed`: N x K as wgmmaOperandLayout) or A loaded
+    M-contiguous (`mn_major, transposed`: K x M).
   }];
   let parameters = (ins ArrayRefParameter<"int64_t">:$shape,
                         "::mlir::Type":$elementType,
                         "::tessel::tilegpu::SharedOrder":$order,
+                        "bool":$transposed,
                         "int32_t":$swizzle);
   let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;

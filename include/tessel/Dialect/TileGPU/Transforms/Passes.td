@@ -96,7 +96,12 @@ def TileGPUPipeline : Pass<"tilegpu-pipeline", "mlir::func::FuncOp"> {
     reads of the slot about to be refilled, the copies for iteration
     i + S - 1 are issued and committed, and the dot reads its slot
     (`local_load`, which the lowering turns into ldmatrix or wgmma
-    descriptors). Copies for iterations past the end are masked off.
+    descriptors). Copies for iterations past the end are masked off. A load
+    whose threads hold runs along dimension 0 (A contiguous along M, B along
+    K: column-major operands) fills a slot that holds the tile transposed
+    (`mn_major, transposed` for A, `k_major, transposed` for B), so that the
+    runs land whole; warpgroup MMA reads no M-major A from a slot, and such
+    a load stays as it is.
 
     Only loads whose pointers and mask can be computed S - 1 iterations
     ahead are pipelined: from values defined outside the loop, the
