@@ -47,6 +47,27 @@ def test_no_spills(target, name):
         assert stores == loads == 0, report
 
 
+# tl.dot's B given K-contiguous: the matmul of a column-major B (stride_bk 1).
+COLUMN_MAJOR_B = lambda: kernels.matmul_kernel.warmup(F16, F16, F16, 256, 256, 256, 256, 1, 1, 256, 256, 1,  # noqa: E731
+                                                      BLOCK_M=64, BLOCK_N=64, BLOCK_K=32, GROUP_M=8, grid=(1,))
+
+
+@pytest.mark.parametrize("name", ["attention", "column_major_b"])
+def test_k_contiguous_b_is_copied_16_bytes_at_a_time(target, name):
+    # Attention's K block is loaded as [HEAD_DIM, BLOCK_N] (addresses contiguous along dimension 0), the matmul's B
+    # from a column-major matrix: lanes run down the contiguous dimension, and the pipeline copies both operands
+    # with 16-byte cp.async (two per thread and operand, at the prologue's two iterations and in the loop) into
+    # slots that hold B transposed, K-major, as Triton does (its 12 LDGSTS).
+    kernel = COLUMN_MAJOR_B() if name == "column_major_b" else KERNELS[name]()
+    ptx = kernel.asm["ptx"]
+    copies = re.findall(r"cp\.async\.c[ag]\.shared\.global[^;]*", ptx)
+    assert len(copies) == 12 and all(re.search(r", 16(, %r\d+)?$", c) for c in copies), copies
+    assert not re.search(r"ld\.global(\.nc)?\.(b16|u16)", ptx), "a 2-byte load of a contiguous operand"
+    if target == "cuda:80" and name == "column_major_b":
+        # mma.sync reads both operands K-major: ldmatrix without .trans.
+        assert "ldmatrix.sync.aligned" in ptx and ".trans" not in ptx
+
+
 @pytest.mark.parametrize("name", ["vector_add", "softmax", "layer_norm"])
 def test_contiguous_accesses_are_16_bytes(target, name):
     ptx = KERNELS[name]().asm["ptx"]

@@ -94,8 +94,9 @@ SmallVector<Value> readTensorFromShared(OpBuilder &b, Location loc,
 
 /// The local_load that operand `i` (0: A, 1: B) of `dot` reads in place:
 /// a local_load (possibly through a convert_layout) of a buffer in the
-/// encoding the dot's instruction reads (dotOperandSharedEncoding). Null
-/// otherwise, and the operand goes through registers.
+/// encoding the dot's instruction reads (dotOperandSharedEncoding, the
+/// tile transposed or not). Null otherwise, and the operand goes through
+/// registers.
 tilegpu::LocalLoadOp inPlaceOperand(tile::DotOp dot, unsigned i) {
   Value v = dot->getOperand(i);
   if (auto cvt = v.getDefiningOp<tilegpu::ConvertLayoutOp>())
@@ -103,9 +104,9 @@ tilegpu::LocalLoadOp inPlaceOperand(tile::DotOp dot, unsigned i) {
   auto load = v.getDefiningOp<tilegpu::LocalLoadOp>();
   if (!load)
     return {};
-  std::optional<tilegpu::SharedEncoding> enc =
-      tilegpu::dotOperandSharedEncoding(dot, i);
   auto type = load.getBuffer().getType();
+  std::optional<tilegpu::SharedEncoding> enc =
+      tilegpu::dotOperandSharedEncoding(dot, i, type.getTransposed());
   if (!enc || enc->order != type.getOrder() || enc->swizzle != type.getSwizzle())
     return {};
   return load;

@@ -42,12 +42,17 @@ SmallVector<Value> lowerWgmmaDot(OpBuilder &b, Location loc,
                                  tile::DotOp op, ValueRange a, ValueRange bv,
                                  ValueRange c,
                                  const std::vector<int32_t> &warps,
-                                 Value aSlot, Value bSlot) {
+                                 Value aSlot, Value bSlot, bool bSlotKMajor) {
   auto aTy = op.getA().getType(), bTy = op.getB().getType();
   int32_t M = aTy.getDimSize(0), K = aTy.getDimSize(1), N = bTy.getDimSize(1);
   bool bf16 = aTy.getElementType().isBF16();
   int32_t size = storageBytes(aTy.getElementType());
   WgmmaTiles tiles = wgmmaTiles(op, warps);
+  if (bSlot && bSlotKMajor) {
+    // B loaded K-contiguous: its slot holds it as N x K, swizzled as A.
+    tiles.bMNMajor = false;
+    tiles.bSwizzle = tiles.aSwizzle;
+  }
   LinearLayout dLayout = layoutOf(op.getD().getType());
 
   // Operands read in place (a pipeline's slots, already published to the
