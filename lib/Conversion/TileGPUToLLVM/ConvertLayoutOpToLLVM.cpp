@@ -148,6 +148,30 @@ SmallVector<Value> readOperandFromShared(OpBuilder &b, Location loc,
   return values;
 }
 
+} // namespace
+
+std::optional<SmallVector<int32_t>>
+gpu::lowering::registerRenaming(const LinearLayout &src,
+                                const LinearLayout &dst) {
+  // dst's lanes and warps must hold what src's do.
+  if (src.sublayout({gpu::kLane, gpu::kWarp}) !=
+      dst.sublayout({gpu::kLane, gpu::kWarp}))
+    return std::nullopt;
+  SmallVector<int32_t> from;
+  for (int32_t r = 0; r < dst.inSize(gpu::kRegister); ++r) {
+    std::vector<int32_t> want = dst.apply({{gpu::kRegister, r}});
+    int32_t s = 0, n = src.inSize(gpu::kRegister);
+    while (s < n && src.apply({{gpu::kRegister, s}}) != want)
+      ++s;
+    if (s == n)
+      return std::nullopt;
+    from.push_back(s);
+  }
+  return from;
+}
+
+namespace {
+
 struct ConvertLayoutLowering : TileGPUPattern<tilegpu::ConvertLayoutOp> {
   using TileGPUPattern::TileGPUPattern;
   LogicalResult
@@ -159,29 +183,12 @@ struct ConvertLayoutLowering : TileGPUPattern<tilegpu::ConvertLayoutOp> {
     ValueRange in = adaptor.getSrc();
     Type elt = getTypeConverter()->convertType(
         getElementTypeOrSelf(op.getType()));
-    // Each destination register found in the same thread's source
-    // registers: a renaming (dst's lanes and warps hold what src's do).
-    if (src.sublayout({gpu::kLane, gpu::kWarp}) ==
-        dst.sublayout({gpu::kLane, gpu::kWarp})) {
+    if (auto renaming = registerRenaming(src, dst)) {
       SmallVector<Value> values;
-      bool ok = true;
-      for (int r = 0; r < dst.inSize(gpu::kRegister) && ok; ++r) {
-        std::vector<int32_t> want = dst.apply({{gpu::kRegister, r}});
-        int found = -1;
-        for (int s = 0; s < src.inSize(gpu::kRegister); ++s)
-          if (src.apply({{gpu::kRegister, s}}) == want) {
-            found = s;
-            break;
-          }
-        if (found < 0)
-          ok = false;
-        else
-          values.push_back(in[found]);
-      }
-      if (ok) {
-        rw.replaceOpWithMultiple(op, {values});
-        return success();
-      }
+      for (int32_t s : *renaming)
+        values.push_back(in[s]);
+      rw.replaceOpWithMultiple(op, {values});
+      return success();
     }
     std::vector<int32_t> shape = shapeOf(op.getType());
     // Plain numbers move through a swizzled buffer in vectors; bools and

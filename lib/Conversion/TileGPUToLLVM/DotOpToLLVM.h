@@ -31,18 +31,27 @@ WgmmaTiles wgmmaTiles(tessel::tile::DotOp dot,
 /// registers, and where B starts (`bOffset`).
 int64_t dotSharedBytes(tessel::tile::DotOp dot, int64_t &bOffset);
 
+/// Whether an mma.sync dot takes A straight from the thread's registers: A
+/// sits in the accumulator layout of a dot whose warps all split M (the
+/// probabilities of attention, from the first dot), so the m16n8k16 A
+/// fragment of a K step is the accumulators of two 16x8 tiles side by side.
+bool aInAccumulatorRegisters(tessel::tile::DotOp dot);
+
+/// The attribute the shared-memory allocation gives an op that stages
+/// through the scratch (its bytes); a dot stages its operands only with it.
+constexpr const char *kScratchAttr = "tilegpu.scratch";
+
 /// d = a * b + c on warpgroup MMA (wgmmaWarps): both operands are staged
 /// swizzled in shared memory (wgmmaTiles) unless read in place from a slot
-/// (`aSlot`, `bSlot`; `bSlotKMajor`: B's slot holds it K-major, transposed),
-/// then each warpgroup issues wgmma.mma_async m64nNk16 for each of its
-/// accumulator tiles, K steps innermost, through descriptors of the tiles'
-/// rows; one commit and a wait for all at the end.
+/// (`aSlot`, `bSlot`), then each warpgroup issues wgmma.mma_async m64nNk16
+/// for each of its accumulator tiles, K steps innermost, through
+/// descriptors of the tiles' rows; one commit and a wait for all at the end.
 SmallVector<Value> lowerWgmmaDot(OpBuilder &b, Location loc,
                                  const GPUTargetInfo &target,
                                  tessel::tile::DotOp op, mlir::ValueRange a,
                                  mlir::ValueRange bv, mlir::ValueRange c,
                                  const std::vector<int32_t> &warps,
-                                 Value aSlot, Value bSlot, bool bSlotKMajor);
+                                 Value aSlot, Value bSlot);
 
 } // namespace tessel::gpu::lowering
 

@@ -25,10 +25,19 @@ TESSEL_POPULATE(ConvertLayoutOp)
 TESSEL_POPULATE(ReduceOp)
 #undef TESSEL_POPULATE
 
-/// Lays out the program's shared memory: the scratch that conversions,
-/// reductions and dots reuse between barriers from offset 0, then each
-/// pipeline buffer (its `tilegpu.offset`); declares the shared array and
-/// records the bytes in the module's `tilegpu.shared`. Returns the bytes.
+/// For each register of `dst`, the register of `src` that holds its element
+/// in the same thread, where every one has one (a conversion that only
+/// renames registers); nothing otherwise.
+std::optional<llvm::SmallVector<int32_t>>
+registerRenaming(const LinearLayout &src, const LinearLayout &dst);
+
+/// Lays out the program's shared memory by liveness: the scratch of each
+/// conversion, reduction and dot that stages through shared memory (from
+/// offset 0; the op gets `tilegpu.scratch`, its bytes) and each pipeline
+/// buffer (its `tilegpu.offset`), bytes shared between claims never live at
+/// the same time, with a barrier before a buffer's first access where it
+/// reuses bytes; declares the shared array and records the bytes in the
+/// module's `tilegpu.shared`. Returns the bytes.
 int64_t allocateSharedMemory(mlir::ModuleOp module,
                              const GPUTargetInfo &target);
 

@@ -1,13 +1,18 @@
 //===- SharedMemoryAllocation.cpp - The program's shared memory ---------------===//
 //
-// One dynamic shared array per program: the scratch that conversions,
-// reductions and dots reuse between barriers, then each pipeline buffer
-// at its own offset.
+// One dynamic shared array per program. Each pipeline buffer and the scratch
+// of each op that stages through shared memory (layout conversions,
+// reductions across warps, dots with operands in registers; their lowerings
+// address it from offset 0) claims bytes for its live range
+// (SharedMemoryLiveness); claims live at the same time get disjoint bytes,
+// the others may share them: the epilogue's conversion reuses the bytes of
+// the K loop's buffers, two loops' buffers share theirs.
 //
 //===----------------------------------------------------------------------===//
 #include "DotOpToLLVM.h"
 #include "PatternTileGPUToLLVM.h"
 #include "SharedAccess.h"
+#include "SharedMemoryLiveness.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 
@@ -18,37 +23,62 @@ using gpu::LinearLayout;
 
 namespace {
 
-/// Bytes of shared memory the conversions and reductions of `module` need
-/// (each reuses the same scratch between barriers).
-int64_t scratchBytes(ModuleOp module) {
-  int64_t most = 0;
-  module.walk([&](Operation *op) {
-    if (auto cvt = dyn_cast<tilegpu::ConvertLayoutOp>(op)) {
-      auto t = cvt.getType();
-      most = std::max(most, t.getNumElements() *
-                                int64_t(storageBytes(t.getElementType())));
-    } else if (auto dot = dyn_cast<tile::DotOp>(op)) {
-      int64_t bOffset;
-      if (!inPlaceOperand(dot, 0) || !inPlaceOperand(dot, 1))
-        most = std::max(most, dotSharedBytes(dot, bOffset));
-    } else if (auto red = dyn_cast<tile::ReduceOp>(op)) {
-      auto layout = tilegpu::getLayout(red.getSrcs()[0].getType());
-      if (!layout)
-        return;
-      int64_t numel = 1;
-      for (auto &o : layout->outs())
-        numel *= o.size;
-      int64_t bytes = 0;
-      int64_t warps = layout->inSize(gpu::kWarp);
-      for (Value s : red.getSrcs())
-        bytes += (numel / layout->outSize(gpu::dimName(red.getAxis())) * warps *
-                      storageBytes(getElementTypeOrSelf(s.getType())) +
-                  15) /
-                 16 * 16;
-      most = std::max(most, bytes);
+/// Bytes of scratch `op` stages through (0: none) and their `alignment`.
+int64_t scratchBytes(Operation *op, const gpu::GPUTargetInfo &target,
+                     int64_t &alignment) {
+  alignment = 16;
+  if (auto cvt = dyn_cast<tilegpu::ConvertLayoutOp>(op)) {
+    auto t = cvt.getType();
+    if (registerRenaming(layoutOf(cvt.getSrc().getType()), layoutOf(t)))
+      return 0;
+    return t.getNumElements() * int64_t(storageBytes(t.getElementType()));
+  }
+  if (auto dot = dyn_cast<tile::DotOp>(op)) {
+    // Tensor-core dots read operands in place from pipeline slots, and
+    // mma.sync A from the accumulator registers of an earlier dot; every
+    // other operand is staged.
+    bool a = bool(inPlaceOperand(dot, 0)), b = bool(inPlaceOperand(dot, 1));
+    bool tensorCores, staged;
+    if (tilegpu::wgmmaWarps(dot) && target.hasWarpgroupMma()) {
+      tensorCores = true;
+      staged = !a || !b;
+      alignment = 1024; // wgmma's swizzles read address bits up to 9
+    } else {
+      tensorCores = target.hasMma16816() && tilegpu::isMmaSyncDot(dot);
+      staged = !tensorCores || !b || !(a || aInAccumulatorRegisters(dot));
     }
-  });
-  return most;
+    if (!staged)
+      return 0;
+    int64_t bOffset;
+    int64_t bytes = dotSharedBytes(dot, bOffset);
+    // With B read in place, only A is staged (before B's part).
+    return tensorCores && b ? bOffset : bytes;
+  }
+  auto red = dyn_cast<tile::ReduceOp>(op);
+  if (!red)
+    return 0;
+  auto layout = tilegpu::getLayout(red.getSrcs()[0].getType());
+  if (!layout)
+    return 0;
+  // Partials cross shared memory only between warps along the axis.
+  bool acrossWarps = false;
+  int wi = layout->inIndex(gpu::kWarp);
+  if (wi >= 0)
+    for (const auto &basis : layout->ins()[wi].bases)
+      acrossWarps |= basis[red.getAxis()] != 0;
+  if (!acrossWarps)
+    return 0;
+  int64_t numel = 1;
+  for (auto &o : layout->outs())
+    numel *= o.size;
+  int64_t bytes = 0;
+  int64_t warps = layout->inSize(gpu::kWarp);
+  for (Value s : red.getSrcs())
+    bytes += (numel / layout->outSize(gpu::dimName(red.getAxis())) * warps *
+                  storageBytes(getElementTypeOrSelf(s.getType())) +
+              15) /
+             16 * 16;
+  return bytes;
 }
 
 } // namespace
@@ -56,30 +86,58 @@ int64_t scratchBytes(ModuleOp module) {
 int64_t gpu::lowering::allocateSharedMemory(ModuleOp module,
                                             const GPUTargetInfo &target) {
   MLIRContext *ctx = module.getContext();
-  int64_t shared = scratchBytes(module);
-  // Buffers live across loops: each gets its own slots after the scratch,
-  // from multiples of 1024 bytes (where the swizzle patterns start over).
-  bool buffers = false;
-  module.walk([&](tilegpu::LocalAllocOp alloc) {
-    shared = (shared + 1023) / 1024 * 1024;
-    alloc->setAttr("tilegpu.offset",
-                   IntegerAttr::get(IntegerType::get(ctx, 32), shared));
-    auto type = alloc.getType();
-    shared += type.getNumSlots() * type.getSlotStride();
-    buffers = true;
-  });
-  // Swizzled wgmma operands start at multiples of 1024 bytes of the shared
-  // array (the swizzle reads address bits up to 9).
-  bool wgmma = false;
-  module.walk(
-      [&](tile::DotOp dot) { wgmma |= tilegpu::wgmmaWarps(dot).has_value(); });
+  auto i32 = IntegerType::get(ctx, 32);
+  int64_t shared = 0, alignment = 16;
+  for (auto func : module.getOps<func::FuncOp>()) {
+    SharedMemoryLiveness liveness(func);
+    SmallVector<SharedClaim> claims;
+    DenseMap<Operation *, Operation *> firstAccess;
+    func.walk([&](Operation *op) {
+      if (auto alloc = dyn_cast<tilegpu::LocalAllocOp>(op)) {
+        // Slots start at multiples of 1024 bytes, where the swizzle
+        // patterns start over.
+        auto type = alloc.getType();
+        Operation *first;
+        LiveRange range = liveness.bufferRange(op, first);
+        claims.push_back({op, type.getNumSlots() * type.getSlotStride(), 1024,
+                          range});
+        firstAccess[op] = first;
+        return;
+      }
+      int64_t align;
+      if (int64_t bytes = scratchBytes(op, target, align)) {
+        claims.push_back({op, bytes, align, liveness.scratchRange(op),
+                          /*pinned=*/true});
+        op->setAttr(kScratchAttr, IntegerAttr::get(i32, bytes));
+      }
+    });
+    shared = std::max(shared, placeSharedClaims(claims));
+    for (const SharedClaim &c : claims) {
+      if (!c.pinned)
+        c.op->setAttr("tilegpu.offset", IntegerAttr::get(i32, c.offset));
+      alignment = std::max(alignment, c.alignment);
+    }
+    // Scratch users start with a barrier of their own; a buffer whose bytes
+    // an earlier claim used gets one before its first access, so that every
+    // thread is done with the earlier claim.
+    for (const SharedClaim &y : claims) {
+      auto it = firstAccess.find(y.op);
+      if (it == firstAccess.end())
+        continue;
+      bool reuses = llvm::any_of(claims, [&](const SharedClaim &x) {
+        return &x != &y && x.offset < y.offset + y.bytes &&
+               y.offset < x.offset + x.bytes &&
+               liveness.runsBefore(x.range, it->second);
+      });
+      if (reuses)
+        OpBuilder(it->second).create<tilegpu::BarrierOp>(y.op->getLoc());
+    }
+  }
   OpBuilder b(module.getBodyRegion());
   auto arrayTy = LLVM::LLVMArrayType::get(b.getI8Type(), 0);
   b.create<LLVM::GlobalOp>(module.getLoc(), arrayTy, /*isConstant=*/false,
                            LLVM::Linkage::External, kSharedName, Attribute(),
-                           /*alignment=*/wgmma || buffers ? 1024 : 16,
-                           target.sharedAddressSpace());
-  module->setAttr("tilegpu.shared",
-                  IntegerAttr::get(IntegerType::get(ctx, 32), shared));
+                           alignment, target.sharedAddressSpace());
+  module->setAttr("tilegpu.shared", IntegerAttr::get(i32, shared));
   return shared;
 }
