@@ -97,7 +97,9 @@ struct DotLowering : TileGPUPattern<tile::DotOp> {
       rw.replaceOpWithMultiple(
           op, {lowerWgmmaDot(rw, loc, target, op, adaptor.getA(),
                              adaptor.getB(), adaptor.getC(), *warps, slots[0],
-                             slots[1])});
+                             slots[1],
+                             inPlace[1] &&
+                                 inPlace[1].getBuffer().getType().getTransposed())});
       return success();
     }
     int64_t bBase;
@@ -220,25 +222,52 @@ struct DotLowering : TileGPUPattern<tile::DotOp> {
         tiles.push_back({tile, row, row8, col,
                          dLayout.apply({{gpu::kRegister, tile * 4}})});
       }
-      // In place: ldmatrix from the slot's swizzled layout. A (M x K,
-      // K-major): .x4, lane l gives row (l % 16) of the tile and K column
-      // 8 (l / 16) of the step, the four matrices in fragment order a0..a7.
-      // B (K x N, N-major): .trans, lane l gives row k = l % 16 of the step
+      // In place: ldmatrix from the slot's swizzled layout, each lane
+      // giving the address of a 16-byte row of one 8x8 matrix. A (M x K)
+      // K-major: .x4, lane l gives row (l % 16) of the tile and K column
+      // 8 (l / 16) of the step, the four matrices in fragment order a0..a7;
+      // M-major (a transposed slot): .x4.trans, lane l gives K row
+      // (l % 8) + 8 (l / 16) of the step at row 8 (l / 8 % 2) of the tile.
+      // B (K x N) N-major: .trans, lane l gives row k = l % 16 of the step
       // at the tile's first column (.x2), or at 8 (l / 16) past it for two
-      // tiles side by side (.x4): b0b1 and b2b3 of each tile.
-      Value lane16 = rw.create<arith::AndIOp>(loc, ids.lane, i32Const(rw, loc, 15));
-      Value laneHalf = rw.create<arith::ShLIOp>(
-          loc, rw.create<arith::ShRUIOp>(loc, ids.lane, i32Const(rw, loc, 4)),
-          i32Const(rw, loc, 3));
+      // tiles side by side (.x4): b0b1 and b2b3 of each tile; K-major (a
+      // transposed slot): without .trans, lane l gives column (l % 8) (and
+      // 8 (l / 16) past it for two tiles) at K 8 (l / 8 % 2) of the step.
+      auto laneBits = [&](int32_t shift, int32_t mask, int32_t up) -> Value {
+        Value v = rw.create<arith::AndIOp>(
+            loc, rw.create<arith::ShRUIOp>(loc, ids.lane, i32Const(rw, loc, shift)),
+            i32Const(rw, loc, mask));
+        return rw.create<arith::ShLIOp>(loc, v, i32Const(rw, loc, up));
+      };
+      Value lane16 = laneBits(0, 15, 0), lane8 = laneBits(0, 7, 0);
+      Value laneHalf = laneBits(4, 1, 3), laneQuarter = laneBits(3, 1, 3);
+      bool transposedSlot[2] = {false, false};
       LinearLayout inverse[2];
       Value laneOff[2];
       int32_t eltBytes = storageBytes(aElt);
       for (int i = 0; i < 2; ++i)
         if (slots[i]) {
+          transposedSlot[i] =
+              inPlace[i] && inPlace[i].getBuffer().getType().getTransposed();
           inverse[i] = slotLayout[i].invert();
-          laneOff[i] = i == 0 ? slotOffset(rw, loc, inverse[0], Value(), laneHalf)
-                              : slotOffset(rw, loc, inverse[1], lane16, Value());
+          Value row, col; // the lane's part of the operand coordinates
+          if (i == 0 && !transposedSlot[0]) {
+            row = lane16;
+            col = laneHalf;
+          } else if (i == 0) {
+            row = laneQuarter;
+            col = rw.create<arith::OrIOp>(loc, lane8, laneHalf);
+          } else if (!transposedSlot[1]) {
+            row = lane16;
+          } else {
+            row = laneQuarter;
+            col = lane8;
+          }
+          laneOff[i] = slotOffset(rw, loc, inverse[i], row, col);
         }
+      // ldmatrix transposes the matrices of an operand whose K is not
+      // contiguous in its slot: B N-major, A M-major.
+      bool transA = transposedSlot[0], transB = !transposedSlot[1];
       auto constOffset = [&](int i, int32_t row, int32_t col) {
         std::string d0 = gpu::dimName(0), d1 = gpu::dimName(1);
         return inverse[i].apply({{d0, row}, {d1, col}})[0];
@@ -259,9 +288,8 @@ struct DotLowering : TileGPUPattern<tile::DotOp> {
       for (const Tile &t : tiles) {
         if (slots[0] && !aRowOff.count(t.origin[0])) {
           Value first = rw.create<arith::AndIOp>(loc, t.row, i32Const(rw, loc, ~15));
-          Value row = rw.create<arith::OrIOp>(loc, first, lane16);
           aRowOff[t.origin[0]] = rw.create<arith::XOrIOp>(
-              loc, slotOffset(rw, loc, inverse[0], row, Value()), laneOff[0]);
+              loc, slotOffset(rw, loc, inverse[0], first, Value()), laneOff[0]);
         }
         if (slots[1] && !bColOff.count(t.origin[1])) {
           Value col = rw.create<arith::AndIOp>(loc, t.col, i32Const(rw, loc, ~7));
@@ -283,7 +311,7 @@ struct DotLowering : TileGPUPattern<tile::DotOp> {
                           rw.create<arith::XOrIOp>(
                               loc, aRowOff[t.origin[0]],
                               i32Const(rw, loc, constOffset(0, 0, kk * 16))),
-                          4, false);
+                          4, transA);
           else if (af.empty() && aInRegisters)
             af = {aPair(t.origin[0], kk * 16), aPair(t.origin[0] + 8, kk * 16),
                   aPair(t.origin[0], kk * 16 + 8),
@@ -302,15 +330,15 @@ struct DotLowering : TileGPUPattern<tile::DotOp> {
               // Loaded with its lower neighbour.
               off = rw.create<arith::XOrIOp>(
                   loc, bColOff[c0 ^ 8], i32Const(rw, loc, constOffset(1, kk * 16, 0)));
-              SmallVector<Value> m = matrixAt(1, off, 4, true);
+              SmallVector<Value> m = matrixAt(1, off, 4, transB);
               bFrags[c0 ^ 8] = {m[0], m[1]};
               bf = {m[2], m[3]};
             } else if (pairLow) {
-              SmallVector<Value> m = matrixAt(1, off, 4, true);
+              SmallVector<Value> m = matrixAt(1, off, 4, transB);
               bf = {m[0], m[1]};
               bFrags[c0 ^ 8] = {m[2], m[3]};
             } else {
-              bf = matrixAt(1, off, 2, true);
+              bf = matrixAt(1, off, 2, transB);
             }
           } else if (bf.empty()) {
             bf = {pair(t.col, bBase, k0), pair(t.col, bBase, k8)};
