@@ -116,16 +116,20 @@ def test_transposed_operand_dots_match_numpy(target, rng, dtype, a_col, b_col, n
     ptx = kernel.asm["ptx"]
     assert ".local" not in ptx
     if shape[:2] == (128, 64) and num_stages == 3:
-        # Whole 16-byte runs down the columns: every operand copy is a 16-byte cp.async, none narrower (A M-major
-        # on warpgroup MMA is not read from a slot: it comes in registers, with 16-byte loads).
+        # Whole 16-byte runs down the columns: every operand copy is a 16-byte cp.async, none narrower.
         copies = re.findall(r"cp\.async\.c[ag]\.shared\.global[^;]*", ptx)
         assert copies and all(c.rstrip().endswith(", 16") or ", 16," in c for c in copies), copies
         # Two copies per thread and operand (a 64 x 32 block of 16-bit elements on 128 threads), at three places:
         # the two iterations of the prologue and the loop's.
-        operands = 1 if a_col and target.endswith("sm_90a") else 2
-        assert len(copies) == 3 * 2 * operands, copies
+        assert len(copies) == 3 * 2 * 2, copies
         assert not re.search(r"ld\.global(\.nc)?\.(b16|u16) ", ptx), "a 2-byte load of a contiguous operand"
         if target.endswith("sm_80"):
             # ldmatrix transposes the matrices of an operand whose K is not contiguous: A M-major, B N-major.
             trans = re.findall(r"ldmatrix\.sync\.aligned\.m8n8\.x\d(\.trans)?", ptx)
             assert ("" in trans) == (not a_col or b_col) and (".trans" in trans) == (a_col or not b_col), trans
+        else:
+            # wgmma reads both operands from their slots, an MN-major one with its transpose flag (imm-trans-a,
+            # imm-trans-b: the last two operands), and nothing is staged through registers but the result.
+            flags = set(re.findall(r"wgmma\.mma_async[^;]*p,\s*1,\s*1,\s*(\d),\s*(\d);", ptx))
+            assert flags == {(str(int(a_col)), str(int(not b_col)))}, flags
+            assert not re.search(r"st\.shared\.(b16|u16)", ptx)

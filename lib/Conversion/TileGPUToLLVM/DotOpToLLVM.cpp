@@ -87,19 +87,21 @@ struct DotLowering : TileGPUPattern<tile::DotOp> {
     tilegpu::LocalLoadOp inPlace[2] = {inPlaceOperand(op, 0),
                                        inPlaceOperand(op, 1)};
     Value slots[2];
+    // Slots holding their operand transposed: A M-major, B K-major.
+    bool transposed[2] = {false, false};
     for (int i = 0; i < 2; ++i)
-      if (inPlace[i])
+      if (inPlace[i]) {
         slots[i] = slotAddress(rw, loc,
                                rw.getRemappedValue(inPlace[i].getBuffer()),
                                rw.getRemappedValue(inPlace[i].getSlot()),
                                inPlace[i].getBuffer().getType());
+        transposed[i] = inPlace[i].getBuffer().getType().getTransposed();
+      }
     if (auto warps = tilegpu::wgmmaWarps(op); warps && target.hasWarpgroupMma()) {
       rw.replaceOpWithMultiple(
           op, {lowerWgmmaDot(rw, loc, target, op, adaptor.getA(),
                              adaptor.getB(), adaptor.getC(), *warps, slots[0],
-                             slots[1],
-                             inPlace[1] &&
-                                 inPlace[1].getBuffer().getType().getTransposed())});
+                             slots[1], transposed[0], transposed[1])});
       return success();
     }
     int64_t bBase;
@@ -241,23 +243,20 @@ struct DotLowering : TileGPUPattern<tile::DotOp> {
       };
       Value lane16 = laneBits(0, 15, 0), lane8 = laneBits(0, 7, 0);
       Value laneHalf = laneBits(4, 1, 3), laneQuarter = laneBits(3, 1, 3);
-      bool transposedSlot[2] = {false, false};
       LinearLayout inverse[2];
       Value laneOff[2];
       int32_t eltBytes = storageBytes(aElt);
       for (int i = 0; i < 2; ++i)
         if (slots[i]) {
-          transposedSlot[i] =
-              inPlace[i] && inPlace[i].getBuffer().getType().getTransposed();
           inverse[i] = slotLayout[i].invert();
           Value row, col; // the lane's part of the operand coordinates
-          if (i == 0 && !transposedSlot[0]) {
+          if (i == 0 && !transposed[0]) {
             row = lane16;
             col = laneHalf;
           } else if (i == 0) {
             row = laneQuarter;
             col = rw.create<arith::OrIOp>(loc, lane8, laneHalf);
-          } else if (!transposedSlot[1]) {
+          } else if (!transposed[1]) {
             row = lane16;
           } else {
             row = laneQuarter;
@@ -267,7 +266,7 @@ struct DotLowering : TileGPUPattern<tile::DotOp> {
         }
       // ldmatrix transposes the matrices of an operand whose K is not
       // contiguous in its slot: B N-major, A M-major.
-      bool transA = transposedSlot[0], transB = !transposedSlot[1];
+      bool transA = transposed[0], transB = !transposed[1];
       auto constOffset = [&](int i, int32_t row, int32_t col) {
         std::string d0 = gpu::dimName(0), d1 = gpu::dimName(1);
         return inverse[i].apply({{d0, row}, {d1, col}})[0];

@@ -43,16 +43,18 @@ constexpr const char *kScratchAttr = "tilegpu.scratch";
 
 /// d = a * b + c on warpgroup MMA (wgmmaWarps): both operands are staged
 /// swizzled in shared memory (wgmmaTiles) unless read in place from a slot
-/// (`aSlot`, `bSlot`; `bSlotKMajor`: B's slot holds it K-major, transposed),
-/// then each warpgroup issues wgmma.mma_async m64nNk16 for each of its
-/// accumulator tiles, K steps innermost, through descriptors of the tiles'
-/// rows; one commit and a wait for all at the end.
+/// (`aSlot`, `bSlot`; slots that hold their operand transposed: A M-major,
+/// `aSlotMNMajor`, or B K-major, `bSlotKMajor`), then each warpgroup issues
+/// wgmma.mma_async m64nNk16 for each of its accumulator tiles, K steps
+/// innermost, through descriptors of the tiles' rows; one commit and a wait
+/// for all at the end.
 SmallVector<Value> lowerWgmmaDot(OpBuilder &b, Location loc,
                                  const GPUTargetInfo &target,
                                  tessel::tile::DotOp op, mlir::ValueRange a,
                                  mlir::ValueRange bv, mlir::ValueRange c,
                                  const std::vector<int32_t> &warps,
-                                 Value aSlot, Value bSlot, bool bSlotKMajor);
+                                 Value aSlot, Value bSlot, bool aSlotMNMajor,
+                                 bool bSlotKMajor);
 
 } // namespace tessel::gpu::lowering
 

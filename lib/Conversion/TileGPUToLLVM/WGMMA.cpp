@@ -42,14 +42,19 @@ SmallVector<Value> lowerWgmmaDot(OpBuilder &b, Location loc,
                                  tile::DotOp op, ValueRange a, ValueRange bv,
                                  ValueRange c,
                                  const std::vector<int32_t> &warps,
-                                 Value aSlot, Value bSlot, bool bSlotKMajor) {
+                                 Value aSlot, Value bSlot, bool aSlotMNMajor,
+                                 bool bSlotKMajor) {
   auto aTy = op.getA().getType(), bTy = op.getB().getType();
   int32_t M = aTy.getDimSize(0), K = aTy.getDimSize(1), N = bTy.getDimSize(1);
   bool bf16 = aTy.getElementType().isBF16();
   int32_t size = storageBytes(aTy.getElementType());
   WgmmaTiles tiles = wgmmaTiles(op, warps);
+  // Slots that hold their operand transposed: A loaded M-contiguous, M-major
+  // with atoms of the instruction's 64 rows; B loaded K-contiguous, N x K
+  // swizzled as a K-major A.
+  bool aMNMajor = aSlot && aSlotMNMajor;
+  int32_t aSwizzle = aMNMajor ? std::min(128, 64 * size) : tiles.aSwizzle;
   if (bSlot && bSlotKMajor) {
-    // B loaded K-contiguous: its slot holds it as N x K, swizzled as A.
     tiles.bMNMajor = false;
     tiles.bSwizzle = tiles.aSwizzle;
   }
@@ -140,9 +145,9 @@ SmallVector<Value> lowerWgmmaDot(OpBuilder &b, Location loc,
     SmallVector<Value> acc(d.begin() + first, d.begin() + first + perInstr);
     for (int32_t k0 = 0; k0 < K; k0 += 16)
       acc = target.warpgroupMma(
-          b, loc, descriptor(aBase, M, tiles.aSwizzle, false, row0, k0),
+          b, loc, descriptor(aBase, M, aSwizzle, aMNMajor, row0, k0),
           descriptor(bBase, N, tiles.bSwizzle, tiles.bMNMajor, col0, k0),
-          acc, instrN, bf16, tiles.bMNMajor);
+          acc, instrN, bf16, aMNMajor, tiles.bMNMajor);
     std::copy(acc.begin(), acc.end(), d.begin() + first);
   }
   return target.warpgroupMmaWait(b, loc, d);

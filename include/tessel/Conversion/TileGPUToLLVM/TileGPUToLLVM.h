@@ -68,14 +68,14 @@ public:
   virtual void warpgroupMmaFence(mlir::OpBuilder &b,
                                  mlir::Location loc) const = 0;
   /// Starts D = A * B + D on a 64 x n x 16 tile of the warpgroup, A and B
-  /// (fp16 or bf16; A K-major, B K-major or, with `bMNMajor`, N-major)
-  /// through descriptors; `acc` is this thread's n/2 f32 accumulators in the
-  /// PTX ISA's order. Returns the accumulators the MMA will write: read them
-  /// only after warpgroupMmaWait.
+  /// (fp16 or bf16; A K-major or, with `aMNMajor`, M-major, B K-major or,
+  /// with `bMNMajor`, N-major) through descriptors; `acc` is this thread's
+  /// n/2 f32 accumulators in the PTX ISA's order. Returns the accumulators
+  /// the MMA will write: read them only after warpgroupMmaWait.
   virtual llvm::SmallVector<mlir::Value>
   warpgroupMma(mlir::OpBuilder &b, mlir::Location loc, mlir::Value descA,
                mlir::Value descB, mlir::ValueRange acc, int n, bool bf16,
-               bool bMNMajor) const = 0;
+               bool aMNMajor, bool bMNMajor) const = 0;
   /// Commits the warpgroup's MMAs and waits for all of them; returns
   /// `values` (their accumulators) as they are once they are done, so that
   /// nothing reads them earlier.

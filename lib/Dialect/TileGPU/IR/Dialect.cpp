@@ -538,9 +538,10 @@ tilegpu::dotOperandSharedEncoding(Operation *dot, unsigned operand,
     return kMajor;
   if (operand == 1 && transposed)
     return kMajor; // N x K
-  // MN-major needs a swizzle atom of at least 32 bytes of rows or columns.
-  int32_t span = operand == 0 ? M : bColumns;
-  if ((operand == 0 && warps) || span * size < 32)
+  // MN-major needs a swizzle atom of at least 32 bytes of the rows (a
+  // warpgroup MMA reads 64 of A's) or columns one instruction reads.
+  int32_t span = operand == 1 ? bColumns : warps ? 64 : M;
+  if (span * size < 32)
     return std::nullopt;
   return SharedEncoding{SharedOrder::MNMajor, transposed,
                         std::min(128, span * size)};

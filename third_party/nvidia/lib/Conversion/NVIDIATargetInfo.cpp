@@ -120,7 +120,7 @@ void NVIDIATargetInfo::warpgroupMmaFence(OpBuilder &b, Location loc) const {
 SmallVector<Value> NVIDIATargetInfo::warpgroupMma(OpBuilder &b, Location loc,
                                                  Value descA, Value descB,
                                                  ValueRange acc, int n,
-                                                 bool bf16,
+                                                 bool bf16, bool aMNMajor,
                                                  bool bMNMajor) const {
   MLIRContext *ctx = b.getContext();
   SmallVector<Type> fields(acc.size(), b.getF32Type());
@@ -129,13 +129,15 @@ SmallVector<Value> NVIDIATargetInfo::warpgroupMma(OpBuilder &b, Location loc,
   for (auto [i, v] : llvm::enumerate(acc))
     inout = b.create<LLVM::InsertValueOp>(loc, inout, v, int64_t(i));
   NVVM::WGMMATypes ab = bf16 ? NVVM::WGMMATypes::bf16 : NVVM::WGMMATypes::f16;
-  // A row-major: K-major. B column-major is K-major; row-major is N-major,
-  // which the instruction reads with its transpose flag.
+  // A row-major is K-major; column-major is M-major. B column-major is
+  // K-major; row-major is N-major. The instruction reads an MN-major
+  // operand with its transpose flag (imm-trans-a, imm-trans-b).
   auto mma = b.create<NVVM::WgmmaMmaAsyncOp>(
       loc, structTy, inout, descA, descB,
       NVVM::MMAShapeAttr::get(ctx, 64, n, 16), ab, ab, NVVM::WGMMATypes::f32,
       NVVM::WGMMAScaleOut::one, NVVM::WGMMAScaleIn::one,
-      NVVM::WGMMAScaleIn::one, NVVM::MMALayout::row,
+      NVVM::WGMMAScaleIn::one,
+      aMNMajor ? NVVM::MMALayout::col : NVVM::MMALayout::row,
       bMNMajor ? NVVM::MMALayout::row : NVVM::MMALayout::col,
       NVVM::MMAIntOverflowAttr());
   SmallVector<Value> d;

@@ -64,8 +64,8 @@ struct SharedEncoding {
 /// instruction allows: A K-major and B N-major, as both come from row-major
 /// memory, or with `transposed` the operand's other dimension contiguous,
 /// as it comes from column-major memory: B K-major (`k_major, transposed`)
-/// or, on mma.sync, A M-major (`mn_major, transposed`). Nothing where the
-/// dot cannot read that operand from such a slot.
+/// or A M-major (`mn_major, transposed`). Nothing where the dot cannot read
+/// that operand from such a slot.
 std::optional<SharedEncoding> dotOperandSharedEncoding(mlir::Operation *dot,
                                                        unsigned operand,
                                                        bool transposed = false);

@@ -100,8 +100,7 @@ def TileGPUPipeline : Pass<"tilegpu-pipeline", "mlir::func::FuncOp"> {
     whose threads hold runs along dimension 0 (A contiguous along M, B along
     K: column-major operands) fills a slot that holds the tile transposed
     (`mn_major, transposed` for A, `k_major, transposed` for B), so that the
-    runs land whole; warpgroup MMA reads no M-major A from a slot, and such
-    a load stays as it is.
+    runs land whole.
 
     Only loads whose pointers and mask can be computed S - 1 iterations
     ahead are pipelined: from values defined outside the loop, the

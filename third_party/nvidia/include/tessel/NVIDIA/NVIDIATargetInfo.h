@@ -34,7 +34,7 @@ public:
   llvm::SmallVector<mlir::Value>
   warpgroupMma(mlir::OpBuilder &b, mlir::Location loc, mlir::Value descA,
                mlir::Value descB, mlir::ValueRange acc, int n, bool bf16,
-               bool bMNMajor) const override;
+               bool aMNMajor, bool bMNMajor) const override;
   llvm::SmallVector<mlir::Value>
   warpgroupMmaWait(mlir::OpBuilder &b, mlir::Location loc,
                    mlir::ValueRange values) const override;
