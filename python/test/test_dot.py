@@ -1,5 +1,7 @@
 """tl.dot on single blocks, and a tiled matmul (2-D grid, K loop with masks) for
-fp32 and fp16 inputs with fp32 accumulation, against numpy."""
+fp32, fp16 and int8 inputs, against numpy. On NVIDIA GPUs an fp32 dot multiplies
+tf32 values (Triton's default, and input_precision="tf32") unless asked for
+"ieee" or "tf32x3"; the CPU computes every dot in full fp32."""
 import numpy as np
 import pytest
 
@@ -102,6 +104,57 @@ def test_matmul(rand, dt, precision, tol, shape):
     b = rand((K, N), dt, -1, 1)
     c = _matmul(a, b, precision)
     np.testing.assert_allclose(c, _reference(a, b), rtol=tol, atol=tol * np.sqrt(K))
+
+
+def tf32(x):
+    """fp32 values rounded to tf32 (10 mantissa bits): to nearest, ties away from zero, on the 13 dropped bits."""
+    bits = np.asarray(x, f32).view(np.uint32).astype(np.uint64)
+    return ((bits + 0x1000) & 0xFFFFE000).astype(np.uint32).view(f32)
+
+
+@pytest.mark.parametrize("precision", [None, "tf32", "ieee", "tf32x3"])
+def test_fp32_dot_precision(rng, target, precision):
+    # Full-width fp32 inputs: rounding them to tf32 moves a sum of 32 products by about 2^-11 of its terms, far
+    # more than fp32 accumulation does, so the result tells which inputs were multiplied.
+    M, N, K = 32, 64, 32
+    a = rng.standard_normal((M, K)).astype(f32)
+    b = rng.standard_normal((K, N)).astype(f32)
+    c = np.zeros((M, N), f32)
+    _block_dot_kernel[(1,)](a, b, c, M, N, K, PRECISION=precision)
+    c = (c - 1.0) / 2  # the kernel computes 1 + 2 a b
+    exact = a.astype(np.float64) @ b
+    rounded = tf32(a).astype(np.float64) @ tf32(b)
+    uses_tf32 = target.startswith(("sim:", "cuda:")) and precision in (None, "tf32")
+    np.testing.assert_allclose(c, rounded if uses_tf32 else exact, rtol=1e-5, atol=1e-5)
+    assert np.abs(rounded - exact).max() > 1e-3  # the two references are told apart
+
+
+@triton.jit
+def _int8_matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    rm = tl.program_id(0) * BM + tl.arange(0, BM)
+    rn = tl.program_id(1) * BN + tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    acc = tl.zeros((BM, BN), dtype=tl.int32)
+    for k in range(0, K, BK):
+        a = tl.load(a_ptr + rm[:, None] * K + (k + rk)[None, :], mask=(rm[:, None] < M) & ((k + rk)[None, :] < K),
+                    other=0)
+        b = tl.load(b_ptr + (k + rk)[:, None] * N + rn[None, :], mask=((k + rk)[:, None] < K) & (rn[None, :] < N),
+                    other=0)
+        acc = tl.dot(a, b, acc)
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc, mask=(rm[:, None] < M) & (rn[None, :] < N))
+
+
+@pytest.mark.parametrize("shape,blocks", [((37, 53, 71), (32, 32, 32)), ((64, 96, 128), (64, 32, 64))],
+                         ids=["37x53x71", "64x96x128"])
+def test_int8_matmul(rng, shape, blocks):
+    # int8 products summed in int32 are exact, on tensor cores too.
+    M, N, K = shape
+    BM, BN, BK = blocks
+    a = rng.integers(-128, 128, (M, K)).astype(np.int8)
+    b = rng.integers(-128, 128, (K, N)).astype(np.int8)
+    c = np.zeros((M, N), np.int32)
+    _int8_matmul_kernel[(triton.cdiv(M, BM), triton.cdiv(N, BN))](a, b, c, M, N, K, BM=BM, BN=BN, BK=BK)
+    np.testing.assert_array_equal(c, a.astype(np.int32) @ b.astype(np.int32))
 
 
 def test_matmul_transposed_operand(rand):

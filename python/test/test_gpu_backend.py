@@ -191,12 +191,69 @@ def test_matmul_matches_numpy(sim, rng, dtype, shape, blocks):
     c = torch.zeros((M, N), dtype=torch.float32)
     BM, BN, BK = blocks
     kernel = matmul_kernel[(triton_cdiv(M, BM), triton_cdiv(N, BN))](a, b, c, M, N, K, BM=BM, BN=BN, BK=BK)
-    ref = a.double().numpy() @ b.double().numpy()
-    np.testing.assert_allclose(c.numpy(), ref, rtol=1e-4, atol=1e-4 if dtype != "float32" else 2e-5)
-    # fp16/bf16 dots run on tensor cores; fp32 by FMA.
+    # fp32 inputs are multiplied as tf32 (Triton's default on NVIDIA GPUs).
+    if dtype == "float32":
+        ref = tf32(a.numpy()).astype(np.float64) @ tf32(b.numpy())
+    else:
+        ref = a.double().numpy() @ b.double().numpy()
+    np.testing.assert_allclose(c.numpy(), ref, rtol=1e-4, atol=1e-4)
+    # fp16/bf16 dots run on wgmma on sm_90a, tf32 ones on mma.sync everywhere.
     ptx = kernel.asm["ptx"]
-    assert (tensor_core_instruction(sim, BM, BN) in ptx) == (dtype != "float32")
-    assert "mma.sync" not in ptx or "wgmma" not in ptx
+    if dtype == "float32":
+        assert "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32" in ptx and "wgmma" not in ptx
+    else:
+        assert tensor_core_instruction(sim, BM, BN) in ptx
+        assert "mma.sync" not in ptx or "wgmma" not in ptx
+
+
+def tf32(x):
+    """fp32 values rounded to tf32 (10 mantissa bits): to nearest, ties away from zero, on the 13 dropped bits."""
+    bits = np.asarray(x, np.float32).view(np.uint32).astype(np.uint64)
+    return ((bits + 0x1000) & 0xFFFFE000).astype(np.uint32).view(np.float32)
+
+
+@tessel.jit
+def precision_dot_kernel(a_ptr, b_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr,
+                         PRECISION: tl.constexpr):
+    rm, rn, rk = tl.arange(0, M), tl.arange(0, N), tl.arange(0, K)
+    a = tl.load(a_ptr + rm[:, None] * K + rk[None, :])
+    b = tl.load(b_ptr + rk[:, None] * N + rn[None, :])
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], tl.dot(a, b, input_precision=PRECISION))
+
+
+@pytest.mark.parametrize("arch", ["sim:sm_80", "sim:sm_89", "sim:sm_90a"])
+@pytest.mark.parametrize("dtype,precision,mma", [
+    ("float32", None, "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32"),
+    ("float32", "tf32", "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32"),
+    ("float32", "ieee", None),
+    ("float32", "tf32x3", None),
+    ("int8", None, "mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32"),
+], ids=["f32-default", "f32-tf32", "f32-ieee", "f32-tf32x3", "int8"])
+def test_dot_instruction(monkeypatch, rng, arch, dtype, precision, mma):
+    # tf32 and int8 dots run on mma.sync from sm_80 on (sm_90a included: wgmma only takes fp16/bf16 here), fp32
+    # inputs rounded to tf32 by cvt.rna first; "ieee" and "tf32x3" are computed exactly, by FMA.
+    monkeypatch.setattr(knobs, "target", arch)
+    M, N, K = 64, 32, 64
+    if dtype == "int8":
+        a = rng.integers(-128, 128, (M, K)).astype(np.int8)
+        b = rng.integers(-128, 128, (K, N)).astype(np.int8)
+        c = np.zeros((M, N), np.int32)
+    else:
+        a = rng.standard_normal((M, K)).astype(np.float32)
+        b = rng.standard_normal((K, N)).astype(np.float32)
+        c = np.zeros((M, N), np.float32)
+    kernel = precision_dot_kernel[(1,)](a, b, c, M=M, N=N, K=K, PRECISION=precision)
+    ptx = kernel.asm["ptx"]
+    if mma is None:
+        assert "mma" not in ptx and "fma.rn.f32" in ptx
+        np.testing.assert_allclose(c, a.astype(np.float64) @ b, rtol=1e-5, atol=1e-5)
+    elif dtype == "int8":
+        assert mma in ptx and "wgmma" not in ptx
+        np.testing.assert_array_equal(c, a.astype(np.int32) @ b.astype(np.int32))
+    else:
+        assert mma in ptx and "cvt.rna.tf32.f32" in ptx and "wgmma" not in ptx
+        np.testing.assert_allclose(c, tf32(a).astype(np.float64) @ tf32(b), rtol=1e-5, atol=1e-5)
+    assert "ptxas" in kernel.asm and arch[4:] in kernel.asm["ptxas"]
 
 
 def tensor_core_instruction(target, BM, BN, num_warps=4):

@@ -2,6 +2,7 @@
 //
 // d = a * b + c per thread: warpgroup MMA (WGMMA.cpp) where the dot was
 // given a warpgroup layout, mma.sync m16n8k16 for fp16/bf16 into fp32,
+// mma.sync m16n8k8 / m16n8k32 for tf32 / int8 (MMASyncFragments.cpp),
 // otherwise a loop over K per accumulator element.
 //
 //===----------------------------------------------------------------------===//
@@ -67,7 +68,8 @@ Value convertElement(OpBuilder &b, Location loc, Value v, Type to) {
   return b.create<arith::FPToSIOp>(loc, to, v);
 }
 
-/// d = a * b + c. On warpgroup MMA, lowerWgmmaDot. Otherwise both operands
+/// d = a * b + c. On warpgroup MMA, lowerWgmmaDot; tf32 and int8 inputs on
+/// mma.sync, lowerMmaSyncFragmentsDot. Otherwise both operands
 /// are staged in shared memory; then either
 /// each warp runs 16x8x16 tensor-core MMAs over the accumulator tiles its
 /// layout gives it (the mma.sync accumulator layout, fp16/bf16 into fp32),
@@ -104,12 +106,24 @@ struct DotLowering : TileGPUPattern<tile::DotOp> {
                              slots[1], transposed[0], transposed[1])});
       return success();
     }
+    LinearLayout dLayout = layoutOf(op.getD().getType());
+    std::optional<tilegpu::MmaInputs> inputs = tilegpu::mmaSyncInputs(op);
+    if (inputs && (*inputs == tilegpu::MmaInputs::TF32 ||
+                   *inputs == tilegpu::MmaInputs::S8) &&
+        target.hasMma16816() && K % tilegpu::mmaSyncK(*inputs) == 0)
+      if (auto warps = mmaSyncWarps(dLayout, M, N)) {
+        rw.replaceOpWithMultiple(
+            op, {lowerMmaSyncFragmentsDot(rw, loc, target, op, *inputs, *warps,
+                                          adaptor.getA(), adaptor.getB(),
+                                          adaptor.getC())});
+        return success();
+      }
     int64_t bBase;
     dotSharedBytes(op, bBase);
-    LinearLayout dLayout = layoutOf(op.getD().getType());
     ValueRange c = adaptor.getC();
     bool mma = target.hasMma16816() && (aElt.isF16() || aElt.isBF16()) &&
-               aElt == bElt && accElt.isF32() && isMmaLayout(dLayout, M, N);
+               aElt == bElt && accElt.isF32() &&
+               mmaSyncWarps(dLayout, M, N).has_value();
     if (!mma)
       slots[0] = slots[1] = Value();
     // Where each operand sits in shared memory for ldmatrix: its pipeline
@@ -398,18 +412,6 @@ struct DotLowering : TileGPUPattern<tile::DotOp> {
     }
     rw.replaceOpWithMultiple(op, {d});
     return success();
-  }
-
-  /// Whether `layout` is the mma.sync accumulator layout of an M x N block
-  /// for some split of its warps (what convert-tile-to-tilegpu chose).
-  static bool isMmaLayout(const LinearLayout &layout, int32_t M, int32_t N) {
-    if (M % 16 || N % 8)
-      return false;
-    int32_t warps = layout.inSize(gpu::kWarp);
-    for (int32_t wm = 1; wm <= warps; wm *= 2)
-      if (layout == gpu::mmaAccumulatorLayout({M, N}, {wm, warps / wm}))
-        return true;
-    return false;
   }
 };
 

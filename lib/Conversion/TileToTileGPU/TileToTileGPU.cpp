@@ -16,6 +16,7 @@
 
 #include "tessel/Dialect/Tile/IR/Dialect.h"
 #include "tessel/Dialect/TileGPU/IR/Dialect.h"
+#include "tessel/Dialect/TileGPU/IR/MmaInputs.h"
 
 #include "mlir/Analysis/SliceAnalysis.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -108,15 +109,15 @@ struct ConvertTileToTileGPU
     result.replaceAllUsesExcept(c.getResult(), c);
   }
 
-  /// fp16/bf16 blocks into fp32 in whole 16x8x16 tiles, on sm_80 and up.
+  /// Dots whose inputs mma.sync multiplies (tilegpu::mmaSyncInputs), in
+  /// whole 16x8 accumulator tiles and whole instructions along K, on sm_80
+  /// and up.
   bool usesMmaSync(tile::DotOp dot) const {
-    Type a = dot.getA().getType().getElementType();
-    Type b = dot.getB().getType().getElementType();
+    std::optional<tilegpu::MmaInputs> inputs = tilegpu::mmaSyncInputs(dot);
     auto shape = dot.getD().getType().getShape();
     int64_t k = dot.getA().getType().getDimSize(1);
-    return computeCapability >= 80 && a == b && (a.isF16() || a.isBF16()) &&
-           dot.getD().getType().getElementType().isF32() &&
-           shape[0] % 16 == 0 && shape[1] % 8 == 0 && k % 16 == 0;
+    return computeCapability >= 80 && inputs && shape[0] % 16 == 0 &&
+           shape[1] % 8 == 0 && k % tilegpu::mmaSyncK(*inputs) == 0;
   }
 
   /// Whether another dot uses this dot's result or produces one of its
@@ -154,12 +155,16 @@ struct ConvertTileToTileGPU
   }
 
   /// The warps [M, N] of a dot that runs on warpgroup MMA, or nothing: an
-  /// mma.sync-shaped dot on sm_90a with whole warpgroups, warps along M
-  /// first while rows remain (16 per warp, as Triton splits them), each
-  /// warpgroup covering at least 8 columns.
+  /// mma.sync-shaped fp16/bf16 dot on sm_90a with whole warpgroups, warps
+  /// along M first while rows remain (16 per warp, as Triton splits them),
+  /// each warpgroup covering at least 8 columns. Other inputs run on
+  /// mma.sync there.
   std::optional<std::vector<int32_t>> wgmmaWarps(tile::DotOp dot) const {
+    std::optional<tilegpu::MmaInputs> inputs = tilegpu::mmaSyncInputs(dot);
     if (computeCapability != 90 || !archSpecific || numWarps % 4 ||
-        !usesMmaSync(dot))
+        !usesMmaSync(dot) ||
+        (*inputs != tilegpu::MmaInputs::F16 &&
+         *inputs != tilegpu::MmaInputs::BF16))
       return std::nullopt;
     auto shape = dot.getD().getType().getShape();
     int32_t wm = 4, wn = 1;

@@ -52,20 +52,47 @@ func.func @rows32(%s: f16, %out: !tile.ptr<f32>) attributes {tile.kernel} {
 
 // -----
 
-// fp32 operands have no wgmma here (tf32 is not chosen for them): the
-// per-thread FMA loop keeps the default layout.
+// fp32 operands run on mma.sync as tf32 (the default precision, as in
+// Triton on NVIDIA GPUs), never on wgmma here: the accumulator of the first
+// dot takes the mma.sync layout (its lanes: the 16x8 tile's). With
+// input_precision = ieee the per-thread FMA loop keeps the default layout.
+// CHECK: #[[MMA:linear[0-9]*]] = #tilegpu.linear<register = {{.*}}, lane = {{\[}}[0, 2], [0, 4], [1, 0], [2, 0], [4, 0]], warp
 // CHECK-LABEL: func.func @fp32
 // CHECK-NOT: tilegpu.wgmma
-// CHECK: tile.dot
+// CHECK: tile.splat %{{.*}} : tensor<64x64xf32, #[[BLOCKED:linear[0-9]*]]>
+// CHECK: tile.dot {{.*}} -> tensor<64x64xf32, #[[MMA]]>
+// CHECK: tile.dot {{.*}} input_precision = ieee : {{.*}} -> tensor<64x64xf32, #[[BLOCKED]]>
 // CHECK-NOT: tilegpu.wgmma
 func.func @fp32(%s: f32, %out: !tile.ptr<f32>) attributes {tile.kernel} {
   %a = tile.splat %s : tensor<64x64xf32>
   %zero = arith.constant dense<0.0> : tensor<64x64xf32>
   %d = tile.dot %a, %a, %zero : tensor<64x64xf32>, tensor<64x64xf32> -> tensor<64x64xf32>
+  %e = tile.dot %a, %a, %d input_precision = ieee : tensor<64x64xf32>, tensor<64x64xf32> -> tensor<64x64xf32>
   %r = tile.make_range {start = 0 : i32, end = 4096 : i32} : tensor<4096xi32>
   %i = tile.reshape %r : tensor<4096xi32> -> tensor<64x64xi32>
   %os = tile.splat %out : tensor<64x64x!tile.ptr<f32>>
   %oa = tile.addptr %os, %i : tensor<64x64x!tile.ptr<f32>>, tensor<64x64xi32>
-  tile.store %oa, %d : tensor<64x64x!tile.ptr<f32>>, tensor<64x64xf32>
+  tile.store %oa, %e : tensor<64x64x!tile.ptr<f32>>, tensor<64x64xf32>
+  return
+}
+
+// -----
+
+// int8 into int32 runs on mma.sync (m16n8k32) everywhere, never on wgmma
+// here: the accumulator takes the mma.sync layout.
+// CHECK: #[[MMA8:linear[0-9]*]] = #tilegpu.linear<register = {{.*}}, lane = {{\[}}[0, 2], [0, 4], [1, 0], [2, 0], [4, 0]], warp
+// CHECK-LABEL: func.func @int8
+// CHECK-NOT: tilegpu.wgmma
+// CHECK: tile.dot {{.*}} -> tensor<64x64xi32, #[[MMA8]]>
+// CHECK-NOT: tilegpu.wgmma
+func.func @int8(%s: i8, %out: !tile.ptr<i32>) attributes {tile.kernel} {
+  %a = tile.splat %s : tensor<64x64xi8>
+  %zero = arith.constant dense<0> : tensor<64x64xi32>
+  %d = tile.dot %a, %a, %zero : tensor<64x64xi8>, tensor<64x64xi8> -> tensor<64x64xi32>
+  %r = tile.make_range {start = 0 : i32, end = 4096 : i32} : tensor<4096xi32>
+  %i = tile.reshape %r : tensor<4096xi32> -> tensor<64x64xi32>
+  %os = tile.splat %out : tensor<64x64x!tile.ptr<i32>>
+  %oa = tile.addptr %os, %i : tensor<64x64x!tile.ptr<i32>>, tensor<64x64xi32>
+  tile.store %oa, %d : tensor<64x64x!tile.ptr<i32>>, tensor<64x64xi32>
   return
 }

@@ -84,6 +84,39 @@ SmallVector<Value> NVIDIATargetInfo::mma16816(OpBuilder &b, Location loc,
   return d;
 }
 
+SmallVector<Value> NVIDIATargetInfo::mmaSync(OpBuilder &b, Location loc,
+                                            tessel::tilegpu::MmaInputs inputs,
+                                            ValueRange a, ValueRange bv,
+                                            ValueRange c) const {
+  MLIRContext *ctx = b.getContext();
+  bool tf32 = inputs == tessel::tilegpu::MmaInputs::TF32;
+  Type acc = tf32 ? b.getF32Type() : Type(b.getI32Type());
+  auto resultType = LLVM::LLVMStructType::getLiteral(ctx, {acc, acc, acc, acc});
+  NVVM::MMATypes ab = tf32 ? NVVM::MMATypes::tf32 : NVVM::MMATypes::s8;
+  // int8 sums wrap, as the FMA loop's and the CPU backend's do.
+  std::optional<NVVM::MMAIntOverflow> overflow;
+  if (!tf32)
+    overflow = NVVM::MMAIntOverflow::wrapped;
+  auto mma = b.create<NVVM::MmaOp>(
+      loc, resultType, a, bv, c,
+      ArrayRef<int64_t>{16, 8, tessel::tilegpu::mmaSyncK(inputs)},
+      std::optional<NVVM::MMAB1Op>(), overflow,
+      std::array<NVVM::MMATypes, 2>{ab, ab},
+      std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
+                                     NVVM::MMALayout::col});
+  SmallVector<Value> d;
+  for (int64_t i = 0; i < 4; ++i)
+    d.push_back(b.create<LLVM::ExtractValueOp>(loc, mma, i));
+  return d;
+}
+
+Value NVIDIATargetInfo::roundToTF32(OpBuilder &b, Location loc,
+                                    Value v) const {
+  return b.create<NVVM::ConvertFloatToTF32Op>(
+      loc, b.getI32Type(), v, NVVM::FPRoundingMode::RNA,
+      NVVM::SaturationMode::NONE, /*relu=*/false);
+}
+
 Value NVIDIATargetInfo::warpgroupMmaDescriptor(OpBuilder &b, Location loc,
                                                Value sharedAddress,
                                                int64_t leadingBytes,

@@ -23,6 +23,12 @@ public:
                                           mlir::Location loc, mlir::ValueRange a,
                                           mlir::ValueRange bv, mlir::ValueRange c,
                                           bool bf16) const override;
+  llvm::SmallVector<mlir::Value> mmaSync(mlir::OpBuilder &b, mlir::Location loc,
+                                         tilegpu::MmaInputs inputs,
+                                         mlir::ValueRange a, mlir::ValueRange bv,
+                                         mlir::ValueRange c) const override;
+  mlir::Value roundToTF32(mlir::OpBuilder &b, mlir::Location loc,
+                          mlir::Value v) const override;
   bool hasWarpgroupMma() const override { return true; }
   mlir::Value warpgroupMmaDescriptor(mlir::OpBuilder &b, mlir::Location loc,
                                      mlir::Value sharedAddress,

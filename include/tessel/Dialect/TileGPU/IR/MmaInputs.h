@@ -1,0 +1,37 @@
+//===- MmaInputs.h - The mma.sync instruction a dot's inputs take -*- C++ -*-===//
+//
+// NVIDIA's warp-level tensor-core instruction, mma.sync.aligned.m16n8kK
+// (sm_80 and up), multiplies fp16, bf16, tf32 and 8-bit integers; K depends
+// on the element width. Which of them a tile.dot takes is decided once, here,
+// for the layout pass and the lowering alike.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TESSEL_DIALECT_TILEGPU_IR_MMAINPUTS_H
+#define TESSEL_DIALECT_TILEGPU_IR_MMAINPUTS_H
+
+#include <cstdint>
+#include <optional>
+
+namespace tessel::tile {
+class DotOp;
+} // namespace tessel::tile
+
+namespace tessel::tilegpu {
+
+/// The operand types of an mma.sync instruction.
+enum class MmaInputs { F16, BF16, TF32, S8 };
+
+/// The mma.sync inputs of `dot`: fp16 or bf16 into fp32 (m16n8k16); fp32
+/// into fp32 where input_precision allows tf32 (absent, Triton's default on
+/// NVIDIA, or "tf32"; m16n8k8); int8 into int32 (m16n8k32). Nothing for
+/// other types and for fp32 dots asking for more precision ("ieee",
+/// "tf32x3", "bf16x3", "bf16x6"), which are computed exactly.
+std::optional<MmaInputs> mmaSyncInputs(tile::DotOp dot);
+
+/// The bits of one input element, and the K of one instruction (256 / bits).
+int32_t mmaInputBits(MmaInputs inputs);
+int32_t mmaSyncK(MmaInputs inputs);
+
+} // namespace tessel::tilegpu
+
+#endif // TESSEL_DIALECT_TILEGPU_IR_MMAINPUTS_H

@@ -1,0 +1,121 @@
+//===- MMASyncFragments.cpp - tf32 and int8 dots on mma.sync -------------===//
+//
+// A dot of fp32 inputs rounded to tf32, or of int8 inputs, runs on
+// mma.sync m16n8k8 / m16n8k32. Both operands are staged in shared memory as
+// dotSharedBytes places them, A row-major and B column-major, so that the
+// elements one fragment register holds (consecutive along K,
+// mmaOperandLayout) are one aligned 4-byte word. Each warp then loads, per
+// K step, the fragments of its rows of A and columns of B, and issues one
+// instruction per accumulator tile.
+//
+//===----------------------------------------------------------------------===//
+#include "DotOpToLLVM.h"
+#include "SharedAccess.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+
+#include <map>
+
+using namespace mlir;
+using namespace tessel;
+using namespace tessel::gpu::lowering;
+using gpu::LinearLayout;
+
+std::optional<std::vector<int32_t>>
+gpu::lowering::mmaSyncWarps(const LinearLayout &layout, int32_t M, int32_t N) {
+  if (M % 16 || N % 8)
+    return std::nullopt;
+  int32_t warps = layout.inSize(gpu::kWarp);
+  for (int32_t wm = 1; wm <= warps; wm *= 2)
+    if (layout == gpu::mmaAccumulatorLayout({M, N}, {wm, warps / wm}))
+      return std::vector<int32_t>{wm, warps / wm};
+  return std::nullopt;
+}
+
+SmallVector<Value> gpu::lowering::lowerMmaSyncFragmentsDot(
+    OpBuilder &b, Location loc, const GPUTargetInfo &target, tile::DotOp op,
+    tilegpu::MmaInputs inputs, const std::vector<int32_t> &warps,
+    ValueRange a, ValueRange bv, ValueRange c) {
+  auto aTy = op.getA().getType(), bTy = op.getB().getType();
+  int32_t M = aTy.getDimSize(0), K = aTy.getDimSize(1), N = bTy.getDimSize(1);
+  int32_t bits = tilegpu::mmaInputBits(inputs);
+  int32_t instrK = tilegpu::mmaSyncK(inputs), kSteps = K / instrK;
+  int32_t perWord = 32 / bits;
+  unsigned space = target.sharedAddressSpace();
+
+  // tf32: each thread rounds the elements it holds, once, before sharing.
+  SmallVector<Value> aValues(a.begin(), a.end()), bValues(bv.begin(), bv.end());
+  if (inputs == tilegpu::MmaInputs::TF32)
+    for (SmallVector<Value> *values : {&aValues, &bValues})
+      for (Value &v : *values)
+        v = target.roundToTF32(b, loc, v);
+  int64_t bBase;
+  dotSharedBytes(op, bBase);
+  target.barrier(b, loc); // earlier readers of the scratch are done
+  writeTensorToShared(b, loc, target, layoutOf(aTy), {M, K}, aValues, 0);
+  writeTensorToShared(b, loc, target, layoutOf(bTy), {K, N}, bValues, bBase,
+                      /*transposed=*/true);
+  target.barrier(b, loc);
+
+  // An operand's fragment word `reg` (a multiple of perWord) sits at the
+  // thread's part of the layout XOR the register's; its index in words is
+  // (row or column) * K + k over perWord. kDim is K's output dimension.
+  LinearLayout layouts[2] = {gpu::mmaOperandLayout(0, {M, K}, warps, bits),
+                             gpu::mmaOperandLayout(1, {K, N}, warps, bits)};
+  const unsigned kDims[2] = {1, 0};
+  const int64_t bases[2] = {0, bBase};
+  ThreadIds ids = threadIds(b, loc, target);
+  SmallVector<Value> thread[2];
+  for (int i = 0; i < 2; ++i) {
+    SmallVector<Value> hw{i32Const(b, loc, 0), i32Const(b, loc, 0)};
+    hw = hardwarePart(b, loc, layouts[i], gpu::kLane, ids.lane, hw);
+    thread[i] = hardwarePart(b, loc, layouts[i], gpu::kWarp, ids.warp, hw);
+  }
+  auto fragmentWord = [&](int i, int32_t reg) -> Value {
+    std::vector<int32_t> at = layouts[i].apply({{gpu::kRegister, reg}});
+    unsigned kDim = kDims[i], mnDim = 1 - kDim;
+    Value mn = b.create<arith::XOrIOp>(loc, thread[i][mnDim],
+                                       i32Const(b, loc, at[mnDim]));
+    Value k = b.create<arith::XOrIOp>(loc, thread[i][kDim],
+                                      i32Const(b, loc, at[kDim]));
+    Value index = b.create<arith::AddIOp>(
+        loc, b.create<arith::MulIOp>(loc, mn, i32Const(b, loc, K)), k);
+    Value word = b.create<arith::DivUIOp>(loc, index, i32Const(b, loc, perWord));
+    return loadShared(b, loc, space, b.getI32Type(), bases[i], word);
+  };
+  // One instruction's fragment of operand i: elements per lane.
+  const int32_t perInstr[2] = {16 * instrK / 32, 8 * instrK / 32};
+
+  // K steps outermost: a step's fragments are loaded once per row (A) or
+  // column (B) of tiles and are dead after it.
+  LinearLayout dLayout = layoutOf(op.getD().getType());
+  SmallVector<Value> d(c.begin(), c.end());
+  for (int32_t step = 0; step < kSteps; ++step) {
+    // By the accumulator tile's repetition along M (A) or N (B).
+    std::map<int32_t, SmallVector<Value>> fragments[2];
+    auto fragment = [&](int i, int32_t rep) -> ArrayRef<Value> {
+      SmallVector<Value> &f = fragments[i][rep];
+      int32_t first = (rep * kSteps + step) * perInstr[i];
+      if (f.empty())
+        for (int32_t e = 0; e < perInstr[i]; e += perWord)
+          f.push_back(fragmentWord(i, first + e));
+      return f;
+    };
+    for (int32_t tile = 0; tile * 4 < int32_t(d.size()); ++tile) {
+      if (isCopyRegister(dLayout, tile * 4))
+        continue;
+      // The tile's first element in warp 0, lane 0.
+      std::vector<int32_t> origin = dLayout.apply({{gpu::kRegister, tile * 4}});
+      SmallVector<Value> acc(d.begin() + tile * 4, d.begin() + tile * 4 + 4);
+      acc = target.mmaSync(b, loc, inputs,
+                           fragment(0, origin[0] / (16 * warps[0])),
+                           fragment(1, origin[1] / (8 * warps[1])), acc);
+      std::copy(acc.begin(), acc.end(), d.begin() + tile * 4);
+    }
+  }
+  // Registers holding copies take their first copy's value.
+  for (size_t r = 0; r < d.size(); ++r)
+    if (isCopyRegister(dLayout, r))
+      d[r] = d[r & ~dLayout.freeBits(gpu::kRegister)];
+  return d;
+}

@@ -1,0 +1,50 @@
+// RUN: tessel-opt %s -split-input-file -convert-tile-to-tilegpu="num-warps=4 compute-capability=80" -canonicalize -convert-tilegpu-to-nvvm -canonicalize -cse | FileCheck %s
+
+// An fp32 dot (default precision: tf32) rounds each element a thread holds
+// to tf32 (cvt.rna) before staging both operands in shared memory, then
+// reads its fragments as 4-byte words and runs mma.sync m16n8k8 on tf32:
+// 64x64 on 2 x 2 warps is 2 x 4 tiles of 16x8 per warp, 8 K steps.
+// CHECK-LABEL: llvm.func @tf32
+// CHECK: nvvm.convert.float.to.tf32 {{.*}}rnd = #nvvm.fp_rnd_mode<rna>
+// CHECK: nvvm.barrier0
+// CHECK: llvm.load {{.*}} : !llvm.ptr<3> -> i32
+// CHECK-COUNT-64: nvvm.mma.sync {{.*}}multiplicandAPtxType = #nvvm.mma_type<tf32>, multiplicandBPtxType = #nvvm.mma_type<tf32>, shape = #nvvm.shape<m = 16, n = 8, k = 8>}
+// CHECK-NOT: nvvm.mma.sync
+func.func @tf32(%a: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %out: !tile.ptr<f32> {tile.divisibility = 16 : i32}) attributes {tile.kernel} {
+  %r = tile.make_range {start = 0 : i32, end = 4096 : i32} : tensor<4096xi32>
+  %i = tile.reshape %r : tensor<4096xi32> -> tensor<64x64xi32>
+  %as = tile.splat %a : tensor<64x64x!tile.ptr<f32>>
+  %aa = tile.addptr %as, %i : tensor<64x64x!tile.ptr<f32>>, tensor<64x64xi32>
+  %x = tile.load %aa : tensor<64x64x!tile.ptr<f32>> -> tensor<64x64xf32>
+  %zero = arith.constant dense<0.0> : tensor<64x64xf32>
+  %d = tile.dot %x, %x, %zero : tensor<64x64xf32>, tensor<64x64xf32> -> tensor<64x64xf32>
+  %os = tile.splat %out : tensor<64x64x!tile.ptr<f32>>
+  %oa = tile.addptr %os, %i : tensor<64x64x!tile.ptr<f32>>, tensor<64x64xi32>
+  tile.store %oa, %d : tensor<64x64x!tile.ptr<f32>>, tensor<64x64xf32>
+  return
+}
+
+// -----
+
+// int8 into int32: a fragment register is four int8 consecutive along K,
+// one 4-byte word; mma.sync m16n8k32 on s8 with wrapping sums: 8 tiles per
+// warp, 2 K steps.
+// CHECK-LABEL: llvm.func @int8
+// CHECK-NOT: nvvm.convert.float.to.tf32
+// CHECK: nvvm.barrier0
+// CHECK: llvm.load {{.*}} : !llvm.ptr<3> -> i32
+// CHECK-COUNT-16: nvvm.mma.sync {{.*}}{intOverflowBehavior = #nvvm.mma_int_overflow<wrapped>, {{.*}}multiplicandAPtxType = #nvvm.mma_type<s8>, multiplicandBPtxType = #nvvm.mma_type<s8>, shape = #nvvm.shape<m = 16, n = 8, k = 32>}
+// CHECK-NOT: nvvm.mma.sync
+func.func @int8(%a: !tile.ptr<i8> {tile.divisibility = 16 : i32}, %out: !tile.ptr<i32> {tile.divisibility = 16 : i32}) attributes {tile.kernel} {
+  %r = tile.make_range {start = 0 : i32, end = 4096 : i32} : tensor<4096xi32>
+  %i = tile.reshape %r : tensor<4096xi32> -> tensor<64x64xi32>
+  %as = tile.splat %a : tensor<64x64x!tile.ptr<i8>>
+  %aa = tile.addptr %as, %i : tensor<64x64x!tile.ptr<i8>>, tensor<64x64xi32>
+  %x = tile.load %aa : tensor<64x64x!tile.ptr<i8>> -> tensor<64x64xi8>
+  %zero = arith.constant dense<0> : tensor<64x64xi32>
+  %d = tile.dot %x, %x, %zero : tensor<64x64xi8>, tensor<64x64xi8> -> tensor<64x64xi32>
+  %os = tile.splat %out : tensor<64x64x!tile.ptr<i32>>
+  %oa = tile.addptr %os, %i : tensor<64x64x!tile.ptr<i32>>, tensor<64x64xi32>
+  tile.store %oa, %d : tensor<64x64x!tile.ptr<i32>>, tensor<64x64xi32>
+  return
+}
