@@ -73,3 +73,22 @@ def test_contiguous_accesses_are_16_bytes(target, name):
     ptx = KERNELS[name]().asm["ptx"]
     assert "ld.global.v4.b32" in ptx and "st.global.v4.b32" in ptx
     assert not re.search(r"ld\.global\.b32", ptx), "a scalar global load in a kernel whose accesses are contiguous"
+
+
+
+def test_matmul_shared_addresses_take_constants_as_immediates(target):
+    # The swizzled offsets of the matmul's slots are the thread's part XOR a constant per copy, tile or K step; the
+    # constant's bits the thread's part cannot have are an immediate of the address. In the K loop, the cp.async of
+    # each operand share one address register, and on mma.sync the ldmatrix take one per K step for A (its row tiles
+    # 32 rows apart) and one per column tile for B (its K steps 16 rows apart), as in Triton's code, instead of one
+    # register per matrix, kept live across the loop. wgmma (sm_90a) reads the slots through descriptors.
+    ptx = KERNELS["matmul"]().asm["ptx"]
+    start, end = (re.search(rf"cp\.async\.wait_group\s+{n};", ptx) for n in (1, 0))
+    loop = ptx[start.end():end.start()]
+    copies = re.findall(r"cp\.async\.cg\.shared\.global \[(%r\d+)", loop)
+    assert len(copies) == 4 and len(set(copies)) == 2, copies
+    ldmatrix = re.findall(r"ldmatrix\.sync\.aligned\.m8n8\.x\d(\.trans)?\.shared\.b16 \{[^}]*\}, \[(%r\d+)", loop)
+    a = {reg for trans, reg in ldmatrix if not trans}
+    b = {reg for trans, reg in ldmatrix if trans}
+    want = {"cuda:80": (12, 2, 4), "cuda:90a": (0, 0, 0)}[target]
+    assert (len(ldmatrix), len(a), len(b)) == want, ldmatrix

@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "PatternTileGPUToLLVM.h"
+#include "OffsetBits.h"
 #include "SharedAccess.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -64,10 +65,7 @@ struct AsyncCopyLowering : TileGPUPattern<tilegpu::AsyncCopyOp> {
       if (isCopyRegister(layout, r))
         continue;
       int32_t c = toOffset.apply({{gpu::kRegister, r}})[0];
-      Value off = rw.create<arith::XOrIOp>(loc, hw[0], i32Const(rw, loc, c));
-      Value dst = rw.create<LLVM::GEPOp>(
-          loc, slot.getType(), rw.getI8Type(), slot,
-          ValueRange{rw.create<arith::MulIOp>(loc, off, i32Const(rw, loc, size))});
+      Value dst = xorElementAddress(rw, loc, slot, hw[0], c, size);
       int32_t bytes = vec * size;
       Value mask = masks.empty() ? Value() : masks[r];
       ifThen(rw, loc, own, [&](OpBuilder &b) {
@@ -206,10 +204,7 @@ struct LocalLoadLowering : TileGPUPattern<tilegpu::LocalLoadOp> {
     auto vecTy = VectorType::get({vec}, elt);
     for (int32_t r = 0; r < n; r += vec) {
       int32_t c = toOffset.apply({{gpu::kRegister, r}})[0];
-      Value off = rw.create<arith::XOrIOp>(loc, hw[0], i32Const(rw, loc, c));
-      Value addr = rw.create<LLVM::GEPOp>(
-          loc, slot.getType(), rw.getI8Type(), slot,
-          ValueRange{rw.create<arith::MulIOp>(loc, off, i32Const(rw, loc, size))});
+      Value addr = xorElementAddress(rw, loc, slot, hw[0], c, size);
       if (vec == 1) {
         values.push_back(rw.create<LLVM::LoadOp>(loc, elt, addr, size));
         continue;

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "PatternTileGPUToLLVM.h"
+#include "OffsetBits.h"
 #include "SharedAccess.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -133,9 +134,9 @@ SmallVector<Value> readOperandFromShared(OpBuilder &b, Location loc,
   SmallVector<Value> values;
   for (int32_t r = 0; r < layout.inSize(gpu::kRegister); r += vec) {
     int32_t c = toOffset.apply({{gpu::kRegister, r}})[0];
-    Value off = b.create<arith::XOrIOp>(loc, hw[0], i32Const(b, loc, c));
-    Value addr =
-        sharedElement(b, loc, target.sharedAddressSpace(), base, off, size);
+    Value start = sharedAddress(b, loc, target.sharedAddressSpace(),
+                                i32Const(b, loc, base));
+    Value addr = xorElementAddress(b, loc, start, hw[0], c, size);
     if (vec == 1) {
       values.push_back(b.create<LLVM::LoadOp>(loc, elt, addr, size));
       continue;

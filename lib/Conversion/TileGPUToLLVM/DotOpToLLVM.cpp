@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "DotOpToLLVM.h"
+#include "OffsetBits.h"
 #include "PatternTileGPUToLLVM.h"
 #include "SharedAccess.h"
 
@@ -285,34 +286,50 @@ struct DotLowering : TileGPUPattern<tile::DotOp> {
         std::string d0 = gpu::dimName(0), d1 = gpu::dimName(1);
         return inverse[i].apply({{d0, row}, {d1, col}})[0];
       };
-      auto matrixAt = [&](int i, Value offset, int count, bool trans) {
-        Value addr = rw.create<LLVM::GEPOp>(
-            loc, slots[i].getType(), rw.getI8Type(), slots[i],
-            ValueRange{rw.create<arith::MulIOp>(loc, offset,
-                                                i32Const(rw, loc, eltBytes))});
+      // The matrices at the thread's offset XOR `c`.
+      auto matrixAt = [&](int i, Value thread, int32_t c, int count,
+                          bool trans) {
+        Value addr = xorElementAddress(rw, loc, slots[i], thread, c, eltBytes);
         return target.loadMatrix(rw, loc, addr, count, trans);
       };
-      // Per row (A) or column (B) of tiles: the lane's offset without the
-      // K step, and whether B's next tile is this thread's too.
-      std::map<int32_t, Value> aRowOff, bColOff;
+      // A tile's first row (A) or column (B) is the thread's part (lane and
+      // warp bits of the accumulator layout above the tile's 16 rows or 8
+      // columns) XOR the tile's origin, so a matrix's offset is the
+      // thread's offset XOR a constant per tile and K step
+      // (xorElementAddress: the address holds the constant's bits the
+      // thread's part cannot have as an immediate). B's tiles whose next
+      // tile is this thread's too are loaded in pairs, lanes 16-31 at 8
+      // columns further.
       std::set<int32_t> bKeys;
       for (const Tile &t : tiles)
         bKeys.insert(t.origin[1]);
-      for (const Tile &t : tiles) {
-        if (slots[0] && !aRowOff.count(t.origin[0])) {
-          Value first = rw.create<arith::AndIOp>(loc, t.row, i32Const(rw, loc, ~15));
-          aRowOff[t.origin[0]] = rw.create<arith::XOrIOp>(
-              loc, slotOffset(rw, loc, inverse[0], first, Value()), laneOff[0]);
-        }
-        if (slots[1] && !bColOff.count(t.origin[1])) {
-          Value col = rw.create<arith::AndIOp>(loc, t.col, i32Const(rw, loc, ~7));
-          int32_t c0 = t.origin[1];
-          if ((c0 & 8) == 0 && bKeys.count(c0 ^ 8))
-            col = rw.create<arith::OrIOp>(loc, col, laneHalf);
-          bColOff[t.origin[1]] = rw.create<arith::XOrIOp>(
-              loc, slotOffset(rw, loc, inverse[1], Value(), col), laneOff[1]);
-        }
+      SmallVector<Value> hw{i32Const(rw, loc, 0), i32Const(rw, loc, 0)};
+      hw = hardwarePart(rw, loc, dLayout, gpu::kLane, ids.lane, hw);
+      hw = hardwarePart(rw, loc, dLayout, gpu::kWarp, ids.warp, hw);
+      Value aThread, bThread, bPairThread;
+      if (slots[0]) {
+        Value row = rw.create<arith::AndIOp>(loc, hw[0], i32Const(rw, loc, ~15));
+        aThread = rw.create<arith::XOrIOp>(
+            loc, laneOff[0], slotOffset(rw, loc, inverse[0], row, Value()));
       }
+      if (slots[1]) {
+        Value col = rw.create<arith::AndIOp>(loc, hw[1], i32Const(rw, loc, ~7));
+        bThread = rw.create<arith::XOrIOp>(
+            loc, laneOff[1], slotOffset(rw, loc, inverse[1], Value(), col));
+        bPairThread = rw.create<arith::XOrIOp>(
+            loc, laneOff[1],
+            slotOffset(rw, loc, inverse[1], Value(),
+                       rw.create<arith::OrIOp>(loc, col, laneHalf)));
+      }
+      auto aMatrices = [&](int32_t row0, int32_t kk) {
+        return matrixAt(0, aThread, constOffset(0, row0 & ~15, kk * 16), 4,
+                        transA);
+      };
+      auto bMatrices = [&](int32_t col0, int32_t kk, int count) {
+        bool paired = (col0 & 8) == 0 && bKeys.count(col0 ^ 8);
+        return matrixAt(1, paired ? bPairThread : bThread,
+                        constOffset(1, kk * 16, col0 & ~7), count, transB);
+      };
       for (int kk = 0; kk < K / 16; ++kk) {
         Value k0 = rw.create<arith::AddIOp>(loc, t2, i32Const(rw, loc, kk * 16));
         Value k8 = rw.create<arith::AddIOp>(loc, k0, i32Const(rw, loc, 8));
@@ -320,11 +337,7 @@ struct DotLowering : TileGPUPattern<tile::DotOp> {
         for (const Tile &t : tiles) {
           auto &af = aFrags[t.origin[0]];
           if (af.empty() && slots[0])
-            af = matrixAt(0,
-                          rw.create<arith::XOrIOp>(
-                              loc, aRowOff[t.origin[0]],
-                              i32Const(rw, loc, constOffset(0, 0, kk * 16))),
-                          4, transA);
+            af = aMatrices(t.origin[0], kk);
           else if (af.empty() && aInRegisters)
             af = {aPair(t.origin[0], kk * 16), aPair(t.origin[0] + 8, kk * 16),
                   aPair(t.origin[0], kk * 16 + 8),
@@ -335,23 +348,19 @@ struct DotLowering : TileGPUPattern<tile::DotOp> {
           int32_t c0 = t.origin[1];
           auto &bf = bFrags[c0];
           if (bf.empty() && slots[1]) {
-            Value off = rw.create<arith::XOrIOp>(
-                loc, bColOff[c0], i32Const(rw, loc, constOffset(1, kk * 16, 0)));
             bool pairLow = (c0 & 8) == 0 && bKeys.count(c0 ^ 8);
             bool pairHigh = (c0 & 8) != 0 && bKeys.count(c0 ^ 8);
             if (pairHigh) {
               // Loaded with its lower neighbour.
-              off = rw.create<arith::XOrIOp>(
-                  loc, bColOff[c0 ^ 8], i32Const(rw, loc, constOffset(1, kk * 16, 0)));
-              SmallVector<Value> m = matrixAt(1, off, 4, transB);
+              SmallVector<Value> m = bMatrices(c0 ^ 8, kk, 4);
               bFrags[c0 ^ 8] = {m[0], m[1]};
               bf = {m[2], m[3]};
             } else if (pairLow) {
-              SmallVector<Value> m = matrixAt(1, off, 4, transB);
+              SmallVector<Value> m = bMatrices(c0, kk, 4);
               bf = {m[0], m[1]};
               bFrags[c0 ^ 8] = {m[2], m[3]};
             } else {
-              bf = matrixAt(1, off, 2, transB);
+              bf = bMatrices(c0, kk, 2);
             }
           } else if (bf.empty()) {
             bf = {pair(t.col, bBase, k0), pair(t.col, bBase, k8)};

@@ -7,6 +7,8 @@
 //===----------------------------------------------------------------------===//
 #include "SharedAccess.h"
 
+#include "OffsetBits.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 
@@ -166,16 +168,10 @@ void writeOperandToShared(OpBuilder &b, Location loc,
     if (isCopyRegister(layout, r))
       continue;
     int32_t c = toOffset.apply({{gpu::kRegister, r}})[0];
-    Value off = b.create<arith::XOrIOp>(loc, hw[0], i32Const(b, loc, c));
-    Value addr =
-        basePtr
-            ? b.create<LLVM::GEPOp>(
-                  loc, basePtr.getType(), b.getI8Type(), basePtr,
-                  ValueRange{b.create<arith::MulIOp>(loc, off,
-                                                     i32Const(b, loc, size))})
-                  .getResult()
-            : sharedElement(b, loc, target.sharedAddressSpace(), base, off,
-                            size);
+    Value start = basePtr ? basePtr
+                          : sharedAddress(b, loc, target.sharedAddressSpace(),
+                                          i32Const(b, loc, base));
+    Value addr = xorElementAddress(b, loc, start, hw[0], c, size);
     Value v = values[r];
     if (vec > 1) {
       v = b.create<LLVM::PoisonOp>(loc, vecTy);
