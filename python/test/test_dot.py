@@ -1,7 +1,7 @@
 """tl.dot on single blocks, and a tiled matmul (2-D grid, K loop with masks) for
 fp32, fp16 and int8 inputs, against numpy. On NVIDIA GPUs an fp32 dot multiplies
-tf32 values (Triton's default, and input_precision="tf32") unless asked for
-"ieee" or "tf32x3"; the CPU computes every dot in full fp32."""
+tf32 values (Triton's default, and input_precision="tf32"); "tf32x3" (three tf32
+parts) and "ieee" are as close as fp32. The CPU computes every dot in full fp32."""
 import numpy as np
 import pytest
 

@@ -222,16 +222,18 @@ def precision_dot_kernel(a_ptr, b_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, 
 
 
 @pytest.mark.parametrize("arch", ["sim:sm_80", "sim:sm_89", "sim:sm_90a"])
-@pytest.mark.parametrize("dtype,precision,mma", [
-    ("float32", None, "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32"),
-    ("float32", "tf32", "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32"),
-    ("float32", "ieee", None),
-    ("float32", "tf32x3", None),
-    ("int8", None, "mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32"),
-], ids=["f32-default", "f32-tf32", "f32-ieee", "f32-tf32x3", "int8"])
-def test_dot_instruction(monkeypatch, rng, arch, dtype, precision, mma):
+@pytest.mark.parametrize("dtype,precision,mma,count", [
+    ("float32", None, "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32", 32),
+    ("float32", "tf32", "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32", 32),
+    ("float32", "tf32x3", "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32", 3 * 32),
+    ("float32", "ieee", None, 0),
+    ("int8", None, "mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32", 8),
+], ids=["f32-default", "f32-tf32", "f32-tf32x3", "f32-ieee", "int8"])
+def test_dot_instruction(monkeypatch, rng, arch, dtype, precision, mma, count):
     # tf32 and int8 dots run on mma.sync from sm_80 on (sm_90a included: wgmma only takes fp16/bf16 here), fp32
-    # inputs rounded to tf32 by cvt.rna first; "ieee" and "tf32x3" are computed exactly, by FMA.
+    # inputs rounded to tf32 by cvt.rna first; "tf32x3" on three tf32 instructions per product (hi * lo, lo * hi,
+    # hi * hi), as close to fp32 as "ieee", which is computed exactly, by FMA. 64 x 32 on 4 warps is 4 tiles of
+    # 16 x 8 per warp: 8 K steps of tf32, 2 of int8.
     monkeypatch.setattr(knobs, "target", arch)
     M, N, K = 64, 32, 64
     if dtype == "int8":
@@ -246,13 +248,15 @@ def test_dot_instruction(monkeypatch, rng, arch, dtype, precision, mma):
     ptx = kernel.asm["ptx"]
     if mma is None:
         assert "mma" not in ptx and "fma.rn.f32" in ptx
-        np.testing.assert_allclose(c, a.astype(np.float64) @ b, rtol=1e-5, atol=1e-5)
-    elif dtype == "int8":
-        assert mma in ptx and "wgmma" not in ptx
-        np.testing.assert_array_equal(c, a.astype(np.int32) @ b.astype(np.int32))
     else:
-        assert mma in ptx and "cvt.rna.tf32.f32" in ptx and "wgmma" not in ptx
+        assert ptx.count(mma) == count and "wgmma" not in ptx
+        assert ("cvt.rna.tf32.f32" in ptx) == (dtype == "float32")
+    if dtype == "int8":
+        np.testing.assert_array_equal(c, a.astype(np.int32) @ b.astype(np.int32))
+    elif precision in (None, "tf32"):
         np.testing.assert_allclose(c, tf32(a).astype(np.float64) @ tf32(b), rtol=1e-5, atol=1e-5)
+    else:
+        np.testing.assert_allclose(c, a.astype(np.float64) @ b, rtol=1e-5, atol=1e-5)
     assert "ptxas" in kernel.asm and arch[4:] in kernel.asm["ptxas"]
 
 

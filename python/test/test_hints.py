@@ -106,8 +106,8 @@ def test_dot_input_precision_is_kept_and_computed(precision, target):
     c = np.zeros((16, 16), np.float32)
     k = _dot_kernel[(1,)](a, b, c, PRECISION=precision, IMPRECISE=0)
     # The CPU multiplies in full fp32 whatever the mode; NVIDIA GPUs multiply the inputs rounded to tf32 (10
-    # mantissa bits, to nearest, ties away from zero) for "tf32", and exactly for the others. tf32 loses ~3 decimal
-    # digits.
+    # mantissa bits, to nearest, ties away from zero) for "tf32", three tf32 parts for "tf32x3" (as close as fp32),
+    # and exactly for the others. tf32 loses ~3 decimal digits.
     if precision == "tf32" and target.startswith(("sim:", "cuda:")):
         a, b = (((x.view(np.uint32).astype(np.uint64) + 0x1000) & 0xFFFFE000).astype(np.uint32).view(np.float32)
                 for x in (a, b))

@@ -2,7 +2,8 @@
 //
 // d = a * b + c per thread: warpgroup MMA (WGMMA.cpp) where the dot was
 // given a warpgroup layout, mma.sync m16n8k16 for fp16/bf16 into fp32,
-// mma.sync m16n8k8 / m16n8k32 for tf32 / int8 (MMASyncFragments.cpp),
+// mma.sync m16n8k8 / m16n8k32 for tf32 (once or three times) / int8
+// (MMASyncFragments.cpp),
 // otherwise a loop over K per accumulator element.
 //
 //===----------------------------------------------------------------------===//
@@ -110,6 +111,7 @@ struct DotLowering : TileGPUPattern<tile::DotOp> {
     LinearLayout dLayout = layoutOf(op.getD().getType());
     std::optional<tilegpu::MmaInputs> inputs = tilegpu::mmaSyncInputs(op);
     if (inputs && (*inputs == tilegpu::MmaInputs::TF32 ||
+                   *inputs == tilegpu::MmaInputs::TF32x3 ||
                    *inputs == tilegpu::MmaInputs::S8) &&
         target.hasMma16816() && K % tilegpu::mmaSyncK(*inputs) == 0)
       if (auto warps = mmaSyncWarps(dLayout, M, N)) {

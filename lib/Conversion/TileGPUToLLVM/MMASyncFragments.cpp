@@ -1,7 +1,10 @@
 //===- MMASyncFragments.cpp - tf32 and int8 dots on mma.sync -------------===//
 //
 // A dot of fp32 inputs rounded to tf32, or of int8 inputs, runs on
-// mma.sync m16n8k8 / m16n8k32. Both operands are staged in shared memory as
+// mma.sync m16n8k8 / m16n8k32; tf32x3 splits each fp32 input x into
+// hi = tf32(x) and lo = tf32(x - hi) and sums hi * lo, lo * hi and hi * hi
+// (the small terms first) on three tf32 instructions, dropping only lo * lo
+// (about 2^-22 of the product). Both operands are staged in shared memory as
 // dotSharedBytes places them, A row-major and B column-major, so that the
 // elements one fragment register holds (consecutive along K,
 // mmaOperandLayout) are one aligned 4-byte word. Each warp then loads, per
@@ -13,6 +16,7 @@
 #include "SharedAccess.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 
 #include <map>
 
@@ -43,7 +47,8 @@ SmallVector<Value> gpu::lowering::lowerMmaSyncFragmentsDot(
   int32_t perWord = 32 / bits;
   unsigned space = target.sharedAddressSpace();
 
-  // tf32: each thread rounds the elements it holds, once, before sharing.
+  // tf32: each thread rounds the elements it holds, once, before sharing
+  // (tf32x3 shares them whole and splits what it reads).
   SmallVector<Value> aValues(a.begin(), a.end()), bValues(bv.begin(), bv.end());
   if (inputs == tilegpu::MmaInputs::TF32)
     for (SmallVector<Value> *values : {&aValues, &bValues})
@@ -80,9 +85,21 @@ SmallVector<Value> gpu::lowering::lowerMmaSyncFragmentsDot(
                                       i32Const(b, loc, at[kDim]));
     Value index = b.create<arith::AddIOp>(
         loc, b.create<arith::MulIOp>(loc, mn, i32Const(b, loc, K)), k);
-    Value word = b.create<arith::DivUIOp>(loc, index, i32Const(b, loc, perWord));
+    Value word =
+        b.create<arith::DivUIOp>(loc, index, i32Const(b, loc, perWord));
     return loadShared(b, loc, space, b.getI32Type(), bases[i], word);
   };
+  // tf32x3: a fragment word x becomes hi = tf32(x) and lo = tf32(x - hi).
+  bool split = inputs == tilegpu::MmaInputs::TF32x3;
+  auto splitWord = [&](Value word, Value &hi, Value &lo) {
+    Type f32 = b.getF32Type();
+    Value x = b.create<LLVM::BitcastOp>(loc, f32, word);
+    hi = target.roundToTF32(b, loc, x);
+    Value rest = b.create<arith::SubFOp>(
+        loc, x, b.create<LLVM::BitcastOp>(loc, f32, hi));
+    lo = target.roundToTF32(b, loc, rest);
+  };
+  tilegpu::MmaInputs instruction = split ? tilegpu::MmaInputs::TF32 : inputs;
   // One instruction's fragment of operand i: elements per lane.
   const int32_t perInstr[2] = {16 * instrK / 32, 8 * instrK / 32};
 
@@ -91,25 +108,43 @@ SmallVector<Value> gpu::lowering::lowerMmaSyncFragmentsDot(
   LinearLayout dLayout = layoutOf(op.getD().getType());
   SmallVector<Value> d(c.begin(), c.end());
   for (int32_t step = 0; step < kSteps; ++step) {
-    // By the accumulator tile's repetition along M (A) or N (B).
-    std::map<int32_t, SmallVector<Value>> fragments[2];
-    auto fragment = [&](int i, int32_t rep) -> ArrayRef<Value> {
+    // By the accumulator tile's repetition along M (A) or N (B): the words
+    // read, or with tf32x3 their high parts, and the low parts.
+    std::map<int32_t, SmallVector<Value>> fragments[2], lows[2];
+    auto load = [&](int i, int32_t rep) {
       SmallVector<Value> &f = fragments[i][rep];
       int32_t first = (rep * kSteps + step) * perInstr[i];
-      if (f.empty())
-        for (int32_t e = 0; e < perInstr[i]; e += perWord)
-          f.push_back(fragmentWord(i, first + e));
-      return f;
+      if (!f.empty())
+        return;
+      for (int32_t e = 0; e < perInstr[i]; e += perWord) {
+        Value word = fragmentWord(i, first + e);
+        if (!split) {
+          f.push_back(word);
+          continue;
+        }
+        Value hi, lo;
+        splitWord(word, hi, lo);
+        f.push_back(hi);
+        lows[i][rep].push_back(lo);
+      }
     };
     for (int32_t tile = 0; tile * 4 < int32_t(d.size()); ++tile) {
       if (isCopyRegister(dLayout, tile * 4))
         continue;
       // The tile's first element in warp 0, lane 0.
       std::vector<int32_t> origin = dLayout.apply({{gpu::kRegister, tile * 4}});
+      int32_t reps[2] = {origin[0] / (16 * warps[0]),
+                         origin[1] / (8 * warps[1])};
+      load(0, reps[0]);
+      load(1, reps[1]);
+      ArrayRef<Value> aHigh = fragments[0][reps[0]],
+                      bHigh = fragments[1][reps[1]];
       SmallVector<Value> acc(d.begin() + tile * 4, d.begin() + tile * 4 + 4);
-      acc = target.mmaSync(b, loc, inputs,
-                           fragment(0, origin[0] / (16 * warps[0])),
-                           fragment(1, origin[1] / (8 * warps[1])), acc);
+      if (split) {
+        acc = target.mmaSync(b, loc, instruction, aHigh, lows[1][reps[1]], acc);
+        acc = target.mmaSync(b, loc, instruction, lows[0][reps[0]], bHigh, acc);
+      }
+      acc = target.mmaSync(b, loc, instruction, aHigh, bHigh, acc);
       std::copy(acc.begin(), acc.end(), d.begin() + tile * 4);
     }
   }

@@ -48,3 +48,30 @@ func.func @int8(%a: !tile.ptr<i8> {tile.divisibility = 16 : i32}, %out: !tile.pt
   tile.store %oa, %d : tensor<64x64x!tile.ptr<i32>>, tensor<64x64xi32>
   return
 }
+
+// -----
+
+// tf32x3: the fp32 inputs are staged whole; each fragment word read is split
+// into hi = tf32(x) and lo = tf32(x - hi), and every tile and K step takes
+// three tf32 instructions (hi * lo, lo * hi, then hi * hi): 3 x 64.
+// CHECK-LABEL: llvm.func @tf32x3
+// CHECK: nvvm.barrier0
+// CHECK: llvm.load {{.*}} : !llvm.ptr<3> -> i32
+// CHECK: nvvm.convert.float.to.tf32 {{.*}}rnd = #nvvm.fp_rnd_mode<rna>
+// CHECK: llvm.fsub
+// CHECK: nvvm.convert.float.to.tf32 {{.*}}rnd = #nvvm.fp_rnd_mode<rna>
+// CHECK-COUNT-192: nvvm.mma.sync {{.*}}multiplicandAPtxType = #nvvm.mma_type<tf32>, multiplicandBPtxType = #nvvm.mma_type<tf32>, shape = #nvvm.shape<m = 16, n = 8, k = 8>}
+// CHECK-NOT: nvvm.mma.sync
+func.func @tf32x3(%a: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %out: !tile.ptr<f32> {tile.divisibility = 16 : i32}) attributes {tile.kernel} {
+  %r = tile.make_range {start = 0 : i32, end = 4096 : i32} : tensor<4096xi32>
+  %i = tile.reshape %r : tensor<4096xi32> -> tensor<64x64xi32>
+  %as = tile.splat %a : tensor<64x64x!tile.ptr<f32>>
+  %aa = tile.addptr %as, %i : tensor<64x64x!tile.ptr<f32>>, tensor<64x64xi32>
+  %x = tile.load %aa : tensor<64x64x!tile.ptr<f32>> -> tensor<64x64xf32>
+  %zero = arith.constant dense<0.0> : tensor<64x64xf32>
+  %d = tile.dot %x, %x, %zero input_precision = tf32x3 : tensor<64x64xf32>, tensor<64x64xf32> -> tensor<64x64xf32>
+  %os = tile.splat %out : tensor<64x64x!tile.ptr<f32>>
+  %oa = tile.addptr %os, %i : tensor<64x64x!tile.ptr<f32>>, tensor<64x64xi32>
+  tile.store %oa, %d : tensor<64x64x!tile.ptr<f32>>, tensor<64x64xf32>
+  return
+}

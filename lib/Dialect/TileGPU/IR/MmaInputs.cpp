@@ -20,6 +20,8 @@ tessel::tilegpu::mmaSyncInputs(tile::DotOp dot) {
     std::optional<tile::InputPrecision> precision = dot.getInputPrecision();
     if (!precision || *precision == tile::InputPrecision::tf32)
       return MmaInputs::TF32;
+    if (*precision == tile::InputPrecision::tf32x3)
+      return MmaInputs::TF32x3;
     return std::nullopt;
   }
   if (d.isInteger(32) && a.isInteger(8))
@@ -33,6 +35,7 @@ int32_t tessel::tilegpu::mmaInputBits(MmaInputs inputs) {
   case MmaInputs::BF16:
     return 16;
   case MmaInputs::TF32:
+  case MmaInputs::TF32x3:
     return 32;
   case MmaInputs::S8:
     return 8;

@@ -1,4 +1,4 @@
-//===- MmaInputs.h - The mma.sync instruction a dot's inputs take -*- C++ -*-===//
+//===- MmaInputs.h - The mma.sync instruction of a dot ---------*- C++ -*-===//
 //
 // NVIDIA's warp-level tensor-core instruction, mma.sync.aligned.m16n8kK
 // (sm_80 and up), multiplies fp16, bf16, tf32 and 8-bit integers; K depends
@@ -18,14 +18,16 @@ class DotOp;
 
 namespace tessel::tilegpu {
 
-/// The operand types of an mma.sync instruction.
-enum class MmaInputs { F16, BF16, TF32, S8 };
+/// The operand types of an mma.sync instruction. TF32x3 is fp32 split into
+/// a tf32 high part and a tf32 remainder, multiplied on three tf32
+/// instructions (hi * lo, lo * hi, hi * hi): close to fp32 products.
+enum class MmaInputs { F16, BF16, TF32, TF32x3, S8 };
 
 /// The mma.sync inputs of `dot`: fp16 or bf16 into fp32 (m16n8k16); fp32
 /// into fp32 where input_precision allows tf32 (absent, Triton's default on
-/// NVIDIA, or "tf32"; m16n8k8); int8 into int32 (m16n8k32). Nothing for
-/// other types and for fp32 dots asking for more precision ("ieee",
-/// "tf32x3", "bf16x3", "bf16x6"), which are computed exactly.
+/// NVIDIA, or "tf32"; m16n8k8) and "tf32x3" (three of those); int8 into
+/// int32 (m16n8k32). Nothing for other types and for fp32 dots asking for
+/// "ieee", "bf16x3" or "bf16x6", which are computed exactly.
 std::optional<MmaInputs> mmaSyncInputs(tile::DotOp dot);
 
 /// The bits of one input element, and the K of one instruction (256 / bits).
