@@ -62,9 +62,10 @@ std::optional<std::vector<int32_t>>
 mmaSyncWarps(const LinearLayout &layout, int32_t M, int32_t N);
 
 /// d = a * b + c on mma.sync for tf32, tf32x3 or int8 `inputs`
-/// (MMASyncFragments.cpp): both operands are staged in shared memory, A
-/// row-major and B column-major (dotSharedBytes), fp32 ones rounded to tf32
-/// first (tf32x3: split into two tf32 parts as they are read); each
+/// (MMASyncFragments.cpp): both operands are staged in shared memory
+/// (dotSharedBytes' bytes) with K contiguous, swizzled against bank
+/// conflicts, fp32 ones rounded to tf32 first (tf32x3: split into two tf32
+/// parts as they are read); each
 /// warp reads its fragments as mmaOperandLayout places them, one 4-byte
 /// word per register, and issues one instruction per accumulator tile and
 /// K step. The accumulator is in the layout of `warps` (mmaSyncWarps).

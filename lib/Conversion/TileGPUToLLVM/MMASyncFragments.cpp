@@ -4,10 +4,11 @@
 // mma.sync m16n8k8 / m16n8k32; tf32x3 splits each fp32 input x into
 // hi = tf32(x) and lo = tf32(x - hi) and sums hi * lo, lo * hi and hi * hi
 // (the small terms first) on three tf32 instructions, dropping only lo * lo
-// (about 2^-22 of the product). Both operands are staged in shared memory as
-// dotSharedBytes places them, A row-major and B column-major, so that the
-// elements one fragment register holds (consecutive along K,
-// mmaOperandLayout) are one aligned 4-byte word. Each warp then loads, per
+// (about 2^-22 of the product). Both operands are staged in shared memory
+// (the bytes dotSharedBytes counts), A as [M, K] and B as [N, K] with K
+// contiguous, so that the elements one fragment register holds (consecutive
+// along K, mmaOperandLayout) are one aligned 4-byte word, in 16-byte chunks
+// swizzled against bank conflicts. Each warp then loads, per
 // K step, the fragments of its rows of A and columns of B, and issues one
 // instruction per accumulator tile.
 //
@@ -18,6 +19,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 
+#include <algorithm>
 #include <map>
 
 using namespace mlir;
@@ -54,39 +56,53 @@ SmallVector<Value> gpu::lowering::lowerMmaSyncFragmentsDot(
     for (SmallVector<Value> *values : {&aValues, &bValues})
       for (Value &v : *values)
         v = target.roundToTF32(b, loc, v);
+  // A as [M, K] and B as [N, K], K contiguous, their 16-byte chunks XOR
+  // swizzled so that the 8 rows a fragment read touches (one chunk each)
+  // fall on different banks: rows of L bytes, the chunk column XORed with
+  // (row / max(1, 128 / L)) % min(8, L / 16).
   int64_t bBase;
   dotSharedBytes(op, bBase);
+  int32_t bytes = bits / 8, chunk = 16 / bytes, rowBytes = K * bytes;
+  auto swizzled = [&](int32_t rows) {
+    return gpu::swizzledSharedLayout(rows, K, chunk,
+                                     std::max(1, 128 / rowBytes),
+                                     std::min(8, rowBytes / 16));
+  };
+  LinearLayout shared[2] = {swizzled(M), swizzled(N)};
   target.barrier(b, loc); // earlier readers of the scratch are done
-  writeTensorToShared(b, loc, target, layoutOf(aTy), {M, K}, aValues, 0);
-  writeTensorToShared(b, loc, target, layoutOf(bTy), {K, N}, bValues, bBase,
-                      /*transposed=*/true);
+  writeOperandToShared(b, loc, target, layoutOf(aTy), shared[0], aValues, 0);
+  writeOperandToShared(b, loc, target,
+                       gpu::transposeLayout(layoutOf(bTy), {1, 0}), shared[1],
+                       bValues, bBase);
   target.barrier(b, loc);
 
-  // An operand's fragment word `reg` (a multiple of perWord) sits at the
-  // thread's part of the layout XOR the register's; its index in words is
-  // (row or column) * K + k over perWord. kDim is K's output dimension.
+  // An operand's fragment word `reg` (a multiple of perWord) holds the
+  // element at the thread's part of the layout XOR the register's; both
+  // maps are linear, so its offset is the thread's offset XOR the
+  // register's, over perWord. kDim is K's output dimension.
   LinearLayout layouts[2] = {gpu::mmaOperandLayout(0, {M, K}, warps, bits),
                              gpu::mmaOperandLayout(1, {K, N}, warps, bits)};
   const unsigned kDims[2] = {1, 0};
   const int64_t bases[2] = {0, bBase};
   ThreadIds ids = threadIds(b, loc, target);
-  SmallVector<Value> thread[2];
+  LinearLayout inverse[2] = {shared[0].invert(), shared[1].invert()};
+  Value threadOffset[2];
   for (int i = 0; i < 2; ++i) {
     SmallVector<Value> hw{i32Const(b, loc, 0), i32Const(b, loc, 0)};
     hw = hardwarePart(b, loc, layouts[i], gpu::kLane, ids.lane, hw);
-    thread[i] = hardwarePart(b, loc, layouts[i], gpu::kWarp, ids.warp, hw);
+    hw = hardwarePart(b, loc, layouts[i], gpu::kWarp, ids.warp, hw);
+    unsigned kDim = kDims[i];
+    threadOffset[i] = slotOffset(b, loc, inverse[i], hw[1 - kDim], hw[kDim]);
   }
   auto fragmentWord = [&](int i, int32_t reg) -> Value {
     std::vector<int32_t> at = layouts[i].apply({{gpu::kRegister, reg}});
-    unsigned kDim = kDims[i], mnDim = 1 - kDim;
-    Value mn = b.create<arith::XOrIOp>(loc, thread[i][mnDim],
-                                       i32Const(b, loc, at[mnDim]));
-    Value k = b.create<arith::XOrIOp>(loc, thread[i][kDim],
-                                      i32Const(b, loc, at[kDim]));
-    Value index = b.create<arith::AddIOp>(
-        loc, b.create<arith::MulIOp>(loc, mn, i32Const(b, loc, K)), k);
+    unsigned kDim = kDims[i];
+    int32_t offset = inverse[i].apply({{gpu::dimName(0), at[1 - kDim]},
+                                       {gpu::dimName(1), at[kDim]}})[0];
+    Value element = b.create<arith::XOrIOp>(loc, threadOffset[i],
+                                            i32Const(b, loc, offset));
     Value word =
-        b.create<arith::DivUIOp>(loc, index, i32Const(b, loc, perWord));
+        b.create<arith::DivUIOp>(loc, element, i32Const(b, loc, perWord));
     return loadShared(b, loc, space, b.getI32Type(), bases[i], word);
   };
   // tf32x3: a fragment word x becomes hi = tf32(x) and lo = tf32(x - hi).
