@@ -12,6 +12,8 @@ import tessel
 import tessel.language as tl
 from tessel import knobs
 
+from test_dot import tf32
+
 SIM_TARGETS = ["sim:sm_80", "sim:sm_90a"]
 
 
@@ -204,12 +206,6 @@ def test_matmul_matches_numpy(sim, rng, dtype, shape, blocks):
     else:
         assert tensor_core_instruction(sim, BM, BN) in ptx
         assert "mma.sync" not in ptx or "wgmma" not in ptx
-
-
-def tf32(x):
-    """fp32 values rounded to tf32 (10 mantissa bits): to nearest, ties away from zero, on the 13 dropped bits."""
-    bits = np.asarray(x, np.float32).view(np.uint32).astype(np.uint64)
-    return ((bits + 0x1000) & 0xFFFFE000).astype(np.uint32).view(np.float32)
 
 
 @tessel.jit

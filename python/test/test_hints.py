@@ -13,6 +13,8 @@ import pytest
 import tessel as triton
 import tessel.language as tl
 
+from test_dot import tf32
+
 
 @triton.jit
 def _hinted_copy_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
@@ -109,8 +111,7 @@ def test_dot_input_precision_is_kept_and_computed(precision, target):
     # mantissa bits, to nearest, ties away from zero) for "tf32", three tf32 parts for "tf32x3" (as close as fp32),
     # and exactly for the others. tf32 loses ~3 decimal digits.
     if precision == "tf32" and target.startswith(("sim:", "cuda:")):
-        a, b = (((x.view(np.uint32).astype(np.uint64) + 0x1000) & 0xFFFFE000).astype(np.uint32).view(np.float32)
-                for x in (a, b))
+        a, b = tf32(a), tf32(b)
     np.testing.assert_allclose(c, a.astype(np.float64) @ b.astype(np.float64), rtol=1e-5, atol=1e-5)
     assert f"input_precision = {precision.lower()} max_num_imprecise_acc = 0" in k.asm["ttir"]
 
