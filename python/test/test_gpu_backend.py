@@ -14,16 +14,7 @@ from tessel import knobs
 
 from test_dot import tf32
 
-SIM_TARGETS = ["sim:sm_80", "sim:sm_90a"]
-
-
-@pytest.fixture(params=SIM_TARGETS)
-def target(request, monkeypatch):
-    """Overrides the suite's per-target fixture: every test here runs on each simulated GPU, whatever the suite's
-    own targets."""
-    monkeypatch.setattr(knobs, "target", request.param)
-    monkeypatch.setenv("TESSEL_TARGET", request.param)
-    return request.param
+from simulated_gpus import each_simulated_gpu  # noqa: F401 -- this module's `target` fixture
 
 
 @pytest.fixture

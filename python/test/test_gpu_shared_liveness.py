@@ -6,17 +6,8 @@ import pytest
 
 import tessel
 import tessel.language as tl
-from tessel import knobs
 
-SIM_TARGETS = ["sim:sm_80", "sim:sm_90a"]
-
-
-@pytest.fixture(params=SIM_TARGETS)
-def target(request, monkeypatch):
-    """Overrides the suite's per-target fixture: every test here runs on each simulated GPU."""
-    monkeypatch.setattr(knobs, "target", request.param)
-    monkeypatch.setenv("TESSEL_TARGET", request.param)
-    return request.param
+from simulated_gpus import each_simulated_gpu  # noqa: F401 -- this module's `target` fixture
 
 
 @tessel.jit
