@@ -154,9 +154,12 @@ func.func @scores(%q: !tile.ptr<f16>, %k: !tile.ptr<f16>, %v: !tile.ptr<f16>, %o
 
 // A row statistic a loop carries (attention's running maximum) is carried in
 // its reduction's layout: the reduction's conversion moves forward to the
-// yield and the loop step takes the conversions out of the loop.
+// yield and the loop step takes the conversions out of the loop (its -inf
+// start, a constant, is made in that layout).
 // CHECK-LABEL: func.func @running_max
-// CHECK: %[[INIT:.*]] = tilegpu.convert_layout
+// CHECK-NOT: tilegpu.convert_layout
+// CHECK: %[[INIT:.*]] = arith.constant dense<0xFF800000>
+// CHECK-NOT: tilegpu.convert_layout
 // CHECK: scf.for {{.*}} iter_args(%[[MI:.*]] = %[[INIT]]) -> (tensor<64xf32, #[[ROW:linear[0-9]*]]>)
 // CHECK-NOT: tilegpu.convert_layout
 // CHECK: %[[RM:.*]] = tile.reduce {{.*}} -> tensor<64xf32, #[[ROW]]>
@@ -193,5 +196,62 @@ func.func @running_max(%q: !tile.ptr<f16>, %k: !tile.ptr<f16>, %o: !tile.ptr<f32
   %os = tile.splat %o : tensor<64x!tile.ptr<f32>>
   %oa = tile.addptr %os, %r64 : tensor<64x!tile.ptr<f32>>, tensor<64xi32>
   tile.store %oa, %m : tensor<64x!tile.ptr<f32>>, tensor<64xf32>
+  return
+}
+
+// -----
+
+// Attention's accumulator, rescaled by a row vector before each dot, is
+// carried in the mma.sync layout only once the row vector is: the loop step
+// moves the accumulator's conversion out of the loop after the forward
+// propagation. That conversion propagates in turn: the epilogue's division
+// by the carried row sums and the truncation run in the mma.sync layout and
+// the conversion moves 16-bit elements, not 32-bit ones. The zero and one
+// starts are constants made in the carried layouts, not conversions.
+// CHECK-LABEL: func.func @rescaled_accumulate
+// CHECK: %[[ACC:.*]]:2 = scf.for {{.*}} -> (tensor<64x32xf32, #[[MMA:linear[0-9]*]]>, tensor<64xf32, #{{linear[0-9]*}}>)
+// CHECK: scf.yield
+// CHECK-NOT: tilegpu.convert_layout {{.*}}x32xf32
+// CHECK: %[[Q:.*]] = arith.divf %[[ACC]]#0, {{.*}} : tensor<64x32xf32, #[[MMA]]>
+// CHECK-NEXT: %[[H:.*]] = arith.truncf %[[Q]] : tensor<64x32xf32, #[[MMA]]> to tensor<64x32xf16, #[[MMA]]>
+// CHECK: tilegpu.convert_layout %[[H]] : tensor<64x32xf16, #[[MMA]]> -> tensor<64x32xf16,
+func.func @rescaled_accumulate(%q: !tile.ptr<f16>, %k: !tile.ptr<f16>, %o: !tile.ptr<f16>, %n: i32) attributes {tile.kernel} {
+  %r2048 = tile.make_range {start = 0 : i32, end = 2048 : i32} : tensor<2048xi32>
+  %i64x32 = tile.reshape %r2048 : tensor<2048xi32> -> tensor<64x32xi32>
+  %i32x32 = tile.make_range {start = 0 : i32, end = 1024 : i32} : tensor<1024xi32>
+  %i32 = tile.reshape %i32x32 : tensor<1024xi32> -> tensor<32x32xi32>
+  %qs = tile.splat %q : tensor<64x32x!tile.ptr<f16>>
+  %qa = tile.addptr %qs, %i64x32 : tensor<64x32x!tile.ptr<f16>>, tensor<64x32xi32>
+  %qv = tile.load %qa : tensor<64x32x!tile.ptr<f16>> -> tensor<64x32xf16>
+  %ks = tile.splat %k : tensor<32x32x!tile.ptr<f16>>
+  %ka = tile.addptr %ks, %i32 : tensor<32x32x!tile.ptr<f16>>, tensor<32x32xi32>
+  %zero = arith.constant dense<0.0> : tensor<64x32xf32>
+  %one = arith.constant dense<1.0> : tensor<64xf32>
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %res:2 = scf.for %j = %c0 to %n step %c1 iter_args(%acc = %zero, %l = %one) -> (tensor<64x32xf32>, tensor<64xf32>) : i32 {
+    %kv = tile.load %ka : tensor<32x32x!tile.ptr<f16>> -> tensor<32x32xf16>
+    %qk = tile.dot %qv, %kv, %zero : tensor<64x32xf16>, tensor<32x32xf16> -> tensor<64x32xf32>
+    %rm = tile.reduce %qk {axis = 1 : i32} : tensor<64x32xf32> -> tensor<64xf32> {
+    ^bb0(%a0: f32, %a1: f32):
+      %mx = arith.maxnumf %a0, %a1 : f32
+      tile.reduce.return %mx : f32
+    }
+    %alpha = math.exp2 %rm : tensor<64xf32>
+    %ae = tile.expand_dims %alpha {axis = 1 : i32} : tensor<64xf32> -> tensor<64x1xf32>
+    %ab = tile.broadcast %ae : tensor<64x1xf32> -> tensor<64x32xf32>
+    %scaled = arith.mulf %acc, %ab : tensor<64x32xf32>
+    %p = arith.truncf %qk : tensor<64x32xf32> to tensor<64x32xf16>
+    %next = tile.dot %p, %kv, %scaled : tensor<64x32xf16>, tensor<32x32xf16> -> tensor<64x32xf32>
+    %l2 = arith.addf %l, %alpha : tensor<64xf32>
+    scf.yield %next, %l2 : tensor<64x32xf32>, tensor<64xf32>
+  }
+  %le = tile.expand_dims %res#1 {axis = 1 : i32} : tensor<64xf32> -> tensor<64x1xf32>
+  %lb = tile.broadcast %le : tensor<64x1xf32> -> tensor<64x32xf32>
+  %out = arith.divf %res#0, %lb : tensor<64x32xf32>
+  %h = arith.truncf %out : tensor<64x32xf32> to tensor<64x32xf16>
+  %os = tile.splat %o : tensor<64x32x!tile.ptr<f16>>
+  %oa = tile.addptr %os, %i64x32 : tensor<64x32x!tile.ptr<f16>>, tensor<64x32xi32>
+  tile.store %oa, %h : tensor<64x32x!tile.ptr<f16>>, tensor<64x32xf16>
   return
 }

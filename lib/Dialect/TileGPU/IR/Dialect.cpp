@@ -3,7 +3,9 @@
 
 #include "tessel/Dialect/Tile/IR/Dialect.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "mlir/IR/OpImplementation.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -47,6 +49,15 @@ void TileGPUDialect::initialize() {
 #define GET_OP_LIST
 #include "tessel/Dialect/TileGPU/IR/TileGPUOps.cpp.inc"
       >();
+}
+
+Operation *TileGPUDialect::materializeConstant(OpBuilder &builder,
+                                               Attribute value, Type type,
+                                               Location loc) {
+  if (auto typed = dyn_cast<TypedAttr>(value))
+    if (arith::ConstantOp::isBuildableWith(typed, type))
+      return arith::ConstantOp::create(builder, loc, type, typed);
+  return nullptr;
 }
 
 void TileGPUDialect::registerTypes() {
@@ -242,9 +253,13 @@ LogicalResult ConvertLayoutOp::verify() {
   return success();
 }
 
-OpFoldResult ConvertLayoutOp::fold(FoldAdaptor) {
+OpFoldResult ConvertLayoutOp::fold(FoldAdaptor adaptor) {
   if (getSrc().getType() == getResult().getType())
     return getSrc();
+  // A splat constant has the same value in every layout: no data moves.
+  if (auto splat = dyn_cast_if_present<SplatElementsAttr>(adaptor.getSrc()))
+    return SplatElementsAttr::get(getResult().getType(),
+                                  splat.getSplatValue<Attribute>());
   // convert(convert(x)) folds to convert(x) by canonicalization of the
   // outer op's operand.
   if (auto inner = getSrc().getDefiningOp<ConvertLayoutOp>()) {

@@ -550,9 +550,28 @@ struct TileGPURemoveLayoutConversions
           TileGPURemoveLayoutConversions> {
   void runOnOperation() override {
     getOperation().walk([&](scf::ForOp loop) { carryInBodyLayout(loop); });
-    // Tensor-core results (and reductions of them) stay in their layout as
-    // far as that pays. A propagation may erase or replace conversions
-    // found before it: the candidates are looked up again after each.
+    // Moving a loop's carried value into its body's layout leaves a
+    // conversion after the loop (attention's accumulator before its
+    // epilogue), which propagates in turn: again until nothing moves.
+    for (int round = 0; round < kMaxRounds; ++round) {
+      propagateForward();
+      rematerializeConversions();
+      // Conversions moved next to a loop's arguments now move out of the
+      // loop.
+      bool moved = false;
+      getOperation().walk(
+          [&](scf::ForOp loop) { moved |= carryInBodyLayout(loop); });
+      if (!moved)
+        break;
+    }
+  }
+
+  static constexpr int kMaxRounds = 4;
+
+  /// Tensor-core results (and reductions of them) stay in their layout as
+  /// far as that pays. A propagation may erase or replace conversions found
+  /// before it: the candidates are looked up again after each.
+  void propagateForward() {
     llvm::DenseSet<Operation *> tried;
     while (true) {
       tilegpu::ConvertLayoutOp next;
@@ -568,9 +587,6 @@ struct TileGPURemoveLayoutConversions
       tried.insert(next);
       ForwardPropagation(next).run();
     }
-    rematerializeConversions();
-    // Conversions moved next to a loop's arguments now move out of the loop.
-    getOperation().walk([&](scf::ForOp loop) { carryInBodyLayout(loop); });
   }
 
   void rematerializeConversions() {

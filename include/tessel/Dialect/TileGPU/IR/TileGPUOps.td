@@ -20,6 +20,8 @@ def TileGPU_Dialect : Dialect {
   }];
   let useDefaultAttributePrinterParser = 1;
   let useDefaultTypePrinterParser = 1;
+  // Folded layout conversions of constants become arith.constant.
+  let hasConstantMaterializer = 1;
   let extraClassDeclaration = [{
     void registerAttributes();
     void registerTypes();
