@@ -12,6 +12,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 
+#include <limits>
 #include <set>
 
 using namespace mlir;
@@ -78,11 +79,43 @@ int64_t sharedAccessCost(const LinearLayout &regs, const LinearLayout &shared,
   return cost;
 }
 
+/// `shared`, a layout of a `rows` x `cols` buffer as rows of `cols / k`,
+/// seen as the `rows / k` x `cols * k` tensor it holds row-major.
+LinearLayout widenRows(const LinearLayout &shared, int32_t rows, int32_t cols) {
+  std::string d0 = gpu::dimName(0), d1 = gpu::dimName(1);
+  return shared.transposeOuts({d1, d0})
+      .flattenOuts("flat")
+      .reshapeOuts({{d1, cols}, {d0, rows}})
+      .transposeOuts({d0, d1});
+}
+
+/// A `rows` x `cols` buffer, row-major, whose row bit `r` XORs the column
+/// by `colXor[r]` (a linear swizzle; swizzledSharedLayout's XORs one chunk
+/// bit per row bit).
+LinearLayout xorSwizzledLayout(int32_t rows, int32_t cols,
+                               ArrayRef<int32_t> colXor) {
+  std::vector<LinearLayout::Basis> bases;
+  for (int32_t c = 1; c < cols; c <<= 1)
+    bases.push_back({0, c});
+  for (size_t r = 0; (int32_t(1) << r) < rows; ++r)
+    bases.push_back({int32_t(1) << r, r < colXor.size() ? colXor[r] : 0});
+  return LinearLayout({{gpu::kOffset, bases}},
+                      {{gpu::dimName(0), rows}, {gpu::dimName(1), cols}});
+}
+
 /// The shared-memory layout (offset -> tensor coordinates) through which a
 /// conversion from `src` to `dst` moves a 1- or 2-D tensor of `bytes`
-/// elements: rows of the last dimension with the XOR swizzle of chunks of
-/// up to 128 bytes (or none) that costs the writes and reads fewest
-/// instructions and bank conflicts. Nothing for other ranks.
+/// elements: rows of the last dimension with the XOR swizzle that costs the
+/// writes and reads fewest instructions and bank-conflict wavefronts. The
+/// candidates: none; the classic swizzles of chunks of up to 128 bytes
+/// (swizzledSharedLayout); and, per chunk width, a swizzle built one row
+/// bit at a time, each bit taking the chunk XOR that costs least given the
+/// bits below it (an mma accumulator written in pairs of columns and read
+/// in 16-byte vectors of 8 elements needs row bit 0 to flip two chunk bits
+/// at once). Rows wider than the 128 bytes of the banks are also swizzled
+/// as rows of 128 bytes, so that the pieces of one row land in different
+/// banks (a warp reading one 256-byte row of an fp32 accumulator in 16-byte
+/// vectors). Nothing for other ranks.
 std::optional<LinearLayout> conversionSharedLayout(const LinearLayout &src,
                                                    const LinearLayout &dst,
                                                    ArrayRef<int32_t> shape,
@@ -98,21 +131,52 @@ std::optional<LinearLayout> conversionSharedLayout(const LinearLayout &src,
   };
   LinearLayout best = gpu::swizzledSharedLayout(rows, cols, 1, 1, 1);
   int64_t bestCost = cost(best);
-  // Rows shorter than the 128 bytes of the banks share a phase.
-  int32_t perPhase = std::max<int32_t>(1, 128 / (cols * bytes));
-  // Chunks wider than an access XOR whole groups of accesses: rows of 256
-  // bytes whose 8-byte pieces a phase writes stay apart.
-  for (int32_t vec = 1; vec * bytes <= 128 && vec < cols; vec *= 2)
-    for (int32_t maxPhase = 2;
-         vec * maxPhase <= cols && perPhase * maxPhase <= rows; maxPhase *= 2) {
-      LinearLayout shared =
-          gpu::swizzledSharedLayout(rows, cols, vec, perPhase, maxPhase);
-      int64_t c = cost(shared);
-      if (c < bestCost) {
-        bestCost = c;
-        best = shared;
+  auto consider = [&](LinearLayout shared, int32_t width) {
+    if (width != cols)
+      shared = widenRows(shared, rows, cols);
+    int64_t c = cost(shared);
+    if (c < bestCost) {
+      bestCost = c;
+      best = std::move(shared);
+    }
+    return c;
+  };
+  for (int32_t width = cols; width == cols || width * bytes >= 128;
+       width /= 2) {
+    int32_t bufferRows = rows * (cols / width);
+    // Rows shorter than the 128 bytes of the banks share a phase.
+    int32_t perPhase = std::max<int32_t>(1, 128 / (width * bytes));
+    // Chunks wider than an access XOR whole groups of accesses: rows of 256
+    // bytes whose 8-byte pieces a phase writes stay apart.
+    for (int32_t vec = 1; vec * bytes <= 128 && vec < width; vec *= 2) {
+      for (int32_t maxPhase = 2; vec * maxPhase <= width &&
+                                 perPhase * maxPhase <= bufferRows;
+           maxPhase *= 2)
+        consider(gpu::swizzledSharedLayout(bufferRows, width, vec, perPhase,
+                                           maxPhase),
+                 width);
+      // XORs past the 128 bytes of the banks change no bank.
+      int32_t chunks = std::min(width / vec, std::max(1, 128 / (vec * bytes)));
+      SmallVector<int32_t> colXor;
+      for (int32_t r = 1; r < bufferRows; r <<= 1) {
+        int32_t pick = 0;
+        int64_t pickCost = std::numeric_limits<int64_t>::max();
+        for (int32_t x = 0; x < chunks; ++x) {
+          colXor.push_back(x * vec);
+          int64_t c =
+              consider(xorSwizzledLayout(bufferRows, width, colXor), width);
+          colXor.pop_back();
+          if (c < pickCost) {
+            pickCost = c;
+            pick = x * vec;
+          }
+        }
+        colXor.push_back(pick);
       }
     }
+    if (width == 1)
+      break;
+  }
   return best;
 }
 
