@@ -182,6 +182,25 @@ TEST(LinearLayout, MmaAccumulatorMatchesPtxIsaTable) {
   }
 }
 
+TEST(LinearLayout, MmaAccumulatorWarpsRecoversTheSplit) {
+  // Each split's accumulator layout gives back that split; a blocked layout
+  // and shapes of partial 16x8 tiles give nothing. (A wgmma accumulator of
+  // one warpgroup is the mma.sync one with the 4 warps along M.)
+  for (Coord warps : {Coord{1, 1}, Coord{2, 2}, Coord{4, 1}, Coord{1, 4},
+                      Coord{2, 1}, Coord{8, 1}, Coord{2, 4}}) {
+    Coord shape{128, 64};
+    auto got = mmaAccumulatorWarps(mmaAccumulatorLayout(shape, warps), shape);
+    ASSERT_TRUE(got.has_value());
+    EXPECT_EQ(*got, warps);
+  }
+  Coord shape{64, 64};
+  EXPECT_FALSE(mmaAccumulatorWarps(
+      defaultBlockedLayout({64, 64}, 4, 4, std::nullopt), shape));
+  EXPECT_EQ(mmaAccumulatorWarps(wgmmaAccumulatorLayout(shape, {4, 1}), shape),
+            (std::optional<std::vector<int32_t>>{{4, 1}}));
+  EXPECT_FALSE(mmaAccumulatorWarps(mmaAccumulatorLayout({16, 8}, {1, 1}), {8, 8}));
+}
+
 /// Element i of lane `lane`'s A fragment as (row, k), written out from the PTX
 /// ISA's "Matrix Fragments for mma.m16n8k8" (.tf32), "mma.m16n8k16" (.f16,
 /// .bf16) and "mma.m16n8k32" (.s8, .u8, .e4m3, .e5m2) tables.

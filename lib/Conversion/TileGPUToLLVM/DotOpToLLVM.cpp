@@ -114,7 +114,7 @@ struct DotLowering : TileGPUPattern<tile::DotOp> {
                    *inputs == tilegpu::MmaInputs::TF32x3 ||
                    *inputs == tilegpu::MmaInputs::S8) &&
         target.hasMma16816() && K % tilegpu::mmaSyncK(*inputs) == 0)
-      if (auto warps = mmaSyncWarps(dLayout, M, N)) {
+      if (auto warps = gpu::mmaAccumulatorWarps(dLayout, {M, N})) {
         rw.replaceOpWithMultiple(
             op, {lowerMmaSyncFragmentsDot(rw, loc, target, op, *inputs, *warps,
                                           adaptor.getA(), adaptor.getB(),
@@ -126,7 +126,7 @@ struct DotLowering : TileGPUPattern<tile::DotOp> {
     ValueRange c = adaptor.getC();
     bool mma = target.hasMma16816() && (aElt.isF16() || aElt.isBF16()) &&
                aElt == bElt && accElt.isF32() &&
-               mmaSyncWarps(dLayout, M, N).has_value();
+               gpu::mmaAccumulatorWarps(dLayout, {M, N}).has_value();
     if (!mma)
       slots[0] = slots[1] = Value();
     // Where each operand sits in shared memory for ldmatrix: its pipeline

@@ -56,11 +56,6 @@ SmallVector<Value> lowerWgmmaDot(OpBuilder &b, Location loc,
                                  Value aSlot, Value bSlot, bool aSlotMNMajor,
                                  bool bSlotKMajor);
 
-/// The warps [M, N] of the mma.sync accumulator layout (mmaAccumulatorLayout)
-/// `layout` is for an M x N block, or nothing where it is none.
-std::optional<std::vector<int32_t>>
-mmaSyncWarps(const LinearLayout &layout, int32_t M, int32_t N);
-
 /// d = a * b + c on mma.sync for tf32, tf32x3 or int8 `inputs`
 /// (MMASyncFragments.cpp): both operands are staged in shared memory
 /// (dotSharedBytes' bytes) with K contiguous, swizzled against bank
@@ -68,7 +63,7 @@ mmaSyncWarps(const LinearLayout &layout, int32_t M, int32_t N);
 /// parts as they are read); each
 /// warp reads its fragments as mmaOperandLayout places them, one 4-byte
 /// word per register, and issues one instruction per accumulator tile and
-/// K step. The accumulator is in the layout of `warps` (mmaSyncWarps).
+/// K step. The accumulator is in the layout of `warps` (gpu::mmaAccumulatorWarps).
 SmallVector<Value> lowerMmaSyncFragmentsDot(
     OpBuilder &b, Location loc, const GPUTargetInfo &target,
     tessel::tile::DotOp op, tessel::tilegpu::MmaInputs inputs,

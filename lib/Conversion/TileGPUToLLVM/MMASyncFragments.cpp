@@ -27,17 +27,6 @@ using namespace tessel;
 using namespace tessel::gpu::lowering;
 using gpu::LinearLayout;
 
-std::optional<std::vector<int32_t>>
-gpu::lowering::mmaSyncWarps(const LinearLayout &layout, int32_t M, int32_t N) {
-  if (M % 16 || N % 8)
-    return std::nullopt;
-  int32_t warps = layout.inSize(gpu::kWarp);
-  for (int32_t wm = 1; wm <= warps; wm *= 2)
-    if (layout == gpu::mmaAccumulatorLayout({M, N}, {wm, warps / wm}))
-      return std::vector<int32_t>{wm, warps / wm};
-  return std::nullopt;
-}
-
 SmallVector<Value> gpu::lowering::lowerMmaSyncFragmentsDot(
     OpBuilder &b, Location loc, const GPUTargetInfo &target, tile::DotOp op,
     tilegpu::MmaInputs inputs, const std::vector<int32_t> &warps,

@@ -520,13 +520,7 @@ bool tilegpu::isMmaSyncDot(Operation *dot) {
     return false;
   auto layout = getLayout(t->d);
   int32_t M = t->a.getDimSize(0), N = t->b.getDimSize(1);
-  if (!layout || M % 16 || N % 8)
-    return false;
-  int32_t warps = layout->inSize(gpu::kWarp);
-  for (int32_t wm = 1; wm <= warps; wm *= 2)
-    if (*layout == gpu::mmaAccumulatorLayout({M, N}, {wm, warps / wm}))
-      return true;
-  return false;
+  return layout && gpu::mmaAccumulatorWarps(*layout, {M, N}).has_value();
 }
 
 std::optional<SharedEncoding>

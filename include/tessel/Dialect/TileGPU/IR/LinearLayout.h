@@ -165,6 +165,12 @@ LinearLayout blockedLayout(const std::vector<int32_t> &shape,
 /// repeated in registers to cover shape [M, N].
 LinearLayout mmaAccumulatorLayout(const std::vector<int32_t> &shape,
                                   const std::vector<int32_t> &warpsPerCTA);
+/// The warps [M, N] whose mmaAccumulatorLayout for `shape` [M, N] is
+/// `layout`, or nothing where it is no mma.sync accumulator (or M, N are not
+/// whole 16x8 tiles).
+std::optional<std::vector<int32_t>>
+mmaAccumulatorWarps(const LinearLayout &layout,
+                    const std::vector<int32_t> &shape);
 
 /// The layout of an mma.sync operand, `operand` 0 (A, shape [M, K]) or 1 (B,
 /// shape [K, N]), as the instruction for `elementBits`-bit elements reads it
