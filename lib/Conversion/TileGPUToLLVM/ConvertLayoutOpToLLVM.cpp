@@ -37,13 +37,24 @@ int32_t offsetOf(const LinearLayout &toOffset, int32_t reg, int32_t lane) {
   return off;
 }
 
+/// What a layout costs a conversion: instructions plus wavefronts, and the
+/// wavefronts of those beyond one per phase (bank conflicts).
+struct SharedCost {
+  int64_t total = 0, conflicts = 0;
+  SharedCost &operator+=(const SharedCost &o) {
+    total += o.total;
+    conflicts += o.conflicts;
+    return *this;
+  }
+};
+
 /// Bank-conflict wavefronts of one warp's shared-memory access of `bytes`
 /// per lane at byte addresses `addrs` (one per lane): the distinct 4-byte
 /// words of the busiest bank, per phase (8-byte accesses go in two phases
 /// of 16 lanes, 16-byte ones in four of 8).
-int64_t sharedWavefronts(ArrayRef<int64_t> addrs, int32_t bytes) {
+SharedCost sharedWavefronts(ArrayRef<int64_t> addrs, int32_t bytes) {
   int32_t perPhase = bytes <= 4 ? 32 : 128 / bytes;
-  int64_t total = 0;
+  SharedCost total;
   for (size_t first = 0; first < addrs.size(); first += perPhase) {
     std::array<llvm::SmallVector<int64_t, 4>, 32> words;
     size_t worst = 1;
@@ -54,7 +65,7 @@ int64_t sharedWavefronts(ArrayRef<int64_t> addrs, int32_t bytes) {
           bank.push_back(w);
         worst = std::max(worst, bank.size());
       }
-    total += int64_t(worst);
+    total += {int64_t(worst), int64_t(worst) - 1};
   }
   return total;
 }
@@ -62,19 +73,20 @@ int64_t sharedWavefronts(ArrayRef<int64_t> addrs, int32_t bytes) {
 /// What moving a tensor held in `regs` to (`store`) or from shared memory
 /// laid out as `shared` costs one warp: its instructions (vectors as wide as
 /// the layouts allow, up to 16 bytes) plus their wavefronts.
-int64_t sharedAccessCost(const LinearLayout &regs, const LinearLayout &shared,
-                         int32_t bytes, bool store) {
+SharedCost sharedAccessCost(const LinearLayout &regs, const LinearLayout &shared,
+                            int32_t bytes, bool store) {
   LinearLayout toOffset = regs.invertAndCompose(shared);
   int32_t vec = slotVectorWidth(toOffset, bytes, 16 / bytes);
   int32_t lanes = std::min(32, regs.inSize(gpu::kLane));
-  int64_t cost = 0;
+  SharedCost cost;
   SmallVector<int64_t> addrs(lanes);
   for (int32_t r = 0; r < regs.inSize(gpu::kRegister); r += vec) {
     if (store && isCopyRegister(regs, r))
       continue;
     for (int32_t lane = 0; lane < lanes; ++lane)
       addrs[lane] = int64_t(offsetOf(toOffset, r, lane)) * bytes;
-    cost += 1 + sharedWavefronts(addrs, vec * bytes);
+    cost += {1, 0};
+    cost += sharedWavefronts(addrs, vec * bytes);
   }
   return cost;
 }
@@ -108,14 +120,15 @@ LinearLayout xorSwizzledLayout(int32_t rows, int32_t cols,
 /// elements: rows of the last dimension with the XOR swizzle that costs the
 /// writes and reads fewest instructions and bank-conflict wavefronts. The
 /// candidates: none; the classic swizzles of chunks of up to 128 bytes
-/// (swizzledSharedLayout); and, per chunk width, a swizzle built one row
-/// bit at a time, each bit taking the chunk XOR that costs least given the
-/// bits below it (an mma accumulator written in pairs of columns and read
-/// in 16-byte vectors of 8 elements needs row bit 0 to flip two chunk bits
-/// at once). Rows wider than the 128 bytes of the banks are also swizzled
-/// as rows of 128 bytes, so that the pieces of one row land in different
-/// banks (a warp reading one 256-byte row of an fp32 accumulator in 16-byte
-/// vectors). Nothing for other ranks.
+/// (swizzledSharedLayout); and, where none of those reaches the bound (the
+/// widest vectors without bank conflicts), per chunk of 4 to 16 bytes a
+/// swizzle built one row bit at a time, each bit taking the chunk XOR that
+/// costs least given the bits below it (an mma accumulator written in pairs
+/// of columns and read in 16-byte vectors of 8 elements needs row bit 0 to
+/// flip two chunk bits at once). Rows wider than the 128 bytes of the banks
+/// are also swizzled as rows of 128 bytes, so that the pieces of one row
+/// land in different banks (a warp reading one 256-byte row of an fp32
+/// accumulator in 16-byte vectors). Nothing for other ranks.
 std::optional<LinearLayout> conversionSharedLayout(const LinearLayout &src,
                                                    const LinearLayout &dst,
                                                    ArrayRef<int32_t> shape,
@@ -126,37 +139,56 @@ std::optional<LinearLayout> conversionSharedLayout(const LinearLayout &src,
     return std::nullopt;
   int32_t rows = shape[0], cols = shape[1];
   auto cost = [&](const LinearLayout &shared) {
-    return sharedAccessCost(src, shared, bytes, /*store=*/true) +
-           sharedAccessCost(dst, shared, bytes, /*store=*/false);
+    SharedCost c = sharedAccessCost(src, shared, bytes, /*store=*/true);
+    c += sharedAccessCost(dst, shared, bytes, /*store=*/false);
+    return c;
   };
   LinearLayout best = gpu::swizzledSharedLayout(rows, cols, 1, 1, 1);
-  int64_t bestCost = cost(best);
+  SharedCost bestCost = cost(best);
+  // No swizzle does better than row-major's vectors (the widest) at one
+  // wavefront per phase.
+  int64_t bound = bestCost.total - bestCost.conflicts;
   auto consider = [&](LinearLayout shared, int32_t width) {
     if (width != cols)
       shared = widenRows(shared, rows, cols);
-    int64_t c = cost(shared);
-    if (c < bestCost) {
+    SharedCost c = cost(shared);
+    if (c.total < bestCost.total) {
       bestCost = c;
       best = std::move(shared);
     }
-    return c;
+    return c.total;
   };
-  for (int32_t width = cols; width == cols || width * bytes >= 128;
-       width /= 2) {
+  // Rows of the tensor, or (when wider than the 128 bytes of the banks)
+  // rows of the buffer down to 128 bytes.
+  SmallVector<int32_t> widths;
+  for (int32_t width = cols; width == cols || width * bytes >= 128; width /= 2) {
+    widths.push_back(width);
+    if (width == 1)
+      break;
+  }
+  for (int32_t width : widths) {
     int32_t bufferRows = rows * (cols / width);
     // Rows shorter than the 128 bytes of the banks share a phase.
     int32_t perPhase = std::max<int32_t>(1, 128 / (width * bytes));
     // Chunks wider than an access XOR whole groups of accesses: rows of 256
     // bytes whose 8-byte pieces a phase writes stay apart.
-    for (int32_t vec = 1; vec * bytes <= 128 && vec < width; vec *= 2) {
+    for (int32_t vec = 1; vec * bytes <= 128 && vec < width; vec *= 2)
       for (int32_t maxPhase = 2; vec * maxPhase <= width &&
                                  perPhase * maxPhase <= bufferRows;
            maxPhase *= 2)
         consider(gpu::swizzledSharedLayout(bufferRows, width, vec, perPhase,
                                            maxPhase),
                  width);
+  }
+  if (bestCost.total == bound)
+    return best;
+  // Greedy linear swizzles of chunks of the access widths, 4 to 16 bytes.
+  for (int32_t width : widths) {
+    int32_t bufferRows = rows * (cols / width);
+    for (int32_t vec = std::max(1, 4 / bytes); vec * bytes <= 16 && vec < width;
+         vec *= 2) {
       // XORs past the 128 bytes of the banks change no bank.
-      int32_t chunks = std::min(width / vec, std::max(1, 128 / (vec * bytes)));
+      int32_t chunks = std::min(width / vec, 128 / (vec * bytes));
       SmallVector<int32_t> colXor;
       for (int32_t r = 1; r < bufferRows; r <<= 1) {
         int32_t pick = 0;
@@ -174,8 +206,6 @@ std::optional<LinearLayout> conversionSharedLayout(const LinearLayout &src,
         colXor.push_back(pick);
       }
     }
-    if (width == 1)
-      break;
   }
   return best;
 }
