@@ -101,19 +101,22 @@ struct StoreLowering : TileGPUPattern<tile::StoreOp> {
       Value cond = masks.empty() ? own
                                  : rw.create<arith::AndIOp>(loc, own, masks[i])
                                        .getResult();
-      ifThen(rw, loc, cond, [&](OpBuilder &b) {
-        Type mem = memoryType(vals[i].getType());
-        unsigned bytes = storageBytes(mem);
-        if (vec == 1) {
-          b.create<LLVM::StoreOp>(loc, toMemory(b, loc, vals[i]), ptrs[i], bytes);
-          return;
-        }
-        auto vt = VectorType::get({vec}, mem);
-        Value v = b.create<LLVM::UndefOp>(loc, vt);
+      Type mem = memoryType(vals[i].getType());
+      unsigned bytes = storageBytes(mem);
+      // The value, built before any branch.
+      Value v;
+      if (vec == 1) {
+        v = toMemory(rw, loc, vals[i]);
+      } else {
+        v = rw.create<LLVM::UndefOp>(loc, VectorType::get({vec}, mem));
         for (int j = 0; j < vec; ++j)
-          v = b.create<LLVM::InsertElementOp>(
-              loc, v, toMemory(b, loc, vals[i + j]),
-              b.create<LLVM::ConstantOp>(loc, b.getI32Type(), j));
+          v = rw.create<LLVM::InsertElementOp>(
+              loc, v, toMemory(rw, loc, vals[i + j]),
+              rw.create<LLVM::ConstantOp>(loc, rw.getI32Type(), j));
+      }
+      if (target.predicatedStore(rw, loc, ptrs[i], v, cond))
+        continue;
+      ifThen(rw, loc, cond, [&](OpBuilder &b) {
         b.create<LLVM::StoreOp>(loc, v, ptrs[i], vec * bytes);
       });
     }

@@ -2,14 +2,19 @@
 
 // One thread's view: 256 elements on 128 threads are 2 registers each; the
 // element of register r is computed from tid.x by the layout; masked loads
-// branch around the access; the kernel gets nvvm.kernel and its thread count.
+// branch around the access; masked stores are predicated (`@p st.global`),
+// with no branch for the value's computation to sink into; the kernel gets
+// nvvm.kernel and its thread count.
 // CHECK-LABEL: llvm.func @copy(
 // CHECK-SAME: !llvm.ptr<1>
 // CHECK-SAME: attributes {nvvm.kernel, nvvm.maxntid = array<i32: 128, 1, 1>}
 // CHECK-DAG: nvvm.read.ptx.sreg.tid.x
 // CHECK-DAG: nvvm.read.ptx.sreg.ctaid.x
 // CHECK-COUNT-2: llvm.load {{.*}} : !llvm.ptr<1> -> f32
-// CHECK-COUNT-2: llvm.store {{.*}} : f32, !llvm.ptr<1>
+// CHECK-NOT: llvm.cond_br
+// CHECK-NOT: llvm.store
+// CHECK-COUNT-2: llvm.inline_asm has_side_effects "@$0 st.global.b32 [ $1 + 0 ], $2;", "b,l,r" {{.*}} : (i1, !llvm.ptr<1>, i32) -> ()
+// CHECK-NOT: llvm.store
 // CHECK-NOT: nvvm.barrier0
 func.func @copy(%x: !tile.ptr<f32>, %y: !tile.ptr<f32>, %n: i32) attributes {tile.kernel} {
   %pid = tile.get_program_id 0
@@ -42,8 +47,8 @@ func.func @copy(%x: !tile.ptr<f32>, %y: !tile.ptr<f32>, %n: i32) attributes {til
 // CHECK: llvm.store {{.*}} : f32, !llvm.ptr<3>
 // CHECK: nvvm.barrier0
 // CHECK-COUNT-4: llvm.load {{.*}} : !llvm.ptr<3> -> f32
-// CHECK: llvm.icmp "eq"
-// CHECK: llvm.store {{.*}} : f32, !llvm.ptr<1>
+// CHECK: %[[FIRST:.*]] = llvm.icmp "eq"
+// CHECK: llvm.inline_asm has_side_effects "@$0 st.global.b32 [ $1 + 0 ], $2;", "b,l,r" %[[FIRST]], %arg1
 func.func @total(%x: !tile.ptr<f32>, %out: !tile.ptr<f32>) attributes {tile.kernel} {
   %r = tile.make_range {start = 0 : i32, end = 512 : i32} : tensor<512xi32>
   %xs = tile.splat %x : tensor<512x!tile.ptr<f32>>
@@ -60,10 +65,13 @@ func.func @total(%x: !tile.ptr<f32>, %out: !tile.ptr<f32>) attributes {tile.kern
 
 // -----
 
-// fp32 rounds to fp16 two registers at a time (cvt.rn.f16x2.f32 on sm_80).
+// fp32 rounds to fp16 two registers at a time (cvt.rn.f16x2.f32 on sm_80);
+// the 16-bit stores of one copy of each element are predicated too.
 // CHECK-LABEL: llvm.func @round_pairs
 // CHECK-COUNT-4: llvm.fptrunc {{.*}} : vector<2xf32> to vector<2xf16>
 // CHECK-NOT: llvm.fptrunc
+// CHECK-NOT: llvm.cond_br
+// CHECK-COUNT-8: llvm.inline_asm has_side_effects "@$0 st.global.b16 [ $1 + 0 ], $2;", "b,l,h" {{.*}} : (i1, !llvm.ptr<1>, i16) -> ()
 func.func @round_pairs(%x: !tile.ptr<f32>, %o: !tile.ptr<f16>) attributes {tile.kernel} {
   %r = tile.make_range {start = 0 : i32, end = 1024 : i32} : tensor<1024xi32>
   %xp = tile.splat %x : tensor<1024x!tile.ptr<f32>>
@@ -73,5 +81,24 @@ func.func @round_pairs(%x: !tile.ptr<f32>, %o: !tile.ptr<f16>) attributes {tile.
   %v = tile.load %xa : tensor<1024x!tile.ptr<f32>> -> tensor<1024xf32>
   %h = arith.truncf %v : tensor<1024xf32> to tensor<1024xf16>
   tile.store %oa, %h : tensor<1024x!tile.ptr<f16>>, tensor<1024xf16>
+  return
+}
+
+// -----
+
+// A 16-byte store: the four words of each vector in one predicated
+// st.global.v4 (layer norm's output).
+// CHECK-LABEL: llvm.func @store_vectors
+// CHECK-NOT: llvm.cond_br
+// CHECK-COUNT-2: llvm.inline_asm has_side_effects "@$0 st.global.v4.b32 [ $1 + 0 ], { $2, $3, $4, $5 };", "b,l,r,r,r,r" {{.*}} : (i1, !llvm.ptr<1>, i32, i32, i32, i32) -> ()
+// CHECK-NOT: llvm.store
+func.func @store_vectors(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %n: i32 {tile.divisibility = 16 : i32}) attributes {tile.kernel} {
+  %r = tile.make_range {start = 0 : i32, end = 1024 : i32} : tensor<1024xi32>
+  %ns = tile.splat %n : tensor<1024xi32>
+  %m = arith.cmpi slt, %r, %ns : tensor<1024xi32>
+  %xs = tile.splat %x : tensor<1024x!tile.ptr<f32>>
+  %xa = tile.addptr %xs, %r : tensor<1024x!tile.ptr<f32>>, tensor<1024xi32>
+  %v = arith.sitofp %r : tensor<1024xi32> to tensor<1024xf32>
+  tile.store %xa, %v mask %m : tensor<1024xi1> : tensor<1024x!tile.ptr<f32>>, tensor<1024xf32>
   return
 }

@@ -105,6 +105,15 @@ public:
   virtual void asyncCopy(mlir::OpBuilder &b, mlir::Location loc,
                          mlir::Value sharedPtr, mlir::Value globalPtr,
                          int bytes, mlir::Value srcBytes) const = 0;
+  /// Stores `value` (2, 4, 8 or 16 bytes of numbers: a scalar or a vector) to
+  /// global memory at `ptr` where `pred` holds, without a branch, or returns
+  /// false to have the caller branch around a plain store. A branch lets
+  /// LLVM sink the computation of the value into the conditional block,
+  /// where ptxas then keeps every operand of every store live at once (layer
+  /// norm's output loop: 40 registers against 32).
+  virtual bool predicatedStore(mlir::OpBuilder &b, mlir::Location loc,
+                               mlir::Value ptr, mlir::Value value,
+                               mlir::Value pred) const = 0;
   /// Closes the group of this thread's async copies started since the last.
   virtual void asyncCommit(mlir::OpBuilder &b, mlir::Location loc) const = 0;
   /// Waits until at most `pending` of this thread's groups are in flight.

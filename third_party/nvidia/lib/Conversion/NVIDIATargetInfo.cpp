@@ -224,6 +224,59 @@ void NVIDIATargetInfo::asyncCopy(OpBuilder &b, Location loc, Value sharedPtr,
       srcBytes);
 }
 
+bool NVIDIATargetInfo::predicatedStore(OpBuilder &b, Location loc, Value ptr,
+                                       Value value, Value pred) const {
+  // `@p st.global` (no NVVM op has a guard), the value in 32-bit words or
+  // one 16-bit one.
+  Type t = value.getType();
+  auto vt = dyn_cast<VectorType>(t);
+  Type elt = vt ? vt.getElementType() : t;
+  if (!elt.isIntOrFloat())
+    return false;
+  int64_t bits = elt.getIntOrFloatBitWidth() * (vt ? vt.getNumElements() : 1);
+  if (bits == 16) {
+    Value half = b.create<LLVM::BitcastOp>(loc, b.getI16Type(), value);
+    b.create<LLVM::InlineAsmOp>(
+        loc, TypeRange(), ValueRange{pred, ptr, half},
+        "@$0 st.global.b16 [ $1 + 0 ], $2;", "b,l,h",
+        /*has_side_effects=*/true, /*is_align_stack=*/false,
+        LLVM::tailcallkind::TailCallKind::None, LLVM::AsmDialectAttr(),
+        /*operand_attrs=*/ArrayAttr());
+    return true;
+  }
+  if (bits != 32 && bits != 64 && bits != 128)
+    return false;
+  int64_t words = bits / 32;
+  Type i32 = b.getI32Type();
+  SmallVector<Value> operands{pred, ptr};
+  if (words == 1) {
+    operands.push_back(b.create<LLVM::BitcastOp>(loc, i32, value));
+  } else {
+    Value packed = b.create<LLVM::BitcastOp>(
+        loc, VectorType::get({words}, i32), value);
+    for (int64_t w = 0; w < words; ++w)
+      operands.push_back(b.create<LLVM::ExtractElementOp>(
+          loc, packed, b.create<LLVM::ConstantOp>(loc, i32, w)));
+  }
+  std::string asmText = "@$0 st.global";
+  asmText += words == 1 ? ".b32 [ $1 + 0 ], $2;"
+                        : ".v" + std::to_string(words) + ".b32 [ $1 + 0 ], { ";
+  if (words > 1) {
+    for (int64_t w = 0; w < words; ++w)
+      asmText += "$" + std::to_string(w + 2) + (w + 1 < words ? ", " : " };");
+  }
+  std::string constraints = "b,l";
+  for (int64_t w = 0; w < words; ++w)
+    constraints += ",r";
+  b.create<LLVM::InlineAsmOp>(
+      loc, TypeRange(), operands, asmText, constraints,
+      /*has_side_effects=*/true, /*is_align_stack=*/false,
+      LLVM::tailcallkind::TailCallKind::None,
+      LLVM::AsmDialectAttr(),
+      /*operand_attrs=*/ArrayAttr());
+  return true;
+}
+
 void NVIDIATargetInfo::asyncCommit(OpBuilder &b, Location loc) const {
   b.create<NVVM::CpAsyncCommitGroupOp>(loc);
 }

@@ -49,6 +49,8 @@ public:
                  mlir::Value globalPtr, int bytes,
                  mlir::Value srcBytes) const override;
   void asyncCommit(mlir::OpBuilder &b, mlir::Location loc) const override;
+  bool predicatedStore(mlir::OpBuilder &b, mlir::Location loc, mlir::Value ptr,
+                       mlir::Value value, mlir::Value pred) const override;
   void asyncWait(mlir::OpBuilder &b, mlir::Location loc,
                  int pending) const override;
   llvm::SmallVector<mlir::Value> loadMatrix(mlir::OpBuilder &b,
