@@ -49,6 +49,15 @@ bool gpu::lowering::aInAccumulatorRegisters(tile::DotOp dot) {
          layoutOf(aTy) == gpu::mmaAccumulatorLayout({M, K}, {warps, 1});
 }
 
+bool gpu::lowering::wgmmaAInRegisters(tile::DotOp dot,
+                                      const std::vector<int32_t> &warps) {
+  auto aTy = dot.getA().getType();
+  int32_t M = aTy.getDimSize(0), K = aTy.getDimSize(1);
+  return warps.size() == 2 && warps[1] == 1 && K % 16 == 0 &&
+         storageBytes(aTy.getElementType()) == 2 &&
+         layoutOf(aTy) == gpu::wgmmaAccumulatorLayout({M, K}, warps);
+}
+
 namespace {
 
 /// An element of one type as another (tl.dot converts its inputs to the

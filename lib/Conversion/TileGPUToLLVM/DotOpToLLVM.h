@@ -36,6 +36,12 @@ int64_t dotSharedBytes(tessel::tile::DotOp dot, int64_t &bOffset);
 /// probabilities of attention, from the first dot), so the m16n8k16 A
 /// fragment of a K step is the accumulators of two 16x8 tiles side by side.
 bool aInAccumulatorRegisters(tessel::tile::DotOp dot);
+/// Whether a warpgroup MMA dot on `warps` takes A from registers: 16-bit A
+/// in the wgmma accumulator layout of warpgroups that all split M (each
+/// holds all of K for its rows), whose warp's 16 rows of a K step are then
+/// the m16n8k16 A fragment.
+bool wgmmaAInRegisters(tessel::tile::DotOp dot,
+                       const std::vector<int32_t> &warps);
 
 /// The attribute the shared-memory allocation gives an op that stages
 /// through the scratch (its bytes); a dot stages its operands only with it.

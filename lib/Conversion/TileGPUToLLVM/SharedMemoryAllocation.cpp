@@ -39,9 +39,9 @@ int64_t scratchBytes(Operation *op, const gpu::GPUTargetInfo &target,
     // other operand is staged.
     bool a = bool(inPlaceOperand(dot, 0)), b = bool(inPlaceOperand(dot, 1));
     bool tensorCores, staged;
-    if (tilegpu::wgmmaWarps(dot) && target.hasWarpgroupMma()) {
+    if (auto warps = tilegpu::wgmmaWarps(dot); warps && target.hasWarpgroupMma()) {
       tensorCores = true;
-      staged = !a || !b;
+      staged = !(a || wgmmaAInRegisters(dot, *warps)) || !b;
       alignment = 1024; // wgmma's swizzles read address bits up to 9
     } else {
       tensorCores = target.hasMma16816() && tilegpu::isMmaSyncDot(dot);

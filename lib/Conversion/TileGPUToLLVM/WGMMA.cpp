@@ -11,6 +11,8 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 
+#include <map>
+
 using namespace mlir;
 using namespace tessel;
 using namespace tessel::gpu::lowering;
@@ -59,12 +61,15 @@ SmallVector<Value> lowerWgmmaDot(OpBuilder &b, Location loc,
     tiles.bSwizzle = tiles.aSwizzle;
   }
   LinearLayout dLayout = layoutOf(op.getD().getType());
+  // A in the accumulator layout of an earlier dot (attention's
+  // probabilities) stays in registers.
+  bool aInRegisters = !aSlot && wgmmaAInRegisters(op, warps);
 
   // Operands read in place (a pipeline's slots, already published to the
-  // async proxy) are not staged.
-  if (!aSlot || !bSlot) {
+  // async proxy) or from registers are not staged.
+  if ((!aSlot && !aInRegisters) || !bSlot) {
     target.barrier(b, loc); // earlier readers of the scratch are done
-    if (!aSlot)
+    if (!aSlot && !aInRegisters)
       writeOperandToShared(b, loc, target, layoutOf(aTy),
                            gpu::wgmmaOperandLayout(M, K, size, tiles.aSwizzle),
                            a, 0);
@@ -135,6 +140,25 @@ SmallVector<Value> lowerWgmmaDot(OpBuilder &b, Location loc,
   int32_t instrN = gpu::wgmmaInstrN({M, N}, warps);
   int32_t perInstr = instrN / 2;
   SmallVector<Value> d(c.begin(), c.end());
+  // A's registers by the element they hold in thread 0 of warp 0 (every
+  // thread holds its own at the same registers); a fragment register is
+  // two consecutive K elements.
+  std::map<std::pair<int32_t, int32_t>, int32_t> aRegister;
+  if (aInRegisters) {
+    LinearLayout aLayout = layoutOf(aTy);
+    for (int32_t r = 0; r < aLayout.inSize(gpu::kRegister); ++r) {
+      std::vector<int32_t> rc = aLayout.apply({{gpu::kRegister, r}});
+      aRegister.try_emplace({rc[0], rc[1]}, r);
+    }
+  }
+  auto aPair = [&](int32_t row, int32_t k) -> Value {
+    auto pairTy = VectorType::get({2}, aTy.getElementType());
+    Value v = b.create<LLVM::PoisonOp>(loc, pairTy);
+    for (int32_t j = 0; j < 2; ++j)
+      v = b.create<LLVM::InsertElementOp>(loc, v, a[aRegister.at({row, k + j})],
+                                          i32Const(b, loc, j));
+    return b.create<LLVM::BitcastOp>(loc, b.getI32Type(), v);
+  };
   target.warpgroupMmaFence(b, loc);
   for (int32_t first = 0; first < int32_t(d.size()); first += perInstr) {
     std::vector<int32_t> origin = dLayout.apply({{gpu::kRegister, first}});
@@ -143,11 +167,24 @@ SmallVector<Value> lowerWgmmaDot(OpBuilder &b, Location loc,
     Value col0 =
         b.create<arith::XOrIOp>(loc, group[1], i32Const(b, loc, origin[1]));
     SmallVector<Value> acc(d.begin() + first, d.begin() + first + perInstr);
-    for (int32_t k0 = 0; k0 < K; k0 += 16)
+    for (int32_t k0 = 0; k0 < K; k0 += 16) {
+      if (aInRegisters) {
+        // Rows g and g + 8 of the warp's 16, K pairs 2t and 2t + 8 (PTX
+        // ISA, "Register Fragments" of wgmma's A): a0a1, a2a3, a4a5, a6a7.
+        int32_t r = origin[0];
+        Value aRegs[4] = {aPair(r, k0), aPair(r + 8, k0), aPair(r, k0 + 8),
+                          aPair(r + 8, k0 + 8)};
+        acc = target.warpgroupMmaRegisterA(
+            b, loc, aRegs,
+            descriptor(bBase, N, tiles.bSwizzle, tiles.bMNMajor, col0, k0),
+            acc, instrN, bf16, tiles.bMNMajor);
+        continue;
+      }
       acc = target.warpgroupMma(
           b, loc, descriptor(aBase, M, aSwizzle, aMNMajor, row0, k0),
           descriptor(bBase, N, tiles.bSwizzle, tiles.bMNMajor, col0, k0),
           acc, instrN, bf16, aMNMajor, tiles.bMNMajor);
+    }
     std::copy(acc.begin(), acc.end(), d.begin() + first);
   }
   return target.warpgroupMmaWait(b, loc, d);

@@ -90,6 +90,13 @@ public:
   warpgroupMma(mlir::OpBuilder &b, mlir::Location loc, mlir::Value descA,
                mlir::Value descB, mlir::ValueRange acc, int n, bool bf16,
                bool aMNMajor, bool bMNMajor) const = 0;
+  /// The same with A from registers: `aRegs` the warp's 4 i32 of its 16
+  /// rows (the m16n8k16 A fragment of the PTX ISA, pairs along K).
+  virtual llvm::SmallVector<mlir::Value>
+  warpgroupMmaRegisterA(mlir::OpBuilder &b, mlir::Location loc,
+                        mlir::ValueRange aRegs, mlir::Value descB,
+                        mlir::ValueRange acc, int n, bool bf16,
+                        bool bMNMajor) const = 0;
   /// Commits the warpgroup's MMAs and waits for all of them; returns
   /// `values` (their accumulators) as they are once they are done, so that
   /// nothing reads them earlier.

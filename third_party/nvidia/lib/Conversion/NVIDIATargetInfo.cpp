@@ -179,6 +179,46 @@ SmallVector<Value> NVIDIATargetInfo::warpgroupMma(OpBuilder &b, Location loc,
   return d;
 }
 
+SmallVector<Value> NVIDIATargetInfo::warpgroupMmaRegisterA(
+    OpBuilder &b, Location loc, ValueRange aRegs, Value descB, ValueRange acc,
+    int n, bool bf16, bool bMNMajor) const {
+  // The nvvm op takes A only through a descriptor: inline PTX, the
+  // accumulators tied in and out, scale-d a true predicate (accumulate).
+  MLIRContext *ctx = b.getContext();
+  size_t count = acc.size();
+  std::string type = bf16 ? "bf16" : "f16";
+  std::string text = "{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n" +
+                     std::to_string(n) + "k16.f32." + type + "." + type + " {";
+  for (size_t i = 0; i < count; ++i)
+    text += "$" + std::to_string(i) + (i + 1 < count ? ", " : "}, {");
+  // Operands: the outputs, the tied accumulators, then A and B.
+  for (size_t i = 0; i < 4; ++i)
+    text += "$" + std::to_string(2 * count + i) + (i < 3 ? ", " : "}, ");
+  text += "$" + std::to_string(2 * count + 4) + ", p, 1, 1, " +
+          (bMNMajor ? "1" : "0") + ";\n}";
+  std::string constraints;
+  for (size_t i = 0; i < count; ++i)
+    constraints += "=f,";
+  for (size_t i = 0; i < count; ++i)
+    constraints += std::to_string(i) + ",";
+  constraints += "r,r,r,r,l";
+  SmallVector<Value> operands(acc.begin(), acc.end());
+  operands.append(aRegs.begin(), aRegs.end());
+  operands.push_back(descB);
+  SmallVector<Type> fields(count, b.getF32Type());
+  auto structTy = LLVM::LLVMStructType::getLiteral(ctx, fields);
+  auto mma = b.create<LLVM::InlineAsmOp>(
+      loc, structTy, operands, text, constraints,
+      /*has_side_effects=*/true, /*is_align_stack=*/false,
+      LLVM::tailcallkind::TailCallKind::None, LLVM::AsmDialectAttr(),
+      /*operand_attrs=*/ArrayAttr());
+  SmallVector<Value> d;
+  for (size_t i = 0; i < count; ++i)
+    d.push_back(b.create<LLVM::ExtractValueOp>(loc, mma.getRes(), int64_t(i)));
+  return d;
+}
+
 SmallVector<Value> NVIDIATargetInfo::warpgroupMmaWait(OpBuilder &b,
                                                      Location loc,
                                                      ValueRange values) const {

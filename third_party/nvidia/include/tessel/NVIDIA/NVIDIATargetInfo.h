@@ -38,6 +38,11 @@ public:
                                   mlir::Location loc) const override;
   void warpgroupMmaFence(mlir::OpBuilder &b, mlir::Location loc) const override;
   llvm::SmallVector<mlir::Value>
+  warpgroupMmaRegisterA(mlir::OpBuilder &b, mlir::Location loc,
+                        mlir::ValueRange aRegs, mlir::Value descB,
+                        mlir::ValueRange acc, int n, bool bf16,
+                        bool bMNMajor) const override;
+  llvm::SmallVector<mlir::Value>
   warpgroupMma(mlir::OpBuilder &b, mlir::Location loc, mlir::Value descA,
                mlir::Value descB, mlir::ValueRange acc, int n, bool bf16,
                bool aMNMajor, bool bMNMajor) const override;
