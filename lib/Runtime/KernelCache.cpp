@@ -1,5 +1,6 @@
 //===- KernelCache.cpp - The on-disk cache of compiled kernels ------------===//
 #include "tessel/Runtime/KernelCache.h"
+#include "tessel/Support/WriteFile.h"
 
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
@@ -30,32 +31,6 @@ constexpr llvm::StringLiteral kMetadataFile = "metadata.json";
 
 llvm::Error fail(const llvm::Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
-}
-
-// Plain POSIX writes: every failure (a full disk, a file size limit) comes
-// back as an error. (A raw_fd_ostream that failed aborts the process when it
-// is destroyed unless its error is cleared.)
-llvm::Error writeFile(const std::string &filePath, llvm::StringRef data) {
-  int fd = ::open(filePath.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-  if (fd < 0)
-    return fail("cannot write " + filePath + ": " + std::strerror(errno));
-  const char *p = data.data();
-  size_t left = data.size();
-  while (left > 0) {
-    ssize_t n = ::write(fd, p, left);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n <= 0) {
-      int err = n < 0 ? errno : EIO;
-      ::close(fd);
-      return fail("cannot write " + filePath + ": " + std::strerror(err));
-    }
-    p += n;
-    left -= size_t(n);
-  }
-  if (::close(fd) != 0)
-    return fail("cannot write " + filePath + ": " + std::strerror(errno));
-  return llvm::Error::success();
 }
 
 std::optional<std::string> readFile(const llvm::Twine &filePath) {
@@ -185,10 +160,10 @@ llvm::Error KernelCache::store(llvm::StringRef key,
   llvm::scope_exit cleanup([&] { (void)fs::remove_directories(tmpDir); });
 
   for (const auto &[file, data] : entryFiles(entry))
-    if (llvm::Error err = writeFile(tmpDir + "/" + file, data))
+    if (llvm::Error err = tessel::writeNewFile(tmpDir + "/" + file, data))
       return err;
   if (llvm::Error err =
-          writeFile(tmpDir + "/" + kMetadataFile.str(), entryMetadata(key, entry)))
+          tessel::writeNewFile(tmpDir + "/" + kMetadataFile.str(), entryMetadata(key, entry)))
     return err;
 
   // Publish: renaming a directory is atomic. If another process published

@@ -268,7 +268,11 @@ x = np.arange(1000, dtype=np.float32)
 out = np.zeros_like(x)
 with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")
-    full_kernel.scale_kernel[(tessel.cdiv(1000, 128),)](x, out, 1000, BLOCK=128)
+    try:
+        full_kernel.scale_kernel[(tessel.cdiv(1000, 128),)](x, out, 1000, BLOCK=128)
+    except Exception as e:
+        print("error", type(e).__name__, e)
+        sys.exit(0)
 assert (out == x * 6).all(), out
 for w in caught:
     print(w.category.__name__, w.message)
@@ -277,6 +281,9 @@ print("ok")
 
 
 def test_a_full_disk_only_warns(tmp_path, cache_dir):
+    """On the CPU a full disk costs only the cache: the kernel runs, with a warning. A GPU target's compile itself
+    writes files (ptxas' input and its cubin): there the launch fails with a clear error saying so, never an abort
+    and never a cubin that ptxas could not write whole."""
     (tmp_path / "full_kernel.py").write_text(KERNEL_SOURCE.format(scale=2, helper_factor=3, kernel_extra=""))
     cache_dir.mkdir(mode=0o700)
     script = tmp_path / "full.py"
@@ -285,8 +292,12 @@ def test_a_full_disk_only_warns(tmp_path, cache_dir):
                PYTHONDONTWRITEBYTECODE="1")
     p = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=300)
     assert p.returncode == 0, p.stderr
-    assert p.stdout.strip().endswith("ok"), p.stdout
-    assert "RuntimeWarning" in p.stdout and "File too large" in p.stdout, p.stdout
+    if knobs.target.startswith(("sim:", "cuda:")):
+        assert p.stdout.startswith("error BackendError"), p.stdout
+        assert "File too large" in p.stdout or "incomplete cubin" in p.stdout, p.stdout
+    else:
+        assert p.stdout.strip().endswith("ok"), p.stdout
+        assert "RuntimeWarning" in p.stdout and "File too large" in p.stdout, p.stdout
     assert list(cache_dir.iterdir()) == []  # no entry, and no temporary directory left behind
 
 

@@ -92,3 +92,42 @@ def test_matmul_shared_addresses_take_constants_as_immediates(target):
     b = {reg for trans, reg in ldmatrix if trans}
     want = {"cuda:80": (12, 2, 4), "cuda:90a": (0, 0, 0)}[target]
     assert (len(ldmatrix), len(a), len(b)) == want, ldmatrix
+
+
+TRUNCATING_SCRIPT = """
+import resource
+import signal
+import numpy as np
+import tessel
+import tessel.language as tl
+
+
+@tessel.jit
+def copy(x, y, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(y + offs, tl.load(x + offs))
+
+
+# Every file from now on stops at 2500 bytes: the PTX (about 1 KB) fits, the cubin (over 3 KB) does not, and
+# ptxas reports success all the same.
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+resource.setrlimit(resource.RLIMIT_FSIZE, (2500, 2500))
+x = np.zeros(128, np.float32)
+try:
+    copy.warmup(x, x, BLOCK=128, grid=(1,))
+except Exception as e:
+    print("error", type(e).__name__, e)
+"""
+
+
+def test_a_cubin_ptxas_could_not_write_whole_is_an_error(target, tmp_path):
+    import os
+    import subprocess
+    script = tmp_path / "truncating.py"
+    script.write_text(TRUNCATING_SCRIPT)
+    env = dict(os.environ, TESSEL_TARGET=target, TESSEL_CACHE_DIR=str(tmp_path / "cache"),
+               PYTHONPATH=os.pathsep.join(sys.path), PYTHONDONTWRITEBYTECODE="1")
+    p = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.startswith("error BackendError ptxas wrote an incomplete cubin (2500 bytes of "), p.stdout
+    assert "is the disk full?" in p.stdout

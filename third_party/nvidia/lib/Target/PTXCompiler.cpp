@@ -2,6 +2,7 @@
 #include "tessel/NVIDIA/PTXCompiler.h"
 
 #include "tessel/Support/FatalErrorGuard.h"
+#include "tessel/Support/WriteFile.h"
 
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
@@ -190,6 +191,24 @@ llvm::Error nvidia::translateToPTX(mlir::ModuleOp module,
   return llvm::Error::success();
 }
 
+/// The bytes a 64-bit little-endian ELF file spans by its header: up to
+/// the end of its section and program header tables; nothing when `data`
+/// does not start with such a header.
+static std::optional<uint64_t> elfFileSize(llvm::StringRef data) {
+  if (data.size() < 64 || !data.starts_with("\x7f" "ELF") || data[4] != 2 ||
+      data[5] != 1)
+    return std::nullopt;
+  auto field = [&](size_t at, size_t bytes) {
+    uint64_t v = 0;
+    for (size_t i = 0; i < bytes; ++i)
+      v |= uint64_t(uint8_t(data[at + i])) << (8 * i);
+    return v;
+  };
+  uint64_t sections = field(0x28, 8) + field(0x3A, 2) * field(0x3C, 2);
+  uint64_t programs = field(0x20, 8) + field(0x36, 2) * field(0x38, 2);
+  return std::max(sections, programs);
+}
+
 std::string nvidia::ptxasPath() {
   if (const char *p = std::getenv("TESSEL_PTXAS_PATH"))
     return llvm::sys::fs::can_execute(p) ? p : "";
@@ -218,13 +237,8 @@ nvidia::runPtxas(const std::string &ptxas, const std::string &ptx,
       llvm::sys::fs::remove(f);
     llvm::sys::fs::remove(dir);
   });
-  {
-    std::error_code ec;
-    llvm::raw_fd_ostream os(in, ec);
-    if (ec)
-      return fail("cannot write " + in + ": " + ec.message());
-    os << ptx;
-  }
+  if (llvm::Error err = writeNewFile(in, ptx))
+    return err;
   std::vector<std::string> argv = {ptxas, "-arch=" + arch, "-v", "-o", out};
   if (maxnreg > 0)
     argv.push_back("--maxrregcount=" + std::to_string(maxnreg));
@@ -244,6 +258,14 @@ nvidia::runPtxas(const std::string &ptxas, const std::string &ptx,
   if (!cubin)
     return fail("ptxas wrote no cubin");
   result.cubin = (*cubin)->getBuffer().str();
+  // ptxas exits with success when it could not write all of the cubin (a
+  // full disk, a file size limit).
+  if (std::optional<uint64_t> want = elfFileSize(result.cubin);
+      !want || *want > result.cubin.size())
+    return fail("ptxas wrote an incomplete cubin (" +
+                llvm::Twine(result.cubin.size()) + " bytes" +
+                (want ? " of " + llvm::Twine(*want) : llvm::Twine()) +
+                "): is the disk full?");
   std::smatch m;
   if (std::regex_search(result.log, m, std::regex("Used (\\d+) registers")))
     result.registers = std::stoi(m[1]);
