@@ -57,6 +57,33 @@ struct LoadLowering : TileGPUPattern<tile::LoadOp> {
         llvm::append_range(values, load(rw));
         continue;
       }
+      // Masked: a guarded load where the target has one (no branch),
+      // `other` (zeros without one) where the mask is off.
+      Type access = vec == 1 ? mem : VectorType::get({vec}, mem);
+      Value fill;
+      if (others.empty()) {
+        fill = rw.create<LLVM::ZeroOp>(loc, access);
+      } else if (vec == 1) {
+        fill = toMemory(rw, loc, others[i]);
+      } else {
+        fill = rw.create<LLVM::UndefOp>(loc, access);
+        for (int j = 0; j < vec; ++j)
+          fill = rw.create<LLVM::InsertElementOp>(
+              loc, fill, toMemory(rw, loc, others[i + j]),
+              rw.create<LLVM::ConstantOp>(loc, rw.getI32Type(), j));
+      }
+      if (Value v = target.predicatedLoad(rw, loc, access, ptrs[i], masks[i],
+                                          fill, op.getIsVolatile())) {
+        for (int j = 0; j < vec; ++j) {
+          Value e = vec == 1 ? v
+                             : rw.create<LLVM::ExtractElementOp>(
+                                   loc, v, rw.create<LLVM::ConstantOp>(
+                                               loc, rw.getI32Type(), j))
+                                   .getResult();
+          values.push_back(fromMemory(rw, loc, e, elt));
+        }
+        continue;
+      }
       auto ifOp = rw.create<scf::IfOp>(loc, SmallVector<Type>(vec, elt),
                                        masks[i], /*withElseRegion=*/true);
       OpBuilder thenB = ifOp.getThenBodyBuilder();

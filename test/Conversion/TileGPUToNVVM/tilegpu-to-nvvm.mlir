@@ -2,15 +2,16 @@
 
 // One thread's view: 256 elements on 128 threads are 2 registers each; the
 // element of register r is computed from tid.x by the layout; masked loads
-// branch around the access; masked stores are predicated (`@p st.global`),
-// with no branch for the value's computation to sink into; the kernel gets
+// and stores are predicated (`@p ld.global` into a register holding the
+// `other` value, zero here; `@p st.global`), with no branch; the kernel gets
 // nvvm.kernel and its thread count.
 // CHECK-LABEL: llvm.func @copy(
 // CHECK-SAME: !llvm.ptr<1>
 // CHECK-SAME: attributes {nvvm.kernel, nvvm.maxntid = array<i32: 128, 1, 1>}
 // CHECK-DAG: nvvm.read.ptx.sreg.tid.x
 // CHECK-DAG: nvvm.read.ptx.sreg.ctaid.x
-// CHECK-COUNT-2: llvm.load {{.*}} : !llvm.ptr<1> -> f32
+// CHECK-NOT: llvm.cond_br
+// CHECK-COUNT-2: llvm.inline_asm has_side_effects "@$1 ld.global.b32 $0, [ $2 + 0 ];", "=r,b,l,0" {{.*}} : (i1, !llvm.ptr<1>, i32) -> i32
 // CHECK-NOT: llvm.cond_br
 // CHECK-NOT: llvm.store
 // CHECK-COUNT-2: llvm.inline_asm has_side_effects "@$0 st.global.b32 [ $1 + 0 ], $2;", "b,l,r" {{.*}} : (i1, !llvm.ptr<1>, i32) -> ()
@@ -86,19 +87,24 @@ func.func @round_pairs(%x: !tile.ptr<f32>, %o: !tile.ptr<f16>) attributes {tile.
 
 // -----
 
-// A 16-byte store: the four words of each vector in one predicated
-// st.global.v4 (layer norm's output).
-// CHECK-LABEL: llvm.func @store_vectors
+// 16-byte accesses: the four words of each vector in one predicated
+// ld.global.v4 (its registers holding `other` beforehand, tied operands)
+// and one predicated st.global.v4 (layer norm's loops).
+// CHECK-LABEL: llvm.func @vectors
+// CHECK-NOT: llvm.cond_br
+// CHECK-COUNT-2: llvm.inline_asm has_side_effects "@$4 ld.global.v4.b32 { $0, $1, $2, $3 }, [ $5 + 0 ];", "=r,=r,=r,=r,b,l,0,1,2,3" {{.*}} : (i1, !llvm.ptr<1>, i32, i32, i32, i32) -> !llvm.struct<(i32, i32, i32, i32)>
 // CHECK-NOT: llvm.cond_br
 // CHECK-COUNT-2: llvm.inline_asm has_side_effects "@$0 st.global.v4.b32 [ $1 + 0 ], { $2, $3, $4, $5 };", "b,l,r,r,r,r" {{.*}} : (i1, !llvm.ptr<1>, i32, i32, i32, i32) -> ()
 // CHECK-NOT: llvm.store
-func.func @store_vectors(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %n: i32 {tile.divisibility = 16 : i32}) attributes {tile.kernel} {
+func.func @vectors(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %n: i32 {tile.divisibility = 16 : i32}) attributes {tile.kernel} {
   %r = tile.make_range {start = 0 : i32, end = 1024 : i32} : tensor<1024xi32>
   %ns = tile.splat %n : tensor<1024xi32>
   %m = arith.cmpi slt, %r, %ns : tensor<1024xi32>
   %xs = tile.splat %x : tensor<1024x!tile.ptr<f32>>
   %xa = tile.addptr %xs, %r : tensor<1024x!tile.ptr<f32>>, tensor<1024xi32>
-  %v = arith.sitofp %r : tensor<1024xi32> to tensor<1024xf32>
+  %one = arith.constant dense<1.0> : tensor<1024xf32>
+  %l = tile.load %xa mask %m : tensor<1024xi1> other %one : tensor<1024xf32> : tensor<1024x!tile.ptr<f32>> -> tensor<1024xf32>
+  %v = arith.addf %l, %one : tensor<1024xf32>
   tile.store %xa, %v mask %m : tensor<1024xi1> : tensor<1024x!tile.ptr<f32>>, tensor<1024xf32>
   return
 }

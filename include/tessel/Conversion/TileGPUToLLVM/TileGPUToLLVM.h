@@ -112,6 +112,14 @@ public:
   virtual void asyncCopy(mlir::OpBuilder &b, mlir::Location loc,
                          mlir::Value sharedPtr, mlir::Value globalPtr,
                          int bytes, mlir::Value srcBytes) const = 0;
+  /// Loads a `type` (2, 4, 8 or 16 bytes of numbers: a scalar or a vector)
+  /// from global memory at `ptr` where `pred` holds, `other` where it does
+  /// not, without a branch; null to have the caller branch around a plain
+  /// load.
+  virtual mlir::Value predicatedLoad(mlir::OpBuilder &b, mlir::Location loc,
+                                     mlir::Type type, mlir::Value ptr,
+                                     mlir::Value pred, mlir::Value other,
+                                     bool isVolatile) const = 0;
   /// Stores `value` (2, 4, 8 or 16 bytes of numbers: a scalar or a vector) to
   /// global memory at `ptr` where `pred` holds, without a branch, or returns
   /// false to have the caller branch around a plain store. A branch lets

@@ -264,6 +264,66 @@ void NVIDIATargetInfo::asyncCopy(OpBuilder &b, Location loc, Value sharedPtr,
       srcBytes);
 }
 
+Value NVIDIATargetInfo::predicatedLoad(OpBuilder &b, Location loc, Type type,
+                                       Value ptr, Value pred, Value other,
+                                       bool isVolatile) const {
+  // `@p ld.global` into registers that hold `other` beforehand (tied
+  // operands), as 32-bit words or one 16-bit one.
+  auto vt = dyn_cast<VectorType>(type);
+  Type elt = vt ? vt.getElementType() : type;
+  if (!elt.isIntOrFloat())
+    return {};
+  int64_t bits = elt.getIntOrFloatBitWidth() * (vt ? vt.getNumElements() : 1);
+  if (bits != 16 && bits != 32 && bits != 64 && bits != 128)
+    return {};
+  bool half = bits == 16;
+  int64_t words = half ? 1 : bits / 32;
+  Type word = half ? b.getI16Type() : b.getI32Type();
+  auto wordsTy = VectorType::get({words}, word);
+  SmallVector<Value> operands{pred, ptr};
+  if (words == 1) {
+    operands.push_back(b.create<LLVM::BitcastOp>(loc, word, other));
+  } else {
+    Value packed = b.create<LLVM::BitcastOp>(loc, wordsTy, other);
+    for (int64_t w = 0; w < words; ++w)
+      operands.push_back(b.create<LLVM::ExtractElementOp>(
+          loc, packed, b.create<LLVM::ConstantOp>(loc, b.getI32Type(), w)));
+  }
+  std::string dst;
+  for (int64_t w = 0; w < words; ++w)
+    dst += "$" + std::to_string(w) + (w + 1 < words ? ", " : "");
+  std::string text =
+      "@$" + std::to_string(words) + " ld" + (isVolatile ? ".volatile" : "") +
+      ".global" + (words > 1 ? ".v" + std::to_string(words) : "") +
+      (half ? ".b16 " : ".b32 ") + (words > 1 ? "{ " + dst + " }" : dst) +
+      ", [ $" + std::to_string(words + 1) + " + 0 ];";
+  std::string constraints;
+  for (int64_t w = 0; w < words; ++w)
+    constraints += half ? "=h," : "=r,";
+  constraints += "b,l";
+  for (int64_t w = 0; w < words; ++w)
+    constraints += "," + std::to_string(w);
+  Type resultTy =
+      words == 1 ? word
+                 : LLVM::LLVMStructType::getLiteral(
+                       b.getContext(), SmallVector<Type>(words, word));
+  auto load = b.create<LLVM::InlineAsmOp>(
+      loc, resultTy, operands, text, constraints,
+      /*has_side_effects=*/true, /*is_align_stack=*/false,
+      LLVM::tailcallkind::TailCallKind::None, LLVM::AsmDialectAttr(),
+      /*operand_attrs=*/ArrayAttr());
+  Value result = load.getRes();
+  if (words > 1) {
+    Value packed = b.create<LLVM::PoisonOp>(loc, wordsTy);
+    for (int64_t w = 0; w < words; ++w)
+      packed = b.create<LLVM::InsertElementOp>(
+          loc, packed, b.create<LLVM::ExtractValueOp>(loc, result, w),
+          b.create<LLVM::ConstantOp>(loc, b.getI32Type(), w));
+    result = packed;
+  }
+  return b.create<LLVM::BitcastOp>(loc, type, result);
+}
+
 bool NVIDIATargetInfo::predicatedStore(OpBuilder &b, Location loc, Value ptr,
                                        Value value, Value pred) const {
   // `@p st.global` (no NVVM op has a guard), the value in 32-bit words or

@@ -54,6 +54,9 @@ public:
                  mlir::Value globalPtr, int bytes,
                  mlir::Value srcBytes) const override;
   void asyncCommit(mlir::OpBuilder &b, mlir::Location loc) const override;
+  mlir::Value predicatedLoad(mlir::OpBuilder &b, mlir::Location loc,
+                             mlir::Type type, mlir::Value ptr, mlir::Value pred,
+                             mlir::Value other, bool isVolatile) const override;
   bool predicatedStore(mlir::OpBuilder &b, mlir::Location loc, mlir::Value ptr,
                        mlir::Value value, mlir::Value pred) const override;
   void asyncWait(mlir::OpBuilder &b, mlir::Location loc,
