@@ -58,6 +58,31 @@ bool gpu::lowering::wgmmaAInRegisters(tile::DotOp dot,
          layoutOf(aTy) == gpu::wgmmaAccumulatorLayout({M, K}, warps);
 }
 
+RegisterAFragments::RegisterAFragments(const LinearLayout &layout,
+                                       ValueRange values, Type element)
+    : values(values.begin(), values.end()), element(element) {
+  for (int32_t r = 0; r < layout.inSize(gpu::kRegister); ++r) {
+    std::vector<int32_t> rc = layout.apply({{gpu::kRegister, r}});
+    registerAt.try_emplace({rc[0], rc[1]}, r);
+  }
+}
+
+Value RegisterAFragments::pair(OpBuilder &b, Location loc, int32_t row,
+                               int32_t k) const {
+  Value v = b.create<LLVM::PoisonOp>(loc, VectorType::get({2}, element));
+  for (int32_t j = 0; j < 2; ++j)
+    v = b.create<LLVM::InsertElementOp>(
+        loc, v, values[registerAt.at({row, k + j})], i32Const(b, loc, j));
+  return b.create<LLVM::BitcastOp>(loc, b.getI32Type(), v);
+}
+
+SmallVector<Value, 4> RegisterAFragments::fragment(OpBuilder &b, Location loc,
+                                                   int32_t row0,
+                                                   int32_t k0) const {
+  return {pair(b, loc, row0, k0), pair(b, loc, row0 + 8, k0),
+          pair(b, loc, row0, k0 + 8), pair(b, loc, row0 + 8, k0 + 8)};
+}
+
 namespace {
 
 /// An element of one type as another (tl.dot converts its inputs to the
@@ -209,26 +234,9 @@ struct DotLowering : TileGPUPattern<tile::DotOp> {
         return loadShared(rw, loc, target.sharedAddressSpace(), i32, base,
                           pairIdx);
       };
-      // A's registers by the element they hold in thread 0 of warp 0 (the
-      // other threads hold theirs at the same registers); two consecutive
-      // K elements packed into the i32 an MMA operand register is.
-      std::map<std::pair<int32_t, int32_t>, int32_t> aRegister;
-      if (aInRegisters) {
-        LinearLayout aLayout = layoutOf(aTy);
-        for (int32_t r = 0; r < aLayout.inSize(gpu::kRegister); ++r) {
-          std::vector<int32_t> rc = aLayout.apply({{gpu::kRegister, r}});
-          aRegister.try_emplace({rc[0], rc[1]}, r);
-        }
-      }
-      ValueRange aValues = adaptor.getA();
-      auto aPair = [&](int32_t row, int32_t k) -> Value {
-        auto pairTy = VectorType::get({2}, aElt);
-        Value v = rw.create<LLVM::PoisonOp>(loc, pairTy);
-        for (int32_t j = 0; j < 2; ++j)
-          v = rw.create<LLVM::InsertElementOp>(
-              loc, v, aValues[aRegister.at({row, k + j})], i32Const(rw, loc, j));
-        return rw.create<LLVM::BitcastOp>(loc, rw.getI32Type(), v);
-      };
+      std::optional<RegisterAFragments> aRegisters;
+      if (aInRegisters)
+        aRegisters.emplace(layoutOf(aTy), adaptor.getA(), aElt);
       // K steps outermost: a step's fragments are loaded once per row (A)
       // or column (B) of tiles and are dead after it, which keeps the
       // registers live at once to the accumulators plus one step's operands.
@@ -350,9 +358,8 @@ struct DotLowering : TileGPUPattern<tile::DotOp> {
           if (af.empty() && slots[0])
             af = aMatrices(t.origin[0], kk);
           else if (af.empty() && aInRegisters)
-            af = {aPair(t.origin[0], kk * 16), aPair(t.origin[0] + 8, kk * 16),
-                  aPair(t.origin[0], kk * 16 + 8),
-                  aPair(t.origin[0] + 8, kk * 16 + 8)};
+            af = SmallVector<Value>(
+                aRegisters->fragment(rw, loc, t.origin[0], kk * 16));
           else if (af.empty())
             af = {pair(t.row, 0, k0), pair(t.row8, 0, k0), pair(t.row, 0, k8),
                   pair(t.row8, 0, k8)};

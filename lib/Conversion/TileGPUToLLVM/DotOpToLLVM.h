@@ -9,6 +9,8 @@
 
 #include "Utility.h"
 
+#include <map>
+
 namespace tessel::gpu::lowering {
 
 /// Where a warpgroup-MMA dot stages its operands: A (M x K) K-major in
@@ -42,6 +44,29 @@ bool aInAccumulatorRegisters(tessel::tile::DotOp dot);
 /// the m16n8k16 A fragment.
 bool wgmmaAInRegisters(tessel::tile::DotOp dot,
                        const std::vector<int32_t> &warps);
+
+/// A 16-bit A operand that one of the two above takes from registers, as
+/// the m16n8k16 A fragment (mma.sync's, and a warp's part of wgmma's) of
+/// the 16 rows from `row0` and the K step from `k0`: the i32 pairs a0a1,
+/// a2a3, a4a5, a6a7 (rows g and g + 8, K elements 2t and 2t + 8 on; PTX
+/// ISA), packed from the thread's own registers. Coordinates are those
+/// thread 0 of warp 0 holds; every thread holds its own at the same
+/// registers.
+class RegisterAFragments {
+public:
+  RegisterAFragments(const LinearLayout &layout, mlir::ValueRange values,
+                     mlir::Type element);
+  llvm::SmallVector<mlir::Value, 4> fragment(mlir::OpBuilder &b,
+                                             mlir::Location loc, int32_t row0,
+                                             int32_t k0) const;
+
+private:
+  mlir::Value pair(mlir::OpBuilder &b, mlir::Location loc, int32_t row,
+                   int32_t k) const;
+  std::map<std::pair<int32_t, int32_t>, int32_t> registerAt;
+  llvm::SmallVector<mlir::Value> values;
+  mlir::Type element;
+};
 
 /// The attribute the shared-memory allocation gives an op that stages
 /// through the scratch (its bytes); a dot stages its operands only with it.

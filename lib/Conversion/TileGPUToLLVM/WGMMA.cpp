@@ -11,8 +11,6 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 
-#include <map>
-
 using namespace mlir;
 using namespace tessel;
 using namespace tessel::gpu::lowering;
@@ -140,25 +138,9 @@ SmallVector<Value> lowerWgmmaDot(OpBuilder &b, Location loc,
   int32_t instrN = gpu::wgmmaInstrN({M, N}, warps);
   int32_t perInstr = instrN / 2;
   SmallVector<Value> d(c.begin(), c.end());
-  // A's registers by the element they hold in thread 0 of warp 0 (every
-  // thread holds its own at the same registers); a fragment register is
-  // two consecutive K elements.
-  std::map<std::pair<int32_t, int32_t>, int32_t> aRegister;
-  if (aInRegisters) {
-    LinearLayout aLayout = layoutOf(aTy);
-    for (int32_t r = 0; r < aLayout.inSize(gpu::kRegister); ++r) {
-      std::vector<int32_t> rc = aLayout.apply({{gpu::kRegister, r}});
-      aRegister.try_emplace({rc[0], rc[1]}, r);
-    }
-  }
-  auto aPair = [&](int32_t row, int32_t k) -> Value {
-    auto pairTy = VectorType::get({2}, aTy.getElementType());
-    Value v = b.create<LLVM::PoisonOp>(loc, pairTy);
-    for (int32_t j = 0; j < 2; ++j)
-      v = b.create<LLVM::InsertElementOp>(loc, v, a[aRegister.at({row, k + j})],
-                                          i32Const(b, loc, j));
-    return b.create<LLVM::BitcastOp>(loc, b.getI32Type(), v);
-  };
+  std::optional<RegisterAFragments> aRegisters;
+  if (aInRegisters)
+    aRegisters.emplace(layoutOf(aTy), a, aTy.getElementType());
   target.warpgroupMmaFence(b, loc);
   for (int32_t first = 0; first < int32_t(d.size()); first += perInstr) {
     std::vector<int32_t> origin = dLayout.apply({{gpu::kRegister, first}});
@@ -169,13 +151,10 @@ SmallVector<Value> lowerWgmmaDot(OpBuilder &b, Location loc,
     SmallVector<Value> acc(d.begin() + first, d.begin() + first + perInstr);
     for (int32_t k0 = 0; k0 < K; k0 += 16) {
       if (aInRegisters) {
-        // Rows g and g + 8 of the warp's 16, K pairs 2t and 2t + 8 (PTX
-        // ISA, "Register Fragments" of wgmma's A): a0a1, a2a3, a4a5, a6a7.
-        int32_t r = origin[0];
-        Value aRegs[4] = {aPair(r, k0), aPair(r + 8, k0), aPair(r, k0 + 8),
-                          aPair(r + 8, k0 + 8)};
+        // The warp's 16 rows of A: wgmma's register fragment of A is
+        // mma.sync's (PTX ISA, "Register Fragments" of wgmma).
         acc = target.warpgroupMmaRegisterA(
-            b, loc, aRegs,
+            b, loc, aRegisters->fragment(b, loc, origin[0], k0),
             descriptor(bBase, N, tiles.bSwizzle, tiles.bMNMajor, col0, k0),
             acc, instrN, bf16, tiles.bMNMajor);
         continue;
