@@ -149,10 +149,15 @@ struct DotLowering : TileGPUPattern<tile::DotOp> {
                    *inputs == tilegpu::MmaInputs::S8) &&
         target.hasMma16816() && K % tilegpu::mmaSyncK(*inputs) == 0)
       if (auto warps = gpu::mmaAccumulatorWarps(dLayout, {M, N})) {
+        LinearLayout slotLayouts[2];
+        for (int i = 0; i < 2; ++i)
+          if (slots[i])
+            slotLayouts[i] = inPlace[i].getBuffer().getType().getSlotLayout();
         rw.replaceOpWithMultiple(
             op, {lowerMmaSyncFragmentsDot(rw, loc, target, op, *inputs, *warps,
                                           adaptor.getA(), adaptor.getB(),
-                                          adaptor.getC())});
+                                          adaptor.getC(), slots, slotLayouts,
+                                          transposed)});
         return success();
       }
     int64_t bBase;

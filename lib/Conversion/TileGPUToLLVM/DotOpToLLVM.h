@@ -95,11 +95,15 @@ SmallVector<Value> lowerWgmmaDot(OpBuilder &b, Location loc,
 /// warp reads its fragments as mmaOperandLayout places them, one 4-byte
 /// word per register, and issues one instruction per accumulator tile and
 /// K step. The accumulator is in the layout of `warps` (gpu::mmaAccumulatorWarps).
+/// An operand that `slots` gives (a pipeline's slot or a hoisted buffer,
+/// laid out as `slotLayouts` says; `transposed`: A M-major, B K-major) is
+/// read there in place instead (tf32: rounded as it is read).
 SmallVector<Value> lowerMmaSyncFragmentsDot(
     OpBuilder &b, Location loc, const GPUTargetInfo &target,
     tessel::tile::DotOp op, tessel::tilegpu::MmaInputs inputs,
     const std::vector<int32_t> &warps, mlir::ValueRange a, mlir::ValueRange bv,
-    mlir::ValueRange c);
+    mlir::ValueRange c, ArrayRef<Value> slots,
+    ArrayRef<LinearLayout> slotLayouts, ArrayRef<bool> transposed);
 
 } // namespace tessel::gpu::lowering
 

@@ -30,7 +30,8 @@ using gpu::LinearLayout;
 SmallVector<Value> gpu::lowering::lowerMmaSyncFragmentsDot(
     OpBuilder &b, Location loc, const GPUTargetInfo &target, tile::DotOp op,
     tilegpu::MmaInputs inputs, const std::vector<int32_t> &warps,
-    ValueRange a, ValueRange bv, ValueRange c) {
+    ValueRange a, ValueRange bv, ValueRange c, ArrayRef<Value> slots,
+    ArrayRef<LinearLayout> slotLayouts, ArrayRef<bool> transposed) {
   auto aTy = op.getA().getType(), bTy = op.getB().getType();
   int32_t M = aTy.getDimSize(0), K = aTy.getDimSize(1), N = bTy.getDimSize(1);
   int32_t bits = tilegpu::mmaInputBits(inputs);
@@ -39,12 +40,17 @@ SmallVector<Value> gpu::lowering::lowerMmaSyncFragmentsDot(
   unsigned space = target.sharedAddressSpace();
 
   // tf32: each thread rounds the elements it holds, once, before sharing
-  // (tf32x3 shares them whole and splits what it reads).
+  // (tf32x3 shares them whole and splits what it reads); operands read in
+  // place are rounded as they are read.
   SmallVector<Value> aValues(a.begin(), a.end()), bValues(bv.begin(), bv.end());
   if (inputs == tilegpu::MmaInputs::TF32)
     for (SmallVector<Value> *values : {&aValues, &bValues})
       for (Value &v : *values)
         v = target.roundToTF32(b, loc, v);
+  // Each operand's layout in shared memory maps offsets to (rows, K) (A as
+  // [M, K], B as [N, K]) or, `kFirst`, to (K, rows): a pipeline's
+  // non-transposed B slot [K, N], a transposed A slot [K, M].
+  bool kFirst[2] = {false, false};
   // A as [M, K] and B as [N, K], K contiguous, their 16-byte chunks XOR
   // swizzled so that the 8 rows a fragment read touches (one chunk each)
   // fall on different banks: rows of L bytes, the chunk column XORed with
@@ -58,12 +64,22 @@ SmallVector<Value> gpu::lowering::lowerMmaSyncFragmentsDot(
                                      std::min(8, rowBytes / 16));
   };
   LinearLayout shared[2] = {swizzled(M), swizzled(N)};
-  target.barrier(b, loc); // earlier readers of the scratch are done
-  writeOperandToShared(b, loc, target, layoutOf(aTy), shared[0], aValues, 0);
-  writeOperandToShared(b, loc, target,
-                       gpu::transposeLayout(layoutOf(bTy), {1, 0}), shared[1],
-                       bValues, bBase);
-  target.barrier(b, loc);
+  for (int i = 0; i < 2; ++i)
+    if (slots[i]) {
+      shared[i] = slotLayouts[i];
+      kFirst[i] = i == 0 ? transposed[0] : !transposed[1];
+    }
+  if (!slots[0] || !slots[1]) {
+    target.barrier(b, loc); // earlier readers of the scratch are done
+    if (!slots[0])
+      writeOperandToShared(b, loc, target, layoutOf(aTy), shared[0], aValues,
+                           0);
+    if (!slots[1])
+      writeOperandToShared(b, loc, target,
+                           gpu::transposeLayout(layoutOf(bTy), {1, 0}),
+                           shared[1], bValues, bBase);
+    target.barrier(b, loc);
+  }
 
   // An operand's fragment word `reg` (a multiple of perWord) holds the
   // element at the thread's part of the layout XOR the register's; both
@@ -81,18 +97,30 @@ SmallVector<Value> gpu::lowering::lowerMmaSyncFragmentsDot(
     hw = hardwarePart(b, loc, layouts[i], gpu::kLane, ids.lane, hw);
     hw = hardwarePart(b, loc, layouts[i], gpu::kWarp, ids.warp, hw);
     unsigned kDim = kDims[i];
-    threadOffset[i] = slotOffset(b, loc, inverse[i], hw[1 - kDim], hw[kDim]);
+    threadOffset[i] =
+        kFirst[i] ? slotOffset(b, loc, inverse[i], hw[kDim], hw[1 - kDim])
+                  : slotOffset(b, loc, inverse[i], hw[1 - kDim], hw[kDim]);
   }
+  Type i32 = b.getI32Type();
   auto fragmentWord = [&](int i, int32_t reg) -> Value {
     std::vector<int32_t> at = layouts[i].apply({{gpu::kRegister, reg}});
     unsigned kDim = kDims[i];
-    int32_t offset = inverse[i].apply({{gpu::dimName(0), at[1 - kDim]},
-                                       {gpu::dimName(1), at[kDim]}})[0];
+    int32_t mn = at[1 - kDim], k = at[kDim];
+    int32_t offset = inverse[i].apply({{gpu::dimName(0), kFirst[i] ? k : mn},
+                                       {gpu::dimName(1), kFirst[i] ? mn : k}})[0];
     Value element = b.create<arith::XOrIOp>(loc, threadOffset[i],
                                             i32Const(b, loc, offset));
     Value word =
         b.create<arith::DivUIOp>(loc, element, i32Const(b, loc, perWord));
-    return loadShared(b, loc, space, b.getI32Type(), bases[i], word);
+    if (!slots[i])
+      return loadShared(b, loc, space, i32, bases[i], word);
+    Value addr = b.create<LLVM::GEPOp>(loc, slots[i].getType(), i32, slots[i],
+                                       ValueRange{word});
+    Value v = b.create<LLVM::LoadOp>(loc, i32, addr, 4);
+    if (inputs == tilegpu::MmaInputs::TF32)
+      v = target.roundToTF32(b, loc,
+                             b.create<LLVM::BitcastOp>(loc, b.getF32Type(), v));
+    return v;
   };
   // tf32x3: a fragment word x becomes hi = tf32(x) and lo = tf32(x - hi).
   bool split = inputs == tilegpu::MmaInputs::TF32x3;

@@ -74,7 +74,7 @@ func.func @matmul(%pa: !tile.ptr<f16> {tile.noalias}, %pb: !tile.ptr<f16> {tile.
 // What stays as it is: a load whose `other` is not zero, one whose mask is
 // computed from the dot's result (not computable ahead), one of 2-byte runs
 // (narrower than cp.async's 4 bytes), a loop that stores through a pointer
-// that may alias the loads, and an fp32 dot (off the tensor cores).
+// that may alias the loads, and an fp32 "ieee" dot (off the tensor cores).
 #acc = #tilegpu.linear<register = [[0, 1], [8, 0], [0, 8], [0, 16]], lane = [[0, 2], [0, 4], [1, 0], [2, 0], [4, 0]], warp = [[16, 0], [32, 0]], block = []>
 #a = #tilegpu.linear<register = [[0, 1], [0, 2], [32, 0]], lane = [[0, 4], [0, 8], [1, 0], [2, 0], [4, 0]], warp = [[8, 0], [16, 0]], block = []>
 #b = #tilegpu.linear<register = [[0, 1], [0, 2]], lane = [[0, 4], [0, 8], [0, 16], [1, 0], [2, 0]], warp = [[4, 0], [8, 0]], block = []>
@@ -104,7 +104,7 @@ func.func @left_alone(%pa: !tile.ptr<f16>, %pb: !tile.ptr<f16>, %pc: !tile.ptr<f
   %r3 = scf.for %i = %c0 to %k step %c16 iter_args(%acc = %r2) -> (tensor<64x32xf32, #acc>) : i32 {
     %x = tile.load %fa {tilegpu.vector = array<i32: 1, 4>} : tensor<64x16x!tile.ptr<f32>, #a> -> tensor<64x16xf32, #a>
     %y = tile.load %fb {tilegpu.vector = array<i32: 1, 4>} : tensor<16x32x!tile.ptr<f32>, #b> -> tensor<16x32xf32, #b>
-    %d = tile.dot %x, %y, %acc : tensor<64x16xf32, #a>, tensor<16x32xf32, #b> -> tensor<64x32xf32, #acc>
+    %d = tile.dot %x, %y, %acc input_precision = ieee : tensor<64x16xf32, #a>, tensor<16x32xf32, #b> -> tensor<64x32xf32, #acc>
     scf.yield %d : tensor<64x32xf32, #acc>
   }
   %r4:2 = scf.for %i = %c0 to %k step %c16 iter_args(%acc = %r3, %lim = %k) -> (tensor<64x32xf32, #acc>, i32) : i32 {
@@ -118,5 +118,35 @@ func.func @left_alone(%pa: !tile.ptr<f16>, %pb: !tile.ptr<f16>, %pc: !tile.ptr<f
     scf.yield %d, %next : tensor<64x32xf32, #acc>, i32
   }
   tile.store %c, %r4#0 : tensor<64x32x!tile.ptr<f32>, #acc>, tensor<64x32xf32, #acc>
+  return
+}
+
+// -----
+
+// An fp32 dot with tf32 inputs (the default) runs on mma.sync m16n8k8: its
+// operands are pipelined like fp16 ones, into fp32 slots (A K-major, B
+// N-major, 64-byte rows of A and 128-byte rows of B swizzled), which the dot
+// reads in place.
+#acc = #tilegpu.linear<register = [[0, 1], [8, 0], [0, 8], [0, 16]], lane = [[0, 2], [0, 4], [1, 0], [2, 0], [4, 0]], warp = [[16, 0], [32, 0]], block = []>
+#a = #tilegpu.linear<register = [[0, 1], [0, 2], [32, 0]], lane = [[0, 4], [0, 8], [1, 0], [2, 0], [4, 0]], warp = [[8, 0], [16, 0]], block = []>
+#b = #tilegpu.linear<register = [[0, 1], [0, 2]], lane = [[0, 4], [0, 8], [0, 16], [1, 0], [2, 0]], warp = [[4, 0], [8, 0]], block = []>
+// CHECK-LABEL: func.func @tf32
+// CHECK-DAG: tilegpu.local_alloc : !tilegpu.shared<3x64x16xf32, k_major, swizzle = 64>
+// CHECK-DAG: tilegpu.local_alloc : !tilegpu.shared<3x16x32xf32, mn_major, swizzle = 128>
+// CHECK: scf.for
+// CHECK: tilegpu.async_copy
+// CHECK: tilegpu.async_copy
+// CHECK: tile.dot
+func.func @tf32(%fa: tensor<64x16x!tile.ptr<f32>, #a>, %fb: tensor<16x32x!tile.ptr<f32>, #b>, %c: tensor<64x32x!tile.ptr<f32>, #acc>, %k: i32) {
+  %c0 = arith.constant 0 : i32
+  %c16 = arith.constant 16 : i32
+  %zero = arith.constant dense<0.0> : tensor<64x32xf32, #acc>
+  %r = scf.for %i = %c0 to %k step %c16 iter_args(%acc = %zero) -> (tensor<64x32xf32, #acc>) : i32 {
+    %x = tile.load %fa {tilegpu.vector = array<i32: 1, 4>} : tensor<64x16x!tile.ptr<f32>, #a> -> tensor<64x16xf32, #a>
+    %y = tile.load %fb {tilegpu.vector = array<i32: 1, 4>} : tensor<16x32x!tile.ptr<f32>, #b> -> tensor<16x32xf32, #b>
+    %d = tile.dot %x, %y, %acc : tensor<64x16xf32, #a>, tensor<16x32xf32, #b> -> tensor<64x32xf32, #acc>
+    scf.yield %d : tensor<64x32xf32, #acc>
+  }
+  tile.store %c, %r : tensor<64x32x!tile.ptr<f32>, #acc>, tensor<64x32xf32, #acc>
   return
 }

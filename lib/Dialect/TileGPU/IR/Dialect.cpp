@@ -1,5 +1,6 @@
 //===- Dialect.cpp - The tilegpu dialect ----------------------------------===//
 #include "tessel/Dialect/TileGPU/IR/Dialect.h"
+#include "tessel/Dialect/TileGPU/IR/MmaInputs.h"
 
 #include "tessel/Dialect/Tile/IR/Dialect.h"
 
@@ -523,6 +524,21 @@ bool tilegpu::isMmaSyncDot(Operation *dot) {
   return layout && gpu::mmaAccumulatorWarps(*layout, {M, N}).has_value();
 }
 
+bool tilegpu::isMmaSyncTF32Dot(Operation *dot) {
+  auto d = dyn_cast<tile::DotOp>(dot);
+  if (!d)
+    return false;
+  std::optional<MmaInputs> inputs = mmaSyncInputs(d);
+  if (!inputs || (*inputs != MmaInputs::TF32 && *inputs != MmaInputs::TF32x3))
+    return false;
+  auto layout = getLayout(d.getD().getType());
+  int32_t M = d.getA().getType().getDimSize(0),
+          K = d.getA().getType().getDimSize(1),
+          N = d.getB().getType().getDimSize(1);
+  return layout && K % 8 == 0 &&
+         gpu::mmaAccumulatorWarps(*layout, {M, N}).has_value();
+}
+
 std::optional<SharedEncoding>
 tilegpu::dotOperandSharedEncoding(Operation *dot, unsigned operand,
                                   bool transposed) {
@@ -536,7 +552,7 @@ tilegpu::dotOperandSharedEncoding(Operation *dot, unsigned operand,
   int32_t bColumns; // the span of B's columns one instruction reads
   if (warps)
     bColumns = gpu::wgmmaInstrN({M, N}, *warps);
-  else if (isMmaSyncDot(dot))
+  else if (isMmaSyncDot(dot) || isMmaSyncTF32Dot(dot))
     bColumns = N;
   else
     return std::nullopt;

@@ -400,12 +400,12 @@ struct TileGPUPipeline
                         : Value(newLoop.getRegionIterArgs()[j]));
     }
     SmallVector<Value> next = issue(bb, newLoop, at, cur, fillSlot);
-    for (auto [c, buffer] : llvm::zip(candidates, buffers)) {
-      Value v = LocalLoadOp::create(bb, loc, c.load.getType(), buffer,
-                                    readSlot);
-      c.load.replaceAllUsesWith(v);
-      c.load.erase();
-    }
+    // The loads go once the body is built: `bb` inserts before the body's
+    // first op, which is a load where its pointers are loop-invariant.
+    for (auto [c, buffer] : llvm::zip(candidates, buffers))
+      c.load.replaceAllUsesWith(
+          LocalLoadOp::create(bb, loc, c.load.getType(), buffer, readSlot)
+              .getResult());
     // Slot counters wrap at `stages`.
     auto advance = [&](Value slot) -> Value {
       Value n = arith::AddIOp::create(bb, loc, slot, i32Const(bb, 1));
@@ -425,6 +425,9 @@ struct TileGPUPipeline
     }
     yield->setOperand(yield->getNumOperands() - 2, nextRead);
     yield->setOperand(yield->getNumOperands() - 1, nextFill);
+
+    for (const Candidate &c : candidates)
+      c.load.erase();
 
     OpBuilder after(newLoop->getContext());
     after.setInsertionPointAfter(newLoop);

@@ -50,6 +50,10 @@ std::optional<std::vector<int32_t>> wgmmaWarps(mlir::Operation *dot);
 /// Whether a dot (a, b, c -> d) runs on mma.sync m16n8k16: fp16/bf16 into
 /// fp32, its accumulator in the mma.sync layout of some split of its warps.
 bool isMmaSyncDot(mlir::Operation *dot);
+/// Whether a dot runs on mma.sync m16n8k8 .tf32 (once, or three times for
+/// tf32x3): fp32 into fp32 with tf32 inputs, its accumulator in the
+/// mma.sync layout of some split of its warps, K a multiple of 8.
+bool isMmaSyncTF32Dot(mlir::Operation *dot);
 
 /// How a dot's operand must sit in shared memory for the dot to read it in
 /// place (ldmatrix for mma.sync, descriptors for wgmma): a slot's
