@@ -3,8 +3,8 @@
     python -m bench.gpu_check bundle --arch 90a --out build/gpu-bundle     # with the compiler (this machine)
     python -m bench.gpu_check run --bundle build/gpu-bundle                # on the GPU machine
 
-`bundle` compiles the kernels of bench/gpu_static_kernels.py (vector add, fused softmax, layer norm, fp16 and bf16
-matmul, attention forward) with tessel.tools.compile for cuda:<arch>: a cubin and a C launcher that needs only the
+`bundle` compiles the kernels of bench/gpu_static_kernels.py (vector add, fused softmax, layer norm, fp16, bf16 and
+fp32 (tf32) matmul, attention forward) with tessel.tools.compile for cuda:<arch>: a cubin and a C launcher that needs only the
 CUDA driver, per kernel, plus bundle.json (each case, its specialization and its sizes). `--quick` makes small
 sizes; the default sizes are big enough to time.
 
@@ -46,7 +46,8 @@ def cases(quick: bool) -> list[gpu_static.Case]:
         return gpu_static.cases(quick=True)
     return [gpu_static.vector_add_case(False, n=1 << 24), gpu_static.softmax_case(False, rows=4096),
             gpu_static.layer_norm_case(False, rows=4096), gpu_static.matmul_case("fp16", False, n=2048),
-            gpu_static.matmul_case("bf16", False, n=2048), gpu_static.attention_case(False, bh=16, ctx=1024)]
+            gpu_static.matmul_case("bf16", False, n=2048), gpu_static.matmul_case("fp32", False, n=2048),
+            gpu_static.attention_case(False, bh=16, ctx=1024)]
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -190,6 +191,8 @@ def torch_peer(torch: Any, key: str, t: list[Any]) -> Any:
         return lambda: F.layer_norm(t[0], (t[0].shape[1],), t[2], t[3], t[8])
     if key.startswith("matmul"):
         a, b = (x.view(torch.bfloat16) if key == "matmul_bf16" else x for x in t[:2])
+        if key == "matmul_fp32":  # cuBLAS on tf32 too, as tl.dot's default
+            torch.backends.cuda.matmul.allow_tf32 = True
         return lambda: torch.matmul(a, b)
     if key == "attention":
         return lambda: F.scaled_dot_product_attention(t[0][None], t[1][None], t[2][None], scale=t[4])
