@@ -14,6 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "DotOpToLLVM.h"
+#include "OffsetBits.h"
 #include "SharedAccess.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -81,10 +82,10 @@ SmallVector<Value> gpu::lowering::lowerMmaSyncFragmentsDot(
     target.barrier(b, loc);
   }
 
-  // An operand's fragment word `reg` (a multiple of perWord) holds the
+  // An operand's fragment word `reg` (a multiple of perWord) starts at the
   // element at the thread's part of the layout XOR the register's; both
   // maps are linear, so its offset is the thread's offset XOR the
-  // register's, over perWord. kDim is K's output dimension.
+  // register's. kDim is K's output dimension.
   LinearLayout layouts[2] = {gpu::mmaOperandLayout(0, {M, K}, warps, bits),
                              gpu::mmaOperandLayout(1, {K, N}, warps, bits)};
   const unsigned kDims[2] = {1, 0};
@@ -102,21 +103,25 @@ SmallVector<Value> gpu::lowering::lowerMmaSyncFragmentsDot(
                   : slotOffset(b, loc, inverse[i], hw[1 - kDim], hw[kDim]);
   }
   Type i32 = b.getI32Type();
+  // Where each operand starts: its slot, or its part of the scratch.
+  Value start[2];
+  for (int i = 0; i < 2; ++i)
+    start[i] = slots[i] ? slots[i]
+                        : sharedAddress(b, loc, space, i32Const(b, loc, bases[i]));
   auto fragmentWord = [&](int i, int32_t reg) -> Value {
     std::vector<int32_t> at = layouts[i].apply({{gpu::kRegister, reg}});
     unsigned kDim = kDims[i];
     int32_t mn = at[1 - kDim], k = at[kDim];
     int32_t offset = inverse[i].apply({{gpu::dimName(0), kFirst[i] ? k : mn},
                                        {gpu::dimName(1), kFirst[i] ? mn : k}})[0];
-    Value element = b.create<arith::XOrIOp>(loc, threadOffset[i],
-                                            i32Const(b, loc, offset));
-    Value word =
-        b.create<arith::DivUIOp>(loc, element, i32Const(b, loc, perWord));
-    if (!slots[i])
-      return loadShared(b, loc, space, i32, bases[i], word);
-    Value addr = b.create<LLVM::GEPOp>(loc, slots[i].getType(), i32, slots[i],
-                                       ValueRange{word});
+    // The word's first element (K is contiguous within a word): the
+    // thread's offset XOR the register's, the constant's bits the thread's
+    // part cannot have as an immediate of the address (OffsetBits).
+    Value addr = xorElementAddress(b, loc, start[i], threadOffset[i], offset,
+                                   bits / 8);
     Value v = b.create<LLVM::LoadOp>(loc, i32, addr, 4);
+    if (!slots[i])
+      return v;
     if (inputs == tilegpu::MmaInputs::TF32)
       v = target.roundToTF32(b, loc,
                              b.create<LLVM::BitcastOp>(loc, b.getF32Type(), v));
