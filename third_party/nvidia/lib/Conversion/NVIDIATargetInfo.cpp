@@ -11,6 +11,87 @@
 using namespace mlir;
 using namespace tessel::nvidia;
 
+namespace {
+
+/// Inline PTX with side effects (kept in order and never removed), whose
+/// results come back as `results` values of type `type`.
+SmallVector<Value> inlinePtx(OpBuilder &b, Location loc, Type type,
+                             unsigned results, ValueRange operands,
+                             StringRef text, StringRef constraints) {
+  Type resultTy = type;
+  if (results > 1)
+    resultTy = LLVM::LLVMStructType::getLiteral(
+        b.getContext(), SmallVector<Type>(results, type));
+  auto op = b.create<LLVM::InlineAsmOp>(
+      loc, results ? TypeRange(resultTy) : TypeRange(), operands, text,
+      constraints, /*has_side_effects=*/true, /*is_align_stack=*/false,
+      LLVM::tailcallkind::TailCallKind::None, LLVM::AsmDialectAttr(),
+      /*operand_attrs=*/ArrayAttr());
+  if (results == 1)
+    return {op.getRes()};
+  SmallVector<Value> out;
+  for (unsigned i = 0; i < results; ++i)
+    out.push_back(b.create<LLVM::ExtractValueOp>(loc, op.getRes(), int64_t(i)));
+  return out;
+}
+
+/// "$first, ..., $(first + n - 1)".
+std::string operandList(size_t first, size_t n) {
+  std::string list;
+  for (size_t i = 0; i < n; ++i)
+    list += (i ? ", $" : "$") + std::to_string(first + i);
+  return list;
+}
+
+/// How inline PTX moves `bits` bits of numbers: one 16-bit register, or
+/// 32-bit ones; nothing for other sizes.
+struct PtxWords {
+  Type word;
+  int64_t count;
+  char constraint;
+  const char *suffix; // the ld/st type and vector width
+};
+std::optional<PtxWords> ptxWords(OpBuilder &b, Type type) {
+  auto vt = dyn_cast<VectorType>(type);
+  Type elt = vt ? vt.getElementType() : type;
+  if (!elt.isIntOrFloat())
+    return std::nullopt;
+  switch (elt.getIntOrFloatBitWidth() * (vt ? vt.getNumElements() : 1)) {
+  case 16: return PtxWords{b.getI16Type(), 1, 'h', ".b16"};
+  case 32: return PtxWords{b.getI32Type(), 1, 'r', ".b32"};
+  case 64: return PtxWords{b.getI32Type(), 2, 'r', ".v2.b32"};
+  case 128: return PtxWords{b.getI32Type(), 4, 'r', ".v4.b32"};
+  default: return std::nullopt;
+  }
+}
+
+/// `value` split into its words, and words put back together as `type`.
+SmallVector<Value> toWords(OpBuilder &b, Location loc, Value value,
+                           const PtxWords &w) {
+  if (w.count == 1)
+    return {b.create<LLVM::BitcastOp>(loc, w.word, value)};
+  Value packed = b.create<LLVM::BitcastOp>(
+      loc, VectorType::get({w.count}, w.word), value);
+  SmallVector<Value> words;
+  for (int64_t i = 0; i < w.count; ++i)
+    words.push_back(b.create<LLVM::ExtractElementOp>(
+        loc, packed, b.create<LLVM::ConstantOp>(loc, b.getI32Type(), i)));
+  return words;
+}
+Value fromWords(OpBuilder &b, Location loc, ValueRange words, Type type,
+                const PtxWords &w) {
+  if (w.count == 1)
+    return b.create<LLVM::BitcastOp>(loc, type, words[0]);
+  auto packedTy = VectorType::get({w.count}, w.word);
+  Value packed = b.create<LLVM::PoisonOp>(loc, packedTy);
+  for (int64_t i = 0; i < w.count; ++i)
+    packed = b.create<LLVM::InsertElementOp>(
+        loc, packed, words[i], b.create<LLVM::ConstantOp>(loc, b.getI32Type(), i));
+  return b.create<LLVM::BitcastOp>(loc, type, packed);
+}
+
+} // namespace
+
 Value NVIDIATargetInfo::threadId(OpBuilder &b, Location loc) const {
   return b.create<NVVM::ThreadIdXOp>(loc, b.getI32Type());
 }
@@ -184,19 +265,16 @@ SmallVector<Value> NVIDIATargetInfo::warpgroupMmaRegisterA(
     int n, bool bf16, bool bMNMajor) const {
   // The nvvm op takes A only through a descriptor: inline PTX, the
   // accumulators tied in and out, scale-d a true predicate (accumulate).
-  MLIRContext *ctx = b.getContext();
+  // Operands: the outputs, the tied accumulators, then A and B.
   size_t count = acc.size();
   std::string type = bf16 ? "bf16" : "f16";
   std::string text = "{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
                      "wgmma.mma_async.sync.aligned.m64n" +
-                     std::to_string(n) + "k16.f32." + type + "." + type + " {";
-  for (size_t i = 0; i < count; ++i)
-    text += "$" + std::to_string(i) + (i + 1 < count ? ", " : "}, {");
-  // Operands: the outputs, the tied accumulators, then A and B.
-  for (size_t i = 0; i < 4; ++i)
-    text += "$" + std::to_string(2 * count + i) + (i < 3 ? ", " : "}, ");
-  text += "$" + std::to_string(2 * count + 4) + ", p, 1, 1, " +
-          (bMNMajor ? "1" : "0") + ";\n}";
+                     std::to_string(n) + "k16.f32." + type + "." + type +
+                     " {" + operandList(0, count) + "}, {" +
+                     operandList(2 * count, 4) + "}, $" +
+                     std::to_string(2 * count + 4) + ", p, 1, 1, " +
+                     (bMNMajor ? "1" : "0") + ";\n}";
   std::string constraints;
   for (size_t i = 0; i < count; ++i)
     constraints += "=f,";
@@ -206,17 +284,7 @@ SmallVector<Value> NVIDIATargetInfo::warpgroupMmaRegisterA(
   SmallVector<Value> operands(acc.begin(), acc.end());
   operands.append(aRegs.begin(), aRegs.end());
   operands.push_back(descB);
-  SmallVector<Type> fields(count, b.getF32Type());
-  auto structTy = LLVM::LLVMStructType::getLiteral(ctx, fields);
-  auto mma = b.create<LLVM::InlineAsmOp>(
-      loc, structTy, operands, text, constraints,
-      /*has_side_effects=*/true, /*is_align_stack=*/false,
-      LLVM::tailcallkind::TailCallKind::None, LLVM::AsmDialectAttr(),
-      /*operand_attrs=*/ArrayAttr());
-  SmallVector<Value> d;
-  for (size_t i = 0; i < count; ++i)
-    d.push_back(b.create<LLVM::ExtractValueOp>(loc, mma.getRes(), int64_t(i)));
-  return d;
+  return inlinePtx(b, loc, b.getF32Type(), count, operands, text, constraints);
 }
 
 SmallVector<Value> NVIDIATargetInfo::warpgroupMmaWait(OpBuilder &b,
@@ -228,7 +296,6 @@ SmallVector<Value> NVIDIATargetInfo::warpgroupMmaWait(OpBuilder &b,
   // above it. Each accumulator passes through an empty asm with side effects
   // after the wait (asm statements keep their order), in pieces of at most
   // 64 values.
-  MLIRContext *ctx = b.getContext();
   SmallVector<Value> out;
   for (size_t first = 0; first < values.size(); first += 64) {
     size_t count = std::min<size_t>(64, values.size() - first);
@@ -238,15 +305,8 @@ SmallVector<Value> NVIDIATargetInfo::warpgroupMmaWait(OpBuilder &b,
       constraints += "=f,";
     for (size_t i = 0; i < count; ++i)
       constraints += std::to_string(i) + (i + 1 < count ? "," : "");
-    SmallVector<Type> fields(count, b.getF32Type());
-    auto structTy = LLVM::LLVMStructType::getLiteral(ctx, fields);
-    auto tie = b.create<LLVM::InlineAsmOp>(
-        loc, structTy, piece, /*asm_string=*/"", constraints,
-        /*has_side_effects=*/true, /*is_align_stack=*/false,
-        LLVM::tailcallkind::TailCallKind::None, LLVM::AsmDialectAttr(),
-        /*operand_attrs=*/ArrayAttr());
-    for (size_t i = 0; i < count; ++i)
-      out.push_back(b.create<LLVM::ExtractValueOp>(loc, tie.getRes(), int64_t(i)));
+    llvm::append_range(out, inlinePtx(b, loc, b.getF32Type(), count, piece,
+                                      /*text=*/"", constraints));
   }
   return out;
 }
@@ -268,112 +328,45 @@ Value NVIDIATargetInfo::predicatedLoad(OpBuilder &b, Location loc, Type type,
                                        Value ptr, Value pred, Value other,
                                        bool isVolatile) const {
   // `@p ld.global` into registers that hold `other` beforehand (tied
-  // operands), as 32-bit words or one 16-bit one.
-  auto vt = dyn_cast<VectorType>(type);
-  Type elt = vt ? vt.getElementType() : type;
-  if (!elt.isIntOrFloat())
+  // operands): the outputs, then the guard, the address and `other`.
+  std::optional<PtxWords> w = ptxWords(b, type);
+  if (!w)
     return {};
-  int64_t bits = elt.getIntOrFloatBitWidth() * (vt ? vt.getNumElements() : 1);
-  if (bits != 16 && bits != 32 && bits != 64 && bits != 128)
-    return {};
-  bool half = bits == 16;
-  int64_t words = half ? 1 : bits / 32;
-  Type word = half ? b.getI16Type() : b.getI32Type();
-  auto wordsTy = VectorType::get({words}, word);
   SmallVector<Value> operands{pred, ptr};
-  if (words == 1) {
-    operands.push_back(b.create<LLVM::BitcastOp>(loc, word, other));
-  } else {
-    Value packed = b.create<LLVM::BitcastOp>(loc, wordsTy, other);
-    for (int64_t w = 0; w < words; ++w)
-      operands.push_back(b.create<LLVM::ExtractElementOp>(
-          loc, packed, b.create<LLVM::ConstantOp>(loc, b.getI32Type(), w)));
-  }
-  std::string dst;
-  for (int64_t w = 0; w < words; ++w)
-    dst += "$" + std::to_string(w) + (w + 1 < words ? ", " : "");
-  std::string text =
-      "@$" + std::to_string(words) + " ld" + (isVolatile ? ".volatile" : "") +
-      ".global" + (words > 1 ? ".v" + std::to_string(words) : "") +
-      (half ? ".b16 " : ".b32 ") + (words > 1 ? "{ " + dst + " }" : dst) +
-      ", [ $" + std::to_string(words + 1) + " + 0 ];";
+  llvm::append_range(operands, toWords(b, loc, other, *w));
+  std::string dst = operandList(0, w->count);
+  std::string text = "@$" + std::to_string(w->count) + " ld" +
+                     (isVolatile ? ".volatile" : "") + ".global" + w->suffix +
+                     " " + (w->count > 1 ? "{ " + dst + " }" : dst) + ", [ $" +
+                     std::to_string(w->count + 1) + " + 0 ];";
   std::string constraints;
-  for (int64_t w = 0; w < words; ++w)
-    constraints += half ? "=h," : "=r,";
+  for (int64_t i = 0; i < w->count; ++i)
+    constraints += std::string("=") + w->constraint + ",";
   constraints += "b,l";
-  for (int64_t w = 0; w < words; ++w)
-    constraints += "," + std::to_string(w);
-  Type resultTy =
-      words == 1 ? word
-                 : LLVM::LLVMStructType::getLiteral(
-                       b.getContext(), SmallVector<Type>(words, word));
-  auto load = b.create<LLVM::InlineAsmOp>(
-      loc, resultTy, operands, text, constraints,
-      /*has_side_effects=*/true, /*is_align_stack=*/false,
-      LLVM::tailcallkind::TailCallKind::None, LLVM::AsmDialectAttr(),
-      /*operand_attrs=*/ArrayAttr());
-  Value result = load.getRes();
-  if (words > 1) {
-    Value packed = b.create<LLVM::PoisonOp>(loc, wordsTy);
-    for (int64_t w = 0; w < words; ++w)
-      packed = b.create<LLVM::InsertElementOp>(
-          loc, packed, b.create<LLVM::ExtractValueOp>(loc, result, w),
-          b.create<LLVM::ConstantOp>(loc, b.getI32Type(), w));
-    result = packed;
-  }
-  return b.create<LLVM::BitcastOp>(loc, type, result);
+  for (int64_t i = 0; i < w->count; ++i)
+    constraints += "," + std::to_string(i);
+  return fromWords(b, loc,
+                   inlinePtx(b, loc, w->word, w->count, operands, text,
+                             constraints),
+                   type, *w);
 }
 
 bool NVIDIATargetInfo::predicatedStore(OpBuilder &b, Location loc, Value ptr,
                                        Value value, Value pred) const {
-  // `@p st.global` (no NVVM op has a guard), the value in 32-bit words or
-  // one 16-bit one.
-  Type t = value.getType();
-  auto vt = dyn_cast<VectorType>(t);
-  Type elt = vt ? vt.getElementType() : t;
-  if (!elt.isIntOrFloat())
+  // `@p st.global` (no NVVM op has a guard): the guard, the address, then
+  // the words.
+  std::optional<PtxWords> w = ptxWords(b, value.getType());
+  if (!w)
     return false;
-  int64_t bits = elt.getIntOrFloatBitWidth() * (vt ? vt.getNumElements() : 1);
-  if (bits == 16) {
-    Value half = b.create<LLVM::BitcastOp>(loc, b.getI16Type(), value);
-    b.create<LLVM::InlineAsmOp>(
-        loc, TypeRange(), ValueRange{pred, ptr, half},
-        "@$0 st.global.b16 [ $1 + 0 ], $2;", "b,l,h",
-        /*has_side_effects=*/true, /*is_align_stack=*/false,
-        LLVM::tailcallkind::TailCallKind::None, LLVM::AsmDialectAttr(),
-        /*operand_attrs=*/ArrayAttr());
-    return true;
-  }
-  if (bits != 32 && bits != 64 && bits != 128)
-    return false;
-  int64_t words = bits / 32;
-  Type i32 = b.getI32Type();
   SmallVector<Value> operands{pred, ptr};
-  if (words == 1) {
-    operands.push_back(b.create<LLVM::BitcastOp>(loc, i32, value));
-  } else {
-    Value packed = b.create<LLVM::BitcastOp>(
-        loc, VectorType::get({words}, i32), value);
-    for (int64_t w = 0; w < words; ++w)
-      operands.push_back(b.create<LLVM::ExtractElementOp>(
-          loc, packed, b.create<LLVM::ConstantOp>(loc, i32, w)));
-  }
-  std::string asmText = "@$0 st.global";
-  asmText += words == 1 ? ".b32 [ $1 + 0 ], $2;"
-                        : ".v" + std::to_string(words) + ".b32 [ $1 + 0 ], { ";
-  if (words > 1) {
-    for (int64_t w = 0; w < words; ++w)
-      asmText += "$" + std::to_string(w + 2) + (w + 1 < words ? ", " : " };");
-  }
+  llvm::append_range(operands, toWords(b, loc, value, *w));
+  std::string src = operandList(2, w->count);
+  std::string text = std::string("@$0 st.global") + w->suffix + " [ $1 + 0 ], " +
+                     (w->count > 1 ? "{ " + src + " }" : src) + ";";
   std::string constraints = "b,l";
-  for (int64_t w = 0; w < words; ++w)
-    constraints += ",r";
-  b.create<LLVM::InlineAsmOp>(
-      loc, TypeRange(), operands, asmText, constraints,
-      /*has_side_effects=*/true, /*is_align_stack=*/false,
-      LLVM::tailcallkind::TailCallKind::None,
-      LLVM::AsmDialectAttr(),
-      /*operand_attrs=*/ArrayAttr());
+  for (int64_t i = 0; i < w->count; ++i)
+    constraints += std::string(",") + w->constraint;
+  inlinePtx(b, loc, Type(), 0, operands, text, constraints);
   return true;
 }
 
