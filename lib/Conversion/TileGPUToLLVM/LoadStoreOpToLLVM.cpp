@@ -18,6 +18,35 @@ using gpu::LinearLayout;
 
 namespace {
 
+/// `values` (one access: consecutive elements) as memory holds them: one
+/// element, or a vector.
+Value toMemoryAccess(OpBuilder &b, Location loc, ValueRange values, Type mem) {
+  if (values.size() == 1)
+    return toMemory(b, loc, values[0]);
+  Value v = b.create<LLVM::UndefOp>(
+      loc, VectorType::get({int64_t(values.size())}, mem));
+  for (auto [j, e] : llvm::enumerate(values))
+    v = b.create<LLVM::InsertElementOp>(
+        loc, v, toMemory(b, loc, e),
+        b.create<LLVM::ConstantOp>(loc, b.getI32Type(), int64_t(j)));
+  return v;
+}
+
+/// One access as read from memory, back as `vec` elements of type `elt`.
+SmallVector<Value> fromMemoryAccess(OpBuilder &b, Location loc, Value v,
+                                    int vec, Type elt) {
+  if (vec == 1)
+    return {fromMemory(b, loc, v, elt)};
+  SmallVector<Value> out;
+  for (int j = 0; j < vec; ++j)
+    out.push_back(fromMemory(
+        b, loc,
+        b.create<LLVM::ExtractElementOp>(
+            loc, v, b.create<LLVM::ConstantOp>(loc, b.getI32Type(), j)),
+        elt));
+  return out;
+}
+
 struct LoadLowering : TileGPUPattern<tile::LoadOp> {
   using TileGPUPattern::TileGPUPattern;
   LogicalResult
@@ -33,25 +62,13 @@ struct LoadLowering : TileGPUPattern<tile::LoadOp> {
     int vec = accessWidth(op, op.getPtr());
     unsigned bytes = storageBytes(mem);
     SmallVector<Value> values;
+    Type access = vec == 1 ? mem : VectorType::get({vec}, mem);
     for (size_t i = 0; i < ptrs.size(); i += vec) {
       // One access of `vec` consecutive elements from ptrs[i].
       auto load = [&](OpBuilder &b) {
-        SmallVector<Value> out;
-        if (vec == 1) {
-          Value v = b.create<LLVM::LoadOp>(loc, mem, ptrs[i], bytes,
-                                           op.getIsVolatile());
-          out.push_back(fromMemory(b, loc, v, elt));
-          return out;
-        }
-        auto vt = VectorType::get({vec}, mem);
-        Value v = b.create<LLVM::LoadOp>(loc, vt, ptrs[i], vec * bytes,
+        Value v = b.create<LLVM::LoadOp>(loc, access, ptrs[i], vec * bytes,
                                          op.getIsVolatile());
-        for (int j = 0; j < vec; ++j) {
-          Value e = b.create<LLVM::ExtractElementOp>(
-              loc, v, b.create<LLVM::ConstantOp>(loc, b.getI32Type(), j));
-          out.push_back(fromMemory(b, loc, e, elt));
-        }
-        return out;
+        return fromMemoryAccess(b, loc, v, vec, elt);
       };
       if (masks.empty()) {
         llvm::append_range(values, load(rw));
@@ -59,29 +76,12 @@ struct LoadLowering : TileGPUPattern<tile::LoadOp> {
       }
       // Masked: a guarded load where the target has one (no branch),
       // `other` (zeros without one) where the mask is off.
-      Type access = vec == 1 ? mem : VectorType::get({vec}, mem);
-      Value fill;
-      if (others.empty()) {
-        fill = rw.create<LLVM::ZeroOp>(loc, access);
-      } else if (vec == 1) {
-        fill = toMemory(rw, loc, others[i]);
-      } else {
-        fill = rw.create<LLVM::UndefOp>(loc, access);
-        for (int j = 0; j < vec; ++j)
-          fill = rw.create<LLVM::InsertElementOp>(
-              loc, fill, toMemory(rw, loc, others[i + j]),
-              rw.create<LLVM::ConstantOp>(loc, rw.getI32Type(), j));
-      }
+      Value fill = others.empty()
+                       ? rw.create<LLVM::ZeroOp>(loc, access).getResult()
+                       : toMemoryAccess(rw, loc, others.slice(i, vec), mem);
       if (Value v = target.predicatedLoad(rw, loc, access, ptrs[i], masks[i],
                                           fill, op.getIsVolatile())) {
-        for (int j = 0; j < vec; ++j) {
-          Value e = vec == 1 ? v
-                             : rw.create<LLVM::ExtractElementOp>(
-                                   loc, v, rw.create<LLVM::ConstantOp>(
-                                               loc, rw.getI32Type(), j))
-                                   .getResult();
-          values.push_back(fromMemory(rw, loc, e, elt));
-        }
+        llvm::append_range(values, fromMemoryAccess(rw, loc, v, vec, elt));
         continue;
       }
       auto ifOp = rw.create<scf::IfOp>(loc, SmallVector<Type>(vec, elt),
@@ -131,16 +131,7 @@ struct StoreLowering : TileGPUPattern<tile::StoreOp> {
       Type mem = memoryType(vals[i].getType());
       unsigned bytes = storageBytes(mem);
       // The value, built before any branch.
-      Value v;
-      if (vec == 1) {
-        v = toMemory(rw, loc, vals[i]);
-      } else {
-        v = rw.create<LLVM::UndefOp>(loc, VectorType::get({vec}, mem));
-        for (int j = 0; j < vec; ++j)
-          v = rw.create<LLVM::InsertElementOp>(
-              loc, v, toMemory(rw, loc, vals[i + j]),
-              rw.create<LLVM::ConstantOp>(loc, rw.getI32Type(), j));
-      }
+      Value v = toMemoryAccess(rw, loc, vals.slice(i, vec), mem);
       if (target.predicatedStore(rw, loc, ptrs[i], v, cond))
         continue;
       ifThen(rw, loc, cond, [&](OpBuilder &b) {
