@@ -198,14 +198,13 @@ int32_t slotVectorWidth(const LinearLayout &toOffset, int32_t size,
         while (vec > 1 && basis[0] % vec)
           vec /= 2;
   // The registers past a vector start the next one: aligned too (a swizzle
-  // may XOR a register's offset by less than a vector).
+  // may XOR a register's offset by less than a vector). One pass: the bits
+  // below a narrowed vector are the contiguous run's, multiples of it.
   if (int i = toOffset.inIndex(gpu::kRegister); i >= 0) {
     const auto &bases = toOffset.ins()[i].bases;
-    for (size_t b = 0; vec > 1 && b < bases.size(); ++b)
-      if ((int32_t(1) << b) >= vec && bases[b][0] % vec) {
+    for (size_t b = 0; b < bases.size(); ++b)
+      while (vec > 1 && (int32_t(1) << b) >= vec && bases[b][0] % vec)
         vec /= 2;
-        b = size_t(-1); // again with the narrower vector
-      }
   }
   return std::max(vec, 1);
 }

@@ -150,19 +150,18 @@ SmallVector<Value> lowerWgmmaDot(OpBuilder &b, Location loc,
         b.create<arith::XOrIOp>(loc, group[1], i32Const(b, loc, origin[1]));
     SmallVector<Value> acc(d.begin() + first, d.begin() + first + perInstr);
     for (int32_t k0 = 0; k0 < K; k0 += 16) {
-      if (aInRegisters) {
-        // The warp's 16 rows of A: wgmma's register fragment of A is
-        // mma.sync's (PTX ISA, "Register Fragments" of wgmma).
-        acc = target.warpgroupMmaRegisterA(
-            b, loc, aRegisters->fragment(b, loc, origin[0], k0),
-            descriptor(bBase, N, tiles.bSwizzle, tiles.bMNMajor, col0, k0),
-            acc, instrN, bf16, tiles.bMNMajor);
-        continue;
-      }
-      acc = target.warpgroupMma(
-          b, loc, descriptor(aBase, M, aSwizzle, aMNMajor, row0, k0),
-          descriptor(bBase, N, tiles.bSwizzle, tiles.bMNMajor, col0, k0),
-          acc, instrN, bf16, aMNMajor, tiles.bMNMajor);
+      Value bDesc =
+          descriptor(bBase, N, tiles.bSwizzle, tiles.bMNMajor, col0, k0);
+      // A from registers: the warp's 16 rows, wgmma's register fragment of
+      // A being mma.sync's (PTX ISA, "Register Fragments" of wgmma).
+      acc = aInRegisters
+                ? target.warpgroupMmaRegisterA(
+                      b, loc, aRegisters->fragment(b, loc, origin[0], k0),
+                      bDesc, acc, instrN, bf16, tiles.bMNMajor)
+                : target.warpgroupMma(
+                      b, loc,
+                      descriptor(aBase, M, aSwizzle, aMNMajor, row0, k0),
+                      bDesc, acc, instrN, bf16, aMNMajor, tiles.bMNMajor);
     }
     std::copy(acc.begin(), acc.end(), d.begin() + first);
   }

@@ -13,6 +13,7 @@
 #include "llvm/IR/Module.h"
 #include "llvm/Linker/Linker.h"
 #include "llvm/MC/TargetRegistry.h"
+#include "llvm/Object/ELFTypes.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
@@ -195,18 +196,15 @@ llvm::Error nvidia::translateToPTX(mlir::ModuleOp module,
 /// the end of its section and program header tables; nothing when `data`
 /// does not start with such a header.
 static std::optional<uint64_t> elfFileSize(llvm::StringRef data) {
-  if (data.size() < 64 || !data.starts_with("\x7f" "ELF") || data[4] != 2 ||
-      data[5] != 1)
+  using Header = llvm::object::ELF64LE::Ehdr;
+  if (data.size() < sizeof(Header))
     return std::nullopt;
-  auto field = [&](size_t at, size_t bytes) {
-    uint64_t v = 0;
-    for (size_t i = 0; i < bytes; ++i)
-      v |= uint64_t(uint8_t(data[at + i])) << (8 * i);
-    return v;
-  };
-  uint64_t sections = field(0x28, 8) + field(0x3A, 2) * field(0x3C, 2);
-  uint64_t programs = field(0x20, 8) + field(0x36, 2) * field(0x38, 2);
-  return std::max(sections, programs);
+  const auto *h = reinterpret_cast<const Header *>(data.data());
+  if (!h->checkMagic() || h->getFileClass() != llvm::ELF::ELFCLASS64 ||
+      h->getDataEncoding() != llvm::ELF::ELFDATA2LSB)
+    return std::nullopt;
+  return std::max<uint64_t>(h->e_shoff + uint64_t(h->e_shentsize) * h->e_shnum,
+                            h->e_phoff + uint64_t(h->e_phentsize) * h->e_phnum);
 }
 
 std::string nvidia::ptxasPath() {
