@@ -21,6 +21,8 @@ constexpr ScalarInfo kScalarTypes[] = {
     {ScalarKind::U16, "u16", "uint16", 16, "u2", "uint16_t", "uint16"},
     {ScalarKind::U32, "u32", "uint32", 32, "u4", "uint32_t", "uint32"},
     {ScalarKind::U64, "u64", "uint64", 64, "u8", "uint64_t", "uint64"},
+    {ScalarKind::F8E4M3, "fp8e4nv", "fp8e4nv", 8, "", "uint8_t", "float8e4nv float8_e4m3fn"},
+    {ScalarKind::F8E5M2, "fp8e5", "fp8e5", 8, "", "uint8_t", "float8e5 float8_e5m2"},
     {ScalarKind::F16, "fp16", "fp16", 16, "f2", "uint16_t", "float16 half"},
     {ScalarKind::BF16, "bf16", "bf16", 16, "", "uint16_t", "bfloat16"},
     {ScalarKind::F32, "fp32", "fp32", 32, "f4", "float", "float32 float"},
@@ -50,8 +52,8 @@ std::string DType::str() const {
 }
 
 bool DType::isFloat() const {
-  return !isPointer && (kind == ScalarKind::F16 || kind == ScalarKind::BF16 ||
-                        kind == ScalarKind::F32 || kind == ScalarKind::F64);
+  return isFP8() || (!isPointer && (kind == ScalarKind::F16 || kind == ScalarKind::BF16 ||
+                        kind == ScalarKind::F32 || kind == ScalarKind::F64));
 }
 
 bool DType::isInt() const { return !isPointer && !isFloat(); }
@@ -66,7 +68,8 @@ unsigned DType::bitwidth() const {
     return 64;
   switch (kind) {
   case ScalarKind::I1: return 1;
-  case ScalarKind::I8: case ScalarKind::U8: return 8;
+  case ScalarKind::I8: case ScalarKind::U8: case ScalarKind::F8E4M3:
+  case ScalarKind::F8E5M2: return 8;
   case ScalarKind::I16: case ScalarKind::U16: case ScalarKind::F16:
   case ScalarKind::BF16: return 16;
   case ScalarKind::I32: case ScalarKind::U32: case ScalarKind::F32: return 32;
@@ -78,6 +81,8 @@ unsigned DType::bitwidth() const {
 mlir::Type DType::toMLIR(mlir::MLIRContext *ctx) const {
   mlir::Type elt;
   switch (kind) {
+  case ScalarKind::F8E4M3: elt = mlir::Float8E4M3FNType::get(ctx); break;
+  case ScalarKind::F8E5M2: elt = mlir::Float8E5M2Type::get(ctx); break;
   case ScalarKind::F16: elt = mlir::Float16Type::get(ctx); break;
   case ScalarKind::BF16: elt = mlir::BFloat16Type::get(ctx); break;
   case ScalarKind::F32: elt = mlir::Float32Type::get(ctx); break;

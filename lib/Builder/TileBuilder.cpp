@@ -280,6 +280,14 @@ Value TileBuilder::constantScalar(const Operand &literal, DType dtype) {
       v = static_cast<double>(*i);
     else
       v = std::get<bool>(literal) ? 1.0 : 0.0;
+    // An 8-bit float literal is rounded as a cast from fp32 rounds it
+    // (saturating), not as APFloat would (e4m3 overflows to NaN there).
+    if (dtype.isFP8()) {
+      Type f32 = builder.getF32Type();
+      Value wide = arith::ConstantOp::create(builder, loc, f32,
+                                             builder.getFloatAttr(f32, v));
+      return arith::TruncFOp::create(builder, loc, type, wide);
+    }
     return arith::ConstantOp::create(builder, loc, type,
                                      builder.getFloatAttr(type, v));
   }
@@ -341,8 +349,13 @@ TValue TileBuilder::castTo(const TValue &x, DType to) {
       return make(arith::ExtUIOp::create(builder, loc, dstType, v), to);
     return make(arith::ExtSIOp::create(builder, loc, dstType, v), to);
   }
+  // 8-bit floats and integers convert through fp32, which holds every value
+  // of an 8-bit float and rounds only integers too large for both anyway.
+  if ((from.isFP8() && to.isInt()) || (from.isInt() && to.isFP8()))
+    return castTo(castTo(x, DType{ScalarKind::F32}), to);
   if (from.isFloat() && to.isFloat()) {
-    // fp16 <-> bf16 have the same width but different formats: go via fp32.
+    // fp16 <-> bf16 (and e4m3 <-> e5m2) have the same width but different
+    // formats: go via fp32.
     if (from.bitwidth() == to.bitwidth())
       return castTo(castTo(x, DType{ScalarKind::F32}), to);
     if (from.bitwidth() > to.bitwidth())
@@ -439,6 +452,14 @@ DType TileBuilder::computationType(const Operand &a, const Operand &b,
     return divOrMod ? DType{ScalarKind::F32} : DType{ScalarKind::BF16};
   if (is(ScalarKind::BF16))
     return DType{ScalarKind::F32};
+  // Two 8-bit floats: their own type when they agree, else fp16 (which holds
+  // every value of both exactly). An 8-bit float and an integer block have no
+  // common type (Triton's rule): one must be cast.
+  if (ta.isFP8() && tb.isFP8())
+    return ta == tb ? ta : DType{ScalarKind::F16};
+  if (ta.isFP8() || tb.isFP8())
+    fail(op + ": no common type for " + describeOperand(a) + " and " +
+         describeOperand(b) + "; cast one of them with .to()");
   if (divOrMod && ta.isUnsigned() != tb.isUnsigned() && !ta.isBool() &&
       !tb.isBool())
     fail(op + ": cannot mix signed and unsigned operands (" +
@@ -1123,7 +1144,8 @@ TValue TileBuilder::dot(const TValue &a, const TValue &b,
          std::to_string(m) + ", N=" + std::to_string(n) +
          ", K=" + std::to_string(k) + " (" + a.describe() + " x " +
          b.describe() + ")");
-  if (a.dtype != b.dtype)
+  // 8-bit floats of either kind multiply each other (e4m3 x e5m2 included).
+  if (a.dtype != b.dtype && !(a.dtype.isFP8() && b.dtype.isFP8()))
     fail("dot: operands must have the same type, got " + a.describe() +
          " and " + b.describe() + "; cast one with .to()");
   if (a.dtype.isPointer || a.dtype.isBool())
@@ -1133,8 +1155,8 @@ TValue TileBuilder::dot(const TValue &a, const TValue &b,
          "; cast them with .to() (to int8, or to a float type)");
   // The result type follows Triton: int8 operands accumulate in and return
   // int32, fp32 and bf16 operands fp32, fp64 operands fp64, whatever
-  // out_dtype says; only fp16 operands take out_dtype (fp16 or fp32, fp32 by
-  // default). An integer dot never truncates its sums to a narrower type.
+  // out_dtype says; only fp16 and 8-bit float operands take out_dtype (fp16
+  // or fp32, fp32 by default). An integer dot never truncates its sums to a narrower type.
   std::optional<DType> out;
   if (outDType) {
     out = parseDType(*outDType);
@@ -1149,7 +1171,7 @@ TValue TileBuilder::dot(const TValue &a, const TValue &b,
     resultType = DType{ScalarKind::I32};
   else if (a.dtype.kind == ScalarKind::F64)
     resultType = DType{ScalarKind::F64};
-  else if (a.dtype.kind == ScalarKind::F16 && out) {
+  else if ((a.dtype.kind == ScalarKind::F16 || a.dtype.isFP8()) && out) {
     if (out->kind != ScalarKind::F16 && out->kind != ScalarKind::F32)
       fail("dot: out_dtype of a dot of " + a.describe() + " and " +
            b.describe() + " must be fp16 or fp32, got " + out->str());

@@ -8,7 +8,11 @@
 
 using namespace mlir;
 
-void tessel::target::buildTilePipeline(OpPassManager &pm) {
+void tessel::target::buildTilePipeline(OpPassManager &pm, bool nativeFP8Dots) {
+  // First: folding must not see 8-bit float casts (APFloat does not saturate).
+  tile::TileExpandFP8Options fp8;
+  fp8.nativeDots = nativeFP8Dots;
+  pm.addNestedPass<func::FuncOp>(tile::createTileExpandFP8(fp8));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   pm.addPass(createLoopInvariantCodeMotionPass());

@@ -16,7 +16,8 @@ CASES = [
     (np.int16, torch.int16, tl.int16, "i16"), (np.int32, torch.int32, tl.int32, "i32"),
     (np.int64, torch.int64, tl.int64, "i64"), (np.uint8, torch.uint8, tl.uint8, "u8"),
     (np.uint16, torch.uint16, tl.uint16, "u16"), (np.uint32, torch.uint32, tl.uint32, "u32"),
-    (np.uint64, torch.uint64, tl.uint64, "u64"), (np.float16, torch.float16, tl.float16, "fp16"),
+    (np.uint64, torch.uint64, tl.uint64, "u64"), (None, torch.float8_e4m3fn, tl.float8e4nv, "fp8e4nv"),
+    (None, torch.float8_e5m2, tl.float8e5, "fp8e5"), (np.float16, torch.float16, tl.float16, "fp16"),
     (None, torch.bfloat16, tl.bfloat16, "bf16"), (np.float32, torch.float32, tl.float32, "fp32"),
     (np.float64, torch.float64, tl.float64, "fp64"),
 ]

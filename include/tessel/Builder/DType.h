@@ -18,7 +18,7 @@
 namespace tessel {
 
 enum class ScalarKind : uint8_t {
-  I1, I8, I16, I32, I64, U8, U16, U32, U64, F16, BF16, F32, F64
+  I1, I8, I16, I32, I64, U8, U16, U32, U64, F8E4M3, F8E5M2, F16, BF16, F32, F64
 };
 
 struct DType {
@@ -30,6 +30,12 @@ struct DType {
   std::string str() const;
 
   bool isFloat() const;
+  /// The 8-bit floats: fp8e4nv (e4m3, no infinities, 448 at most) and fp8e5
+  /// (e5m2, IEEE-like).
+  bool isFP8() const {
+    return !isPointer &&
+           (kind == ScalarKind::F8E4M3 || kind == ScalarKind::F8E5M2);
+  }
   bool isInt() const;     ///< Integers, bool included.
   bool isBool() const { return !isPointer && kind == ScalarKind::I1; }
   bool isUnsigned() const;

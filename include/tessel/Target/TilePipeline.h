@@ -7,9 +7,10 @@
 namespace tessel::target {
 
 /// The target-independent tile-level passes every target runs before its own
-/// lowering: canonicalization, CSE, loop-invariant code motion and loop-
-/// carried pointers turned into offsets.
-void buildTilePipeline(mlir::OpPassManager &pm);
+/// lowering: 8-bit floats expanded (their dots kept where `nativeFP8Dots`),
+/// canonicalization, CSE, loop-invariant code motion and loop-carried
+/// pointers turned into offsets.
+void buildTilePipeline(mlir::OpPassManager &pm, bool nativeFP8Dots = false);
 
 } // namespace tessel::target
 

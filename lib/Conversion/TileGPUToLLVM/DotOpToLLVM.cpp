@@ -104,7 +104,7 @@ Value convertElement(OpBuilder &b, Location loc, Value v, Type to) {
   return b.create<arith::FPToSIOp>(loc, to, v);
 }
 
-/// d = a * b + c. On warpgroup MMA, lowerWgmmaDot; tf32 and int8 inputs on
+/// d = a * b + c. On warpgroup MMA, lowerWgmmaDot; tf32 and 8-bit inputs on
 /// mma.sync, lowerMmaSyncFragmentsDot. Otherwise both operands
 /// are staged in shared memory; then either
 /// each warp runs 16x8x16 tensor-core MMAs over the accumulator tiles its
@@ -146,7 +146,8 @@ struct DotLowering : TileGPUPattern<tile::DotOp> {
     std::optional<tilegpu::MmaInputs> inputs = tilegpu::mmaSyncInputs(op);
     if (inputs && (*inputs == tilegpu::MmaInputs::TF32 ||
                    *inputs == tilegpu::MmaInputs::TF32x3 ||
-                   *inputs == tilegpu::MmaInputs::S8) &&
+                   *inputs == tilegpu::MmaInputs::S8 ||
+                   *inputs == tilegpu::MmaInputs::FP8) &&
         target.hasMma16816() && K % tilegpu::mmaSyncK(*inputs) == 0)
       if (auto warps = gpu::mmaAccumulatorWarps(dLayout, {M, N})) {
         LinearLayout slotLayouts[2];

@@ -43,13 +43,24 @@ struct ConstantLowering : public OpConversionPattern<arith::ConstantOp> {
   matchAndRewrite(arith::ConstantOp op, OneToNOpAdaptor,
                   ConversionPatternRewriter &rw) const override {
     auto tensor = dyn_cast<RankedTensorType>(op.getType());
-    if (!tensor)
-      return failure();
+    if (!tensor) {
+      // 8-bit floats (the type converter's i8): their bits.
+      auto f = dyn_cast<FloatAttr>(op.getValue());
+      Type converted = getTypeConverter()->convertType(op.getType());
+      if (!f || converted == op.getType())
+        return failure();
+      rw.replaceOpWithNewOp<arith::ConstantOp>(
+          op, rw.getIntegerAttr(converted, f.getValue().bitcastToAPInt()));
+      return success();
+    }
     auto dense = dyn_cast<SplatElementsAttr>(op.getValue());
     if (!dense)
       return op.emitError("GPU backends take only splat tensor constants");
-    Value scalar = rw.create<arith::ConstantOp>(
-        op.getLoc(), cast<TypedAttr>(dense.getSplatValue<Attribute>()));
+    TypedAttr splat = cast<TypedAttr>(dense.getSplatValue<Attribute>());
+    Type elt = getTypeConverter()->convertType(splat.getType());
+    if (auto f = dyn_cast<FloatAttr>(splat); f && elt != splat.getType())
+      splat = rw.getIntegerAttr(elt, f.getValue().bitcastToAPInt());
+    Value scalar = rw.create<arith::ConstantOp>(op.getLoc(), splat);
     int n = layoutOf(tensor).inSize(gpu::kRegister);
     rw.replaceOpWithMultiple(op, {SmallVector<Value>(n, scalar)});
     return success();
@@ -67,8 +78,23 @@ struct ElementwiseLowering : public ConversionPattern {
     if (!isa<arith::ArithDialect, math::MathDialect>(op->getDialect()) ||
         op->getNumRegions() != 0 || isa<arith::ConstantOp>(op))
       return failure();
-    if (op->getNumResults() != 1 || !hasLayout(op->getResult(0).getType()))
+    if (op->getNumResults() != 1)
       return failure();
+    if (!hasLayout(op->getResult(0).getType())) {
+      // A scalar op whose types convert (8-bit floats as i8): the same op
+      // on the converted types.
+      Type result = getTypeConverter()->convertType(op->getResult(0).getType());
+      if (isa<ShapedType>(op->getResult(0).getType()) || !result ||
+          getTypeConverter()->isLegal(op))
+        return failure();
+      OperationState state(op->getLoc(), op->getName());
+      for (ValueRange v : operands)
+        state.addOperands(v);
+      state.addTypes(result);
+      state.addAttributes(op->getAttrs());
+      rw.replaceOp(op, rw.create(state)->getResults());
+      return success();
+    }
     int n = layoutOf(op->getResult(0).getType()).inSize(gpu::kRegister);
     Type elt = getTypeConverter()->convertType(
         getElementTypeOrSelf(op->getResult(0).getType()));

@@ -1,7 +1,7 @@
-//===- MMASyncFragments.cpp - tf32 and int8 dots on mma.sync -------------===//
+//===- MMASyncFragments.cpp - tf32 and 8-bit dots on mma.sync ------------===//
 //
-// A dot of fp32 inputs rounded to tf32, or of int8 inputs, runs on
-// mma.sync m16n8k8 / m16n8k32; tf32x3 splits each fp32 input x into
+// A dot of fp32 inputs rounded to tf32, or of int8 or 8-bit float inputs,
+// runs on mma.sync m16n8k8 / m16n8k32; tf32x3 splits each fp32 input x into
 // hi = tf32(x) and lo = tf32(x - hi) and sums hi * lo, lo * hi and hi * hi
 // (the small terms first) on three tf32 instructions, dropping only lo * lo
 // (about 2^-22 of the product). Both operands are staged in shared memory
@@ -138,6 +138,12 @@ SmallVector<Value> gpu::lowering::lowerMmaSyncFragmentsDot(
     lo = target.roundToTF32(b, loc, rest);
   };
   tilegpu::MmaInputs instruction = split ? tilegpu::MmaInputs::TF32 : inputs;
+  Type fp8Types[2] = {aTy.getElementType(), bTy.getElementType()};
+  auto mma = [&](ArrayRef<Value> x, ArrayRef<Value> y, ArrayRef<Value> acc) {
+    if (instruction == tilegpu::MmaInputs::FP8)
+      return target.mmaSync(b, loc, instruction, x, y, acc, fp8Types);
+    return target.mmaSync(b, loc, instruction, x, y, acc);
+  };
   // One instruction's fragment of operand i: elements per lane.
   const int32_t perInstr[2] = {16 * instrK / 32, 8 * instrK / 32};
 
@@ -179,10 +185,10 @@ SmallVector<Value> gpu::lowering::lowerMmaSyncFragmentsDot(
                       bHigh = fragments[1][reps[1]];
       SmallVector<Value> acc(d.begin() + tile * 4, d.begin() + tile * 4 + 4);
       if (split) {
-        acc = target.mmaSync(b, loc, instruction, aHigh, lows[1][reps[1]], acc);
-        acc = target.mmaSync(b, loc, instruction, lows[0][reps[0]], bHigh, acc);
+        acc = mma(aHigh, lows[1][reps[1]], acc);
+        acc = mma(lows[0][reps[0]], bHigh, acc);
       }
-      acc = target.mmaSync(b, loc, instruction, aHigh, bHigh, acc);
+      acc = mma(aHigh, bHigh, acc);
       std::copy(acc.begin(), acc.end(), d.begin() + tile * 4);
     }
   }

@@ -71,10 +71,18 @@ LogicalResult gpu::lowerTileGPUToLLVM(ModuleOp module,
   tc.addConversion([ctx](tile::PointerType) -> Type {
     return LLVM::LLVMPointerType::get(ctx, 1);
   });
+  // 8-bit floats (LLVM has no such types; tile-expand-fp8 left only moves
+  // and dots of them) are their bits.
+  auto isFP8 = [](Type t) { return isa<Float8E4M3FNType, Float8E5M2Type>(t); };
+  tc.addConversion([ctx, isFP8](FloatType t) -> std::optional<Type> {
+    if (isFP8(t))
+      return IntegerType::get(ctx, 8);
+    return std::nullopt;
+  });
   tc.addConversion([ctx, &target](tilegpu::SharedBufferType) -> Type {
     return LLVM::LLVMPointerType::get(ctx, target.sharedAddressSpace());
   });
-  tc.addConversion([ctx](RankedTensorType t, SmallVectorImpl<Type> &out)
+  tc.addConversion([ctx, isFP8](RankedTensorType t, SmallVectorImpl<Type> &out)
                        -> std::optional<LogicalResult> {
     auto layout = tilegpu::getLayout(t);
     if (!layout)
@@ -82,6 +90,8 @@ LogicalResult gpu::lowerTileGPUToLLVM(ModuleOp module,
     Type elt = t.getElementType();
     if (isa<tile::PointerType>(elt))
       elt = LLVM::LLVMPointerType::get(ctx, 1);
+    else if (isFP8(elt))
+      elt = IntegerType::get(ctx, 8);
     out.append(layout->inSize(gpu::kRegister), elt);
     return success();
   });

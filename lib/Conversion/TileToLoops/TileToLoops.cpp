@@ -94,11 +94,32 @@ Type convertScalarType(Type t) {
   return t;
 }
 
-/// How an element of type `t` is kept in memory (bools take a byte).
+/// How an element of type `t` is kept in memory: bools take a byte, 8-bit
+/// floats (which LLVM has no type for) are their bits.
 Type memoryType(Type t) {
-  if (t.isInteger(1))
+  if (t.isInteger(1) || isa<Float8E4M3FNType, Float8E5M2Type>(t))
     return IntegerType::get(t.getContext(), 8);
   return t;
+}
+
+/// A value of element type `t` as memoryType(t) holds it, and back.
+Value toMemory(OpBuilder &b, Location loc, Value v) {
+  Type memType = memoryType(v.getType());
+  if (memType == v.getType())
+    return v;
+  if (v.getType().isInteger(1))
+    return arith::ExtUIOp::create(b, loc, memType, v);
+  return arith::BitcastOp::create(b, loc, memType, v);
+}
+Value fromMemory(OpBuilder &b, Location loc, Value v, Type t) {
+  if (v.getType() == t)
+    return v;
+  if (t.isInteger(1)) {
+    Value zero = arith::ConstantOp::create(b, loc, v.getType(),
+                                           b.getIntegerAttr(v.getType(), 0));
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, v, zero);
+  }
+  return arith::BitcastOp::create(b, loc, t, v);
 }
 
 /// Element type of a stack buffer holding a block of `t` (pointers as i64).
@@ -533,12 +554,7 @@ Value KernelLowering::emitLoad(Value ptr, Value mask,
   align = std::max(align, std::max(1u, memType.getIntOrFloatBitWidth() / 8));
   auto load = [&](OpBuilder &ob) -> Value {
     Value v = LLVM::LoadOp::create(ob, loc, memType, ptr, align, isVolatile);
-    if (memType != eltType) {
-      Value zero = arith::ConstantOp::create(ob, loc, memType,
-                                             ob.getIntegerAttr(memType, 0));
-      v = arith::CmpIOp::create(ob, loc, arith::CmpIPredicate::ne, v, zero);
-    }
-    return v;
+    return fromMemory(ob, loc, v, eltType);
   };
   if (!mask)
     return load(b);
@@ -755,10 +771,8 @@ LogicalResult KernelLowering::lowerStore(StoreOp op) {
   unsigned proved = accessAlignment(op.getPtr());
   auto emit = [&](ValueRange idx) {
     auto store = [&]() {
-      Value v = emitAt(op.getValue(), idx);
+      Value v = toMemory(b, loc, emitAt(op.getValue(), idx));
       Type memType = memoryType(elt);
-      if (memType != elt)
-        v = arith::ExtUIOp::create(b, loc, memType, v);
       unsigned align =
           std::max(proved, std::max(1u, memType.getIntOrFloatBitWidth() / 8));
       LLVM::StoreOp::create(b, loc, v, emitAt(op.getPtr(), idx), align);

@@ -25,7 +25,8 @@ class dtype:
     SINT_TYPES = ("int8", "int16", "int32", "int64")
     # Triton counts int1 as unsigned; kept so that code written against Triton's dtype API behaves the same.
     UINT_TYPES = ("int1", "uint8", "uint16", "uint32", "uint64")
-    FP_TYPES = ("fp16", "bf16", "fp32", "fp64")
+    FP8_TYPES = ("fp8e4nv", "fp8e5")
+    FP_TYPES = FP8_TYPES + ("fp16", "bf16", "fp32", "fp64")
     # Triton's name -> the type string and the width, from the C++ table of element types.
     _IR_NAMES = {t["triton_name"]: t["name"] for t in _C.scalar_types()}
     _BITS = {t["triton_name"]: t["bits"] for t in _C.scalar_types()}
@@ -55,6 +56,15 @@ class dtype:
         return self.name == "int1"
 
     is_int1 = is_bool
+
+    def is_fp8(self) -> bool:
+        return self.name in self.FP8_TYPES
+
+    def is_fp8e4nv(self) -> bool:
+        return self.name == "fp8e4nv"
+
+    def is_fp8e5(self) -> bool:
+        return self.name == "fp8e5"
 
     def is_fp16(self) -> bool:
         return self.name == "fp16"
@@ -153,13 +163,15 @@ uint8 = dtype("uint8")
 uint16 = dtype("uint16")
 uint32 = dtype("uint32")
 uint64 = dtype("uint64")
+float8e4nv = dtype("fp8e4nv")  # e4m3: 448 at most, no infinities (torch.float8_e4m3fn)
+float8e5 = dtype("fp8e5")  # e5m2: IEEE-like (torch.float8_e5m2)
 float16 = dtype("fp16")
 bfloat16 = dtype("bf16")
 float32 = dtype("fp32")
 float64 = dtype("fp64")
 
-_DTYPE_BY_IR = {d.ir_name: d for d in (int1, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float16,
-                                       bfloat16, float32, float64)}
+_DTYPE_BY_IR = {d.ir_name: d for d in (int1, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float8e4nv,
+                                       float8e5, float16, bfloat16, float32, float64)}
 
 
 def dtype_from_ir(ir_name: str) -> dtype:

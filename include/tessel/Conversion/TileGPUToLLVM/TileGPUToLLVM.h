@@ -46,14 +46,16 @@ public:
   virtual llvm::SmallVector<mlir::Value>
   mma16816(mlir::OpBuilder &b, mlir::Location loc, mlir::ValueRange a,
            mlir::ValueRange bv, mlir::ValueRange c, bool bf16) const = 0;
-  /// One warp's D = A * B + C on mma.sync m16n8kK for tf32 (K = 8) or int8
-  /// (K = 32) inputs: `a` 4 and `b` 2 x i32 in the PTX ISA's fragment
-  /// order, each a tf32 value's bits (roundToTF32) or four int8 (the first
-  /// in the low byte); `c` 4 x f32 (tf32) or i32 (int8, sums wrap). Returns
-  /// D's 4 values.
+  /// One warp's D = A * B + C on mma.sync m16n8kK for tf32 (K = 8), int8 or
+  /// 8-bit float (K = 32) inputs: `a` 4 and `b` 2 x i32 in the PTX ISA's
+  /// fragment order, each a tf32 value's bits (roundToTF32) or four 8-bit
+  /// values (the first in the low byte); `c` 4 x f32 (tf32, fp8) or i32
+  /// (int8, sums wrap). `fp8Types` are A's and B's element types (e4m3 or
+  /// e5m2) for FP8. Returns D's 4 values.
   virtual llvm::SmallVector<mlir::Value>
   mmaSync(mlir::OpBuilder &b, mlir::Location loc, tilegpu::MmaInputs inputs,
-          mlir::ValueRange a, mlir::ValueRange bv, mlir::ValueRange c) const = 0;
+          mlir::ValueRange a, mlir::ValueRange bv, mlir::ValueRange c,
+          mlir::TypeRange fp8Types = {}) const = 0;
   /// The bits (i32) of f32 `v` rounded to tf32, to nearest with ties away
   /// from zero; the low 13 bits are zero.
   virtual mlir::Value roundToTF32(mlir::OpBuilder &b, mlir::Location loc,

@@ -305,7 +305,10 @@ LogicalResult DotOp::verify() {
            << a.getDimSize(0) << ", " << b.getDimSize(1) << "]";
   if (c != getD().getType())
     return emitOpError("result type must equal the accumulator type");
-  if (a.getElementType() != b.getElementType())
+  // 8-bit floats of the two kinds multiply each other; other types match.
+  auto isFP8 = [](Type t) { return isa<Float8E4M3FNType, Float8E5M2Type>(t); };
+  if (a.getElementType() != b.getElementType() &&
+      !(isFP8(a.getElementType()) && isFP8(b.getElementType())))
     return emitOpError("operand element types differ: ")
            << a.getElementType() << " and " << b.getElementType();
   return success();

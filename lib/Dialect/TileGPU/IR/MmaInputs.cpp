@@ -10,6 +10,9 @@ tessel::tilegpu::mmaSyncInputs(tile::DotOp dot) {
   Type a = dot.getA().getType().getElementType();
   Type b = dot.getB().getType().getElementType();
   Type d = dot.getD().getType().getElementType();
+  auto isFP8 = [](Type t) { return isa<Float8E4M3FNType, Float8E5M2Type>(t); };
+  if (d.isF32() && isFP8(a) && isFP8(b))
+    return MmaInputs::FP8;
   if (a != b)
     return std::nullopt;
   if (d.isF32() && a.isF16())
@@ -38,6 +41,7 @@ int32_t tessel::tilegpu::mmaInputBits(MmaInputs inputs) {
   case MmaInputs::TF32x3:
     return 32;
   case MmaInputs::S8:
+  case MmaInputs::FP8:
     return 8;
   }
   return 0;

@@ -168,8 +168,28 @@ SmallVector<Value> NVIDIATargetInfo::mma16816(OpBuilder &b, Location loc,
 SmallVector<Value> NVIDIATargetInfo::mmaSync(OpBuilder &b, Location loc,
                                             tessel::tilegpu::MmaInputs inputs,
                                             ValueRange a, ValueRange bv,
-                                            ValueRange c) const {
+                                            ValueRange c,
+                                            TypeRange fp8Types) const {
   MLIRContext *ctx = b.getContext();
+  if (inputs == tessel::tilegpu::MmaInputs::FP8) {
+    // The nvvm op does not take 8-bit floats yet (LLVM 22): its intrinsic,
+    // named by D, A, B and C's types.
+    auto name = [](Type t) { return isa<Float8E5M2Type>(t) ? "e5m2" : "e4m3"; };
+    std::string intrinsic = std::string("llvm.nvvm.mma.m16n8k32.row.col.f32.") +
+                            name(fp8Types[0]) + "." + name(fp8Types[1]) + ".f32";
+    Type f32 = b.getF32Type();
+    auto resultType = LLVM::LLVMStructType::getLiteral(ctx, {f32, f32, f32, f32});
+    SmallVector<Value> args(a.begin(), a.end());
+    args.append(bv.begin(), bv.end());
+    args.append(c.begin(), c.end());
+    Value mma = LLVM::CallIntrinsicOp::create(b, loc, resultType,
+                                              b.getStringAttr(intrinsic), args)
+                    .getResult(0);
+    SmallVector<Value> d;
+    for (int64_t i = 0; i < 4; ++i)
+      d.push_back(b.create<LLVM::ExtractValueOp>(loc, mma, i));
+    return d;
+  }
   bool tf32 = inputs == tessel::tilegpu::MmaInputs::TF32;
   Type acc = tf32 ? b.getF32Type() : Type(b.getI32Type());
   auto resultType = LLVM::LLVMStructType::getLiteral(ctx, {acc, acc, acc, acc});

@@ -115,12 +115,12 @@ llvm::Error emitPTX(mlir::ModuleOp module, const std::string &arch,
   llvm::TargetOptions options;
   options.AllowFPOpFusion =
       enableFpFusion ? llvm::FPOpFusion::Fast : llvm::FPOpFusion::Strict;
-  // The oldest PTX each architecture accepts, from 8.0 (sm_90a's): sm_100
-  // needs 8.6 and sm_120 8.7; the simulator and ptxas read PTX 8.x.
+  // PTX 8.4 (CUDA 12.4) at least: mma.sync takes 8-bit floats from it on;
+  // sm_100 needs 8.6 and sm_120 8.7. The simulator and ptxas read PTX 8.x.
   llvm::StringRef smName(arch);
   const char *ptxVersion = smName.starts_with("sm_12")   ? "+ptx87"
                            : smName.starts_with("sm_10") ? "+ptx86"
-                                                         : "+ptx80";
+                                                         : "+ptx84";
   std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
       triple, arch, ptxVersion, options, std::nullopt, std::nullopt,
       llvm::CodeGenOptLevel::Aggressive));

@@ -244,7 +244,8 @@ def Tile_DotOp : Tile_Op<"dot", [Pure, AllTypesMatch<["c", "d"]>]> {
   let summary = "Block matrix product with accumulation: d = a * b + c";
   let description = [{
     `a` is [M, K], `b` is [K, N], `c` and `d` are [M, N]. Inputs are converted
-    to the accumulator's element type before multiplying.
+    to the accumulator's element type before multiplying. `a` and `b` have one
+    element type, except 8-bit floats, whose two kinds (e4m3, e5m2) mix.
 
     `input_precision` says how GPUs may use tensor cores for fp32 inputs
     (absent: the target's default); `max_num_imprecise_acc` bounds how many

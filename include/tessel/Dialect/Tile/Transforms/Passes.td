@@ -21,4 +21,32 @@ def TileCarriedPointersToOffsets
                            "::tessel::tile::TileDialect"];
 }
 
+def TileExpandFP8 : Pass<"tile-expand-fp8", "mlir::func::FuncOp"> {
+  let summary = "Compute with 8-bit floats in fp32 and convert them in "
+                "integer arithmetic";
+  let description = [{
+    No target computes with fp8e4nv (e4m3) or fp8e5 (e5m2) values directly,
+    and LLVM has no 8-bit float types. After this pass 8-bit floats are only
+    moved: loaded, stored, selected, reshaped, bitcast, and multiplied by
+    dots where `native-dots` says the target's tensor cores take them.
+
+    - An arith or math op on 8-bit floats runs on their fp32 values and its
+      8-bit results are rounded back, as each op of the language rounds.
+    - `arith.extf` from an 8-bit float decodes the bits in integer
+      arithmetic (every e4m3 and e5m2 value is an fp32 exactly).
+    - `arith.truncf` to an 8-bit float rounds to nearest even and saturates
+      to the largest finite value (PTX's cvt.rn.satfinite: infinities too);
+      NaN becomes 0x7F. fp64 sources round from fp64 directly.
+    - 8-bit float constants become i8 constants of their bits.
+    - Dots of 8-bit floats without `native-dots` (or accumulating in fp16)
+      multiply the operands extended to fp16, which holds them exactly.
+  }];
+  let options = [
+    Option<"nativeDots", "native-dots", "bool", /*default=*/"false",
+           "Keep dots of 8-bit floats into fp32 (tensor cores with fp8 "
+           "inputs: sm_89 and newer)">
+  ];
+  let dependentDialects = ["mlir::arith::ArithDialect"];
+}
+
 #endif // TESSEL_TILE_TRANSFORMS_PASSES

@@ -26,7 +26,8 @@ public:
   llvm::SmallVector<mlir::Value> mmaSync(mlir::OpBuilder &b, mlir::Location loc,
                                          tilegpu::MmaInputs inputs,
                                          mlir::ValueRange a, mlir::ValueRange bv,
-                                         mlir::ValueRange c) const override;
+                                         mlir::ValueRange c,
+                                         mlir::TypeRange fp8Types) const override;
   mlir::Value roundToTF32(mlir::OpBuilder &b, mlir::Location loc,
                           mlir::Value v) const override;
   bool hasWarpgroupMma() const override { return true; }

@@ -75,3 +75,32 @@ func.func @tf32x3(%a: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %out: !tile
   tile.store %oa, %d : tensor<64x64x!tile.ptr<f32>>, tensor<64x64xf32>
   return
 }
+
+// -----
+
+// 8-bit floats into fp32 (what tile-expand-fp8 leaves for sm_89 and newer):
+// the int8 path's fragments, four elements per word, on the m16n8k32
+// intrinsic named by each operand's kind (the nvvm op has no fp8 inputs):
+// e4m3 x e5m2, 8 tiles per warp, 2 K steps.
+// CHECK-LABEL: llvm.func @fp8
+// CHECK: nvvm.barrier0
+// CHECK: llvm.load {{.*}} : !llvm.ptr<3> -> i32
+// CHECK-COUNT-16: llvm.call_intrinsic "llvm.nvvm.mma.m16n8k32.row.col.f32.e4m3.e5m2.f32"({{.*}}) : (i32, i32, i32, i32, i32, i32, f32, f32, f32, f32) -> !llvm.struct<(f32, f32, f32, f32)>
+// CHECK-NOT: llvm.call_intrinsic
+// CHECK-NOT: nvvm.mma.sync
+func.func @fp8(%a: !tile.ptr<f8E4M3FN> {tile.divisibility = 16 : i32}, %b: !tile.ptr<f8E5M2> {tile.divisibility = 16 : i32}, %out: !tile.ptr<f32> {tile.divisibility = 16 : i32}) attributes {tile.kernel} {
+  %r = tile.make_range {start = 0 : i32, end = 4096 : i32} : tensor<4096xi32>
+  %i = tile.reshape %r : tensor<4096xi32> -> tensor<64x64xi32>
+  %as = tile.splat %a : tensor<64x64x!tile.ptr<f8E4M3FN>>
+  %aa = tile.addptr %as, %i : tensor<64x64x!tile.ptr<f8E4M3FN>>, tensor<64x64xi32>
+  %x = tile.load %aa : tensor<64x64x!tile.ptr<f8E4M3FN>> -> tensor<64x64xf8E4M3FN>
+  %bs = tile.splat %b : tensor<64x64x!tile.ptr<f8E5M2>>
+  %ba = tile.addptr %bs, %i : tensor<64x64x!tile.ptr<f8E5M2>>, tensor<64x64xi32>
+  %y = tile.load %ba : tensor<64x64x!tile.ptr<f8E5M2>> -> tensor<64x64xf8E5M2>
+  %zero = arith.constant dense<0.0> : tensor<64x64xf32>
+  %d = tile.dot %x, %y, %zero : tensor<64x64xf8E4M3FN>, tensor<64x64xf8E5M2> -> tensor<64x64xf32>
+  %os = tile.splat %out : tensor<64x64x!tile.ptr<f32>>
+  %oa = tile.addptr %os, %i : tensor<64x64x!tile.ptr<f32>>, tensor<64x64xi32>
+  tile.store %oa, %d : tensor<64x64x!tile.ptr<f32>>, tensor<64x64xf32>
+  return
+}

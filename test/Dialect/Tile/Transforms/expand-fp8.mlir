@@ -1,0 +1,62 @@
+// RUN: tessel-opt %s -split-input-file -tile-expand-fp8 | FileCheck %s
+// RUN: tessel-opt %s -split-input-file -tile-expand-fp8="native-dots=true" | FileCheck %s --check-prefix=NATIVE
+
+// Arithmetic on 8-bit floats runs on their fp32 values (decoded from the
+// bits: the exponent field scales the significand) and rounds the result
+// back (quantum, round to even by adding 2^23, saturation, NaN code 0x7F).
+// CHECK-LABEL: func.func @add
+// CHECK: arith.bitcast %{{.*}} : tensor<16xf8E4M3FN> to tensor<16xi8>
+// CHECK: arith.extui %{{.*}} : tensor<16xi8> to tensor<16xi32>
+// CHECK: arith.sitofp %{{.*}} : tensor<16xi32> to tensor<16xf32>
+// CHECK: %[[SUM:.*]] = arith.addf %{{.*}}, %{{.*}} : tensor<16xf32>
+// CHECK: arith.cmpf uno
+// CHECK: arith.cmpf oge, %{{.*}}, %{{.*}} : tensor<16xf32>
+// CHECK: %[[MAGIC:.*]] = arith.constant dense<0x4B000000> : tensor<16xf32>
+// CHECK: arith.addf %{{.*}}, %[[MAGIC]]
+// CHECK: arith.subf %{{.*}}, %[[MAGIC]]
+// CHECK: arith.fptosi %{{.*}} : tensor<16xf32> to tensor<16xi32>
+// CHECK: arith.constant dense<126> : tensor<16xi32>
+// CHECK: arith.constant dense<127> : tensor<16xi32>
+// CHECK: arith.trunci %{{.*}} : tensor<16xi32> to tensor<16xi8>
+// CHECK: %[[R:.*]] = arith.bitcast %{{.*}} : tensor<16xi8> to tensor<16xf8E4M3FN>
+// CHECK: return %[[R]]
+// CHECK-NOT: arith.addf %{{.*}} : tensor<16xf8E4M3FN>
+func.func @add(%a: tensor<16xf8E4M3FN>, %b: tensor<16xf8E4M3FN>) -> tensor<16xf8E4M3FN> {
+  %s = arith.addf %a, %b : tensor<16xf8E4M3FN>
+  return %s : tensor<16xf8E4M3FN>
+}
+
+// -----
+
+// Constants become their bits; fp64 rounds to e5m2 from fp64 itself (i64
+// arithmetic, 2^52), e5m2 saturates at code 0x7B.
+// CHECK-LABEL: func.func @constant_and_f64
+// CHECK: %[[BITS:.*]] = arith.constant dense<60> : tensor<16xi8>
+// CHECK: arith.bitcast %[[BITS]] : tensor<16xi8> to tensor<16xf8E5M2>
+// CHECK: arith.bitcast %{{.*}} : tensor<16xf64> to tensor<16xi64>
+// CHECK: arith.constant dense<0x4330000000000000> : tensor<16xf64>
+// CHECK: arith.constant dense<123> : tensor<16xi64>
+// CHECK-NOT: arith.truncf
+func.func @constant_and_f64(%x: tensor<16xf64>) -> (tensor<16xf8E5M2>, tensor<16xf8E5M2>) {
+  %one = arith.constant dense<1.0> : tensor<16xf8E5M2>
+  %q = arith.truncf %x : tensor<16xf64> to tensor<16xf8E5M2>
+  return %one, %q : tensor<16xf8E5M2>, tensor<16xf8E5M2>
+}
+
+// -----
+
+// Without native dots (the CPU, sm_80), a dot of 8-bit floats multiplies
+// them as fp16; with them (sm_89 and newer) it stays, unless it accumulates
+// in fp16.
+// CHECK-LABEL: func.func @dot
+// CHECK: %[[A:.*]] = arith.truncf %{{.*}} : tensor<16x32xf32> to tensor<16x32xf16>
+// CHECK: %[[B:.*]] = arith.truncf %{{.*}} : tensor<32x16xf32> to tensor<32x16xf16>
+// CHECK: tile.dot %[[A]], %[[B]], %{{.*}} : tensor<16x32xf16>, tensor<32x16xf16> -> tensor<16x16xf32>
+// NATIVE-LABEL: func.func @dot
+// NATIVE: tile.dot %{{.*}}, %{{.*}}, %{{.*}} : tensor<16x32xf8E4M3FN>, tensor<32x16xf8E5M2> -> tensor<16x16xf32>
+// NATIVE: tile.dot %{{.*}}, %{{.*}}, %{{.*}} : tensor<16x32xf16>, tensor<32x16xf16> -> tensor<16x16xf16>
+func.func @dot(%a: tensor<16x32xf8E4M3FN>, %b: tensor<32x16xf8E5M2>, %c: tensor<16x16xf32>, %h: tensor<16x16xf16>) -> (tensor<16x16xf32>, tensor<16x16xf16>) {
+  %d = tile.dot %a, %b, %c : tensor<16x32xf8E4M3FN>, tensor<32x16xf8E5M2> -> tensor<16x16xf32>
+  %e = tile.dot %a, %b, %h : tensor<16x32xf8E4M3FN>, tensor<32x16xf8E5M2> -> tensor<16x16xf16>
+  return %d, %e : tensor<16x16xf32>, tensor<16x16xf16>
+}
