@@ -8,10 +8,10 @@
 
 using namespace mlir;
 
-void tessel::target::buildTilePipeline(OpPassManager &pm, bool nativeFP8Dots) {
+void tessel::target::buildTilePipeline(OpPassManager &pm, bool nativeFP8) {
   // First: folding must not see 8-bit float casts (APFloat does not saturate).
   tile::TileExpandFP8Options fp8;
-  fp8.nativeDots = nativeFP8Dots;
+  fp8.native = nativeFP8;
   pm.addNestedPass<func::FuncOp>(tile::createTileExpandFP8(fp8));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

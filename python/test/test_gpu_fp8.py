@@ -1,11 +1,12 @@
-"""Dots of 8-bit floats on the NVIDIA backend, per architecture: sm_89 and newer multiply them on the tensor cores
+"""8-bit floats on the NVIDIA backend, per architecture: sm_89 and newer multiply them on the tensor cores
 (mma.sync m16n8k32 with e4m3/e5m2 inputs, the two kinds mixed); sm_80, which has no such instruction, multiplies
-them as fp16 (which holds them exactly). Each runs in the simulator against numpy; test_fp8.py has the rest."""
+them as fp16 (which holds them exactly). Conversions to and from fp32 use cvt there too. Each runs in the
+simulator against numpy; test_fp8.py has the rest."""
 import numpy as np
 import pytest
 
 from tessel import knobs
-from test_fp8 import _matmul_kernel, _random_fp8, as_fp8, values, tl
+from test_fp8 import _convert_kernel, _matmul_kernel, _random_fp8, as_fp8, codes_of, nearest_codes, tl, torch, values
 
 INSTRUCTION = {
     "sim:sm_80": "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32",
@@ -35,3 +36,19 @@ def test_tensor_core_instruction(rng, target, num_warps):
     assert "wgmma" not in ptx
     ref = values("e4m3")[ac] @ values("e5m2")[bc]
     np.testing.assert_allclose(c, ref, rtol=1e-5, atol=1e-4 * np.abs(ref).max())
+
+
+
+def test_conversions_use_the_target_instructions(rng, target):
+    # sm_89 and newer round fp32 to 8 bits and widen 8 bits to fp16 with cvt, two values at a time; sm_80 does both
+    # in integer arithmetic. Either way the codes are numpy's nearest (test_fp8.py checks every case).
+    x = torch.from_numpy(rng.standard_normal(1000) * 50).float()
+    q = torch.empty(1000, dtype=torch.float8_e4m3fn)
+    to_fp8 = _convert_kernel[(4,)](x, q, 1000, TO=tl.float8e4nv, BLOCK=256)
+    np.testing.assert_array_equal(codes_of(q), nearest_codes(x.double().numpy(), "e4m3"))
+    back = torch.empty(1000, dtype=torch.float32)
+    to_fp32 = _convert_kernel[(4,)](q, back, 1000, TO=tl.float32, BLOCK=256)
+    np.testing.assert_array_equal(back.numpy(), values("e4m3")[codes_of(q)].astype(np.float32))
+    native = target != "sim:sm_80"
+    assert ("cvt.rn.satfinite.e4m3x2.f32" in to_fp8.asm["ptx"]) == native
+    assert ("cvt.rn.f16x2.e4m3x2" in to_fp32.asm["ptx"]) == native

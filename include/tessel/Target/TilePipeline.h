@@ -7,10 +7,11 @@
 namespace tessel::target {
 
 /// The target-independent tile-level passes every target runs before its own
-/// lowering: 8-bit floats expanded (their dots kept where `nativeFP8Dots`),
+/// lowering: 8-bit floats expanded (their dots and fp32/fp16 conversions kept
+/// where `nativeFP8`),
 /// canonicalization, CSE, loop-invariant code motion and loop-carried
 /// pointers turned into offsets.
-void buildTilePipeline(mlir::OpPassManager &pm, bool nativeFP8Dots = false);
+void buildTilePipeline(mlir::OpPassManager &pm, bool nativeFP8 = false);
 
 } // namespace tessel::target
 

@@ -69,8 +69,92 @@ struct ConstantLowering : public OpConversionPattern<arith::ConstantOp> {
 
 /// Element-wise arith and math ops on tensors: the op once per register.
 struct ElementwiseLowering : public ConversionPattern {
-  ElementwiseLowering(const TypeConverter &tc, MLIRContext *ctx)
-      : ConversionPattern(tc, MatchAnyOpTypeTag(), 1, ctx) {}
+  ElementwiseLowering(const TypeConverter &tc, MLIRContext *ctx,
+                      const gpu::GPUTargetInfo &target)
+      : ConversionPattern(tc, MatchAnyOpTypeTag(), 1, ctx), target(target) {}
+  const gpu::GPUTargetInfo &target;
+
+  /// Ops on 8-bit floats where the target converts them (tile-expand-fp8
+  /// left fp32 to them and them to fp16; folding may have merged those with
+  /// neighbours: fp16 -> fp32 -> fp8, int -> fp32 -> fp8): operands widened to
+  /// fp16 and fp32, results rounded from fp32, two registers at a time (a
+  /// scalar's once).
+  LogicalResult convertFP8(Operation *op, ArrayRef<ValueRange> operands,
+                           ConversionPatternRewriter &rw) const {
+    auto isFP8 = [](Type t) {
+      return isa<Float8E4M3FNType, Float8E5M2Type>(getElementTypeOrSelf(t));
+    };
+    Type result = getElementTypeOrSelf(op->getResult(0).getType());
+    bool anyInput = llvm::any_of(op->getOperandTypes(), isFP8);
+    if ((!isFP8(result) && !anyInput) || isa<arith::BitcastOp, arith::SelectOp>(op))
+      return failure();
+    Location loc = op->getLoc();
+    Type f16 = rw.getF16Type(), f32 = rw.getF32Type();
+    // Pairs of registers through the target's two-at-a-time conversions.
+    auto pairwise = [&](ArrayRef<Value> x, auto convert) {
+      SmallVector<Value> out;
+      int n = x.size();
+      for (int i = 0; i < n; i += 2) {
+        auto [y0, y1] = convert(x[i], x[std::min(i + 1, n - 1)]);
+        out.push_back(y0);
+        if (i + 1 < n)
+          out.push_back(y1);
+      }
+      return out;
+    };
+    auto extend = [&](ArrayRef<Value> x, Type to) {
+      SmallVector<Value> out;
+      for (Value v : x)
+        out.push_back(v.getType() == to
+                          ? v
+                          : rw.create<arith::ExtFOp>(loc, to, v).getResult());
+      return out;
+    };
+    SmallVector<SmallVector<Value>> inputs;
+    for (auto [value, regs] : llvm::zip(op->getOperands(), operands)) {
+      SmallVector<Value> x(regs.begin(), regs.end());
+      if (isFP8(value.getType())) {
+        Type kind = getElementTypeOrSelf(value.getType());
+        x = pairwise(x, [&](Value a, Value b) {
+          return target.widenFP8x2(rw, loc, a, b, kind);
+        });
+      }
+      inputs.push_back(std::move(x));
+    }
+    SmallVector<Value> values;
+    if (isa<arith::ExtFOp, arith::TruncFOp>(op) && !isFP8(result)) {
+      values = inputs[0]; // fp16 now: extended further if asked
+      if (result != f16)
+        values = extend(values, result);
+    } else {
+      SmallVector<Value> wide;
+      if (isa<arith::ExtFOp, arith::TruncFOp>(op)) {
+        wide = extend(inputs[0], f32); // fp16, bf16 or fp32 to fp8
+      } else {
+        size_t n = 1;
+        for (auto &x : inputs)
+          n = std::max(n, x.size());
+        for (size_t i = 0; i < n; ++i) {
+          OperationState state(loc, op->getName());
+          for (auto [value, x] : llvm::zip(op->getOperands(), inputs)) {
+            Value v = x.size() == 1 ? x[0] : x[i];
+            state.addOperands(isFP8(value.getType()) && !v.getType().isF32()
+                                  ? rw.create<arith::ExtFOp>(loc, f32, v).getResult()
+                                  : v);
+          }
+          state.addTypes(isFP8(result) ? f32 : getTypeConverter()->convertType(result));
+          state.addAttributes(op->getAttrs());
+          wide.push_back(rw.create(state)->getResult(0));
+        }
+      }
+      values = isFP8(result) ? pairwise(wide, [&](Value a, Value b) {
+        return target.roundToFP8x2(rw, loc, a, b, result);
+      })
+                             : wide;
+    }
+    rw.replaceOpWithMultiple(op, {values});
+    return success();
+  }
 
   LogicalResult
   matchAndRewrite(Operation *op, ArrayRef<ValueRange> operands,
@@ -80,6 +164,8 @@ struct ElementwiseLowering : public ConversionPattern {
       return failure();
     if (op->getNumResults() != 1)
       return failure();
+    if (succeeded(convertFP8(op, operands, rw)))
+      return success();
     if (!hasLayout(op->getResult(0).getType())) {
       // A scalar op whose types convert (8-bit floats as i8): the same op
       // on the converted types.
@@ -144,5 +230,6 @@ void gpu::lowering::populateElementwiseOpToLLVMPatterns(
     TypeConverter &tc, RewritePatternSet &patterns,
     const GPUTargetInfo &target) {
   patterns.add<AddPtrLowering>(tc, patterns.getContext(), target);
-  patterns.add<ConstantLowering, ElementwiseLowering>(tc, patterns.getContext());
+  patterns.add<ConstantLowering>(tc, patterns.getContext());
+  patterns.add<ElementwiseLowering>(tc, patterns.getContext(), target);
 }

@@ -56,6 +56,16 @@ public:
   mmaSync(mlir::OpBuilder &b, mlir::Location loc, tilegpu::MmaInputs inputs,
           mlir::ValueRange a, mlir::ValueRange bv, mlir::ValueRange c,
           mlir::TypeRange fp8Types = {}) const = 0;
+  /// Conversions of 8-bit floats two at a time, where tile-expand-fp8 left
+  /// them to the target (NVIDIA sm_89 and newer): fp32 `x0`, `x1` rounded to
+  /// `fp8Type` (nearest even, saturating to the largest finite value, NaN
+  /// 0x7F) as two i8; two i8 holding `fp8Type` values widened to f16.
+  virtual std::pair<mlir::Value, mlir::Value>
+  roundToFP8x2(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x0,
+               mlir::Value x1, mlir::Type fp8Type) const = 0;
+  virtual std::pair<mlir::Value, mlir::Value>
+  widenFP8x2(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x0,
+             mlir::Value x1, mlir::Type fp8Type) const = 0;
   /// The bits (i32) of f32 `v` rounded to tf32, to nearest with ties away
   /// from zero; the low 13 bits are zero.
   virtual mlir::Value roundToTF32(mlir::OpBuilder &b, mlir::Location loc,

@@ -182,10 +182,15 @@ private:
 };
 
 /// Float `x` as fp32 (exactly) where it is narrower; fp32 and fp64 as they
-/// are.
-Value widen(OpBuilder &b, Location loc, Value x) {
+/// are. `native`: 8-bit floats through the target's widening to fp16.
+Value widen(OpBuilder &b, Location loc, Value x, bool native) {
   Type like = x.getType();
   Type f32 = withElement(like, b.getF32Type());
+  if (isFP8(like) && native)
+    return arith::ExtFOp::create(
+        b, loc, f32,
+        arith::ExtFOp::create(b, loc, withElement(like, b.getF16Type()), x)
+            .getResult());
   if (isFP8(like))
     return Expander(b, loc).decode(x);
   if (getElementTypeOrSelf(like).getIntOrFloatBitWidth() < 32)
@@ -193,9 +198,12 @@ Value widen(OpBuilder &b, Location loc, Value x) {
   return x;
 }
 
-/// fp32/fp64 `x` converted to float type `to` (of x's shape).
-Value fromWide(OpBuilder &b, Location loc, Value x, Type to) {
+/// fp32/fp64 `x` converted to float type `to` (of x's shape). `native`: to
+/// 8-bit floats from fp32 by the target's rounding.
+Value fromWide(OpBuilder &b, Location loc, Value x, Type to, bool native) {
   Type elt = getElementTypeOrSelf(to);
+  if (isFP8(elt) && native && getElementTypeOrSelf(x.getType()).isF32())
+    return arith::TruncFOp::create(b, loc, to, x);
   if (isFP8(elt))
     return Expander(b, loc).encode(x, to);
   unsigned from = getElementTypeOrSelf(x.getType()).getIntOrFloatBitWidth();
@@ -207,7 +215,7 @@ Value fromWide(OpBuilder &b, Location loc, Value x, Type to) {
 }
 
 /// Rewrites `op` if it touches 8-bit floats.
-void expand(Operation *op, bool nativeDots) {
+void expand(Operation *op, bool native) {
   OpBuilder b(op);
   Location loc = op->getLoc();
   if (auto c = dyn_cast<arith::ConstantOp>(op)) {
@@ -231,12 +239,15 @@ void expand(Operation *op, bool nativeDots) {
   if (auto dot = dyn_cast<DotOp>(op)) {
     if (!isFP8(dot.getA().getType()) && !isFP8(dot.getB().getType()))
       return;
-    if (nativeDots && getElementTypeOrSelf(dot.getC().getType()).isF32())
+    if (native && getElementTypeOrSelf(dot.getC().getType()).isF32())
       return;
     for (OpOperand *operand : {&dot.getAMutable(), &dot.getBMutable()}) {
-      Value wide = widen(b, loc, operand->get());
-      operand->set(fromWide(b, loc, wide,
-                            withElement(wide.getType(), b.getF16Type())));
+      Value x = operand->get();
+      Type f16 = withElement(x.getType(), b.getF16Type());
+      if (native)
+        operand->set(arith::ExtFOp::create(b, loc, f16, x).getResult());
+      else
+        operand->set(fromWide(b, loc, widen(b, loc, x, false), f16, false));
     }
     return;
   }
@@ -248,9 +259,13 @@ void expand(Operation *op, bool nativeDots) {
   if (!touches)
     return;
   if (isa<arith::ExtFOp, arith::TruncFOp>(op)) {
+    Type from = getElementTypeOrSelf(op->getOperand(0).getType());
+    Type to = getElementTypeOrSelf(op->getResult(0).getType());
+    if (native && ((isFP8(from) && to.isF16()) || (from.isF32() && isFP8(to))))
+      return; // the target's own
     // fp64 rounds to 8 bits from fp64 itself: via fp32 would round twice.
-    Value result = fromWide(b, loc, widen(b, loc, op->getOperand(0)),
-                            op->getResult(0).getType());
+    Value result = fromWide(b, loc, widen(b, loc, op->getOperand(0), native),
+                            op->getResult(0).getType(), native);
     op->getResult(0).replaceAllUsesWith(result);
     op->erase();
     return;
@@ -258,14 +273,14 @@ void expand(Operation *op, bool nativeDots) {
   // Any other op: on the fp32 values, its 8-bit results rounded back.
   OperationState state(loc, op->getName());
   for (Value v : op->getOperands())
-    state.addOperands(isFP8(v.getType()) ? widen(b, loc, v) : v);
+    state.addOperands(isFP8(v.getType()) ? widen(b, loc, v, native) : v);
   for (Type t : op->getResultTypes())
     state.addTypes(isFP8(t) ? withElement(t, b.getF32Type()) : t);
   state.addAttributes(op->getAttrs());
   Operation *wide = b.create(state);
   for (auto [old, now] : llvm::zip(op->getResults(), wide->getResults()))
     old.replaceAllUsesWith(isFP8(old.getType())
-                               ? fromWide(b, loc, now, old.getType())
+                               ? fromWide(b, loc, now, old.getType(), native)
                                : now);
   op->erase();
 }
@@ -276,7 +291,7 @@ struct TileExpandFP8 : tessel::tile::impl::TileExpandFP8Base<TileExpandFP8> {
     SmallVector<Operation *> ops;
     getOperation().walk([&](Operation *op) { ops.push_back(op); });
     for (Operation *op : ops)
-      expand(op, nativeDots);
+      expand(op, native);
   }
 };
 

@@ -1,5 +1,5 @@
 // RUN: tessel-opt %s -split-input-file -tile-expand-fp8 | FileCheck %s
-// RUN: tessel-opt %s -split-input-file -tile-expand-fp8="native-dots=true" | FileCheck %s --check-prefix=NATIVE
+// RUN: tessel-opt %s -split-input-file -tile-expand-fp8="native=true" | FileCheck %s --check-prefix=NATIVE
 
 // Arithmetic on 8-bit floats runs on their fp32 values (decoded from the
 // bits: the exponent field scales the significand) and rounds the result
@@ -21,6 +21,13 @@
 // CHECK: %[[R:.*]] = arith.bitcast %{{.*}} : tensor<16xi8> to tensor<16xf8E4M3FN>
 // CHECK: return %[[R]]
 // CHECK-NOT: arith.addf %{{.*}} : tensor<16xf8E4M3FN>
+// With native conversions (sm_89 and newer) the operands widen through fp16
+// and the result rounds from fp32 by the target's own cvt.
+// NATIVE-LABEL: func.func @add
+// NATIVE: %[[A:.*]] = arith.extf %{{.*}} : tensor<16xf8E4M3FN> to tensor<16xf16>
+// NATIVE: arith.extf %[[A]] : tensor<16xf16> to tensor<16xf32>
+// NATIVE: %[[S:.*]] = arith.addf %{{.*}}, %{{.*}} : tensor<16xf32>
+// NATIVE: arith.truncf %[[S]] : tensor<16xf32> to tensor<16xf8E4M3FN>
 func.func @add(%a: tensor<16xf8E4M3FN>, %b: tensor<16xf8E4M3FN>) -> tensor<16xf8E4M3FN> {
   %s = arith.addf %a, %b : tensor<16xf8E4M3FN>
   return %s : tensor<16xf8E4M3FN>

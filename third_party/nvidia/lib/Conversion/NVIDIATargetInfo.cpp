@@ -211,6 +211,38 @@ SmallVector<Value> NVIDIATargetInfo::mmaSync(OpBuilder &b, Location loc,
   return d;
 }
 
+/// An i32 constant, as vector element indices are.
+static Value index(OpBuilder &b, Location loc, int32_t i) {
+  return LLVM::ConstantOp::create(b, loc, b.getI32IntegerAttr(i));
+}
+
+std::pair<Value, Value>
+NVIDIATargetInfo::roundToFP8x2(OpBuilder &b, Location loc, Value x0, Value x1,
+                               Type fp8Type) const {
+  // cvt.rn.satfinite.{e4m3x2,e5m2x2}.f32 d, a, b: b in the low byte, as
+  // element 0 of the <2 x i8> result.
+  auto pair = VectorType::get({2}, b.getI8Type());
+  Value d = NVVM::ConvertF32x2ToF8x2Op::create(
+      b, loc, pair, x1, x0, NVVM::FPRoundingMode::RN,
+      NVVM::SaturationMode::SATFINITE, /*relu=*/false, fp8Type);
+  return {LLVM::ExtractElementOp::create(b, loc, d, index(b, loc, 0)),
+          LLVM::ExtractElementOp::create(b, loc, d, index(b, loc, 1))};
+}
+
+std::pair<Value, Value>
+NVIDIATargetInfo::widenFP8x2(OpBuilder &b, Location loc, Value x0, Value x1,
+                             Type fp8Type) const {
+  // cvt.rn.f16x2.{e4m3x2,e5m2x2}: exact.
+  Value pair = LLVM::PoisonOp::create(b, loc, VectorType::get({2}, b.getI8Type()));
+  pair = LLVM::InsertElementOp::create(b, loc, pair, x0, index(b, loc, 0));
+  pair = LLVM::InsertElementOp::create(b, loc, pair, x1, index(b, loc, 1));
+  Value h = NVVM::ConvertF8x2ToF16x2Op::create(
+      b, loc, VectorType::get({2}, b.getF16Type()), pair, /*relu=*/false,
+      fp8Type);
+  return {LLVM::ExtractElementOp::create(b, loc, h, index(b, loc, 0)),
+          LLVM::ExtractElementOp::create(b, loc, h, index(b, loc, 1))};
+}
+
 Value NVIDIATargetInfo::roundToTF32(OpBuilder &b, Location loc,
                                     Value v) const {
   return b.create<NVVM::ConvertFloatToTF32Op>(

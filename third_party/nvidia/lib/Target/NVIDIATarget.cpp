@@ -124,7 +124,7 @@ llvm::Error compileNVIDIA(ModuleOp module, int sm, bool archSpecific,
   result.stages.push_back({"ttir", print(module)});
 
   PassManager toGPU(ctx);
-  buildTilePipeline(toGPU, /*nativeFP8Dots=*/sm >= 89);
+  buildTilePipeline(toGPU, /*nativeFP8=*/sm >= 89);
   ConvertTileToTileGPUOptions layoutOptions;
   layoutOptions.numWarps = options.numWarps;
   layoutOptions.computeCapability = sm;

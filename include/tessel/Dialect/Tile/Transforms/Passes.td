@@ -27,8 +27,10 @@ def TileExpandFP8 : Pass<"tile-expand-fp8", "mlir::func::FuncOp"> {
   let description = [{
     No target computes with fp8e4nv (e4m3) or fp8e5 (e5m2) values directly,
     and LLVM has no 8-bit float types. After this pass 8-bit floats are only
-    moved: loaded, stored, selected, reshaped, bitcast, and multiplied by
-    dots where `native-dots` says the target's tensor cores take them.
+    moved: loaded, stored, selected, reshaped, bitcast; and, where `native`
+    says the target has the instructions (NVIDIA sm_89 and newer), multiplied
+    by dots into fp32, rounded from fp32 (`arith.truncf`) and widened to fp16
+    (`arith.extf`), which decode and round as below.
 
     - An arith or math op on 8-bit floats runs on their fp32 values and its
       8-bit results are rounded back, as each op of the language rounds.
@@ -38,13 +40,13 @@ def TileExpandFP8 : Pass<"tile-expand-fp8", "mlir::func::FuncOp"> {
       to the largest finite value (PTX's cvt.rn.satfinite: infinities too);
       NaN becomes 0x7F. fp64 sources round from fp64 directly.
     - 8-bit float constants become i8 constants of their bits.
-    - Dots of 8-bit floats without `native-dots` (or accumulating in fp16)
+    - Dots of 8-bit floats without `native` (or accumulating in fp16)
       multiply the operands extended to fp16, which holds them exactly.
   }];
   let options = [
-    Option<"nativeDots", "native-dots", "bool", /*default=*/"false",
-           "Keep dots of 8-bit floats into fp32 (tensor cores with fp8 "
-           "inputs: sm_89 and newer)">
+    Option<"native", "native", "bool", /*default=*/"false",
+           "The target multiplies 8-bit floats into fp32, rounds fp32 to "
+           "them and widens them to fp16 itself (sm_89 and newer)">
   ];
   let dependentDialects = ["mlir::arith::ArithDialect"];
 }

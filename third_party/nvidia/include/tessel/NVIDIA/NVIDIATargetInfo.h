@@ -28,6 +28,12 @@ public:
                                          mlir::ValueRange a, mlir::ValueRange bv,
                                          mlir::ValueRange c,
                                          mlir::TypeRange fp8Types) const override;
+  std::pair<mlir::Value, mlir::Value>
+  roundToFP8x2(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x0,
+               mlir::Value x1, mlir::Type fp8Type) const override;
+  std::pair<mlir::Value, mlir::Value>
+  widenFP8x2(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x0,
+             mlir::Value x1, mlir::Type fp8Type) const override;
   mlir::Value roundToTF32(mlir::OpBuilder &b, mlir::Location loc,
                           mlir::Value v) const override;
   bool hasWarpgroupMma() const override { return true; }
