@@ -81,12 +81,10 @@ struct ElementwiseLowering : public ConversionPattern {
   /// scalar's once).
   LogicalResult convertFP8(Operation *op, ArrayRef<ValueRange> operands,
                            ConversionPatternRewriter &rw) const {
-    auto isFP8 = [](Type t) {
-      return isa<Float8E4M3FNType, Float8E5M2Type>(getElementTypeOrSelf(t));
-    };
     Type result = getElementTypeOrSelf(op->getResult(0).getType());
-    bool anyInput = llvm::any_of(op->getOperandTypes(), isFP8);
-    if ((!isFP8(result) && !anyInput) || isa<arith::BitcastOp, arith::SelectOp>(op))
+    bool anyInput = llvm::any_of(op->getOperandTypes(), tile::isFP8Type);
+    if ((!tile::isFP8Type(result) && !anyInput) ||
+        isa<arith::BitcastOp, arith::SelectOp>(op))
       return failure();
     Location loc = op->getLoc();
     Type f16 = rw.getF16Type(), f32 = rw.getF32Type();
@@ -113,7 +111,7 @@ struct ElementwiseLowering : public ConversionPattern {
     SmallVector<SmallVector<Value>> inputs;
     for (auto [value, regs] : llvm::zip(op->getOperands(), operands)) {
       SmallVector<Value> x(regs.begin(), regs.end());
-      if (isFP8(value.getType())) {
+      if (tile::isFP8Type(value.getType())) {
         Type kind = getElementTypeOrSelf(value.getType());
         x = pairwise(x, [&](Value a, Value b) {
           return target.widenFP8x2(rw, loc, a, b, kind);
@@ -122,7 +120,7 @@ struct ElementwiseLowering : public ConversionPattern {
       inputs.push_back(std::move(x));
     }
     SmallVector<Value> values;
-    if (isa<arith::ExtFOp, arith::TruncFOp>(op) && !isFP8(result)) {
+    if (isa<arith::ExtFOp, arith::TruncFOp>(op) && !tile::isFP8Type(result)) {
       values = inputs[0]; // fp16 now: extended further if asked
       if (result != f16)
         values = extend(values, result);
@@ -138,16 +136,19 @@ struct ElementwiseLowering : public ConversionPattern {
           OperationState state(loc, op->getName());
           for (auto [value, x] : llvm::zip(op->getOperands(), inputs)) {
             Value v = x.size() == 1 ? x[0] : x[i];
-            state.addOperands(isFP8(value.getType()) && !v.getType().isF32()
-                                  ? rw.create<arith::ExtFOp>(loc, f32, v).getResult()
-                                  : v);
+            bool widen =
+                tile::isFP8Type(value.getType()) && !v.getType().isF32();
+            state.addOperands(
+                widen ? rw.create<arith::ExtFOp>(loc, f32, v).getResult() : v);
           }
-          state.addTypes(isFP8(result) ? f32 : getTypeConverter()->convertType(result));
+          state.addTypes(tile::isFP8Type(result)
+                             ? f32
+                             : getTypeConverter()->convertType(result));
           state.addAttributes(op->getAttrs());
           wide.push_back(rw.create(state)->getResult(0));
         }
       }
-      values = isFP8(result) ? pairwise(wide, [&](Value a, Value b) {
+      values = tile::isFP8Type(result) ? pairwise(wide, [&](Value a, Value b) {
         return target.roundToFP8x2(rw, loc, a, b, result);
       })
                              : wide;

@@ -73,16 +73,15 @@ LogicalResult gpu::lowerTileGPUToLLVM(ModuleOp module,
   });
   // 8-bit floats (LLVM has no such types; tile-expand-fp8 left only moves
   // and dots of them) are their bits.
-  auto isFP8 = [](Type t) { return isa<Float8E4M3FNType, Float8E5M2Type>(t); };
-  tc.addConversion([ctx, isFP8](FloatType t) -> std::optional<Type> {
-    if (isFP8(t))
+  tc.addConversion([ctx](FloatType t) -> std::optional<Type> {
+    if (tile::isFP8Type(t))
       return IntegerType::get(ctx, 8);
     return std::nullopt;
   });
   tc.addConversion([ctx, &target](tilegpu::SharedBufferType) -> Type {
     return LLVM::LLVMPointerType::get(ctx, target.sharedAddressSpace());
   });
-  tc.addConversion([ctx, isFP8](RankedTensorType t, SmallVectorImpl<Type> &out)
+  tc.addConversion([ctx](RankedTensorType t, SmallVectorImpl<Type> &out)
                        -> std::optional<LogicalResult> {
     auto layout = tilegpu::getLayout(t);
     if (!layout)
@@ -90,7 +89,7 @@ LogicalResult gpu::lowerTileGPUToLLVM(ModuleOp module,
     Type elt = t.getElementType();
     if (isa<tile::PointerType>(elt))
       elt = LLVM::LLVMPointerType::get(ctx, 1);
-    else if (isFP8(elt))
+    else if (tile::isFP8Type(elt))
       elt = IntegerType::get(ctx, 8);
     out.append(layout->inSize(gpu::kRegister), elt);
     return success();

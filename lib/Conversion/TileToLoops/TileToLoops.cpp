@@ -97,7 +97,7 @@ Type convertScalarType(Type t) {
 /// How an element of type `t` is kept in memory: bools take a byte, 8-bit
 /// floats (which LLVM has no type for) are their bits.
 Type memoryType(Type t) {
-  if (t.isInteger(1) || isa<Float8E4M3FNType, Float8E5M2Type>(t))
+  if (t.isInteger(1) || tile::isFP8Type(t))
     return IntegerType::get(t.getContext(), 8);
   return t;
 }

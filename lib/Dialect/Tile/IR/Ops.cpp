@@ -306,9 +306,8 @@ LogicalResult DotOp::verify() {
   if (c != getD().getType())
     return emitOpError("result type must equal the accumulator type");
   // 8-bit floats of the two kinds multiply each other; other types match.
-  auto isFP8 = [](Type t) { return isa<Float8E4M3FNType, Float8E5M2Type>(t); };
   if (a.getElementType() != b.getElementType() &&
-      !(isFP8(a.getElementType()) && isFP8(b.getElementType())))
+      !(isFP8Type(a) && isFP8Type(b)))
     return emitOpError("operand element types differ: ")
            << a.getElementType() << " and " << b.getElementType();
   return success();

@@ -38,8 +38,6 @@ std::optional<FP8Format> formatOf(Type t) {
   return std::nullopt;
 }
 
-bool isFP8(Type t) { return formatOf(t).has_value(); }
-
 /// `like`'s shape (a tensor or a scalar) with element type `elt`.
 Type withElement(Type like, Type elt) {
   if (auto shaped = dyn_cast<ShapedType>(like))
@@ -186,12 +184,12 @@ private:
 Value widen(OpBuilder &b, Location loc, Value x, bool native) {
   Type like = x.getType();
   Type f32 = withElement(like, b.getF32Type());
-  if (isFP8(like) && native)
+  if (isFP8Type(like) && native)
     return arith::ExtFOp::create(
         b, loc, f32,
         arith::ExtFOp::create(b, loc, withElement(like, b.getF16Type()), x)
             .getResult());
-  if (isFP8(like))
+  if (isFP8Type(like))
     return Expander(b, loc).decode(x);
   if (getElementTypeOrSelf(like).getIntOrFloatBitWidth() < 32)
     return arith::ExtFOp::create(b, loc, f32, x);
@@ -202,9 +200,9 @@ Value widen(OpBuilder &b, Location loc, Value x, bool native) {
 /// 8-bit floats from fp32 by the target's rounding.
 Value fromWide(OpBuilder &b, Location loc, Value x, Type to, bool native) {
   Type elt = getElementTypeOrSelf(to);
-  if (isFP8(elt) && native && getElementTypeOrSelf(x.getType()).isF32())
+  if (isFP8Type(elt) && native && getElementTypeOrSelf(x.getType()).isF32())
     return arith::TruncFOp::create(b, loc, to, x);
-  if (isFP8(elt))
+  if (isFP8Type(elt))
     return Expander(b, loc).encode(x, to);
   unsigned from = getElementTypeOrSelf(x.getType()).getIntOrFloatBitWidth();
   if (elt.getIntOrFloatBitWidth() == from)
@@ -219,7 +217,7 @@ void expand(Operation *op, bool native) {
   OpBuilder b(op);
   Location loc = op->getLoc();
   if (auto c = dyn_cast<arith::ConstantOp>(op)) {
-    if (!isFP8(c.getType()))
+    if (!isFP8Type(c.getType()))
       return;
     Expander ex(b, loc);
     Attribute value = c.getValue();
@@ -237,7 +235,7 @@ void expand(Operation *op, bool native) {
     return;
   }
   if (auto dot = dyn_cast<DotOp>(op)) {
-    if (!isFP8(dot.getA().getType()) && !isFP8(dot.getB().getType()))
+    if (!isFP8Type(dot.getA().getType()) && !isFP8Type(dot.getB().getType()))
       return;
     if (native && getElementTypeOrSelf(dot.getC().getType()).isF32())
       return;
@@ -254,14 +252,15 @@ void expand(Operation *op, bool native) {
   if (!isa<arith::ArithDialect, math::MathDialect>(op->getDialect()) ||
       isa<arith::BitcastOp, arith::SelectOp>(op))
     return;
-  bool touches = llvm::any_of(op->getOperandTypes(), isFP8) ||
-                 llvm::any_of(op->getResultTypes(), isFP8);
+  bool touches = llvm::any_of(op->getOperandTypes(), isFP8Type) ||
+                 llvm::any_of(op->getResultTypes(), isFP8Type);
   if (!touches)
     return;
   if (isa<arith::ExtFOp, arith::TruncFOp>(op)) {
     Type from = getElementTypeOrSelf(op->getOperand(0).getType());
     Type to = getElementTypeOrSelf(op->getResult(0).getType());
-    if (native && ((isFP8(from) && to.isF16()) || (from.isF32() && isFP8(to))))
+    if (native && ((isFP8Type(from) && to.isF16()) ||
+                   (from.isF32() && isFP8Type(to))))
       return; // the target's own
     // fp64 rounds to 8 bits from fp64 itself: via fp32 would round twice.
     Value result = fromWide(b, loc, widen(b, loc, op->getOperand(0), native),
@@ -273,13 +272,13 @@ void expand(Operation *op, bool native) {
   // Any other op: on the fp32 values, its 8-bit results rounded back.
   OperationState state(loc, op->getName());
   for (Value v : op->getOperands())
-    state.addOperands(isFP8(v.getType()) ? widen(b, loc, v, native) : v);
+    state.addOperands(isFP8Type(v.getType()) ? widen(b, loc, v, native) : v);
   for (Type t : op->getResultTypes())
-    state.addTypes(isFP8(t) ? withElement(t, b.getF32Type()) : t);
+    state.addTypes(isFP8Type(t) ? withElement(t, b.getF32Type()) : t);
   state.addAttributes(op->getAttrs());
   Operation *wide = b.create(state);
   for (auto [old, now] : llvm::zip(op->getResults(), wide->getResults()))
-    old.replaceAllUsesWith(isFP8(old.getType())
+    old.replaceAllUsesWith(isFP8Type(old.getType())
                                ? fromWide(b, loc, now, old.getType(), native)
                                : now);
   op->erase();

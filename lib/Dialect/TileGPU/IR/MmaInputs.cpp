@@ -10,8 +10,7 @@ tessel::tilegpu::mmaSyncInputs(tile::DotOp dot) {
   Type a = dot.getA().getType().getElementType();
   Type b = dot.getB().getType().getElementType();
   Type d = dot.getD().getType().getElementType();
-  auto isFP8 = [](Type t) { return isa<Float8E4M3FNType, Float8E5M2Type>(t); };
-  if (d.isF32() && isFP8(a) && isFP8(b))
+  if (d.isF32() && tile::isFP8Type(a) && tile::isFP8Type(b))
     return MmaInputs::FP8;
   if (a != b)
     return std::nullopt;

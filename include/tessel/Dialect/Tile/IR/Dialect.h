@@ -50,6 +50,13 @@ llvm::ArrayRef<int64_t> getShapeOrEmpty(mlir::Type type);
 /// `elementType` with the shape of `like` (a scalar when `like` is a scalar).
 mlir::Type getTypeWithShapeOf(mlir::Type elementType, mlir::Type like);
 
+/// Whether `type` (a scalar, or a tensor's elements) is one of the language's
+/// 8-bit floats: e4m3 (tl.float8e4nv) or e5m2 (tl.float8e5).
+inline bool isFP8Type(mlir::Type type) {
+  return mlir::isa<mlir::Float8E4M3FNType, mlir::Float8E5M2Type>(
+      mlir::getElementTypeOrSelf(type));
+}
+
 } // namespace tessel::tile
 
 #endif // TESSEL_DIALECT_TILE_IR_DIALECT_H
