@@ -60,7 +60,7 @@ struct AsyncCopyLowering : TileGPUPattern<tilegpu::AsyncCopyOp> {
     hw = hardwarePart(rw, loc, toOffset, gpu::kLane, ids.lane, hw);
     hw = hardwarePart(rw, loc, toOffset, gpu::kWarp, ids.warp, hw);
     Value own = isOwner(rw, loc, layout, ids);
-    Type elt = type.getElementType();
+    Type elt = getTypeConverter()->convertType(type.getElementType());
     for (int32_t r = 0; r < int32_t(ptrs.size()); r += vec) {
       if (isCopyRegister(layout, r))
         continue;
@@ -184,7 +184,7 @@ struct LocalLoadLowering : TileGPUPattern<tilegpu::LocalLoadOp> {
     Location loc = op.getLoc();
     auto type = op.getBuffer().getType();
     LinearLayout layout = layoutOf(op.getType());
-    Type elt = type.getElementType();
+    Type elt = getTypeConverter()->convertType(type.getElementType());
     int n = layout.inSize(gpu::kRegister);
     SmallVector<Value> values;
     if (onlyReadInPlace(op) && target.hasMma16816()) {

@@ -157,8 +157,7 @@ struct DotLowering : TileGPUPattern<tile::DotOp> {
         rw.replaceOpWithMultiple(
             op, {lowerMmaSyncFragmentsDot(rw, loc, target, op, *inputs, *warps,
                                           adaptor.getA(), adaptor.getB(),
-                                          adaptor.getC(), slots, slotLayouts,
-                                          transposed)});
+                                          adaptor.getC(), slots, slotLayouts)});
         return success();
       }
     int64_t bBase;

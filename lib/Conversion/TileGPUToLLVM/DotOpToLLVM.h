@@ -96,14 +96,15 @@ SmallVector<Value> lowerWgmmaDot(OpBuilder &b, Location loc,
 /// word per register, and issues one instruction per accumulator tile and
 /// K step. The accumulator is in the layout of `warps` (gpu::mmaAccumulatorWarps).
 /// An operand that `slots` gives (a pipeline's slot or a hoisted buffer,
-/// laid out as `slotLayouts` says; `transposed`: A M-major, B K-major) is
-/// read there in place instead (tf32: rounded as it is read).
+/// laid out as `slotLayouts` says: offsets to the operand's coordinates) is
+/// read there in place instead (tf32: rounded as it is read; 8-bit
+/// elements whose K is not contiguous there, a byte at a time).
 SmallVector<Value> lowerMmaSyncFragmentsDot(
     OpBuilder &b, Location loc, const GPUTargetInfo &target,
     tessel::tile::DotOp op, tessel::tilegpu::MmaInputs inputs,
     const std::vector<int32_t> &warps, mlir::ValueRange a, mlir::ValueRange bv,
     mlir::ValueRange c, ArrayRef<Value> slots,
-    ArrayRef<LinearLayout> slotLayouts, ArrayRef<bool> transposed);
+    ArrayRef<LinearLayout> slotLayouts);
 
 } // namespace tessel::gpu::lowering
 

@@ -32,7 +32,7 @@ SmallVector<Value> gpu::lowering::lowerMmaSyncFragmentsDot(
     OpBuilder &b, Location loc, const GPUTargetInfo &target, tile::DotOp op,
     tilegpu::MmaInputs inputs, const std::vector<int32_t> &warps,
     ValueRange a, ValueRange bv, ValueRange c, ArrayRef<Value> slots,
-    ArrayRef<LinearLayout> slotLayouts, ArrayRef<bool> transposed) {
+    ArrayRef<LinearLayout> slotLayouts) {
   auto aTy = op.getA().getType(), bTy = op.getB().getType();
   int32_t M = aTy.getDimSize(0), K = aTy.getDimSize(1), N = bTy.getDimSize(1);
   int32_t bits = tilegpu::mmaInputBits(inputs);
@@ -48,9 +48,10 @@ SmallVector<Value> gpu::lowering::lowerMmaSyncFragmentsDot(
     for (SmallVector<Value> *values : {&aValues, &bValues})
       for (Value &v : *values)
         v = target.roundToTF32(b, loc, v);
-  // Each operand's layout in shared memory maps offsets to (rows, K) (A as
-  // [M, K], B as [N, K]) or, `kFirst`, to (K, rows): a pipeline's
-  // non-transposed B slot [K, N], a transposed A slot [K, M].
+  // Each operand's layout in shared memory maps offsets to (rows, K) (the
+  // scratch: A as [M, K], B as [N, K]) or, `kFirst`, to (K, rows): a
+  // pipeline slot maps offsets to its operand's own coordinates however it
+  // is stored (SharedBufferType::getSlotLayout), B's [K, N].
   bool kFirst[2] = {false, false};
   // A as [M, K] and B as [N, K], K contiguous, their 16-byte chunks XOR
   // swizzled so that the 8 rows a fragment read touches (one chunk each)
@@ -68,7 +69,7 @@ SmallVector<Value> gpu::lowering::lowerMmaSyncFragmentsDot(
   for (int i = 0; i < 2; ++i)
     if (slots[i]) {
       shared[i] = slotLayouts[i];
-      kFirst[i] = i == 0 ? transposed[0] : !transposed[1];
+      kFirst[i] = i == 1;
     }
   if (!slots[0] || !slots[1]) {
     target.barrier(b, loc); // earlier readers of the scratch are done
@@ -92,6 +93,19 @@ SmallVector<Value> gpu::lowering::lowerMmaSyncFragmentsDot(
   const int64_t bases[2] = {0, bBase};
   ThreadIds ids = threadIds(b, loc, target);
   LinearLayout inverse[2] = {shared[0].invert(), shared[1].invert()};
+  // Whether a word's elements (consecutive along K) are consecutive in
+  // operand i's layout: always in the scratch and in K-major slots; a
+  // `gather` slot of 8-bit elements (B read in place from row-major
+  // memory, A from column-major) has them a row apart, and the word is
+  // gathered a byte at a time.
+  bool gathered[2];
+  for (int i = 0; i < 2; ++i) {
+    gathered[i] = false;
+    for (int32_t j = 1; j < perWord; j <<= 1) {
+      std::string kName = gpu::dimName(kFirst[i] ? 0 : 1);
+      gathered[i] |= inverse[i].apply({{kName, j}})[0] != j;
+    }
+  }
   Value threadOffset[2];
   for (int i = 0; i < 2; ++i) {
     SmallVector<Value> hw{i32Const(b, loc, 0), i32Const(b, loc, 0)};
@@ -108,18 +122,34 @@ SmallVector<Value> gpu::lowering::lowerMmaSyncFragmentsDot(
   for (int i = 0; i < 2; ++i)
     start[i] = slots[i] ? slots[i]
                         : sharedAddress(b, loc, space, i32Const(b, loc, bases[i]));
-  auto fragmentWord = [&](int i, int32_t reg) -> Value {
+  // The slot offset of operand i's fragment register `reg`.
+  auto registerOffset = [&](int i, int32_t reg) {
     std::vector<int32_t> at = layouts[i].apply({{gpu::kRegister, reg}});
     unsigned kDim = kDims[i];
     int32_t mn = at[1 - kDim], k = at[kDim];
-    int32_t offset = inverse[i].apply({{gpu::dimName(0), kFirst[i] ? k : mn},
-                                       {gpu::dimName(1), kFirst[i] ? mn : k}})[0];
-    // The word's first element (K is contiguous within a word): the
-    // thread's offset XOR the register's, the constant's bits the thread's
-    // part cannot have as an immediate of the address (OffsetBits).
-    Value addr = xorElementAddress(b, loc, start[i], threadOffset[i], offset,
-                                   bits / 8);
-    Value v = b.create<LLVM::LoadOp>(loc, i32, addr, 4);
+    return inverse[i].apply({{gpu::dimName(0), kFirst[i] ? k : mn},
+                             {gpu::dimName(1), kFirst[i] ? mn : k}})[0];
+  };
+  auto fragmentWord = [&](int i, int32_t reg) -> Value {
+    // An element's address: the thread's offset XOR the register's, the
+    // constant's bits the thread's part cannot have as an immediate of the
+    // address (OffsetBits).
+    auto address = [&](int32_t r) {
+      return xorElementAddress(b, loc, start[i], threadOffset[i],
+                               registerOffset(i, r), bits / 8);
+    };
+    Value v;
+    if (!gathered[i]) {
+      v = b.create<LLVM::LoadOp>(loc, i32, address(reg), 4);
+    } else {
+      Type elt = b.getIntegerType(bits);
+      v = b.create<LLVM::PoisonOp>(loc, VectorType::get({perWord}, elt));
+      for (int32_t j = 0; j < perWord; ++j)
+        v = b.create<LLVM::InsertElementOp>(
+            loc, v, b.create<LLVM::LoadOp>(loc, elt, address(reg + j), 1),
+            i32Const(b, loc, j));
+      v = b.create<LLVM::BitcastOp>(loc, i32, v);
+    }
     if (!slots[i])
       return v;
     if (inputs == tilegpu::MmaInputs::TF32)
@@ -150,6 +180,18 @@ SmallVector<Value> gpu::lowering::lowerMmaSyncFragmentsDot(
   // K steps outermost: a step's fragments are loaded once per row (A) or
   // column (B) of tiles and are dead after it.
   LinearLayout dLayout = layoutOf(op.getD().getType());
+  // The accumulator tiles (their first registers / 4) in the order they
+  // are multiplied: as they are held, or with B gathered, column after
+  // column, so that each gathered fragment is used as soon as it is built.
+  SmallVector<int32_t> tileOrder;
+  for (int32_t tile = 0; tile * 4 < int32_t(c.size()); ++tile)
+    if (!isCopyRegister(dLayout, tile * 4))
+      tileOrder.push_back(tile);
+  if (gathered[1])
+    llvm::stable_sort(tileOrder, [&](int32_t x, int32_t y) {
+      return dLayout.apply({{gpu::kRegister, x * 4}})[1] <
+             dLayout.apply({{gpu::kRegister, y * 4}})[1];
+    });
   SmallVector<Value> d(c.begin(), c.end());
   for (int32_t step = 0; step < kSteps; ++step) {
     // By the accumulator tile's repetition along M (A) or N (B): the words
@@ -172,9 +214,7 @@ SmallVector<Value> gpu::lowering::lowerMmaSyncFragmentsDot(
         lows[i][rep].push_back(lo);
       }
     };
-    for (int32_t tile = 0; tile * 4 < int32_t(d.size()); ++tile) {
-      if (isCopyRegister(dLayout, tile * 4))
-        continue;
+    for (int32_t tile : tileOrder) {
       // The tile's first element in warp 0, lane 0.
       std::vector<int32_t> origin = dLayout.apply({{gpu::kRegister, tile * 4}});
       int32_t reps[2] = {origin[0] / (16 * warps[0]),

@@ -43,8 +43,8 @@ int64_t scratchBytes(Operation *op, const gpu::GPUTargetInfo &target,
       tensorCores = true;
       staged = !(a || wgmmaAInRegisters(dot, *warps)) || !b;
       alignment = 1024; // wgmma's swizzles read address bits up to 9
-    } else if (target.hasMma16816() && tilegpu::isMmaSyncTF32Dot(dot)) {
-      // tf32 fragments: both operands read in place, or both staged.
+    } else if (target.hasMma16816() && tilegpu::isMmaSyncWordDot(dot)) {
+      // Fragment words: both operands read in place, or both staged.
       tensorCores = false;
       staged = !a || !b;
     } else {

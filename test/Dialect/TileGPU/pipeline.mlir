@@ -150,3 +150,33 @@ func.func @tf32(%fa: tensor<64x16x!tile.ptr<f32>, #a>, %fb: tensor<16x32x!tile.p
   tile.store %c, %r : tensor<64x32x!tile.ptr<f32>, #acc>, tensor<64x32xf32, #acc>
   return
 }
+
+// -----
+
+// An int8 dot runs on mma.sync m16n8k32, whose fragment registers hold 4
+// elements consecutive along K: A's are contiguous in its K-major slot, B's
+// (N contiguous as it comes) are gathered a byte at a time from a `gather`
+// slot, its 16-byte chunks swizzled against rows 4 apart.
+#acc = #tilegpu.linear<register = [[0, 1], [8, 0], [0, 8], [0, 16]], lane = [[0, 2], [0, 4], [1, 0], [2, 0], [4, 0]], warp = [[16, 0], [32, 0]], block = []>
+#a = #tilegpu.linear<register = [[0, 1], [0, 2], [0, 4], [0, 8]], lane = [[0, 16], [1, 0], [2, 0], [4, 0], [8, 0]], warp = [[16, 0], [32, 0]], block = []>
+#b = #tilegpu.linear<register = [[0, 1], [0, 2], [0, 4]], lane = [[0, 8], [0, 16], [1, 0], [2, 0], [4, 0]], warp = [[8, 0], [16, 0]], block = []>
+// CHECK-LABEL: func.func @int8
+// CHECK-DAG: tilegpu.local_alloc : !tilegpu.shared<3x64x32xi8, k_major, swizzle = 32>
+// CHECK-DAG: tilegpu.local_alloc : !tilegpu.shared<3x32x32xi8, gather, swizzle = 32>
+// CHECK: scf.for
+// CHECK: tilegpu.async_copy
+// CHECK: tilegpu.async_copy
+// CHECK: tile.dot
+func.func @int8(%pa: tensor<64x32x!tile.ptr<i8>, #a>, %pb: tensor<32x32x!tile.ptr<i8>, #b>, %c: tensor<64x32x!tile.ptr<i32>, #acc>, %k: i32) {
+  %c0 = arith.constant 0 : i32
+  %c32 = arith.constant 32 : i32
+  %zero = arith.constant dense<0> : tensor<64x32xi32, #acc>
+  %r = scf.for %i = %c0 to %k step %c32 iter_args(%acc = %zero) -> (tensor<64x32xi32, #acc>) : i32 {
+    %x = tile.load %pa {tilegpu.vector = array<i32: 1, 16>} : tensor<64x32x!tile.ptr<i8>, #a> -> tensor<64x32xi8, #a>
+    %y = tile.load %pb {tilegpu.vector = array<i32: 1, 8>} : tensor<32x32x!tile.ptr<i8>, #b> -> tensor<32x32xi8, #b>
+    %d = tile.dot %x, %y, %acc : tensor<64x32xi8, #a>, tensor<32x32xi8, #b> -> tensor<64x32xi32, #acc>
+    scf.yield %d : tensor<64x32xi32, #acc>
+  }
+  tile.store %c, %r : tensor<64x32x!tile.ptr<i32>, #acc>, tensor<64x32xi32, #acc>
+  return
+}

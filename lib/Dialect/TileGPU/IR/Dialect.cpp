@@ -313,7 +313,7 @@ void SharedBufferType::print(AsmPrinter &printer) const {
 
 LogicalResult
 SharedBufferType::verify(function_ref<InFlightDiagnostic()> emitError,
-                         ArrayRef<int64_t> shape, Type elt, SharedOrder,
+                         ArrayRef<int64_t> shape, Type elt, SharedOrder order,
                          bool transposed, int32_t swizzle) {
   if (shape.size() != 3)
     return emitError() << "a shared buffer is slots x rows x columns, got "
@@ -328,6 +328,8 @@ SharedBufferType::verify(function_ref<InFlightDiagnostic()> emitError,
   if (swizzle != 32 && swizzle != 64 && swizzle != 128)
     return emitError() << "the swizzle spans 32, 64 or 128 bytes, got "
                        << swizzle;
+  if (order == SharedOrder::Gather && swizzle == 128)
+    return emitError() << "a gather slot's swizzle spans 32 or 64 bytes";
   int64_t bytes = elt.getIntOrFloatBitWidth() / 8;
   // The stored tile: columns x rows when transposed.
   int64_t stored0 = transposed ? shape[2] : shape[1];
@@ -357,11 +359,19 @@ gpu::LinearLayout SharedBufferType::getSlotLayout() const {
   int32_t rows = getRows(), cols = getColumns();
   if (getTransposed())
     std::swap(rows, cols);
-  gpu::LinearLayout stored =
-      getOrder() == SharedOrder::KMajor
-          ? gpu::wgmmaOperandLayout(rows, cols, getElementBytes(), getSwizzle())
-          : gpu::wgmmaMNMajorOperandLayout(rows, cols, getElementBytes(),
-                                           getSwizzle());
+  int32_t bytes = getElementBytes(), swizzle = getSwizzle();
+  gpu::LinearLayout stored;
+  switch (getOrder()) {
+  case SharedOrder::KMajor:
+    stored = gpu::wgmmaOperandLayout(rows, cols, bytes, swizzle);
+    break;
+  case SharedOrder::MNMajor:
+    stored = gpu::wgmmaMNMajorOperandLayout(rows, cols, bytes, swizzle);
+    break;
+  case SharedOrder::Gather:
+    stored = gpu::swizzledSharedLayout(rows, cols, 16 / bytes, 4, swizzle / 16);
+    break;
+  }
   return getTransposed() ? gpu::transposeLayout(stored, {1, 0}) : stored;
 }
 
@@ -524,18 +534,18 @@ bool tilegpu::isMmaSyncDot(Operation *dot) {
   return layout && gpu::mmaAccumulatorWarps(*layout, {M, N}).has_value();
 }
 
-bool tilegpu::isMmaSyncTF32Dot(Operation *dot) {
+bool tilegpu::isMmaSyncWordDot(Operation *dot) {
   auto d = dyn_cast<tile::DotOp>(dot);
   if (!d)
     return false;
   std::optional<MmaInputs> inputs = mmaSyncInputs(d);
-  if (!inputs || (*inputs != MmaInputs::TF32 && *inputs != MmaInputs::TF32x3))
+  if (!inputs || *inputs == MmaInputs::F16 || *inputs == MmaInputs::BF16)
     return false;
   auto layout = getLayout(d.getD().getType());
   int32_t M = d.getA().getType().getDimSize(0),
           K = d.getA().getType().getDimSize(1),
           N = d.getB().getType().getDimSize(1);
-  return layout && K % 8 == 0 &&
+  return layout && K % mmaSyncK(*inputs) == 0 &&
          gpu::mmaAccumulatorWarps(*layout, {M, N}).has_value();
 }
 
@@ -552,7 +562,7 @@ tilegpu::dotOperandSharedEncoding(Operation *dot, unsigned operand,
   int32_t bColumns; // the span of B's columns one instruction reads
   if (warps)
     bColumns = gpu::wgmmaInstrN({M, N}, *warps);
-  else if (isMmaSyncDot(dot) || isMmaSyncTF32Dot(dot))
+  else if (isMmaSyncDot(dot) || isMmaSyncWordDot(dot))
     bColumns = N;
   else
     return std::nullopt;
@@ -563,6 +573,14 @@ tilegpu::dotOperandSharedEncoding(Operation *dot, unsigned operand,
     return kMajor;
   if (operand == 1 && transposed)
     return kMajor; // N x K
+  // 8-bit elements along M or N: mma.sync's fragment registers hold 4 of
+  // them along K, gathered a byte at a time from rows 4 apart.
+  if (size == 1) {
+    int32_t span = operand == 1 ? N : M;
+    if (warps || span < 32)
+      return std::nullopt;
+    return SharedEncoding{SharedOrder::Gather, transposed, std::min(64, span)};
+  }
   // MN-major needs a swizzle atom of at least 32 bytes of the rows (a
   // warpgroup MMA reads 64 of A's) or columns one instruction reads.
   int32_t span = operand == 1 ? bColumns : warps ? 64 : M;

@@ -50,10 +50,12 @@ std::optional<std::vector<int32_t>> wgmmaWarps(mlir::Operation *dot);
 /// Whether a dot (a, b, c -> d) runs on mma.sync m16n8k16: fp16/bf16 into
 /// fp32, its accumulator in the mma.sync layout of some split of its warps.
 bool isMmaSyncDot(mlir::Operation *dot);
-/// Whether a dot runs on mma.sync m16n8k8 .tf32 (once, or three times for
-/// tf32x3): fp32 into fp32 with tf32 inputs, its accumulator in the
-/// mma.sync layout of some split of its warps, K a multiple of 8.
-bool isMmaSyncTF32Dot(mlir::Operation *dot);
+/// Whether a dot runs on mma.sync reading its fragments a 32-bit word at a
+/// time (MMASyncFragments): m16n8k8 .tf32 (once, or three times for
+/// tf32x3) or m16n8k32 with int8 or 8-bit float inputs, its accumulator in
+/// the mma.sync layout of some split of its warps, K a multiple of the
+/// instruction's.
+bool isMmaSyncWordDot(mlir::Operation *dot);
 
 /// How a dot's operand must sit in shared memory for the dot to read it in
 /// place (ldmatrix for mma.sync, descriptors for wgmma): a slot's
@@ -68,7 +70,8 @@ struct SharedEncoding {
 /// instruction allows: A K-major and B N-major, as both come from row-major
 /// memory, or with `transposed` the operand's other dimension contiguous,
 /// as it comes from column-major memory: B K-major (`k_major, transposed`)
-/// or A M-major (`mn_major, transposed`). Nothing where the dot cannot read
+/// or A M-major (`mn_major, transposed`); 8-bit operands of mma.sync whose
+/// K is not contiguous, a `gather` slot. Nothing where the dot cannot read
 /// that operand from such a slot.
 std::optional<SharedEncoding> dotOperandSharedEncoding(mlir::Operation *dot,
                                                        unsigned operand,

@@ -69,7 +69,8 @@ def TileGPU_LinearEncodingAttr : TileGPU_Attr<"LinearEncoding", "linear",
 def TileGPU_SharedOrder : I32EnumAttr<"SharedOrder",
     "How a shared-memory slot arranges its swizzle atoms", [
       I32EnumAttrCase<"KMajor", 0, "k_major">,
-      I32EnumAttrCase<"MNMajor", 1, "mn_major">]> {
+      I32EnumAttrCase<"MNMajor", 1, "mn_major">,
+      I32EnumAttrCase<"Gather", 2, "gather">]> {
   let cppNamespace = "::tessel::tilegpu";
   let genSpecializedAttr = 0;
 }
@@ -87,7 +88,12 @@ def TileGPU_SharedBufferType : TypeDef<TileGPU_Dialect, "SharedBuffer"> {
     columns outermost: an A operand, M x K), `mn_major` as
     `gpu::wgmmaMNMajorOperandLayout(rows, columns)` (groups of 8 rows
     outermost: a B operand as it comes, K x N). Both are free of bank
-    conflicts for ldmatrix and are what wgmma descriptors read.
+    conflicts for ldmatrix and are what wgmma descriptors read. `gather`
+    (`swizzle` 32 or 64) is for the 8-bit operands of mma.sync whose K is
+    not contiguous: rows of K, each a row-major run of columns whose
+    16-byte chunks are XORed with (row / 4) % (swizzle / 16), so that the
+    bytes a warp reads from rows 4 apart (a fragment register's 4 bytes
+    come from consecutive rows) fall on different banks.
     `transposed` stores the tile as its transpose, columns x rows in that
     layout, so that the rows are contiguous: B loaded K-contiguous
     (`k_major, transposed`: N x K as wgmmaOperandLayout) or A loaded
