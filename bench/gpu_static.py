@@ -1,12 +1,14 @@
 """Tessel's NVIDIA backend against OpenAI Triton 3.6, statically (no GPU needed): the same kernel sources
-(bench/gpu_static_kernels.py) compiled by both for sm_80 and sm_90a, side by side.
+(bench/gpu_static_kernels.py) compiled by both for sm_80 and sm_90a (the fp8 matmul, which needs sm_89 or newer, for
+sm_89 and sm_90a), side by side.
 
 For every kernel, architecture and compiler a row gives:
   compile s     cold compile (a fresh, empty cache; the process already warm: each compiler has compiled a
                 throwaway kernel for that architecture first), source to cubin through ptxas
   regs, spill   from the `ptxas -v` log (registers per thread; spill stores/loads in bytes)
   smem          shared memory per CTA in bytes (the launch's dynamic bytes plus ptxas' static .shared)
-  SASS          `cuobjdump -sass` of the cubin: instructions (NOPs left out), tensor-core HMMA/HGMMA, async
+  SASS          `cuobjdump -sass` of the cubin: instructions (NOPs left out), tensor-core MMAs (mma.sync: HMMA
+                fp16/bf16/tf32, IMMA int8, QMMA fp8; warpgroup: HGMMA, IGMMA, QGMMA), async
                 copies LDGSTS (cp.async) and UTMALDG (TMA), 16-byte vector loads LDG.E.128
   simulator     the PTX run by tessel.gpusim on the same random inputs: 32-byte sectors per global load and store
                 request (4 for 32 lanes x 4 contiguous bytes, 16 for 16-byte vector loads), load efficiency
@@ -50,7 +52,7 @@ from .common import RESULTS_DIR
 
 NAME = "gpu_static"
 # (label, Triton capability, Tessel target)
-ARCHS = [("sm_80", 80, "cuda:80"), ("sm_90a", 90, "cuda:90a")]
+ARCHS = [("sm_80", 80, "cuda:80"), ("sm_89", 89, "cuda:89"), ("sm_90a", 90, "cuda:90a")]
 COMPILERS = ["triton", "tessel"]
 PTXAS = "/usr/local/cuda/bin/ptxas"
 
@@ -65,6 +67,23 @@ def to_bf16_bits(x: np.ndarray) -> np.ndarray:
 
 def from_bf16_bits(b: np.ndarray) -> np.ndarray:
     return (b.astype(np.uint32) << 16).view(np.float32)
+
+
+# e4m3 (tl.float8e4nv) as uint8 arrays of the codes: sign, 4 exponent bits (bias 7), 3 mantissa bits; exponent 0
+# is subnormal (m / 8 * 2^-6), S.1111.111 NaN, no infinities.
+
+def from_fp8e4nv_bits(b: np.ndarray) -> np.ndarray:
+    b = b.astype(np.int64)
+    e, m = (b >> 3) & 15, (b & 7).astype(np.float64)
+    v = np.where(e == 0, m / 8 * 2.0 ** -6, (1 + m / 8) * 2.0 ** (e - 7))
+    v = np.where((e == 15) & (m == 7), np.nan, v)
+    return np.where(b >> 7, -v, v)
+
+
+def random_fp8e4nv_bits(rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
+    """Codes of finite values of magnitude at most 16 (so that sums stay well inside fp32)."""
+    v = from_fp8e4nv_bits(np.arange(256))
+    return rng.choice(np.flatnonzero(np.abs(v) <= 16), shape).astype(np.uint8)
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -83,6 +102,7 @@ class Case:
     # rng -> (the runtime arguments in order, check(arguments after the launch) -> None or what is wrong)
     setup: Callable[[np.random.Generator], tuple[list[Any], Callable[[list[Any]], str | None]]]
     size: str
+    archs: tuple[str, ...] = ("sm_80", "sm_90a")  # labels of ARCHS
 
 
 def _mismatch(got: np.ndarray, want: np.ndarray, rtol: float, atol: float) -> str | None:
@@ -159,17 +179,26 @@ def matmul_case(dtype: str, quick: bool, n: int | None = None) -> Case:
     def setup(rng):
         a = rng.standard_normal((n, n)).astype(np.float32)
         b = rng.standard_normal((n, n)).astype(np.float32)
+        read = lambda c: c  # noqa: E731
         if dtype == "fp16":
             a, b = a.astype(np.float16), b.astype(np.float16)
             c = np.full((n, n), np.nan, np.float16)
             want = a.astype(np.float64) @ b.astype(np.float64)
-            read = lambda c: c  # noqa: E731
+        elif dtype == "int8":
+            # int32 sums of int8 products: exact (at most 256 * 2^14).
+            a, b = (rng.integers(-128, 128, (2, n, n))).astype(np.int8)
+            c = np.full((n, n), -1, np.int32)
+            want = a.astype(np.int64) @ b.astype(np.int64)
+        elif dtype == "fp8":
+            # e4m3 inputs, fp32 accumulation: every product is exact in fp32, the sums round.
+            a, b = random_fp8e4nv_bits(rng, (n, n)), random_fp8e4nv_bits(rng, (n, n))
+            c = np.full((n, n), np.nan, np.float32)
+            want = from_fp8e4nv_bits(a) @ from_fp8e4nv_bits(b)
         elif dtype == "fp32":
             # tl.dot's default on NVIDIA: the inputs multiplied as tf32 (10 mantissa bits), so the tolerance is
             # tf32's, not fp32's (Triton leaves the low bits to the hardware, Tessel rounds them to nearest).
             c = np.full((n, n), np.nan, np.float32)
             want = a.astype(np.float64) @ b.astype(np.float64)
-            read = lambda c: c  # noqa: E731
         else:
             a, b = to_bf16_bits(a), to_bf16_bits(b)
             c = np.full((n, n), 0x7FC0, np.uint16)  # bf16 NaN
@@ -177,20 +206,22 @@ def matmul_case(dtype: str, quick: bool, n: int | None = None) -> Case:
             read = from_bf16_bits
         # fp32 accumulation, one rounding of the result to 16 bits (fp16: 2^-11, bf16: 2^-8 relative), or of
         # the inputs to tf32 (2^-11 each).
-        tol = {"fp16": 2e-3, "fp32": 5e-3}.get(dtype, 1e-2)
+        tol = {"fp16": 2e-3, "fp32": 5e-3, "int8": 0, "fp8": 1e-5}.get(dtype, 1e-2)
         return ([a, b, c, n, n, n, n, n, n],
                 lambda args: _mismatch(read(args[2]), want, tol, tol * math.sqrt(n)))
 
-    ptr = f"*{dtype}"
+    ptr = {"int8": "*i8", "fp8": "*fp8e4nv"}.get(dtype, f"*{dtype}")
+    out = {"int8": "*i32", "fp8": "*fp32"}.get(dtype, ptr)
     return Case(f"matmul_{dtype}", f"{dtype} matmul", "matmul_kernel",
-                {"a_ptr": ptr, "b_ptr": ptr, "c_ptr": ptr, "M": "i32", "N": "i32", "K": "i32",
+                {"a_ptr": ptr, "b_ptr": ptr, "c_ptr": out, "M": "i32", "N": "i32", "K": "i32",
                  "stride_am": "i32", "stride_ak": "constexpr", "stride_bk": "i32", "stride_bn": "constexpr",
                  "stride_cm": "i32", "stride_cn": "constexpr", "BLOCK_M": "constexpr", "BLOCK_N": "constexpr",
                  "BLOCK_K": "constexpr", "GROUP_M": "constexpr"},
                 # Unit strides are constexprs, as Triton's launcher specializes an int argument equal to 1.
                 {"stride_ak": 1, "stride_bn": 1, "stride_cn": 1, "BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": bk,
                  "GROUP_M": 8},
-                ((n // bm) * (n // bn),), 4, 3, setup, f"M=N=K={n}")
+                ((n // bm) * (n // bn),), 4, 3, setup, f"M=N=K={n}",
+                ("sm_89", "sm_90a") if dtype == "fp8" else ("sm_80", "sm_90a"))
 
 
 def attention_case(quick: bool, bh: int | None = None, ctx: int | None = None) -> Case:
@@ -216,10 +247,12 @@ def attention_case(quick: bool, bh: int | None = None, ctx: int | None = None) -
 
 def cases(quick: bool) -> list[Case]:
     return [vector_add_case(quick), softmax_case(quick), layer_norm_case(quick), matmul_case("fp16", quick),
-            matmul_case("bf16", quick), matmul_case("fp32", quick), attention_case(quick)]
+            matmul_case("bf16", quick), matmul_case("fp32", quick), matmul_case("int8", quick),
+            matmul_case("fp8", quick), attention_case(quick)]
 
 
-CASE_KEYS = ["vector_add", "softmax", "layer_norm", "matmul_fp16", "matmul_bf16", "matmul_fp32", "attention"]
+CASE_KEYS = ["vector_add", "softmax", "layer_norm", "matmul_fp16", "matmul_bf16", "matmul_fp32", "matmul_int8",
+             "matmul_fp8", "attention"]
 
 
 def runtime_names(case: Case) -> list[str]:
@@ -329,9 +362,9 @@ def compile_tessel(case: Case, target: str, args: list[Any]) -> dict:
     # The arrays the simulator runs (bf16 bits as torch bf16 tensors): warmup compiles what a launch of them
     # compiles, with the specializations the launcher takes from them (alignment, arrays that overlap no other).
     def as_launched(value: Any, sig: str) -> Any:
-        if sig == "*bf16":
+        if sig in ("*bf16", "*fp8e4nv"):
             import torch
-            return torch.from_numpy(value).view(torch.bfloat16)
+            return torch.from_numpy(value).view(torch.bfloat16 if sig == "*bf16" else torch.float8_e4m3fn)
         return value
     warm_args = {name: as_launched(value, case.signature[name])
                  for name, value in zip(runtime_names(case), args)}
@@ -384,6 +417,11 @@ def _cuobjdump() -> str:
 SASS_LINE = re.compile(r"/\*[0-9a-f]{4,}\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9_.]*)")
 
 
+# The tensor-core instructions by SASS opcode: mma.sync (HMMA: fp16, bf16, tf32; IMMA: int8; QMMA: fp8 on sm_89) and
+# warpgroup MMA (HGMMA, IGMMA, QGMMA). sm_90 has no QMMA: ptxas runs fp8 mma.sync as fp16 HMMAs there.
+TENSOR_CORE_SASS = ("HMMA", "IMMA", "QMMA", "HGMMA", "IGMMA", "QGMMA")
+
+
 def sass_counts(cubin: bytes) -> dict:
     with tempfile.NamedTemporaryFile(suffix=".cubin") as f:
         f.write(cubin)
@@ -392,7 +430,7 @@ def sass_counts(cubin: bytes) -> dict:
     ops = [m.group(1) for m in map(SASS_LINE.search, out.splitlines()) if m]
     ops = [op for op in ops if op != "NOP"]
     return {"sass": len(ops),
-            "sass_mma": sum(op.startswith(("HMMA", "HGMMA")) for op in ops),
+            "sass_mma": sum(op.startswith(TENSOR_CORE_SASS) for op in ops),
             "sass_async": sum(op.startswith(("LDGSTS", "UTMALDG")) for op in ops),
             "sass_ldg128": sum(op.startswith("LDG.E.128") for op in ops)}
 
@@ -454,7 +492,7 @@ def describe(case: Case, arch: str, compiler: str, compiled: dict, args: list[An
 
 COLUMNS = [  # header, row key, format
     ("compile s", "compile_s", "{:.3f}"), ("regs", "registers", "{}"), ("spill st/ld", None, None),
-    ("smem B", "shared", "{}"), ("SASS", "sass", "{}"), ("HMMA/HGMMA", "sass_mma", "{}"),
+    ("smem B", "shared", "{}"), ("SASS", "sass", "{}"), ("MMA", "sass_mma", "{}"),
     ("LDGSTS/UTMALDG", "sass_async", "{}"), ("LDG.E.128", "sass_ldg128", "{}"),
     ("ld sec/req", "load_sectors_per_request", "{:.2f}"), ("ld eff", "load_efficiency", "{:.0%}"),
     ("st sec/req", "store_sectors_per_request", "{:.2f}"),
@@ -498,7 +536,8 @@ class StaticReport:
         full = [cells for i, cells in enumerate(lines) if i not in errors] or [head]
         widths = [max(len(h), *(len(c[j]) for c in full)) for j, h in enumerate(head)]
         widths[-1] = len(head[-1])
-        print(f"\n{self.name}: Triton {self.notes['triton']} vs Tessel, same kernel sources, sm_80 and sm_90a "
+        archs = " ".join(dict.fromkeys(r["arch"] for r in self.rows))
+        print(f"\n{self.name}: Triton {self.notes['triton']} vs Tessel, same kernel sources, on {archs} "
               f"(simulator counters on the same random inputs)")
         print("  ".join(h.rjust(w) for h, w in zip(head, widths)))
         previous = None
@@ -555,7 +594,7 @@ def _tool_version(path: str) -> str:
 
 def compare(keys: list[str] | None = None, quick: bool = False, seed: int = 0,
             same_ptxas: bool = False) -> StaticReport:
-    """Compiles the chosen kernels (CASE_KEYS; all by default) with Triton and Tessel for sm_80 and sm_90a, runs
+    """Compiles the chosen kernels (CASE_KEYS; all by default) with Triton and Tessel on their architectures (Case.archs), runs
     each result in the simulator and checks it against numpy. Returns the rows; raises nothing for wrong results
     (see StaticReport.wrong). Each compiler assembles with its own ptxas, or with `same_ptxas` Tessel too uses the
     one in Triton's wheel (through TESSEL_PTXAS_PATH), so that SASS differences are the compilers' PTX alone."""
@@ -564,10 +603,12 @@ def compare(keys: list[str] | None = None, quick: bool = False, seed: int = 0,
     chosen = [c for c in cases(quick) if keys is None or c.key in keys]
     rng = np.random.default_rng(seed)
     problems = {c.key: c.setup(rng) for c in chosen}
+    # Every kernel on each of its architectures: (case, label, Triton capability, Tessel target).
+    pairs = [(c, *arch) for c in chosen for arch in ARCHS if arch[0] in c.archs]
     jobs = [{"kernel": c.kernel, "signature": c.signature, "constexprs": c.constexprs, "capability": cap,
              "num_warps": c.num_warps, "num_stages": c.num_stages,
              "divisible_by_16": divisible_by_16(c, problems[c.key][0])}
-            for c in chosen for _, cap, _ in ARCHS]
+            for c, _, cap, _ in pairs]
     triton_version, triton_results = compile_triton(jobs)
 
     saved = knobs.target, knobs.cache_dir, os.environ.get("TESSEL_PTXAS_PATH")
@@ -578,13 +619,12 @@ def compare(keys: list[str] | None = None, quick: bool = False, seed: int = 0,
             os.environ["TESSEL_PTXAS_PATH"] = tessel_ptxas  # read by Tessel's NVIDIA target at each compile
         with tempfile.TemporaryDirectory(prefix="gpu_static_tessel_") as tmp:
             knobs.cache_dir = Path(tmp)  # a fresh cache: every compile is cold
-            for _, _, target in ARCHS:
+            for target in dict.fromkeys(target for *_, target in pairs):
                 knobs.target = target
                 _warm_tessel(target)
-            for c in chosen:
-                for _, _, target in ARCHS:
-                    knobs.target = target
-                    tessel_results.append(compile_tessel(c, target, problems[c.key][0]))
+            for c, _, _, target in pairs:
+                knobs.target = target
+                tessel_results.append(compile_tessel(c, target, problems[c.key][0]))
     finally:
         knobs.target, knobs.cache_dir = saved[:2]
         if saved[2] is None:
@@ -593,12 +633,10 @@ def compare(keys: list[str] | None = None, quick: bool = False, seed: int = 0,
             os.environ["TESSEL_PTXAS_PATH"] = saved[2]
 
     rows = []
-    for i, c in enumerate(chosen):
+    for k, (c, arch, _, _) in enumerate(pairs):
         args, check = problems[c.key]
-        for j, (arch, _, _) in enumerate(ARCHS):
-            k = i * len(ARCHS) + j
-            rows.append(describe(c, arch, "triton", triton_results[k], args, check))
-            rows.append(describe(c, arch, "tessel", tessel_results[k], args, check))
+        rows.append(describe(c, arch, "triton", triton_results[k], args, check))
+        rows.append(describe(c, arch, "tessel", tessel_results[k], args, check))
     notes = {"triton": triton_version,
              "ptxas": f"Triton: its own {_tool_version(_triton_ptxas())}; Tessel: {tessel_ptxas} "
                       f"{_tool_version(tessel_ptxas)}",
