@@ -1,9 +1,15 @@
-"""8-bit dots (int8, and 8-bit floats on sm_89 and newer) in a pipelined K loop: mma.sync m16n8k32 reads its
-fragments from the slots cp.async fills, 4 elements consecutive along K per register. Where K is contiguous in
-memory (A row-major, B column-major) a register is one 4-byte word of a K-major slot; where it is not (B
-row-major, A column-major) the slot is a `gather` slot and each register is gathered a byte at a time, from rows
-4 apart that the slot's swizzle puts on different banks. Each case runs in the simulator against numpy, with its
-shared-memory bank counters."""
+"""8-bit dots (int8, and 8-bit floats on sm_89 and newer) in a pipelined K loop.
+
+On mma.sync (sm_80, sm_89) m16n8k32 reads its fragments from the slots cp.async fills, 4 elements consecutive
+along K per register. Where K is contiguous in memory (A row-major, B column-major) a register is one 4-byte word
+of a K-major slot; where it is not (B row-major, A column-major) the slot is a `gather` slot and each register is
+gathered a byte at a time, from rows 4 apart that the slot's swizzle puts on different banks.
+
+On sm_90a the warpgroups run wgmma m64nNk32, whose 8-bit operands must both be K-major in shared memory: an
+operand whose K is contiguous in memory is pipelined into a K-major slot; the other (B row-major, A column-major)
+is loaded into registers and stored K-major, as Triton does.
+
+Each case runs in the simulator against numpy, with its shared-memory bank counters."""
 import numpy as np
 import pytest
 
@@ -13,7 +19,7 @@ from tessel import gpusim, knobs
 from test_fp8 import _random_fp8, as_fp8, values, torch
 
 # (target, kind): int8 on every architecture; 8-bit floats where the tensor cores take them (sm_80 multiplies them
-# as fp16 after widening them in registers, which test_gpu_fp8.py covers).
+# as fp16 after widening them in registers, which test_gpu_fp8.py covers). The sm_90a cases run on wgmma.
 CASES = [("sim:sm_80", "int8"), ("sim:sm_89", "int8"), ("sim:sm_90a", "int8"), ("sim:sm_89", "fp8"),
          ("sim:sm_90a", "fp8")]
 
@@ -95,13 +101,77 @@ def test_pipelined_8bit_matmul(rng, case, target, a_columns, b_columns, shape, b
     else:
         # Products of 8-bit floats are exact in fp32; the sums differ from float64's by a few ulps.
         np.testing.assert_allclose(c, want, rtol=1e-5, atol=1e-4 * np.abs(want).max())
-    assert instruction in ptx
-    # Both operands move with cp.async and are read in place: the program's shared memory is its slots (3 each,
-    # from 1024-byte boundaries) or, after the loop, the 4-byte accumulator on its way to the store's layout;
-    # nothing is staged for the dot besides.
-    assert "cp.async.cg.shared.global" in ptx and "cp.async.wait_group" in ptx
-    assert shared == max(sum(3 * ((n + 1023) // 1024 * 1024) for n in (BM * BK, BK * BN)), BM * BN * 4)
-    # Gathered registers are read a byte at a time, the others a word at a time.
-    assert ("ld.shared.b8" in ptx) == (a_columns or not b_columns)
-    # No bank conflicts: the gather swizzle separates the 4 rows one byte load reaches.
+    slots = {"A": 3 * ((BM * BK + 1023) // 1024 * 1024), "B": 3 * ((BK * BN + 1023) // 1024 * 1024)}
+    if target != "sim:sm_90a":
+        assert instruction in ptx and "wgmma" not in ptx
+        # Both operands move with cp.async and are read in place: the program's shared memory is its slots (3
+        # each, from 1024-byte boundaries) or, after the loop, the 4-byte accumulator on its way to the store's
+        # layout; nothing is staged for the dot besides.
+        assert "cp.async.cg.shared.global" in ptx and "cp.async.wait_group" in ptx
+        assert shared == max(slots["A"] + slots["B"], BM * BN * 4)
+        # Gathered registers are read a byte at a time, the others a word at a time.
+        assert ("ld.shared.b8" in ptx) == (a_columns or not b_columns)
+    else:
+        # One warpgroup per 64 rows of the block, each instruction as wide as the block.
+        types = "s32.s8.s8" if kind == "int8" else "f32.e4m3.e5m2"
+        assert f"wgmma.mma_async.sync.aligned.m64n{BN}k32.{types}" in ptx and "mma.sync" not in ptx
+        # The K-contiguous operands (A row-major, B column-major) are pipelined; the others are stored K-major
+        # from registers, a byte at a time, in each iteration.
+        pipelined = [name for name, k_contiguous in (("A", not a_columns), ("B", b_columns)) if k_contiguous]
+        assert ptx.count("cp.async.cg.shared.global") > 0 if pipelined else "cp.async" not in ptx
+        assert ("st.shared.b8" in ptx) == (len(pipelined) < 2)
+        if len(pipelined) == 2:
+            assert shared == max(slots["A"] + slots["B"], BM * BN * 4)
+    # No bank conflicts on reads: the gather swizzle separates the 4 rows one byte load reaches, and the
+    # accumulator's trip to the store's layout is conflict free.
     assert counters["shared_load_bank_conflicts"] == 0, counters
+
+
+@tessel.jit
+def dot_8bit_blocks(A, B, C, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr, BK: tl.constexpr,
+                    INVARIANT_A: tl.constexpr, ACC: tl.constexpr):
+    # One program: C = A @ B over K in steps of BK; with INVARIANT_A the same M x BK block of A for every step
+    # (C = A @ (sum of B's row blocks)), which the loop reads from one buffer written before it.
+    rm, rn, rk = tl.arange(0, M), tl.arange(0, N), tl.arange(0, BK)
+    acc = tl.zeros([M, N], dtype=ACC)
+    a = tl.load(A + rm[:, None] * BK + rk[None, :])
+    for k in range(0, K, BK):
+        if not INVARIANT_A:
+            a = tl.load(A + rm[:, None] * K + k + rk[None, :])
+        acc = tl.dot(a, tl.load(B + (k + rk[:, None]) * N + rn[None, :]), acc, out_dtype=ACC)
+    tl.store(C + rm[:, None] * N + rn[None, :], acc)
+
+
+WGMMA_CASES = [c for c in CASES if c[0] == "sim:sm_90a"]
+
+
+@pytest.mark.parametrize("case", WGMMA_CASES, ids=["-".join(c) for c in WGMMA_CASES])
+@pytest.mark.parametrize("M,N,K,BK,num_warps,invariant_a,instruction_n", [
+    (64, 16, 128, 128, 4, False, 16),   # 128-byte rows: four K steps inside one 128-byte swizzle atom
+    (64, 256, 64, 64, 4, False, 256),   # the widest instruction, 128 accumulators a thread
+    (64, 64, 128, 64, 8, False, 32),    # two warpgroups side by side along N
+    (128, 64, 64, 32, 8, False, 64),    # two warpgroups along M
+    (64, 64, 128, 32, 4, True, 64),     # A written once before the loop
+], ids=["n16-k128", "n256", "w8-along-n", "w8-along-m", "invariant-a"])
+def test_8bit_wgmma_shapes(rng, case, target, M, N, K, BK, num_warps, invariant_a, instruction_n):
+    kind = case[1]
+    a_k = BK if invariant_a else K
+    if kind == "int8":
+        a, b = rng.integers(-128, 128, (M, a_k)).astype(np.int8), rng.integers(-128, 128, (K, N)).astype(np.int8)
+        fa, fb, c, launched = a.astype(np.float64), b.astype(np.float64), np.zeros((M, N), np.int32), [a, b]
+        types, acc = "s32.s8.s8", tl.int32
+    else:
+        a, b = _random_fp8(rng, (M, a_k), "e4m3"), _random_fp8(rng, (K, N), "e5m2")
+        fa, fb, c = values("e4m3")[a], values("e5m2")[b], np.zeros((M, N), np.float32)
+        launched, types, acc = [as_fp8(a, "e4m3"), as_fp8(b, "e5m2")], "f32.e4m3.e5m2", tl.float32
+    kernel = dot_8bit_blocks[(1,)](*launched, c, M=M, N=N, K=K, BK=BK, INVARIANT_A=invariant_a, ACC=acc,
+                                   num_warps=num_warps, num_stages=3)
+    if invariant_a:
+        want = fa @ fb.reshape(K // BK, BK, N).sum(axis=0)
+    else:
+        want = fa @ fb
+    if kind == "int8":
+        np.testing.assert_array_equal(c, want.astype(np.int64))
+    else:
+        np.testing.assert_allclose(c, want, rtol=1e-5, atol=1e-4 * np.abs(want).max())
+    assert f"wgmma.mma_async.sync.aligned.m64n{instruction_n}k32.{types}" in kernel.asm["ptx"]

@@ -217,11 +217,14 @@ def precision_dot_kernel(a_ptr, b_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, 
     ("int8", None, "mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32", 8),
 ], ids=["f32-default", "f32-tf32", "f32-tf32x3", "f32-ieee", "int8"])
 def test_dot_instruction(monkeypatch, rng, arch, dtype, precision, mma, count):
-    # tf32 and int8 dots run on mma.sync from sm_80 on (sm_90a included: wgmma only takes fp16/bf16 here), fp32
-    # inputs rounded to tf32 by cvt.rna first; "tf32x3" on three tf32 instructions per product (hi * lo, lo * hi,
+    # tf32 dots run on mma.sync from sm_80 on (sm_90a included: Tessel does not use wgmma's tf32), fp32 inputs
+    # rounded to tf32 by cvt.rna first; "tf32x3" on three tf32 instructions per product (hi * lo, lo * hi,
     # hi * hi), as close to fp32 as "ieee", which is computed exactly, by FMA. 64 x 32 on 4 warps is 4 tiles of
-    # 16 x 8 per warp: 8 K steps of tf32, 2 of int8.
+    # 16 x 8 per warp: 8 K steps of tf32, 2 of int8. int8 runs on wgmma on sm_90a: one warpgroup's m64n32k32,
+    # twice.
     monkeypatch.setattr(knobs, "target", arch)
+    if dtype == "int8" and arch == "sim:sm_90a":
+        mma, count = "wgmma.mma_async.sync.aligned.m64n32k32.s32.s8.s8", 2
     M, N, K = 64, 32, 64
     if dtype == "int8":
         a = rng.integers(-128, 128, (M, K)).astype(np.int8)
@@ -236,7 +239,7 @@ def test_dot_instruction(monkeypatch, rng, arch, dtype, precision, mma, count):
     if mma is None:
         assert "mma" not in ptx and "fma.rn.f32" in ptx
     else:
-        assert ptx.count(mma) == count and "wgmma" not in ptx
+        assert ptx.count(mma) == count and ("wgmma" in ptx) == mma.startswith("wgmma")
         assert ("cvt.rna.tf32.f32" in ptx) == (dtype == "float32")
     if dtype == "int8":
         np.testing.assert_array_equal(c, a.astype(np.int32) @ b.astype(np.int32))

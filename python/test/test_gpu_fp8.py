@@ -1,6 +1,6 @@
 """8-bit floats on the NVIDIA backend, per architecture: sm_89 and newer multiply them on the tensor cores
-(mma.sync m16n8k32 with e4m3/e5m2 inputs, the two kinds mixed); sm_80, which has no such instruction, multiplies
-them as fp16 (which holds them exactly). Conversions to and from fp32 use cvt there too. Each runs in the
+(mma.sync m16n8k32 with e4m3/e5m2 inputs, the two kinds mixed; on sm_90a with whole warpgroups, wgmma m64nNk32);
+sm_80, which has no such instruction, multiplies them as fp16 (which holds them exactly). Conversions to and from fp32 use cvt there too. Each runs in the
 simulator against numpy; test_fp8.py has the rest."""
 import numpy as np
 import pytest
@@ -30,10 +30,15 @@ def test_tensor_core_instruction(rng, target, num_warps):
     kernel = _matmul_kernel[(1, 1)](as_fp8(ac, "e4m3"), as_fp8(bc, "e5m2"), c, M, N, K, BM=M, BN=N, BK=K,
                                     OUT=tl.float32, num_warps=num_warps)
     ptx = kernel.asm["ptx"]
-    # 64 x 32 is 16 tiles of 16 x 8 for the warps to share, over K / 32 (or K / 16 on fp16) steps.
     steps = K // (16 if target == "sim:sm_80" else 32)
-    assert ptx.count(INSTRUCTION[target]) == 16 * steps // num_warps
-    assert "wgmma" not in ptx
+    if target == "sim:sm_90a" and num_warps == 4:
+        # One warpgroup: its 64 x 32 tile is one instruction per K step of 32.
+        assert ptx.count("wgmma.mma_async.sync.aligned.m64n32k32.f32.e4m3.e5m2") == steps
+        assert "mma.sync" not in ptx
+    else:
+        # 64 x 32 is 16 tiles of 16 x 8 for the warps to share, over K / 32 (or K / 16 on fp16) steps.
+        assert ptx.count(INSTRUCTION[target]) == 16 * steps // num_warps
+        assert "wgmma" not in ptx
     ref = values("e4m3")[ac] @ values("e5m2")[bc]
     np.testing.assert_allclose(c, ref, rtol=1e-5, atol=1e-4 * np.abs(ref).max())
 

@@ -1,8 +1,8 @@
 //===- WGMMA.cpp - Dots on warpgroup MMA (sm_90a) -----------------------------===//
 //
-// wgmma.mma_async for dots whose warpgroups cover 64 rows: operands staged
-// swizzled in shared memory (or read in place from a pipeline slot) and
-// addressed through matrix descriptors.
+// wgmma.mma_async (fp16/bf16, int8, 8-bit floats) for dots whose warpgroups
+// cover 64 rows: operands staged swizzled in shared memory (or read in place
+// from a pipeline slot) and addressed through matrix descriptors.
 //
 //===----------------------------------------------------------------------===//
 #include "DotOpToLLVM.h"
@@ -25,7 +25,8 @@ WgmmaTiles wgmmaTiles(tile::DotOp dot, const std::vector<int32_t> &warps) {
       {int32_t(a.getDimSize(0)), int32_t(b.getDimSize(1))}, warps);
   WgmmaTiles t;
   t.aSwizzle = gpu::wgmmaSwizzleBytes(a.getDimSize(1), size);
-  t.bMNMajor = instrN * size >= 32;
+  // Only 16-bit operands may be MN-major: 8-bit B is staged K-major.
+  t.bMNMajor = size == 2 && instrN * size >= 32;
   t.bSwizzle = t.bMNMajor ? std::min(128, instrN * size) : t.aSwizzle;
   t.bBase = (a.getNumElements() * size + 1023) / 1024 * 1024;
   t.bytes = t.bBase + b.getNumElements() * size;
@@ -34,7 +35,8 @@ WgmmaTiles wgmmaTiles(tile::DotOp dot, const std::vector<int32_t> &warps) {
 
 /// d = a * b + c on warpgroup MMA (wgmmaWarps): both operands are staged
 /// swizzled in shared memory (wgmmaTiles), then each warpgroup issues
-/// wgmma.mma_async m64nNk16 for each of its accumulator tiles, K steps
+/// wgmma.mma_async m64nNkK (K: 32 bytes of a row, 16 or 32 elements) for
+/// each of its accumulator tiles, K steps
 /// innermost so one accumulator's MMAs follow each other, through
 /// descriptors of the tiles' rows; one commit and a wait for all at the end.
 SmallVector<Value> lowerWgmmaDot(OpBuilder &b, Location loc,
@@ -48,6 +50,7 @@ SmallVector<Value> lowerWgmmaDot(OpBuilder &b, Location loc,
   int32_t M = aTy.getDimSize(0), K = aTy.getDimSize(1), N = bTy.getDimSize(1);
   bool bf16 = aTy.getElementType().isBF16();
   int32_t size = storageBytes(aTy.getElementType());
+  int32_t kStep = 32 / size; // the instruction's K
   WgmmaTiles tiles = wgmmaTiles(op, warps);
   // Slots that hold their operand transposed: A loaded M-contiguous, M-major
   // with atoms of the instruction's 64 rows; B loaded K-contiguous, N x K
@@ -88,7 +91,7 @@ SmallVector<Value> lowerWgmmaDot(OpBuilder &b, Location loc,
   }
 
   // An instruction's operand tile starts where its first row or column
-  // (`first`, a multiple of 8) meets K step k0 (a multiple of 16): there the
+  // (`first`, a multiple of 8) meets K step k0 (a multiple of kStep): there the
   // swizzle moves nothing, so the descriptor gets the plain offset. K-major
   // (rows x K): the swizzle atom along K, the row, the column in the atom;
   // 8-row groups are 8 rows of S bytes apart. N-major (K x N): the atom
@@ -149,7 +152,7 @@ SmallVector<Value> lowerWgmmaDot(OpBuilder &b, Location loc,
     Value col0 =
         b.create<arith::XOrIOp>(loc, group[1], i32Const(b, loc, origin[1]));
     SmallVector<Value> acc(d.begin() + first, d.begin() + first + perInstr);
-    for (int32_t k0 = 0; k0 < K; k0 += 16) {
+    for (int32_t k0 = 0; k0 < K; k0 += kStep) {
       Value bDesc =
           descriptor(bBase, N, tiles.bSwizzle, tiles.bMNMajor, col0, k0);
       // A from registers: the warp's 16 rows, wgmma's register fragment of
@@ -161,7 +164,8 @@ SmallVector<Value> lowerWgmmaDot(OpBuilder &b, Location loc,
                 : target.warpgroupMma(
                       b, loc,
                       descriptor(aBase, M, aSwizzle, aMNMajor, row0, k0),
-                      bDesc, acc, instrN, bf16, aMNMajor, tiles.bMNMajor);
+                      bDesc, acc, instrN, aTy.getElementType(),
+                      bTy.getElementType(), aMNMajor, tiles.bMNMajor);
     }
     std::copy(acc.begin(), acc.end(), d.begin() + first);
   }

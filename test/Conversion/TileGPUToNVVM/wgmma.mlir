@@ -80,3 +80,64 @@ func.func @wgmma_bf16(%s: bf16, %t: bf16, %out: !tile.ptr<f32>) attributes {tile
   tile.store %oa, %d : tensor<128x64x!tile.ptr<f32>>, tensor<128x64xf32>
   return
 }
+
+// -----
+
+// int8 into int32, K = 64: m64nNk32, K steps of 32 bytes. Both operands are
+// K-major (8-bit wgmma has no transpose): A's rows of 64 bytes take the
+// 64-byte swizzle (2 << 62, 8-row groups 512 bytes apart), and so does B,
+// staged as N x K: its elements go one byte at a time, as B's registers run
+// along N. Four warps: m64n32k32 twice; eight: two warpgroups of 16
+// columns. The accumulators are i32 through the wait ("=r").
+// CHECK: module attributes {tilegpu.shared = 8192 : i32}
+// CHECK-LABEL: llvm.func @wgmma_int8(
+// CHECK: llvm.mlir.constant(-9223371899415756800 : i64) : i64
+// CHECK: nvvm.barrier0
+// CHECK: llvm.store {{.*}} : vector<4xi8>, !llvm.ptr<3>
+// CHECK: llvm.store {{.*}} : i8, !llvm.ptr<3>
+// CHECK: nvvm.fence.proxy
+// CHECK-NEXT: nvvm.barrier0
+// WG4-COUNT-2: wgmma.mma_async.sync.aligned.m64n32k32.s32.s8.s8 {$0, {{.*}}, $15}, $32, $33, p;
+// WG8-COUNT-2: wgmma.mma_async.sync.aligned.m64n16k32.s32.s8.s8 {$0, {{.*}}, $7}, $16, $17, p;
+// CHECK-NOT: wgmma.mma_async
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
+// WG4-NEXT: llvm.inline_asm has_side_effects "", "=r,=r,=r,=r,=r,=r,=r,=r,=r,=r,=r,=r,=r,=r,=r,=r,0,
+// WG8-NEXT: llvm.inline_asm has_side_effects "", "=r,=r,=r,=r,=r,=r,=r,=r,0,
+func.func @wgmma_int8(%s: i8, %t: i8, %out: !tile.ptr<i32>) attributes {tile.kernel} {
+  %a = tile.splat %s : tensor<64x64xi8>
+  %b = tile.splat %t : tensor<64x32xi8>
+  %zero = arith.constant dense<0> : tensor<64x32xi32>
+  %d = tile.dot %a, %b, %zero : tensor<64x64xi8>, tensor<64x32xi8> -> tensor<64x32xi32>
+  %r = tile.make_range {start = 0 : i32, end = 2048 : i32} : tensor<2048xi32>
+  %i = tile.reshape %r : tensor<2048xi32> -> tensor<64x32xi32>
+  %os = tile.splat %out : tensor<64x32x!tile.ptr<i32>>
+  %oa = tile.addptr %os, %i : tensor<64x32x!tile.ptr<i32>>, tensor<64x32xi32>
+  tile.store %oa, %d : tensor<64x32x!tile.ptr<i32>>, tensor<64x32xi32>
+  return
+}
+
+// -----
+
+// e4m3 x e5m2 into fp32, K = 32: one K step of m64nNk32 with the two kinds
+// mixed; rows of 32 bytes: the 32-byte swizzle (3 << 62, groups 256 bytes
+// apart) for both.
+// CHECK-LABEL: llvm.func @wgmma_fp8(
+// CHECK: llvm.mlir.constant(-4611685949707845632 : i64) : i64
+// CHECK: nvvm.fence.proxy
+// WG4: wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e5m2
+// WG8: wgmma.mma_async.sync.aligned.m64n32k32.f32.e4m3.e5m2
+// CHECK-NOT: wgmma.mma_async
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK-NEXT: llvm.inline_asm has_side_effects "", "=f,
+func.func @wgmma_fp8(%s: f8E4M3FN, %t: f8E5M2, %out: !tile.ptr<f32>) attributes {tile.kernel} {
+  %a = tile.splat %s : tensor<64x32xf8E4M3FN>
+  %b = tile.splat %t : tensor<32x64xf8E5M2>
+  %zero = arith.constant dense<0.0> : tensor<64x64xf32>
+  %d = tile.dot %a, %b, %zero : tensor<64x32xf8E4M3FN>, tensor<32x64xf8E5M2> -> tensor<64x64xf32>
+  %r = tile.make_range {start = 0 : i32, end = 4096 : i32} : tensor<4096xi32>
+  %i = tile.reshape %r : tensor<4096xi32> -> tensor<64x64xi32>
+  %os = tile.splat %out : tensor<64x64x!tile.ptr<f32>>
+  %oa = tile.addptr %os, %i : tensor<64x64x!tile.ptr<f32>>, tensor<64x64xi32>
+  tile.store %oa, %d : tensor<64x64x!tile.ptr<f32>>, tensor<64x64xf32>
+  return
+}

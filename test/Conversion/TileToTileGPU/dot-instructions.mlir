@@ -78,13 +78,16 @@ func.func @fp32(%s: f32, %out: !tile.ptr<f32>) attributes {tile.kernel} {
 
 // -----
 
-// int8 into int32 runs on mma.sync (m16n8k32) everywhere, never on wgmma
-// here: the accumulator takes the mma.sync layout.
-// CHECK: #[[MMA8:linear[0-9]*]] = #tilegpu.linear<register = {{.*}}, lane = {{\[}}[0, 2], [0, 4], [1, 0], [2, 0], [4, 0]], warp
+// int8 into int32 runs on wgmma (m64nNk32) on sm_90a with whole
+// warpgroups, as fp16 does, and on mma.sync (m16n8k32) elsewhere, its
+// accumulator in that instruction's layout.
+// SYNC: #[[MMA8:linear[0-9]*]] = #tilegpu.linear<register = {{.*}}, lane = {{\[}}[0, 2], [0, 4], [1, 0], [2, 0], [4, 0]], warp
 // CHECK-LABEL: func.func @int8
-// CHECK-NOT: tilegpu.wgmma
-// CHECK: tile.dot {{.*}} -> tensor<64x64xi32, #[[MMA8]]>
-// CHECK-NOT: tilegpu.wgmma
+// WG4: tile.dot {{.*}} {tilegpu.wgmma} : {{.*}} -> tensor<64x64xi32,
+// WG8: tile.dot {{.*}} {tilegpu.wgmma} : {{.*}} -> tensor<64x64xi32,
+// SYNC-NOT: tilegpu.wgmma
+// SYNC: tile.dot {{.*}} -> tensor<64x64xi32, #[[MMA8]]>
+// SYNC-NOT: tilegpu.wgmma
 func.func @int8(%s: i8, %out: !tile.ptr<i32>) attributes {tile.kernel} {
   %a = tile.splat %s : tensor<64x64xi8>
   %zero = arith.constant dense<0> : tensor<64x64xi32>

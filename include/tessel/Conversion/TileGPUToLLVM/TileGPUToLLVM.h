@@ -93,15 +93,18 @@ public:
   /// Orders the warpgroup's register accesses before the MMAs that follow.
   virtual void warpgroupMmaFence(mlir::OpBuilder &b,
                                  mlir::Location loc) const = 0;
-  /// Starts D = A * B + D on a 64 x n x 16 tile of the warpgroup, A and B
-  /// (fp16 or bf16; A K-major or, with `aMNMajor`, M-major, B K-major or,
-  /// with `bMNMajor`, N-major) through descriptors; `acc` is this thread's
-  /// n/2 f32 accumulators in the PTX ISA's order. Returns the accumulators
-  /// the MMA will write: read them only after warpgroupMmaWait.
+  /// Starts D = A * B + D on a 64 x n x K tile of the warpgroup, A and B
+  /// through descriptors, of element types `aType` and `bType` (the tile
+  /// types: fp16 or bf16 both, K 16; i8 both or 8-bit floats, K 32), A
+  /// K-major or, with `aMNMajor` (16-bit only), M-major, B K-major or, with
+  /// `bMNMajor` (16-bit only), N-major; `acc` is this thread's n/2
+  /// accumulators (f32, or i32 for i8) in the PTX ISA's order. Returns the
+  /// accumulators the MMA will write: read them only after
+  /// warpgroupMmaWait.
   virtual llvm::SmallVector<mlir::Value>
   warpgroupMma(mlir::OpBuilder &b, mlir::Location loc, mlir::Value descA,
-               mlir::Value descB, mlir::ValueRange acc, int n, bool bf16,
-               bool aMNMajor, bool bMNMajor) const = 0;
+               mlir::Value descB, mlir::ValueRange acc, int n, mlir::Type aType,
+               mlir::Type bType, bool aMNMajor, bool bMNMajor) const = 0;
   /// The same with A from registers: `aRegs` the warp's 4 i32 of its 16
   /// rows (the m16n8k16 A fragment of the PTX ISA, pairs along K).
   virtual llvm::SmallVector<mlir::Value>
@@ -110,8 +113,8 @@ public:
                         mlir::ValueRange acc, int n, bool bf16,
                         bool bMNMajor) const = 0;
   /// Commits the warpgroup's MMAs and waits for all of them; returns
-  /// `values` (their accumulators) as they are once they are done, so that
-  /// nothing reads them earlier.
+  /// `values` (their accumulators, f32 or i32) as they are once they are
+  /// done, so that nothing reads them earlier.
   virtual llvm::SmallVector<mlir::Value>
   warpgroupMmaWait(mlir::OpBuilder &b, mlir::Location loc,
                    mlir::ValueRange values) const = 0;

@@ -509,7 +509,12 @@ std::optional<std::vector<int32_t>> tilegpu::wgmmaWarps(Operation *dot) {
   if (!dot->hasAttr("tilegpu.wgmma"))
     return std::nullopt;
   auto t = dotTypes(dot);
-  if (!t || !isHalfDot(*t))
+  auto d = dyn_cast<tile::DotOp>(dot);
+  std::optional<MmaInputs> inputs;
+  if (d)
+    inputs = mmaSyncInputs(d);
+  if (!t || !inputs || !takesWarpgroupMma(*inputs) ||
+      t->a.getDimSize(1) % mmaSyncK(*inputs))
     return std::nullopt;
   auto layout = getLayout(t->d);
   if (!layout)

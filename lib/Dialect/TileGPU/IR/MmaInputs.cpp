@@ -49,3 +49,8 @@ int32_t tessel::tilegpu::mmaInputBits(MmaInputs inputs) {
 int32_t tessel::tilegpu::mmaSyncK(MmaInputs inputs) {
   return 256 / mmaInputBits(inputs);
 }
+
+bool tessel::tilegpu::takesWarpgroupMma(MmaInputs inputs) {
+  return inputs == MmaInputs::F16 || inputs == MmaInputs::BF16 ||
+         inputs == MmaInputs::S8 || inputs == MmaInputs::FP8;
+}

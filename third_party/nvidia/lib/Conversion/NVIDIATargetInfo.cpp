@@ -283,24 +283,43 @@ void NVIDIATargetInfo::warpgroupMmaFence(OpBuilder &b, Location loc) const {
   b.create<NVVM::WgmmaFenceAlignedOp>(loc);
 }
 
+/// The wgmma type of a tile element type: fp16, bf16, e4m3, e5m2 or (tile's
+/// i8, signed) s8.
+static NVVM::WGMMATypes wgmmaType(Type t) {
+  if (t.isBF16())
+    return NVVM::WGMMATypes::bf16;
+  if (isa<Float8E4M3FNType>(t))
+    return NVVM::WGMMATypes::e4m3;
+  if (isa<Float8E5M2Type>(t))
+    return NVVM::WGMMATypes::e5m2;
+  if (t.isInteger(8))
+    return NVVM::WGMMATypes::s8;
+  return NVVM::WGMMATypes::f16;
+}
+
 SmallVector<Value> NVIDIATargetInfo::warpgroupMma(OpBuilder &b, Location loc,
                                                  Value descA, Value descB,
                                                  ValueRange acc, int n,
-                                                 bool bf16, bool aMNMajor,
+                                                 Type aType, Type bType,
+                                                 bool aMNMajor,
                                                  bool bMNMajor) const {
   MLIRContext *ctx = b.getContext();
-  SmallVector<Type> fields(acc.size(), b.getF32Type());
+  Type accType = acc.front().getType();
+  SmallVector<Type> fields(acc.size(), accType);
   auto structTy = LLVM::LLVMStructType::getLiteral(ctx, fields);
   Value inout = b.create<LLVM::PoisonOp>(loc, structTy);
   for (auto [i, v] : llvm::enumerate(acc))
     inout = b.create<LLVM::InsertValueOp>(loc, inout, v, int64_t(i));
-  NVVM::WGMMATypes ab = bf16 ? NVVM::WGMMATypes::bf16 : NVVM::WGMMATypes::f16;
+  // K is 32 bytes of each operand's rows.
+  int k = 256 / aType.getIntOrFloatBitWidth();
   // A row-major is K-major; column-major is M-major. B column-major is
   // K-major; row-major is N-major. The instruction reads an MN-major
   // operand with its transpose flag (imm-trans-a, imm-trans-b).
   auto mma = b.create<NVVM::WgmmaMmaAsyncOp>(
       loc, structTy, inout, descA, descB,
-      NVVM::MMAShapeAttr::get(ctx, 64, n, 16), ab, ab, NVVM::WGMMATypes::f32,
+      NVVM::MMAShapeAttr::get(ctx, 64, n, k), wgmmaType(aType),
+      wgmmaType(bType),
+      accType.isInteger(32) ? NVVM::WGMMATypes::s32 : NVVM::WGMMATypes::f32,
       NVVM::WGMMAScaleOut::one, NVVM::WGMMAScaleIn::one,
       NVVM::WGMMAScaleIn::one,
       aMNMajor ? NVVM::MMALayout::col : NVVM::MMALayout::row,
@@ -352,12 +371,13 @@ SmallVector<Value> NVIDIATargetInfo::warpgroupMmaWait(OpBuilder &b,
   for (size_t first = 0; first < values.size(); first += 64) {
     size_t count = std::min<size_t>(64, values.size() - first);
     ValueRange piece = values.slice(first, count);
+    Type type = piece.front().getType();
     std::string constraints;
     for (size_t i = 0; i < count; ++i)
-      constraints += "=f,";
+      constraints += type.isF32() ? "=f," : "=r,";
     for (size_t i = 0; i < count; ++i)
       constraints += std::to_string(i) + (i + 1 < count ? "," : "");
-    llvm::append_range(out, inlinePtx(b, loc, b.getF32Type(), count, piece,
+    llvm::append_range(out, inlinePtx(b, loc, type, count, piece,
                                       /*text=*/"", constraints));
   }
   return out;

@@ -44,8 +44,9 @@ mlir::RankedTensorType withLayout(mlir::Type type,
 int32_t accessWidth(mlir::Operation *op, const gpu::LinearLayout &layout);
 
 /// The warps [M, N] of a dot (a, b, c -> d) that runs on warpgroup MMA:
-/// marked `tilegpu.wgmma` by convert-tile-to-tilegpu, fp16/bf16 into fp32,
-/// its accumulator in the wgmma layout of that split. Nothing otherwise.
+/// marked `tilegpu.wgmma` by convert-tile-to-tilegpu, inputs it takes
+/// (takesWarpgroupMma) with K a multiple of the instruction's, its
+/// accumulator in the wgmma layout of that split. Nothing otherwise.
 std::optional<std::vector<int32_t>> wgmmaWarps(mlir::Operation *dot);
 /// Whether a dot (a, b, c -> d) runs on mma.sync m16n8k16: fp16/bf16 into
 /// fp32, its accumulator in the mma.sync layout of some split of its warps.

@@ -37,6 +37,11 @@ std::optional<MmaInputs> mmaSyncInputs(tile::DotOp dot);
 int32_t mmaInputBits(MmaInputs inputs);
 int32_t mmaSyncK(MmaInputs inputs);
 
+/// Whether sm_90a's warpgroup MMA (wgmma.mma_async m64nNkK) takes these
+/// inputs too, with the same K: fp16/bf16 into fp32, int8 into int32 and
+/// 8-bit floats into fp32 (its tf32 variant is not used).
+bool takesWarpgroupMma(MmaInputs inputs);
+
 } // namespace tessel::tilegpu
 
 #endif // TESSEL_DIALECT_TILEGPU_IR_MMAINPUTS_H

@@ -51,8 +51,8 @@ public:
                         bool bMNMajor) const override;
   llvm::SmallVector<mlir::Value>
   warpgroupMma(mlir::OpBuilder &b, mlir::Location loc, mlir::Value descA,
-               mlir::Value descB, mlir::ValueRange acc, int n, bool bf16,
-               bool aMNMajor, bool bMNMajor) const override;
+               mlir::Value descB, mlir::ValueRange acc, int n, mlir::Type aType,
+               mlir::Type bType, bool aMNMajor, bool bMNMajor) const override;
   llvm::SmallVector<mlir::Value>
   warpgroupMmaWait(mlir::OpBuilder &b, mlir::Location loc,
                    mlir::ValueRange values) const override;
