@@ -3,8 +3,8 @@
     python -m bench.gpu_check bundle --arch 90a --out build/gpu-bundle     # with the compiler (this machine)
     python -m bench.gpu_check run --bundle build/gpu-bundle                # on the GPU machine
 
-`bundle` compiles the kernels of bench/gpu_static_kernels.py (vector add, fused softmax, layer norm, fp16, bf16 and
-fp32 (tf32) matmul, attention forward) with tessel.tools.compile for cuda:<arch>: a cubin and a C launcher that needs only the
+`bundle` compiles the kernels of bench/gpu_static_kernels.py (vector add, fused softmax, layer norm, fp16, bf16,
+fp32 (tf32), int8 and fp8 (e4m3; sm_89 and newer) matmul, attention forward) with tessel.tools.compile for cuda:<arch>: a cubin and a C launcher that needs only the
 CUDA driver, per kernel, plus bundle.json (each case, its specialization and its sizes). `--quick` makes small
 sizes; the default sizes are big enough to time.
 
@@ -12,7 +12,8 @@ sizes; the default sizes are big enough to time.
 It builds each C launcher into a shared library, gives every kernel random inputs in GPU memory (through the
 driver), checks its result against numpy (the same checks as bench/gpu_static.py), and, with torch on a GPU, times
 it with CUDA events beside Triton 3.6 compiling the very same source (TESSEL_BENCH_FRONTEND=triton) and torch's
-own operation (cuBLAS for the matmuls, scaled_dot_product_attention for attention). The table comes last; results
+own operation (cuBLAS for the matmuls: torch._int_mm for int8, torch._scaled_mm for fp8;
+scaled_dot_product_attention for attention). The table comes last; results
 go to bench/results/gpu_check.json. Exit status 1 when any result is wrong.
 
 `--libcuda PATH` runs against another driver library: the tests use Tessel's fake driver (test/FakeCuda), which
@@ -47,6 +48,7 @@ def cases(quick: bool) -> list[gpu_static.Case]:
     return [gpu_static.vector_add_case(False, n=1 << 24), gpu_static.softmax_case(False, rows=4096),
             gpu_static.layer_norm_case(False, rows=4096), gpu_static.matmul_case("fp16", False, n=2048),
             gpu_static.matmul_case("bf16", False, n=2048), gpu_static.matmul_case("fp32", False, n=2048),
+            gpu_static.matmul_case("int8", False, n=2048), gpu_static.matmul_case("fp8", False, n=2048),
             gpu_static.attention_case(False, bh=16, ctx=1024)]
 
 
@@ -74,6 +76,8 @@ def bundle(out: pathlib.Path, arch: str, quick: bool) -> None:
     out.mkdir(parents=True, exist_ok=True)
     manifest = {"arch": arch, "quick": quick, "cases": []}
     for case in cases(quick):
+        if f"sm_{arch}" not in case.archs:  # the fp8 matmul needs sm_89 or newer
+            continue
         args, _ = case.setup(np.random.default_rng(0))
         command = [sys.executable, "-m", "tessel.tools.compile", str(KERNELS), "--kernel-name", case.kernel,
                    "--signature", signature(case, args), "--grid", ", ".join(map(str, case.grid)),
@@ -189,6 +193,12 @@ def torch_peer(torch: Any, key: str, t: list[Any]) -> Any:
         return lambda: torch.softmax(t[1], dim=1)
     if key == "layer_norm":
         return lambda: F.layer_norm(t[0], (t[0].shape[1],), t[2], t[3], t[8])
+    if key == "matmul_int8":  # cuBLAS' int8 GEMM into int32
+        return lambda: torch._int_mm(t[0], t[1])
+    if key == "matmul_fp8":  # cuBLAS' fp8 GEMM (B column-major, as it requires), unit scales, fp32 out
+        a, b = t[0].view(torch.float8_e4m3fn), t[1].view(torch.float8_e4m3fn).t().contiguous().t()
+        one = torch.ones((), device=a.device)
+        return lambda: torch._scaled_mm(a, b, one, one, out_dtype=torch.float32)
     if key.startswith("matmul"):
         a, b = (x.view(torch.bfloat16) if key == "matmul_bf16" else x for x in t[:2])
         if key == "matmul_fp32":  # cuBLAS on tf32 too, as tl.dot's default
@@ -256,7 +266,8 @@ def time_case(torch: Any, triton_kernels: Any, case: gpu_static.Case, launch: An
     if triton_kernels is not None:
         kernel = getattr(triton_kernels, case.kernel)
         # By name: constexprs sit between the run-time parameters (matmul's unit strides).
-        named = {name: t.view(torch.bfloat16) if isinstance(t, torch.Tensor) and t.dtype == torch.uint16 else t
+        views = {"*bf16": torch.bfloat16, "*fp8e4nv": torch.float8_e4m3fn}
+        named = {name: t.view(views[case.signature[name]]) if case.signature[name] in views else t
                  for name, t in zip(gpu_static.runtime_names(case), tensors)}
         times["triton ms"] = cuda_ms(torch, lambda: kernel[case.grid](
             **named, **case.constexprs, num_warps=case.num_warps, num_stages=case.num_stages))
