@@ -421,6 +421,28 @@ TEST(LinearLayout, SwizzleMatchesXorDefinition) {
         }
 }
 
+TEST(LinearLayout, LinearXorSwizzleMatchesDefinition) {
+  // Physical offset = row * cols + (col ^ X(row)), X(row) the XOR of
+  // colXor[r] over row's set bits r (0 past the list's end).
+  const std::vector<std::vector<int32_t>> cases = {
+      {}, {2}, {0, 4, 8}, {2, 2, 8, 16, 1}, {24, 8, 16, 0, 0, 4}};
+  for (const std::vector<int32_t> &colXor : cases) {
+    int32_t rows = 64, cols = 32;
+    LinearLayout l = xorSwizzledLayout(rows, cols, colXor);
+    ASSERT_TRUE(l.isInvertible());
+    for (int row = 0; row < rows; ++row) {
+      int32_t x = 0;
+      for (size_t r = 0; r < colXor.size(); ++r)
+        if (row >> r & 1)
+          x ^= colXor[r];
+      for (int col = 0; col < cols; ++col)
+        ASSERT_EQ(l.apply({{kOffset, row * cols + (col ^ x)}}),
+                  (Coord{row, col}))
+            << "row " << row << " col " << col;
+    }
+  }
+}
+
 TEST(LinearLayout, InverseRoundTrips) {
   LinearLayout l = blockedLayout({64, 32}, {2, 4}, {8, 4}, {4, 1}, {1, 0});
   ASSERT_TRUE(l.isInvertible());

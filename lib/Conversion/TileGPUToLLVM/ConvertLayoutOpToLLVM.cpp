@@ -101,20 +101,6 @@ LinearLayout widenRows(const LinearLayout &shared, int32_t rows, int32_t cols) {
       .transposeOuts({d0, d1});
 }
 
-/// A `rows` x `cols` buffer, row-major, whose row bit `r` XORs the column
-/// by `colXor[r]` (a linear swizzle; swizzledSharedLayout's XORs one chunk
-/// bit per row bit).
-LinearLayout xorSwizzledLayout(int32_t rows, int32_t cols,
-                               ArrayRef<int32_t> colXor) {
-  std::vector<LinearLayout::Basis> bases;
-  for (int32_t c = 1; c < cols; c <<= 1)
-    bases.push_back({0, c});
-  for (size_t r = 0; (int32_t(1) << r) < rows; ++r)
-    bases.push_back({int32_t(1) << r, r < colXor.size() ? colXor[r] : 0});
-  return LinearLayout({{gpu::kOffset, bases}},
-                      {{gpu::dimName(0), rows}, {gpu::dimName(1), cols}});
-}
-
 /// The shared-memory layout (offset -> tensor coordinates) through which a
 /// conversion from `src` to `dst` moves a 1- or 2-D tensor of `bytes`
 /// elements: rows of the last dimension with the XOR swizzle that costs the
@@ -189,14 +175,14 @@ std::optional<LinearLayout> conversionSharedLayout(const LinearLayout &src,
          vec *= 2) {
       // XORs past the 128 bytes of the banks change no bank.
       int32_t chunks = std::min(width / vec, 128 / (vec * bytes));
-      SmallVector<int32_t> colXor;
+      std::vector<int32_t> colXor;
       for (int32_t r = 1; r < bufferRows; r <<= 1) {
         int32_t pick = 0;
         int64_t pickCost = std::numeric_limits<int64_t>::max();
         for (int32_t x = 0; x < chunks; ++x) {
           colXor.push_back(x * vec);
           int64_t c =
-              consider(xorSwizzledLayout(bufferRows, width, colXor), width);
+              consider(gpu::xorSwizzledLayout(bufferRows, width, colXor), width);
           colXor.pop_back();
           if (c < pickCost) {
             pickCost = c;

@@ -744,16 +744,23 @@ LinearLayout swizzledSharedLayout(int32_t rows, int32_t cols, int32_t vec,
       bad("swizzled shared layout parameters must be powers of two");
   if (vec * maxPhase > cols)
     bad("swizzle phase exceeds the row width");
+  // Row bit phaseShift + i flips chunk bit i.
+  int phaseShift = log2Exact(perPhase), phaseBits = log2Exact(maxPhase);
+  std::vector<int32_t> colXor;
+  for (int r = 0; (int32_t(1) << r) < rows; ++r)
+    colXor.push_back(r >= phaseShift && r < phaseShift + phaseBits
+                         ? vec << (r - phaseShift)
+                         : 0);
+  return xorSwizzledLayout(rows, cols, colXor);
+}
+
+LinearLayout xorSwizzledLayout(int32_t rows, int32_t cols,
+                               const std::vector<int32_t> &colXor) {
   std::vector<LinearLayout::Basis> bases;
   for (int32_t c = 1; c < cols; c <<= 1)
     bases.push_back({0, c});
-  int phaseShift = log2Exact(perPhase), phaseBits = log2Exact(maxPhase);
-  for (int r = 0; (int32_t(1) << r) < rows; ++r) {
-    int32_t colXor = 0;
-    if (r >= phaseShift && r < phaseShift + phaseBits)
-      colXor = vec << (r - phaseShift);
-    bases.push_back({int32_t(1) << r, colXor});
-  }
+  for (size_t r = 0; (int32_t(1) << r) < rows; ++r)
+    bases.push_back({int32_t(1) << r, r < colXor.size() ? colXor[r] : 0});
   return LinearLayout({{kOffset, bases}},
                       {{dimName(0), rows}, {dimName(1), cols}});
 }

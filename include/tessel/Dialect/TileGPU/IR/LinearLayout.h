@@ -235,6 +235,11 @@ LinearLayout wgmmaMNMajorOperandLayout(int32_t k, int32_t mn,
 /// is row-major (columns fastest).
 LinearLayout swizzledSharedLayout(int32_t rows, int32_t cols, int32_t vec,
                                   int32_t perPhase, int32_t maxPhase);
+/// The general linear XOR swizzle: a rows x cols tile stored row-major whose
+/// row bit r XORs the column by `colXor[r]` (0 past its end).
+/// swizzledSharedLayout is the one whose row bits each flip one chunk bit.
+LinearLayout xorSwizzledLayout(int32_t rows, int32_t cols,
+                               const std::vector<int32_t> &colXor);
 
 //===----------------------------------------------------------------------===//
 // How tile ops move layouts. Tensor dimensions are dim0..dim{rank-1}.
