@@ -443,6 +443,41 @@ TEST(LinearLayout, LinearXorSwizzleMatchesDefinition) {
   }
 }
 
+TEST(LinearLayout, GatherLayoutReadsFragmentWordsWithoutBankConflicts) {
+  // mma.sync's B fragment, one load instruction of the warp: lane l reads
+  // column n0 + l / 4 at K row k0 + (l % 4) * perWord + j (tf32 m16n8k8:
+  // perWord 1, j 0; int8 m16n8k32: perWord 4, j 0..3, a byte each). No
+  // bank may see two different 4-byte words (Nsight's bank conflict).
+  struct Case {
+    int32_t bytes, k, columns, swizzle;
+  };
+  // Rows of 32, 64, 128 and 256 bytes.
+  for (Case c : {Case{4, 8, 8, 32}, Case{4, 16, 16, 64}, Case{4, 16, 32, 128},
+                 Case{4, 32, 64, 128}, Case{1, 32, 32, 32}, Case{1, 64, 64, 64},
+                 Case{1, 32, 128, 128}, Case{1, 16, 256, 128}}) {
+    LinearLayout l =
+        gatherOperandLayout(c.k, c.columns, c.bytes, c.swizzle).invert();
+    ASSERT_TRUE(l.isInvertible());
+    int32_t perWord = 4 / c.bytes;
+    for (int32_t k0 = 0; k0 < c.k; k0 += 4 * perWord)
+      for (int32_t n0 = 0; n0 < c.columns; n0 += 8)
+        for (int32_t j = 0; j < perWord; ++j) {
+          std::map<int32_t, std::set<int64_t>> words; // bank -> words
+          for (int32_t lane = 0; lane < 32; ++lane) {
+            int32_t k = k0 + (lane % 4) * perWord + j, n = n0 + lane / 4;
+            int64_t byte =
+                int64_t(l.apply({{dimName(0), k}, {dimName(1), n}})[0]) *
+                c.bytes;
+            words[(byte / 4) % 32].insert(byte / 4);
+          }
+          for (auto &[bank, set] : words)
+            ASSERT_EQ(set.size(), 1u)
+                << "bytes " << c.bytes << " k0 " << k0 << " n0 " << n0
+                << " j " << j << " bank " << bank;
+        }
+  }
+}
+
 TEST(LinearLayout, InverseRoundTrips) {
   LinearLayout l = blockedLayout({64, 32}, {2, 4}, {8, 4}, {4, 1}, {1, 0});
   ASSERT_TRUE(l.isInvertible());

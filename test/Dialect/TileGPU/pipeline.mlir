@@ -124,15 +124,17 @@ func.func @left_alone(%pa: !tile.ptr<f16>, %pb: !tile.ptr<f16>, %pc: !tile.ptr<f
 // -----
 
 // An fp32 dot with tf32 inputs (the default) runs on mma.sync m16n8k8: its
-// operands are pipelined like fp16 ones, into fp32 slots (A K-major, B
-// N-major, 64-byte rows of A and 128-byte rows of B swizzled), which the dot
-// reads in place.
+// operands are pipelined like fp16 ones, into fp32 slots which the dot reads
+// in place a word at a time: A K-major (64-byte rows swizzled), B, whose N
+// is contiguous, in a `gather` slot: rows of K whose 32-byte chunks are
+// XORed by the row, so the 4 rows of K one fragment read reaches fall on
+// different banks.
 #acc = #tilegpu.linear<register = [[0, 1], [8, 0], [0, 8], [0, 16]], lane = [[0, 2], [0, 4], [1, 0], [2, 0], [4, 0]], warp = [[16, 0], [32, 0]], block = []>
 #a = #tilegpu.linear<register = [[0, 1], [0, 2], [32, 0]], lane = [[0, 4], [0, 8], [1, 0], [2, 0], [4, 0]], warp = [[8, 0], [16, 0]], block = []>
 #b = #tilegpu.linear<register = [[0, 1], [0, 2]], lane = [[0, 4], [0, 8], [0, 16], [1, 0], [2, 0]], warp = [[4, 0], [8, 0]], block = []>
 // CHECK-LABEL: func.func @tf32
 // CHECK-DAG: tilegpu.local_alloc : !tilegpu.shared<3x64x16xf32, k_major, swizzle = 64>
-// CHECK-DAG: tilegpu.local_alloc : !tilegpu.shared<3x16x32xf32, mn_major, swizzle = 128>
+// CHECK-DAG: tilegpu.local_alloc : !tilegpu.shared<3x16x32xf32, gather, swizzle = 128>
 // CHECK: scf.for
 // CHECK: tilegpu.async_copy
 // CHECK: tilegpu.async_copy

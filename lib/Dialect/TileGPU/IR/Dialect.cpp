@@ -328,9 +328,20 @@ SharedBufferType::verify(function_ref<InFlightDiagnostic()> emitError,
   if (swizzle != 32 && swizzle != 64 && swizzle != 128)
     return emitError() << "the swizzle spans 32, 64 or 128 bytes, got "
                        << swizzle;
-  if (order == SharedOrder::Gather && swizzle == 128)
-    return emitError() << "a gather slot's swizzle spans 32 or 64 bytes";
   int64_t bytes = elt.getIntOrFloatBitWidth() / 8;
+  // gpu::gatherOperandLayout: 8-bit or 32-bit elements, in rows whose
+  // bytes (at most 128) the swizzle gives, at least 4 words of K.
+  if (order == SharedOrder::Gather) {
+    int64_t k = transposed ? shape[2] : shape[1];
+    int64_t row = (transposed ? shape[1] : shape[2]) * bytes;
+    if ((bytes != 1 && bytes != 4) || swizzle != std::min<int64_t>(128, row) ||
+        k < 16 / bytes)
+      return emitError() << "a gather slot holds 8-bit or 32-bit elements, "
+                            "at least "
+                         << 16 / std::max<int64_t>(bytes, 1)
+                         << " rows of K, and its swizzle is its row's "
+                            "bytes up to 128";
+  }
   // The stored tile: columns x rows when transposed.
   int64_t stored0 = transposed ? shape[2] : shape[1];
   int64_t stored1 = transposed ? shape[1] : shape[2];
@@ -369,7 +380,7 @@ gpu::LinearLayout SharedBufferType::getSlotLayout() const {
     stored = gpu::wgmmaMNMajorOperandLayout(rows, cols, bytes, swizzle);
     break;
   case SharedOrder::Gather:
-    stored = gpu::swizzledSharedLayout(rows, cols, 16 / bytes, 4, swizzle / 16);
+    stored = gpu::gatherOperandLayout(rows, cols, bytes, swizzle);
     break;
   }
   return getTransposed() ? gpu::transposeLayout(stored, {1, 0}) : stored;
@@ -578,14 +589,20 @@ tilegpu::dotOperandSharedEncoding(Operation *dot, unsigned operand,
     return kMajor;
   if (operand == 1 && transposed)
     return kMajor; // N x K
-  // 8-bit elements along M or N: mma.sync's fragment registers hold 4 of
-  // them along K, gathered a byte at a time from rows 4 apart.
-  if (size == 1) {
-    int32_t span = operand == 1 ? N : M;
-    if (warps || span < 32)
-      return std::nullopt;
-    return SharedEncoding{SharedOrder::Gather, transposed, std::min(64, span)};
+  // mma.sync reading 32-bit fragment words (tf32, 8-bit elements) of an
+  // operand whose M or N is contiguous: a `gather` slot, rows of K laid out
+  // so that the 4 rows a warp's reads reach fall on different banks (an
+  // 8-bit word is gathered a byte at a time from 4 consecutive rows, the
+  // next thread's 4 rows on; a tf32 word comes from one of 4 consecutive
+  // rows).
+  if (!warps && (size == 1 || size == 4)) {
+    int32_t span = (operand == 1 ? N : M) * size;
+    if (span >= 32 && K >= 16 / size)
+      return SharedEncoding{SharedOrder::Gather, transposed,
+                            std::min(128, span)};
   }
+  if (size == 1)
+    return std::nullopt; // too narrow, or on wgmma: 8-bit is K-major only
   // MN-major needs a swizzle atom of at least 32 bytes of the rows (a
   // warpgroup MMA reads 64 of A's) or columns one instruction reads.
   int32_t span = operand == 1 ? bColumns : warps ? 64 : M;

@@ -737,6 +737,41 @@ LinearLayout wgmmaMNMajorOperandLayout(int32_t k, int32_t mn,
          LinearLayout::identity1D(k / 8, kOffset, dimName(0));
 }
 
+LinearLayout gatherOperandLayout(int32_t k, int32_t columns,
+                                 int32_t elementBytes, int32_t windowBytes) {
+  if (elementBytes != 1 && elementBytes != 4)
+    bad("gather layouts hold 8-bit or 32-bit elements");
+  int32_t perWord = 4 / elementBytes;
+  if (!isPow2(k) || !isPow2(columns) || k < 4 * perWord ||
+      windowBytes != std::min(128, columns * elementBytes) || windowBytes < 32)
+    bad("a gather layout is whole row windows of at least 32 bytes");
+  // A warp's read reaches rows k0 + perWord * t (t = 0..3): those rows go
+  // next to each other (the two row bits of t lowest), and where rows
+  // narrower than the 128 bytes of the banks leave fewer than 4 of them in
+  // one window, the chunks of each next window are XORed by its index.
+  int32_t chunk = std::max(16, 8 * elementBytes) / elementBytes;
+  int32_t perWindow = 128 / windowBytes; // rows in one 128-byte window
+  int32_t phases = std::max(1, 4 / perWindow);
+  int tBit = log2Exact(perWord); // k's lowest bit of t
+  auto logicalBit = [&](int r) { // stored row bit r is k's bit
+    if (tBit == 0 || r >= tBit + 2)
+      return r;
+    return r < 2 ? r + tBit : r - 2;
+  };
+  std::vector<LinearLayout::Basis> bases;
+  for (int32_t c = 1; c < columns; c <<= 1)
+    bases.push_back({0, c});
+  int phaseShift = log2Exact(perWindow);
+  for (int r = 0; (int32_t(1) << r) < k; ++r) {
+    int32_t colXor = 0;
+    if (r >= phaseShift && (int32_t(1) << (r - phaseShift)) < phases)
+      colXor = chunk << (r - phaseShift);
+    bases.push_back({int32_t(1) << logicalBit(r), colXor});
+  }
+  return LinearLayout({{kOffset, bases}},
+                      {{dimName(0), k}, {dimName(1), columns}});
+}
+
 LinearLayout swizzledSharedLayout(int32_t rows, int32_t cols, int32_t vec,
                                   int32_t perPhase, int32_t maxPhase) {
   for (int32_t v : {rows, cols, vec, perPhase, maxPhase})

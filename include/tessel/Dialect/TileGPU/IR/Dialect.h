@@ -71,8 +71,8 @@ struct SharedEncoding {
 /// instruction allows: A K-major and B N-major, as both come from row-major
 /// memory, or with `transposed` the operand's other dimension contiguous,
 /// as it comes from column-major memory: B K-major (`k_major, transposed`)
-/// or A M-major (`mn_major, transposed`); 8-bit operands of mma.sync whose
-/// K is not contiguous, a `gather` slot. Nothing where the dot cannot read
+/// or A M-major (`mn_major, transposed`); tf32 and 8-bit operands of
+/// mma.sync whose K is not contiguous, a `gather` slot. Nothing where the dot cannot read
 /// that operand from such a slot.
 std::optional<SharedEncoding> dotOperandSharedEncoding(mlir::Operation *dot,
                                                        unsigned operand,

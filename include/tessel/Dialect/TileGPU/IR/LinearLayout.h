@@ -229,6 +229,19 @@ LinearLayout wgmmaMNMajorOperandLayout(int32_t k, int32_t mn,
                                        int32_t elementBytes,
                                        int32_t swizzleBytes);
 
+/// An mma.sync operand whose K is not contiguous (B as K x N, N contiguous,
+/// or A as K x M) for fragment registers read a 32-bit word at a time,
+/// each word `perWord` = 4 / elementBytes elements consecutive along K
+/// (tf32: 1; 8-bit: 4, gathered a byte at a time), the warp's lanes reading
+/// 8 consecutive columns of rows k0 + perWord * t, t = 0..3: rows of K,
+/// row-major in 16-byte (8-bit) or 32-byte (tf32) chunks, the row bits of
+/// t lowest, and where `windowBytes` (the row's bytes, at most 128) leaves
+/// fewer than 4 rows in 128 bytes, the chunks of each next group of rows
+/// XORed by its index: the 4 rows' reads fall on different banks.
+/// "offset" (elements) maps to [dim0 = k, dim1 = column].
+LinearLayout gatherOperandLayout(int32_t k, int32_t columns,
+                                 int32_t elementBytes, int32_t windowBytes);
+
 /// Shared memory with an XOR swizzle of `vec`-element chunks: the chunk
 /// column of row r is XORed with (r / perPhase) % maxPhase. Maps "offset"
 /// (elements) to [dim0 = row, dim1 = column] of a rows x cols tile; order

@@ -89,15 +89,15 @@ def TileGPU_SharedBufferType : TypeDef<TileGPU_Dialect, "SharedBuffer"> {
     `gpu::wgmmaMNMajorOperandLayout(rows, columns)` (groups of 8 rows
     outermost: a B operand as it comes, K x N). Both are free of bank
     conflicts for ldmatrix and are what wgmma descriptors read. `gather`
-    (`swizzle` 32 or 64) is for the 8-bit operands of mma.sync whose K is
-    not contiguous: rows of K, each a row-major run of columns whose
-    16-byte chunks are XORed with (row / 4) % (swizzle / 16), so that the
-    bytes a warp reads from rows 4 apart (a fragment register's 4 bytes
-    come from consecutive rows) fall on different banks.
+    (8-bit or 32-bit elements, `swizzle` the bytes of a row up to 128) is
+    for the operands of mma.sync whose K is not contiguous, read a 32-bit
+    fragment word at a time: rows of K as
+    `gpu::gatherOperandLayout(rows, columns)`, so that the 4 rows of K a
+    warp's reads reach fall on different banks.
     `transposed` stores the tile as its transpose, columns x rows in that
     layout, so that the rows are contiguous: B loaded K-contiguous
     (`k_major, transposed`: N x K as wgmmaOperandLayout) or A loaded
-    M-contiguous (`mn_major, transposed`: K x M).
+    M-contiguous (`mn_major, transposed` or `gather, transposed`: K x M).
   }];
   let parameters = (ins ArrayRefParameter<"int64_t">:$shape,
                         "::mlir::Type":$elementType,

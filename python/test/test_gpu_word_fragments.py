@@ -1,9 +1,11 @@
-"""8-bit dots (int8, and 8-bit floats on sm_89 and newer) in a pipelined K loop.
+"""Dots whose mma.sync fragments are read a 32-bit word at a time (int8, 8-bit floats on sm_89 and newer, tf32) in
+a pipelined K loop, and 8-bit dots on sm_90a's wgmma.
 
-On mma.sync (sm_80, sm_89) m16n8k32 reads its fragments from the slots cp.async fills, 4 elements consecutive
-along K per register. Where K is contiguous in memory (A row-major, B column-major) a register is one 4-byte word
-of a K-major slot; where it is not (B row-major, A column-major) the slot is a `gather` slot and each register is
-gathered a byte at a time, from rows 4 apart that the slot's swizzle puts on different banks.
+On mma.sync (m16n8k32 for 8-bit, m16n8k8 for tf32) the fragments are read from the slots cp.async fills. Where K
+is contiguous in memory (A row-major, B column-major) an 8-bit register is one 4-byte word of a K-major slot; where
+it is not (B row-major, A column-major) the slot is a `gather` slot (gpu::gatherOperandLayout): rows of K laid out
+so that the 4 rows of K one read instruction reaches fall on different banks, each 8-bit register gathered a byte
+at a time from 4 consecutive rows, each tf32 word read from its row.
 
 On sm_90a the warpgroups run wgmma m64nNk32, whose 8-bit operands must both be K-major in shared memory: an
 operand whose K is contiguous in memory is pipelined into a K-major slot; the other (B row-major, A column-major)
@@ -82,7 +84,8 @@ def _operands(rng, kind, M, N, K, a_columns, b_columns):
 @pytest.mark.parametrize("shape,blocks,num_warps", [
     ((128, 128, 128), (64, 64, 32), 4),     # 64-byte rows of B
     ((128, 256, 128), (128, 128, 64), 8),   # 128-byte rows of B, two K steps per iteration
-], ids=["64x64x32", "128x128x64-w8"])
+    ((64, 64, 128), (32, 32, 64), 2),       # 32-byte rows (B's, and a column-major A's): 4 rows per bank window
+], ids=["64x64x32", "128x128x64-w8", "32x32x64-w2"])
 def test_pipelined_8bit_matmul(rng, case, target, a_columns, b_columns, shape, blocks, num_warps):
     kind = case[1]
     M, N, K = shape
@@ -102,7 +105,7 @@ def test_pipelined_8bit_matmul(rng, case, target, a_columns, b_columns, shape, b
         # Products of 8-bit floats are exact in fp32; the sums differ from float64's by a few ulps.
         np.testing.assert_allclose(c, want, rtol=1e-5, atol=1e-4 * np.abs(want).max())
     slots = {"A": 3 * ((BM * BK + 1023) // 1024 * 1024), "B": 3 * ((BK * BN + 1023) // 1024 * 1024)}
-    if target != "sim:sm_90a":
+    if target != "sim:sm_90a" or num_warps % 4:  # mma.sync: wgmma needs whole warpgroups
         assert instruction in ptx and "wgmma" not in ptx
         # Both operands move with cp.async and are read in place: the program's shared memory is its slots (3
         # each, from 1024-byte boundaries) or, after the loop, the 4-byte accumulator on its way to the store's
@@ -111,6 +114,7 @@ def test_pipelined_8bit_matmul(rng, case, target, a_columns, b_columns, shape, b
         assert shared == max(slots["A"] + slots["B"], BM * BN * 4)
         # Gathered registers are read a byte at a time, the others a word at a time.
         assert ("ld.shared.b8" in ptx) == (a_columns or not b_columns)
+        assert counters["shared_store_bank_conflicts"] == 0, counters
     else:
         # One warpgroup per 64 rows of the block, each instruction as wide as the block.
         types = "s32.s8.s8" if kind == "int8" else "f32.e4m3.e5m2"
@@ -175,3 +179,43 @@ def test_8bit_wgmma_shapes(rng, case, target, M, N, K, BK, num_warps, invariant_
     else:
         np.testing.assert_allclose(c, want, rtol=1e-5, atol=1e-4 * np.abs(want).max())
     assert f"wgmma.mma_async.sync.aligned.m64n{instruction_n}k32.{types}" in kernel.asm["ptx"]
+
+
+def _tf32(x: np.ndarray) -> np.ndarray:
+    """fp32 values rounded to tf32 as mma.sync takes them (cvt.rna: to nearest, ties away from zero)."""
+    bits = np.asarray(x, np.float32).view(np.uint32).astype(np.uint64)
+    return ((bits + 0x1000) & 0xFFFFE000).astype(np.uint32).view(np.float32)
+
+
+TF32_TARGETS = ["sim:sm_80", "sim:sm_90a"]
+
+
+@pytest.mark.parametrize("case", [(t, "tf32") for t in TF32_TARGETS], ids=TF32_TARGETS)
+@pytest.mark.parametrize("a_columns", [False, True], ids=["a-rows", "a-columns"])
+@pytest.mark.parametrize("BM,BN,BK,num_warps", [
+    (64, 16, 16, 4),    # 64-byte rows of B: two per bank window
+    (32, 32, 32, 2),    # 128-byte rows
+    (64, 64, 16, 4),    # 256-byte rows
+], ids=["bn16", "bn32", "bn64"])
+def test_pipelined_tf32_gather_slots(rng, case, target, a_columns, BM, BN, BK, num_warps):
+    # tf32 (fp32 dots' default on NVIDIA) runs on mma.sync m16n8k8 on both architectures: a row-major B, whose N is
+    # contiguous, sits in a `gather` slot, and so does a column-major A; each fragment word is read from its row,
+    # the 4 rows of K one read reaches on different banks.
+    M, N, K = 2 * BM, 2 * BN, 4 * BK
+    a = rng.standard_normal((M, K)).astype(np.float32)
+    b = rng.standard_normal((K, N)).astype(np.float32)
+    c = np.zeros((M, N), np.float32)
+    a_mem = np.ascontiguousarray(a.T if a_columns else a)
+    kernel = matmul_8bit.warmup(torch.from_numpy(a_mem), torch.from_numpy(b), torch.from_numpy(c), M=M, N=N, K=K,
+                                BM=BM, BN=BN, BK=BK, A_COLUMNS=a_columns, B_COLUMNS=False, ACC=tl.float32,
+                                grid=(M // BM, N // BN), num_warps=num_warps, num_stages=3)
+    ptx = kernel.asm["ptx"]
+    shared = int(dict(f.split("=", 1) for f in kernel.asm["launch"].split() if "=" in f)["shared"])
+    counters = gpusim.launch(ptx, kernel.name, (M // BM, N // BN), num_warps=num_warps, shared_bytes=shared,
+                             args=[a_mem, b, c])
+    want = _tf32(a).astype(np.float64) @ _tf32(b).astype(np.float64)
+    np.testing.assert_allclose(c, want, rtol=1e-5, atol=1e-5 * np.abs(want).max())
+    assert "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32" in ptx and "cp.async.cg.shared.global" in ptx
+    # The slots are all the program's shared memory (nothing staged), or the accumulator's trip to the store.
+    assert shared == max(sum(3 * ((n * 4 + 1023) // 1024 * 1024) for n in (BM * BK, BK * BN)), BM * BN * 4)
+    assert counters["shared_load_bank_conflicts"] == 0, counters
