@@ -36,9 +36,9 @@ WgmmaTiles wgmmaTiles(tile::DotOp dot, const std::vector<int32_t> &warps) {
 /// d = a * b + c on warpgroup MMA (wgmmaWarps): both operands are staged
 /// swizzled in shared memory (wgmmaTiles), then each warpgroup issues
 /// wgmma.mma_async m64nNkK (K: 32 bytes of a row, 16 or 32 elements) for
-/// each of its accumulator tiles, K steps
-/// innermost so one accumulator's MMAs follow each other, through
-/// descriptors of the tiles' rows; one commit and a wait for all at the end.
+/// each of its accumulator tiles, K steps innermost so one accumulator's
+/// MMAs follow each other, through descriptors of the tiles' rows; one
+/// commit and a wait for all at the end.
 SmallVector<Value> lowerWgmmaDot(OpBuilder &b, Location loc,
                                  const gpu::GPUTargetInfo &target,
                                  tile::DotOp op, ValueRange a, ValueRange bv,
