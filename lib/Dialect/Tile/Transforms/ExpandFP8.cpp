@@ -237,7 +237,10 @@ void expand(Operation *op, bool native) {
   if (auto dot = dyn_cast<DotOp>(op)) {
     if (!isFP8Type(dot.getA().getType()) && !isFP8Type(dot.getB().getType()))
       return;
-    if (native && getElementTypeOrSelf(dot.getC().getType()).isF32())
+    // The target's 8-bit MMAs (m16n8k32, m64nNk32) take K in steps of 32.
+    auto aType = cast<ShapedType>(dot.getA().getType());
+    if (native && getElementTypeOrSelf(dot.getC().getType()).isF32() &&
+        aType.getShape().back() % 32 == 0)
       return;
     for (OpOperand *operand : {&dot.getAMutable(), &dot.getBMutable()}) {
       Value x = operand->get();

@@ -67,3 +67,16 @@ func.func @dot(%a: tensor<16x32xf8E4M3FN>, %b: tensor<32x16xf8E5M2>, %c: tensor<
   %e = tile.dot %a, %b, %h : tensor<16x32xf8E4M3FN>, tensor<32x16xf8E5M2> -> tensor<16x16xf16>
   return %d, %e : tensor<16x16xf32>, tensor<16x16xf16>
 }
+
+// -----
+
+// K = 16 is half of the 8-bit MMAs' K: even with native dots it multiplies
+// the operands extended to fp16 (m16n8k16 takes it).
+// NATIVE-LABEL: func.func @dot_k16
+// NATIVE: %[[A:.*]] = arith.extf %{{.*}} : tensor<16x16xf8E4M3FN> to tensor<16x16xf16>
+// NATIVE: %[[B:.*]] = arith.extf %{{.*}} : tensor<16x16xf8E5M2> to tensor<16x16xf16>
+// NATIVE: tile.dot %[[A]], %[[B]], %{{.*}} : tensor<16x16xf16>, tensor<16x16xf16> -> tensor<16x16xf32>
+func.func @dot_k16(%a: tensor<16x16xf8E4M3FN>, %b: tensor<16x16xf8E5M2>, %c: tensor<16x16xf32>) -> tensor<16x16xf32> {
+  %d = tile.dot %a, %b, %c : tensor<16x16xf8E4M3FN>, tensor<16x16xf8E5M2> -> tensor<16x16xf32>
+  return %d : tensor<16x16xf32>
+}

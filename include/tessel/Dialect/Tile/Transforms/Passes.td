@@ -29,8 +29,9 @@ def TileExpandFP8 : Pass<"tile-expand-fp8", "mlir::func::FuncOp"> {
     and LLVM has no 8-bit float types. After this pass 8-bit floats are only
     moved: loaded, stored, selected, reshaped, bitcast; and, where `native`
     says the target has the instructions (NVIDIA sm_89 and newer), multiplied
-    by dots into fp32, rounded from fp32 (`arith.truncf`) and widened to fp16
-    (`arith.extf`), which decode and round as below.
+    by dots into fp32 whose K is a multiple of the instructions' 32, rounded
+    from fp32 (`arith.truncf`) and widened to fp16 (`arith.extf`), which
+    decode and round as below.
 
     - An arith or math op on 8-bit floats runs on their fp32 values and its
       8-bit results are rounded back, as each op of the language rounds.
@@ -40,8 +41,9 @@ def TileExpandFP8 : Pass<"tile-expand-fp8", "mlir::func::FuncOp"> {
       to the largest finite value (PTX's cvt.rn.satfinite: infinities too);
       NaN becomes 0x7F. fp64 sources round from fp64 directly.
     - 8-bit float constants become i8 constants of their bits.
-    - Dots of 8-bit floats without `native` (or accumulating in fp16)
-      multiply the operands extended to fp16, which holds them exactly.
+    - Dots of 8-bit floats without `native` (or accumulating in fp16, or
+      with K not a multiple of 32) multiply the operands extended to fp16,
+      which holds them exactly.
   }];
   let options = [
     Option<"native", "native", "bool", /*default=*/"false",
