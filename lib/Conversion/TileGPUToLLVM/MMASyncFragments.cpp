@@ -9,8 +9,9 @@
 // contiguous, so that the elements one fragment register holds (consecutive
 // along K, mmaOperandLayout) are one aligned 4-byte word, in 16-byte chunks
 // swizzled against bank conflicts. Each warp then loads, per
-// K step, the fragments of its rows of A and columns of B, and issues one
-// instruction per accumulator tile.
+// K step, the fragments of its rows of A and columns of B (with ldmatrix
+// where K runs contiguously, else a word or, gathered, a byte at a time),
+// and issues one instruction per accumulator tile.
 //
 //===----------------------------------------------------------------------===//
 #include "DotOpToLLVM.h"
@@ -150,13 +151,74 @@ SmallVector<Value> gpu::lowering::lowerMmaSyncFragmentsDot(
             i32Const(b, loc, j));
       v = b.create<LLVM::BitcastOp>(loc, i32, v);
     }
-    if (!slots[i])
-      return v;
-    if (inputs == tilegpu::MmaInputs::TF32)
-      v = target.roundToTF32(b, loc,
-                             b.create<LLVM::BitcastOp>(loc, b.getF32Type(), v));
     return v;
   };
+  // A word read in place from a slot: tf32 rounds it there (the scratch
+  // holds words rounded before they were shared).
+  auto finishWord = [&](int i, Value v) -> Value {
+    if (!slots[i] || inputs != tilegpu::MmaInputs::TF32)
+      return v;
+    return target.roundToTF32(b, loc,
+                              b.create<LLVM::BitcastOp>(loc, b.getF32Type(), v));
+  };
+
+  // ldmatrix: where an operand's 16-byte runs along K are contiguous in its
+  // layout (the scratch, K-major slots) and its fragment registers are as
+  // ldmatrix hands 8x8 matrices of 16-bit pairs out (lane l: row l / 4,
+  // the pair 4 (l % 4) bytes into it; PTX ISA, m16n8k8 .tf32 and m16n8k32
+  // .s8/.e4m3 fragments), one instruction loads a fragment: .x4 A's four
+  // words (matrix j: rows 8 (j % 2), bytes 16 (j / 2) along K), .x2 B's
+  // two (matrix j: bytes 16 j along K). Lane l gives the address of row
+  // l % 16 (A) or l % 8 (B) at 16 (l / 16) (A) or 16 (l / 8 % 2) (B)
+  // bytes along K, XORed with the warp's part and the fragment's origin.
+  const int32_t run = 16 / bytes; // elements in 16 bytes
+  const int32_t wordsPerFragment[2] = {4, 2};
+  bool byMatrix[2];
+  Value matrixOffset[2];
+  for (int i = 0; i < 2; ++i) {
+    unsigned kDim = kDims[i];
+    std::string kName = gpu::dimName(kFirst[i] ? 0 : 1);
+    byMatrix[i] = true;
+    for (int32_t j = 1; j < run; j <<= 1)
+      byMatrix[i] &= inverse[i].apply({{kName, j}})[0] == j;
+    // Every fragment's words where ldmatrix puts them.
+    int32_t fragments = layouts[i].inSize(gpu::kRegister) /
+                        (wordsPerFragment[i] * perWord);
+    for (int32_t f = 0; byMatrix[i] && f < fragments; ++f) {
+      int32_t first = f * wordsPerFragment[i] * perWord;
+      std::vector<int32_t> origin =
+          layouts[i].apply({{gpu::kRegister, first}});
+      for (int32_t lane = 0; byMatrix[i] && lane < 32; ++lane)
+        for (int32_t w = 0; w < wordsPerFragment[i]; ++w) {
+          std::vector<int32_t> at = layouts[i].apply(
+              {{gpu::kRegister, first + w * perWord}, {gpu::kLane, lane}});
+          int32_t row = lane / 4 + (i == 0 ? 8 * (w % 2) : 0);
+          int32_t k = (lane % 4) * perWord + run * (i == 0 ? w / 2 : w);
+          if (at[1 - kDim] != (origin[1 - kDim] ^ row) ||
+              at[kDim] != (origin[kDim] ^ k)) {
+            byMatrix[i] = false;
+            break;
+          }
+        }
+    }
+    if (!byMatrix[i])
+      continue;
+    Value lane = ids.lane;
+    // (lane >> shift) & mask, shifted up by `up`.
+    auto bitsOf = [&](int32_t shift, int32_t mask, int32_t up) -> Value {
+      Value v = b.create<arith::AndIOp>(
+          loc, b.create<arith::ShRUIOp>(loc, lane, i32Const(b, loc, shift)),
+          i32Const(b, loc, mask));
+      return b.create<arith::ShLIOp>(loc, v, i32Const(b, loc, up));
+    };
+    SmallVector<Value> hw{i32Const(b, loc, 0), i32Const(b, loc, 0)};
+    hw[1 - kDim] = bitsOf(0, i == 0 ? 15 : 7, 0);
+    hw[kDim] = bitsOf(i == 0 ? 4 : 3, 1, llvm::Log2_32(run));
+    hw = hardwarePart(b, loc, layouts[i], gpu::kWarp, ids.warp, hw);
+    matrixOffset[i] =
+        kFirst[i] ? slotOffset(b, loc, inverse[i], hw[kDim], hw[1 - kDim])
+                  : slotOffset(b, loc, inverse[i], hw[1 - kDim], hw[kDim]);
+  }
   // tf32x3: a fragment word x becomes hi = tf32(x) and lo = tf32(x - hi).
   bool split = inputs == tilegpu::MmaInputs::TF32x3;
   auto splitWord = [&](Value word, Value &hi, Value &lo) {
@@ -202,8 +264,18 @@ SmallVector<Value> gpu::lowering::lowerMmaSyncFragmentsDot(
       int32_t first = (rep * kSteps + step) * perInstr[i];
       if (!f.empty())
         return;
-      for (int32_t e = 0; e < perInstr[i]; e += perWord) {
-        Value word = fragmentWord(i, first + e);
+      SmallVector<Value> words;
+      if (byMatrix[i]) {
+        Value addr = xorElementAddress(b, loc, start[i], matrixOffset[i],
+                                       registerOffset(i, first), bytes);
+        words = target.loadMatrix(b, loc, addr, wordsPerFragment[i],
+                                  /*transpose=*/false);
+      } else {
+        for (int32_t e = 0; e < perInstr[i]; e += perWord)
+          words.push_back(fragmentWord(i, first + e));
+      }
+      for (Value word : words) {
+        word = finishWord(i, word);
         if (!split) {
           f.push_back(word);
           continue;

@@ -1,13 +1,19 @@
 // RUN: tessel-opt %s -split-input-file -convert-tile-to-tilegpu="num-warps=4 compute-capability=80" -canonicalize -convert-tilegpu-to-nvvm -canonicalize -cse | FileCheck %s
 
 // An fp32 dot (default precision: tf32) rounds each element a thread holds
-// to tf32 (cvt.rna) before staging both operands in shared memory, then
-// reads its fragments as 4-byte words and runs mma.sync m16n8k8 on tf32:
-// 64x64 on 2 x 2 warps is 2 x 4 tiles of 16x8 per warp, 8 K steps.
+// to tf32 (cvt.rna) before staging both operands in shared memory, K
+// contiguous, then loads its fragments with ldmatrix (A's four words with
+// .x4, B's two with .x2: 16-byte runs along K are 8x8 matrices of 16-bit
+// pairs), no word at a time, and runs mma.sync m16n8k8 on tf32: 64x64 on
+// 2 x 2 warps is 2 x 4 tiles of 16x8 per warp, 8 K steps. The same holds
+// for the other inputs below.
 // CHECK-LABEL: llvm.func @tf32
 // CHECK: nvvm.convert.float.to.tf32 {{.*}}rnd = #nvvm.fp_rnd_mode<rna>
 // CHECK: nvvm.barrier0
-// CHECK: llvm.load {{.*}} : !llvm.ptr<3> -> i32
+// CHECK-NOT: llvm.load {{.*}} : !llvm.ptr<3> -> i32
+// CHECK: nvvm.ldmatrix {{.*}}num = 4 : i32
+// CHECK-NOT: llvm.load {{.*}} : !llvm.ptr<3> -> i32
+// CHECK: nvvm.ldmatrix {{.*}}num = 2 : i32
 // CHECK-COUNT-64: nvvm.mma.sync {{.*}}multiplicandAPtxType = #nvvm.mma_type<tf32>, multiplicandBPtxType = #nvvm.mma_type<tf32>, shape = #nvvm.shape<m = 16, n = 8, k = 8>}
 // CHECK-NOT: nvvm.mma.sync
 func.func @tf32(%a: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %out: !tile.ptr<f32> {tile.divisibility = 16 : i32}) attributes {tile.kernel} {
@@ -32,7 +38,9 @@ func.func @tf32(%a: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %out: !tile.p
 // CHECK-LABEL: llvm.func @int8
 // CHECK-NOT: nvvm.convert.float.to.tf32
 // CHECK: nvvm.barrier0
-// CHECK: llvm.load {{.*}} : !llvm.ptr<3> -> i32
+// CHECK-NOT: llvm.load {{.*}} : !llvm.ptr<3> -> i32
+// CHECK: nvvm.ldmatrix {{.*}}num = 4 : i32
+// CHECK: nvvm.ldmatrix {{.*}}num = 2 : i32
 // CHECK-COUNT-16: nvvm.mma.sync {{.*}}{intOverflowBehavior = #nvvm.mma_int_overflow<wrapped>, {{.*}}multiplicandAPtxType = #nvvm.mma_type<s8>, multiplicandBPtxType = #nvvm.mma_type<s8>, shape = #nvvm.shape<m = 16, n = 8, k = 32>}
 // CHECK-NOT: nvvm.mma.sync
 func.func @int8(%a: !tile.ptr<i8> {tile.divisibility = 16 : i32}, %out: !tile.ptr<i32> {tile.divisibility = 16 : i32}) attributes {tile.kernel} {
@@ -56,7 +64,9 @@ func.func @int8(%a: !tile.ptr<i8> {tile.divisibility = 16 : i32}, %out: !tile.pt
 // three tf32 instructions (hi * lo, lo * hi, then hi * hi): 3 x 64.
 // CHECK-LABEL: llvm.func @tf32x3
 // CHECK: nvvm.barrier0
-// CHECK: llvm.load {{.*}} : !llvm.ptr<3> -> i32
+// CHECK-NOT: llvm.load {{.*}} : !llvm.ptr<3> -> i32
+// CHECK: nvvm.ldmatrix {{.*}}num = 4 : i32
+// CHECK: nvvm.ldmatrix {{.*}}num = 2 : i32
 // CHECK: nvvm.convert.float.to.tf32 {{.*}}rnd = #nvvm.fp_rnd_mode<rna>
 // CHECK: llvm.fsub
 // CHECK: nvvm.convert.float.to.tf32 {{.*}}rnd = #nvvm.fp_rnd_mode<rna>
@@ -84,7 +94,9 @@ func.func @tf32x3(%a: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %out: !tile
 // e4m3 x e5m2, 8 tiles per warp, 2 K steps.
 // CHECK-LABEL: llvm.func @fp8
 // CHECK: nvvm.barrier0
-// CHECK: llvm.load {{.*}} : !llvm.ptr<3> -> i32
+// CHECK-NOT: llvm.load {{.*}} : !llvm.ptr<3> -> i32
+// CHECK: nvvm.ldmatrix {{.*}}num = 4 : i32
+// CHECK: nvvm.ldmatrix {{.*}}num = 2 : i32
 // CHECK-COUNT-16: llvm.call_intrinsic "llvm.nvvm.mma.m16n8k32.row.col.f32.e4m3.e5m2.f32"({{.*}}) : (i32, i32, i32, i32, i32, i32, f32, f32, f32, f32) -> !llvm.struct<(f32, f32, f32, f32)>
 // CHECK-NOT: llvm.call_intrinsic
 // CHECK-NOT: nvvm.mma.sync
