@@ -1,0 +1,154 @@
+"""Tensor descriptors made inside a kernel: `tl.make_tensor_descriptor(base, shape, strides, block_shape)`, read
+and written a block at a time with `desc.load(offsets)` / `desc.store(offsets, value)` (also
+`tl.load_tensor_descriptor` / `tl.store_tensor_descriptor`), as in Triton 3.6.
+
+A descriptor names a strided array of `shape` elements at `base` (the last dimension contiguous). A block starts at
+`offsets` (element indices, negative allowed): the elements inside the array are read and written, the rest read as
+zero (or NaN with `padding_option="nan"`) and are not written. Here the blocks are masked loads and stores of the
+pointers base + sum(index_d * stride_d) on every target; the indices of the strided dimensions are 64-bit, as
+Triton's descriptors take 64-bit strides.
+"""
+from __future__ import annotations
+
+import numbers
+from typing import Any, Sequence
+
+from . import core
+from .core import _describe, _unwrap, builtin, tensor
+
+_MAX_RANK = 5
+
+
+def _index_arg(value: Any, what: str) -> Any:
+    """A Python int or an integer scalar tensor (a shape, a stride or an offset)."""
+    value = _unwrap(value)
+    if isinstance(value, tensor):
+        if value.shape or not value.dtype.is_int() or value.dtype.is_bool():
+            raise TypeError(f"{what} must be an integer scalar, got {_describe(value)}")
+        return value
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{what} must be an integer, got {_describe(value)}")
+    return int(value)
+
+
+class tensor_descriptor:
+    """A descriptor of a strided global array and the block shape its loads and stores move."""
+
+    def __init__(self, base: tensor, shape: list[Any], strides: list[Any], block_shape: list[int],
+                 padding: str) -> None:
+        self.base = base
+        self.shape = shape
+        self.strides = strides
+        self.block_shape = block_shape
+        self.padding = padding
+
+    @property
+    def dtype(self) -> core.dtype:
+        return self.base.dtype.element_ty
+
+    @property
+    def block_type(self) -> core.block_type:
+        return core.block_type(self.dtype, self.block_shape)
+
+    def __repr__(self) -> str:
+        return f"tensor_descriptor({self.dtype}{self.block_shape})"
+
+    def _block(self, offsets: Any, what: str, builder: Any) -> tuple[tensor, tensor]:
+        """The pointers of the block at `offsets` and the mask of its elements inside the array."""
+        offsets = _unwrap(offsets)
+        if not isinstance(offsets, (tuple, list)):
+            offsets = [offsets]
+        rank = len(self.block_shape)
+        if len(offsets) != rank:
+            raise ValueError(f"{what}: expected {rank} offsets (one per dimension of the block {self.block_shape}), "
+                             f"got {len(offsets)}")
+        pointers, mask = self.base, None
+        for d, (offset, size) in enumerate(zip(offsets, self.block_shape)):
+            offset = _index_arg(offset, f"{what}: offset {d}")
+            index = core._binary("add", core.arange(0, size, _builder=builder), offset, builder)
+            axes = [a for a in range(rank) if a != d]
+            if axes:
+                index = core.expand_dims(index, axes, _builder=builder)
+            inside = core._binary("ge", index, 0, builder)
+            inside = core._binary("and", inside, core._binary("lt", index, self.shape[d], builder), builder)
+            mask = inside if mask is None else core._binary("and", mask, inside, builder)
+            if d < rank - 1:
+                index = core.cast(index, core.int64, _builder=builder)
+                index = core._binary("mul", index, self.strides[d], builder)
+            pointers = core._binary("add", pointers, index, builder)
+        return pointers, mask
+
+    @builtin
+    def load(self, offsets: Sequence[Any], _builder: Any = None) -> tensor:
+        pointers, mask = self._block(offsets, "tensor descriptor load", _builder)
+        other = float("nan") if self.padding == "nan" else 0
+        return core.load(pointers, mask=mask, other=other, _builder=_builder)
+
+    @builtin
+    def store(self, offsets: Sequence[Any], value: Any, _builder: Any = None) -> None:
+        value = _unwrap(value)
+        if isinstance(value, tensor) and value.shape != self.block_shape:
+            raise ValueError(f"tensor descriptor store: the value's shape {value.shape} is not the block shape "
+                             f"{self.block_shape}")
+        pointers, mask = self._block(offsets, "tensor descriptor store", _builder)
+        # The value takes the descriptor's type, as in Triton (a scalar fills the block).
+        value = core.cast(value, self.dtype, _builder=_builder)
+        core.store(pointers, value, mask=mask, _builder=_builder)
+
+
+@builtin
+def make_tensor_descriptor(base: tensor, shape: Sequence[Any], strides: Sequence[Any], block_shape: Sequence[Any],
+                           padding_option: str = "zero", _builder: Any = None) -> tensor_descriptor:
+    base = core._tensor_arg(base, "tl.make_tensor_descriptor(): base")
+    if base.shape or not base.dtype.is_ptr():
+        raise TypeError(f"tl.make_tensor_descriptor(): base must be a pointer, got {_describe(base)}")
+    shape, strides, block = (list(_unwrap(s)) if isinstance(_unwrap(s), (tuple, list)) else None
+                             for s in (shape, strides, block_shape))
+    if shape is None or strides is None or block is None:
+        raise TypeError("tl.make_tensor_descriptor(): shape, strides and block_shape are lists, one entry per "
+                        "dimension")
+    rank = len(shape)
+    if not 1 <= rank <= _MAX_RANK:
+        raise ValueError(f"tl.make_tensor_descriptor(): a descriptor has 1 to {_MAX_RANK} dimensions, got {rank}")
+    if len(strides) != rank or len(block) != rank:
+        raise ValueError(f"tl.make_tensor_descriptor(): {rank} dimensions in shape, but {len(strides)} strides and "
+                         f"{len(block)} block dimensions")
+    block = core._shape_arg(block, "tl.make_tensor_descriptor(): block_shape")
+    for d, size in enumerate(block):
+        if size < 1 or size & (size - 1):
+            raise ValueError(f"tl.make_tensor_descriptor(): block dimension {d} must be a power of 2, got {size}")
+    element = base.dtype.element_ty
+    if block[-1] * element.primitive_bitwidth < 128:
+        raise ValueError(f"tl.make_tensor_descriptor(): the block's last dimension must span at least 16 bytes, got "
+                         f"{block[-1]} x {element.primitive_bitwidth // 8}")
+    last_stride = _unwrap(strides[-1])
+    if isinstance(last_stride, tensor) or last_stride != 1:
+        raise ValueError("tl.make_tensor_descriptor(): the last dimension must be contiguous (stride 1, a "
+                         f"compile-time constant), got {_describe(last_stride)}")
+    padding = core._str_arg(padding_option, "tl.make_tensor_descriptor(): padding_option") or "zero"
+    if padding not in ("zero", "nan"):
+        raise ValueError(f"tl.make_tensor_descriptor(): padding_option is 'zero' or 'nan', got {padding!r}")
+    if padding == "nan" and not element.is_floating():
+        raise ValueError(f"tl.make_tensor_descriptor(): padding_option 'nan' needs a floating-point array, got "
+                         f"{element}")
+    shape = [_index_arg(s, f"tl.make_tensor_descriptor(): shape[{d}]") for d, s in enumerate(shape)]
+    strides = [_index_arg(s, f"tl.make_tensor_descriptor(): strides[{d}]") for d, s in enumerate(strides)]
+    return tensor_descriptor(base, shape, strides, block, padding)
+
+
+@builtin
+def load_tensor_descriptor(desc: tensor_descriptor, offsets: Sequence[Any], _builder: Any = None) -> tensor:
+    return _descriptor_arg(desc, "tl.load_tensor_descriptor()").load(offsets, _builder=_builder)
+
+
+@builtin
+def store_tensor_descriptor(desc: tensor_descriptor, offsets: Sequence[Any], value: Any,
+                            _builder: Any = None) -> None:
+    _descriptor_arg(desc, "tl.store_tensor_descriptor()").store(offsets, value, _builder=_builder)
+
+
+def _descriptor_arg(desc: Any, what: str) -> tensor_descriptor:
+    desc = _unwrap(desc)
+    if not isinstance(desc, tensor_descriptor):
+        raise TypeError(f"{what}: expected a tensor descriptor (tl.make_tensor_descriptor), got {_describe(desc)}")
+    return desc
