@@ -52,6 +52,27 @@ def test_blocks_read_inside_and_write_inside(rng, M, N, BM, BN, shift):
 
 
 @triton.jit
+def copy_blocks(X, Y, M, N, BM: tl.constexpr, BN: tl.constexpr):
+    x_desc = tl.make_tensor_descriptor(X, [M, N], [N, 1], [BM, BN])
+    y_desc = tl.make_tensor_descriptor(Y, [M, N], [N, 1], [BM, BN])
+    om, on = tl.program_id(0) * BM, tl.program_id(1) * BN
+    y_desc.store([om, on], x_desc.load([om, on]))
+
+
+def test_aligned_blocks_move_in_16_byte_vectors(rng, target):
+    # Blocks at multiples of their shape in an array whose row length is a multiple of 16 elements: the masked
+    # accesses are as wide as plain ones (16-byte vectors on the GPU).
+    x = rng.standard_normal((128, 256)).astype(np.float32)
+    y = np.zeros_like(x)
+    kernel = copy_blocks[(2, 4)](x, y, 128, 256, BM=64, BN=64)
+    np.testing.assert_array_equal(y, x)
+    if target.startswith("sim:"):
+        ptx = kernel.asm["ptx"]
+        assert "ld.global.v4" in ptx and "st.global.v4" in ptx
+        assert "ld.global.b32" not in ptx and "ld.global.f32" not in ptx
+
+
+@triton.jit
 def read_block(X, Out, M, N, om, on, BM: tl.constexpr, BN: tl.constexpr, PADDING: tl.constexpr):
     desc = tl.make_tensor_descriptor(X, [M, N], [N, 1], [BM, BN], padding_option=PADDING)
     block = tl.load_tensor_descriptor(desc, [om, on])
