@@ -22,14 +22,23 @@ def each_architecture(request, monkeypatch):
     return request.param
 
 
-@pytest.mark.parametrize("num_warps", [1, 4])
-def test_tensor_core_instruction(rng, target, num_warps):
-    M, N, K = 64, 32, 64
+def _fp8_dot_ptx(rng, K, num_warps):
+    """The PTX of an e4m3 x e5m2 dot of 64 x K by K x 32 into fp32, after checking its result against the
+    formats' value tables."""
+    M, N = 64, 32
     ac, bc = _random_fp8(rng, (M, K), "e4m3"), _random_fp8(rng, (K, N), "e5m2")
     c = np.zeros((M, N), np.float32)
     kernel = _matmul_kernel[(1, 1)](as_fp8(ac, "e4m3"), as_fp8(bc, "e5m2"), c, M, N, K, BM=M, BN=N, BK=K,
                                     OUT=tl.float32, num_warps=num_warps)
-    ptx = kernel.asm["ptx"]
+    ref = values("e4m3")[ac] @ values("e5m2")[bc]
+    np.testing.assert_allclose(c, ref, rtol=1e-5, atol=1e-4 * np.abs(ref).max())
+    return kernel.asm["ptx"]
+
+
+@pytest.mark.parametrize("num_warps", [1, 4])
+def test_tensor_core_instruction(rng, target, num_warps):
+    K = 64
+    ptx = _fp8_dot_ptx(rng, K, num_warps)
     steps = K // (16 if target == "sim:sm_80" else 32)
     if target == "sim:sm_90a" and num_warps == 4:
         # One warpgroup: its 64 x 32 tile is one instruction per K step of 32.
@@ -39,10 +48,6 @@ def test_tensor_core_instruction(rng, target, num_warps):
         # 64 x 32 is 16 tiles of 16 x 8 for the warps to share, over K / 32 (or K / 16 on fp16) steps.
         assert ptx.count(INSTRUCTION[target]) == 16 * steps // num_warps
         assert "wgmma" not in ptx
-    ref = values("e4m3")[ac] @ values("e5m2")[bc]
-    np.testing.assert_allclose(c, ref, rtol=1e-5, atol=1e-4 * np.abs(ref).max())
-
-
 
 
 @pytest.mark.parametrize("num_warps", [1, 4])
@@ -50,19 +55,13 @@ def test_k16_runs_as_fp16(rng, target, num_warps):
     # K = 16 is half of the 8-bit instructions' K (m16n8k32, m64nNk32): every architecture multiplies such a dot's
     # operands extended to fp16, which holds them exactly, on m16n8k16 or, on sm_90a with a warpgroup, wgmma
     # m64n32k16 (a backend error on sm_89+ before).
-    M, N, K = 64, 32, 16
-    ac, bc = _random_fp8(rng, (M, K), "e4m3"), _random_fp8(rng, (K, N), "e5m2")
-    c = np.zeros((M, N), np.float32)
-    kernel = _matmul_kernel[(1, 1)](as_fp8(ac, "e4m3"), as_fp8(bc, "e5m2"), c, M, N, K, BM=M, BN=N, BK=K,
-                                    OUT=tl.float32, num_warps=num_warps)
-    ptx = kernel.asm["ptx"]
+    ptx = _fp8_dot_ptx(rng, 16, num_warps)
     if target == "sim:sm_90a" and num_warps == 4:
         assert ptx.count("wgmma.mma_async.sync.aligned.m64n32k16.f32.f16.f16") == 1
     else:
         assert ptx.count(INSTRUCTION["sim:sm_80"]) == 16 // num_warps
     assert "e4m3.e5m2" not in ptx
-    ref = values("e4m3")[ac] @ values("e5m2")[bc]
-    np.testing.assert_allclose(c, ref, rtol=1e-5, atol=1e-4 * np.abs(ref).max())
+
 
 def test_conversions_use_the_target_instructions(rng, target):
     # sm_89 and newer round fp32 to 8 bits and widen 8 bits to fp16 with cvt, two values at a time; sm_80 does both
