@@ -164,7 +164,8 @@ struct DotLowering : TileGPUPattern<tile::DotOp> {
     dotSharedBytes(op, bBase);
     ValueRange c = adaptor.getC();
     bool mma = target.hasMma16816() && (aElt.isF16() || aElt.isBF16()) &&
-               aElt == bElt && accElt.isF32() &&
+               aElt == bElt &&
+               (accElt.isF32() || (accElt.isF16() && aElt.isF16())) &&
                gpu::mmaAccumulatorWarps(dLayout, {M, N}).has_value();
     if (!mma)
       slots[0] = slots[1] = Value();

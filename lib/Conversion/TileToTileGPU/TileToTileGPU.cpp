@@ -155,14 +155,13 @@ struct ConvertTileToTileGPU
   }
 
   /// The warps [M, N] of a dot that runs on warpgroup MMA, or nothing: an
-  /// mma.sync-shaped dot of inputs wgmma takes (fp16/bf16, int8, 8-bit
-  /// floats) on sm_90a with whole warpgroups, warps along M first while rows
-  /// remain (16 per warp, as Triton splits them), each warpgroup covering at
-  /// least 8 columns. tf32 runs on mma.sync there.
+  /// mma.sync-shaped dot wgmma takes (tilegpu::takesWarpgroupMma) on
+  /// sm_90a with whole warpgroups, warps along M first while rows remain (16
+  /// per warp, as Triton splits them), each warpgroup covering at least 8
+  /// columns. tf32 and fp16 accumulators run on mma.sync there.
   std::optional<std::vector<int32_t>> wgmmaWarps(tile::DotOp dot) const {
-    std::optional<tilegpu::MmaInputs> inputs = tilegpu::mmaSyncInputs(dot);
     if (computeCapability != 90 || !archSpecific || numWarps % 4 ||
-        !usesMmaSync(dot) || !tilegpu::takesWarpgroupMma(*inputs))
+        !usesMmaSync(dot) || !tilegpu::takesWarpgroupMma(dot))
       return std::nullopt;
     auto shape = dot.getD().getType().getShape();
     int32_t wm = 4, wn = 1;

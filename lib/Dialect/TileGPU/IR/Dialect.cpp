@@ -508,11 +508,13 @@ std::optional<DotTypes> dotTypes(Operation *dot) {
   return DotTypes{a, b, d};
 }
 
-/// fp16 x fp16 or bf16 x bf16 into fp32 with K a multiple of 16.
+/// fp16 x fp16 into fp32 or fp16, or bf16 x bf16 into fp32, with K a
+/// multiple of 16.
 bool isHalfDot(const DotTypes &t) {
-  Type elt = t.a.getElementType();
+  Type elt = t.a.getElementType(), acc = t.d.getElementType();
   return (elt.isF16() || elt.isBF16()) && elt == t.b.getElementType() &&
-         t.d.getElementType().isF32() && t.a.getDimSize(1) % 16 == 0;
+         (acc.isF32() || (acc.isF16() && elt.isF16())) &&
+         t.a.getDimSize(1) % 16 == 0;
 }
 } // namespace
 
@@ -521,11 +523,8 @@ std::optional<std::vector<int32_t>> tilegpu::wgmmaWarps(Operation *dot) {
     return std::nullopt;
   auto t = dotTypes(dot);
   auto d = dyn_cast<tile::DotOp>(dot);
-  std::optional<MmaInputs> inputs;
-  if (d)
-    inputs = mmaSyncInputs(d);
-  if (!t || !inputs || !takesWarpgroupMma(*inputs) ||
-      t->a.getDimSize(1) % mmaSyncK(*inputs))
+  if (!t || !d || !takesWarpgroupMma(d) ||
+      t->a.getDimSize(1) % mmaSyncK(*mmaSyncInputs(d)))
     return std::nullopt;
   auto layout = getLayout(t->d);
   if (!layout)

@@ -14,7 +14,7 @@ tessel::tilegpu::mmaSyncInputs(tile::DotOp dot) {
     return MmaInputs::FP8;
   if (a != b)
     return std::nullopt;
-  if (d.isF32() && a.isF16())
+  if ((d.isF32() || d.isF16()) && a.isF16())
     return MmaInputs::F16;
   if (d.isF32() && a.isBF16())
     return MmaInputs::BF16;
@@ -50,7 +50,20 @@ int32_t tessel::tilegpu::mmaSyncK(MmaInputs inputs) {
   return 256 / mmaInputBits(inputs);
 }
 
-bool tessel::tilegpu::takesWarpgroupMma(MmaInputs inputs) {
-  return inputs == MmaInputs::F16 || inputs == MmaInputs::BF16 ||
-         inputs == MmaInputs::S8 || inputs == MmaInputs::FP8;
+bool tessel::tilegpu::takesWarpgroupMma(tile::DotOp dot) {
+  std::optional<MmaInputs> inputs = mmaSyncInputs(dot);
+  if (!inputs)
+    return false;
+  switch (*inputs) {
+  case MmaInputs::F16:
+    return dot.getD().getType().getElementType().isF32();
+  case MmaInputs::BF16:
+  case MmaInputs::S8:
+  case MmaInputs::FP8:
+    return true;
+  case MmaInputs::TF32:
+  case MmaInputs::TF32x3:
+    return false;
+  }
+  return false;
 }

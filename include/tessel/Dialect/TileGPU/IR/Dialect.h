@@ -49,7 +49,8 @@ int32_t accessWidth(mlir::Operation *op, const gpu::LinearLayout &layout);
 /// accumulator in the wgmma layout of that split. Nothing otherwise.
 std::optional<std::vector<int32_t>> wgmmaWarps(mlir::Operation *dot);
 /// Whether a dot (a, b, c -> d) runs on mma.sync m16n8k16: fp16/bf16 into
-/// fp32, its accumulator in the mma.sync layout of some split of its warps.
+/// fp32 or fp16 into fp16, its accumulator in the mma.sync layout of some
+/// split of its warps.
 bool isMmaSyncDot(mlir::Operation *dot);
 /// Whether a dot runs on mma.sync reading its fragments a 32-bit word at a
 /// time (MMASyncFragments): m16n8k8 .tf32 (once, or three times for

@@ -24,7 +24,8 @@ namespace tessel::tilegpu {
 /// e4m3 or e5m2 for each operand (the two may differ).
 enum class MmaInputs { F16, BF16, TF32, TF32x3, S8, FP8 };
 
-/// The mma.sync inputs of `dot`: fp16 or bf16 into fp32 (m16n8k16); fp32
+/// The mma.sync inputs of `dot`: fp16 into fp32 or fp16, bf16 into fp32
+/// (m16n8k16); fp32
 /// into fp32 where input_precision allows tf32 (absent, Triton's default on
 /// NVIDIA, or "tf32"; m16n8k8) and "tf32x3" (three of those); int8 into
 /// int32 (m16n8k32); 8-bit floats, e4m3 or e5m2 each, into fp32
@@ -37,10 +38,10 @@ std::optional<MmaInputs> mmaSyncInputs(tile::DotOp dot);
 int32_t mmaInputBits(MmaInputs inputs);
 int32_t mmaSyncK(MmaInputs inputs);
 
-/// Whether sm_90a's warpgroup MMA (wgmma.mma_async m64nNkK) takes these
-/// inputs too, with the same K: fp16/bf16 into fp32, int8 into int32 and
-/// 8-bit floats into fp32 (its tf32 variant is not used).
-bool takesWarpgroupMma(MmaInputs inputs);
+/// Whether sm_90a's warpgroup MMA (wgmma.mma_async m64nNkK) takes `dot`
+/// too, with the same K: fp16/bf16 into fp32, int8 into int32 and 8-bit
+/// floats into fp32 (its tf32 variant and fp16 accumulators are not used).
+bool takesWarpgroupMma(tile::DotOp dot);
 
 } // namespace tessel::tilegpu
 
