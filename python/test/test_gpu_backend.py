@@ -174,8 +174,9 @@ def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constex
 
 
 @tessel.jit
-def matmul_f16_acc_kernel(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
-    # matmul_kernel summing in fp16 (out_dtype=tl.float16), as some fp16 and fp8 kernels ask.
+def matmul_f16_result_kernel(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    # matmul_kernel carrying its sums in fp16 between iterations (out_dtype=tl.float16), as some fp16 and fp8
+    # kernels ask.
     rm = tl.program_id(0) * BM + tl.arange(0, BM)
     rn = tl.program_id(1) * BN + tl.arange(0, BN)
     rk = tl.arange(0, BK)
@@ -195,23 +196,22 @@ def matmul_f16_acc_kernel(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl
     ((128, 64, 128), (128, 64, 64), 8),
     ((32, 32, 64), (32, 32, 64), 1),
 ], ids=["64x64x64", "100x80x72", "128x64x128-w8", "32x32x64-w1"])
-def test_fp16_accumulator_runs_on_mma_sync(sim, rng, shape, blocks, num_warps):
-    # fp16 x fp16 into fp16 runs on mma.sync m16n8k16 with fp16 accumulators (two f16x2 registers a tile) on every
-    # architecture, sm_90a included (its wgmma is used for fp32 accumulators only); pipelined with cp.async. Each
-    # instruction rounds the running sum to fp16 once: the error is at most about one fp16 rounding of the sum's
-    # magnitude per K step of 16.
+def test_fp16_result_dot_runs_on_mma_sync(sim, rng, shape, blocks, num_warps):
+    # fp16 x fp16 into fp16 runs on mma.sync m16n8k16 on every architecture (sm_90a's wgmma takes fp32 results
+    # only), pipelined with cp.async; each dot sums in fp32 and rounds once to fp16, as the CPU backend does (not
+    # once per instruction, as fp16 accumulators would): at most one fp16 rounding of the sum per iteration here.
     M, N, K = shape
     BM, BN, BK = blocks
     a = rng.uniform(-1, 1, (M, K)).astype(np.float16)
     b = rng.uniform(-1, 1, (K, N)).astype(np.float16)
     c = np.zeros((M, N), np.float16)
-    kernel = matmul_f16_acc_kernel[(triton_cdiv(M, BM), triton_cdiv(N, BN))](a, b, c, M, N, K, BM=BM, BN=BN, BK=BK,
-                                                                             num_warps=num_warps, num_stages=3)
+    kernel = matmul_f16_result_kernel[(triton_cdiv(M, BM), triton_cdiv(N, BN))](
+        a, b, c, M, N, K, BM=BM, BN=BN, BK=BK, num_warps=num_warps, num_stages=3)
     want = a.astype(np.float64) @ b.astype(np.float64)
     bound = (np.abs(a).astype(np.float64) @ np.abs(b).astype(np.float64)).max()
-    np.testing.assert_allclose(c.astype(np.float64), want, rtol=0, atol=(K / 16 + 1) * 2.0 ** -11 * bound)
+    np.testing.assert_allclose(c.astype(np.float64), want, rtol=0, atol=triton_cdiv(K, BK) * 2.0 ** -11 * bound)
     ptx = kernel.asm["ptx"]
-    assert "mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16" in ptx and "wgmma" not in ptx
+    assert "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32" in ptx and "wgmma" not in ptx
     assert "cp.async" in ptx
 
 

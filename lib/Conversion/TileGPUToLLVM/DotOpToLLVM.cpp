@@ -221,6 +221,12 @@ struct DotLowering : TileGPUPattern<tile::DotOp> {
     ThreadIds ids = threadIds(rw, loc, target);
 
     SmallVector<Value> d(c.begin(), c.end());
+    // 16-bit float results are summed in fp32 and rounded once at the end,
+    // on the tensor cores (fp32 accumulators) as in the FMA loop below and
+    // on the CPU backend.
+    if (accElt.isF16() || accElt.isBF16())
+      for (Value &v : d)
+        v = rw.create<arith::ExtFOp>(loc, rw.getF32Type(), v);
     if (mma) {
       // Lane roles of the m16n8k16 fragments: groupID and threadID_in_group.
       Value g = rw.create<arith::ShRUIOp>(loc, ids.lane, i32Const(rw, loc, 2));
@@ -401,15 +407,9 @@ struct DotLowering : TileGPUPattern<tile::DotOp> {
         if (isCopyRegister(dLayout, r))
           d[r] = d[r & ~dLayout.freeBits(gpu::kRegister)];
     } else {
-      // One loop over K carries every accumulator element of the thread;
-      // 16-bit float accumulators are carried in fp32 and rounded once at
-      // the end, as the CPU backend does.
-      Type sumElt = accElt;
-      if (accElt.isF16() || accElt.isBF16()) {
-        sumElt = rw.getF32Type();
-        for (Value &v : d)
-          v = rw.create<arith::ExtFOp>(loc, sumElt, v);
-      }
+      // One loop over K carries every accumulator element of the thread.
+      Type sumElt =
+          accElt.isF16() || accElt.isBF16() ? rw.getF32Type() : accElt;
       auto coords = elementCoords(rw, loc, dLayout, ids);
       Value lb = rw.create<arith::ConstantIndexOp>(loc, 0);
       Value ub = rw.create<arith::ConstantIndexOp>(loc, K);
@@ -439,10 +439,10 @@ struct DotLowering : TileGPUPattern<tile::DotOp> {
       }
       lb2.create<scf::YieldOp>(loc, next);
       d.assign(loop.getResults().begin(), loop.getResults().end());
-      if (sumElt != accElt)
-        for (Value &v : d)
-          v = rw.create<arith::TruncFOp>(loc, accElt, v);
     }
+    if (accElt.isF16() || accElt.isBF16())
+      for (Value &v : d)
+        v = rw.create<arith::TruncFOp>(loc, accElt, v);
     rw.replaceOpWithMultiple(op, {d});
     return success();
   }

@@ -38,12 +38,11 @@ public:
   virtual mlir::Value shuffleXor(mlir::OpBuilder &b, mlir::Location loc,
                                  mlir::Value i32Value, int laneMask) const = 0;
   /// Whether the target has warp-wide 16x8x16 matrix multiply-accumulate
-  /// (NVIDIA mma.sync m16n8k16) for fp16/bf16 into fp32 (fp16 into fp16).
+  /// (NVIDIA mma.sync m16n8k16) for fp16/bf16 into fp32.
   virtual bool hasMma16816() const = 0;
   /// One warp's D = A * B + C on a 16x8x16 tile: `a` (4 x i32) and `b`
-  /// (2 x i32) hold pairs of fp16 or bf16, `c` 4 x f32 (or, for fp16
-  /// inputs, 4 x f16), in the PTX ISA's m16n8k16 fragment order; returns
-  /// D's 4 values of C's type.
+  /// (2 x i32) hold pairs of fp16 or bf16, `c` 4 x f32, in the PTX ISA's
+  /// m16n8k16 fragment order; returns D's 4 x f32.
   virtual llvm::SmallVector<mlir::Value>
   mma16816(mlir::OpBuilder &b, mlir::Location loc, mlir::ValueRange a,
            mlir::ValueRange bv, mlir::ValueRange c, bool bf16) const = 0;

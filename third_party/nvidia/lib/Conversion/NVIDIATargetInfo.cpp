@@ -146,44 +146,20 @@ SmallVector<Value> NVIDIATargetInfo::mma16816(OpBuilder &b, Location loc,
     as.push_back(operand(v));
   for (Value v : bv)
     bs.push_back(operand(v));
-  // fp16 accumulators go in pairs too: (c0, c1) and (c2, c3).
-  bool f16Acc = c.front().getType().isF16();
-  auto half2 = VectorType::get({2}, b.getF16Type());
-  SmallVector<Value> cs(c.begin(), c.end());
-  if (f16Acc) {
-    cs.clear();
-    for (int i = 0; i < 4; i += 2) {
-      Value pair = b.create<LLVM::PoisonOp>(loc, half2);
-      for (int j = 0; j < 2; ++j)
-        pair = b.create<LLVM::InsertElementOp>(
-            loc, pair, c[i + j], b.create<arith::ConstantIntOp>(loc, b.getI32Type(), j));
-      cs.push_back(pair);
-    }
-  }
   Type f32 = b.getF32Type();
   auto resultType =
-      f16Acc ? LLVM::LLVMStructType::getLiteral(ctx, {half2, half2})
-             : LLVM::LLVMStructType::getLiteral(ctx, {f32, f32, f32, f32});
+      LLVM::LLVMStructType::getLiteral(ctx, {f32, f32, f32, f32});
   std::optional<std::array<NVVM::MMATypes, 2>> ptxTypes;
   if (bf16)
     ptxTypes = std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::bf16,
                                              NVVM::MMATypes::bf16};
   auto mma = b.create<NVVM::MmaOp>(
-      loc, resultType, as, bs, cs, ArrayRef<int64_t>{16, 8, 16},
+      loc, resultType, as, bs, c, ArrayRef<int64_t>{16, 8, 16},
       std::optional<NVVM::MMAB1Op>(), std::optional<NVVM::MMAIntOverflow>(),
       ptxTypes,
       std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
                                      NVVM::MMALayout::col});
   SmallVector<Value> d;
-  if (f16Acc) {
-    for (int64_t i = 0; i < 2; ++i) {
-      Value pair = b.create<LLVM::ExtractValueOp>(loc, mma, i);
-      for (int j = 0; j < 2; ++j)
-        d.push_back(b.create<LLVM::ExtractElementOp>(
-            loc, pair, b.create<arith::ConstantIntOp>(loc, b.getI32Type(), j)));
-    }
-    return d;
-  }
   for (int64_t i = 0; i < 4; ++i)
     d.push_back(b.create<LLVM::ExtractValueOp>(loc, mma, i));
   return d;

@@ -24,8 +24,8 @@ namespace tessel::tilegpu {
 /// e4m3 or e5m2 for each operand (the two may differ).
 enum class MmaInputs { F16, BF16, TF32, TF32x3, S8, FP8 };
 
-/// The mma.sync inputs of `dot`: fp16 into fp32 or fp16, bf16 into fp32
-/// (m16n8k16); fp32
+/// The mma.sync inputs of `dot`: fp16 into fp32 or fp16 (summed in fp32,
+/// rounded once), bf16 into fp32 (m16n8k16); fp32
 /// into fp32 where input_precision allows tf32 (absent, Triton's default on
 /// NVIDIA, or "tf32"; m16n8k8) and "tf32x3" (three of those); int8 into
 /// int32 (m16n8k32); 8-bit floats, e4m3 or e5m2 each, into fp32
@@ -40,7 +40,7 @@ int32_t mmaSyncK(MmaInputs inputs);
 
 /// Whether sm_90a's warpgroup MMA (wgmma.mma_async m64nNkK) takes `dot`
 /// too, with the same K: fp16/bf16 into fp32, int8 into int32 and 8-bit
-/// floats into fp32 (its tf32 variant and fp16 accumulators are not used).
+/// floats into fp32 (its tf32 variant and fp16 results are not used).
 bool takesWarpgroupMma(tile::DotOp dot);
 
 } // namespace tessel::tilegpu
