@@ -224,9 +224,11 @@ struct DotLowering : TileGPUPattern<tile::DotOp> {
     // 16-bit float results are summed in fp32 and rounded once at the end,
     // on the tensor cores (fp32 accumulators) as in the FMA loop below and
     // on the CPU backend.
-    if (accElt.isF16() || accElt.isBF16())
+    Type sumElt =
+        accElt.isF16() || accElt.isBF16() ? rw.getF32Type() : accElt;
+    if (sumElt != accElt)
       for (Value &v : d)
-        v = rw.create<arith::ExtFOp>(loc, rw.getF32Type(), v);
+        v = rw.create<arith::ExtFOp>(loc, sumElt, v);
     if (mma) {
       // Lane roles of the m16n8k16 fragments: groupID and threadID_in_group.
       Value g = rw.create<arith::ShRUIOp>(loc, ids.lane, i32Const(rw, loc, 2));
@@ -408,8 +410,6 @@ struct DotLowering : TileGPUPattern<tile::DotOp> {
           d[r] = d[r & ~dLayout.freeBits(gpu::kRegister)];
     } else {
       // One loop over K carries every accumulator element of the thread.
-      Type sumElt =
-          accElt.isF16() || accElt.isBF16() ? rw.getF32Type() : accElt;
       auto coords = elementCoords(rw, loc, dLayout, ids);
       Value lb = rw.create<arith::ConstantIndexOp>(loc, 0);
       Value ub = rw.create<arith::ConstantIndexOp>(loc, K);
@@ -440,7 +440,7 @@ struct DotLowering : TileGPUPattern<tile::DotOp> {
       lb2.create<scf::YieldOp>(loc, next);
       d.assign(loop.getResults().begin(), loop.getResults().end());
     }
-    if (accElt.isF16() || accElt.isBF16())
+    if (sumElt != accElt)
       for (Value &v : d)
         v = rw.create<arith::TruncFOp>(loc, accElt, v);
     rw.replaceOpWithMultiple(op, {d});
