@@ -330,4 +330,89 @@ TEST(LaunchArgs, PackingChecksTheArgumentCount) {
             "kern takes 2 runtime arguments, got 1");
 }
 
+TensorDescriptorArg descriptor(llvm::ArrayRef<int64_t> shape,
+                               llvm::ArrayRef<int64_t> strides,
+                               llvm::ArrayRef<int64_t> block) {
+  TensorDescriptorArg desc;
+  desc.base = LaunchArg::pointer("fp16", 0x10000);
+  desc.base.name = "A";
+  desc.elementBytes = 2;
+  desc.shape.assign(shape.begin(), shape.end());
+  desc.strides.assign(strides.begin(), strides.end());
+  desc.block.assign(block.begin(), block.end());
+  return desc;
+}
+
+TEST(LaunchArgs, DescriptorsArePassedAsBaseShapeAndStrides) {
+  // A 3-d fp16 descriptor: base, three i32 sizes, the two outer i64 strides
+  // (the last, 1, is compiled in), sizes specialized like ints.
+  TensorDescriptorArg desc = descriptor({5, 48, 100}, {4800, 104, 1}, {2, 16, 64});
+  std::vector<LaunchArg> parts;
+  ASSERT_EQ(message(expandDescriptor(desc, /*byAlignment=*/true, parts)), "");
+  ASSERT_EQ(parts.size(), 6u);
+  std::vector<std::string> types;
+  std::vector<uint64_t> values;
+  for (const LaunchArg &part : parts) {
+    types.push_back(part.type);
+    values.push_back(part.bits);
+    EXPECT_EQ(part.name, "A");
+  }
+  EXPECT_EQ(types, (std::vector<std::string>{"*fp16", "i32", "i32", "i32", "i64", "i64"}));
+  EXPECT_EQ(values, (std::vector<uint64_t>{0x10000, 5, 48, 100, 4800, 104}));
+  // 4800 is a multiple of 16 elements; 104 only of the 8 fp16s in 16 bytes,
+  // which the descriptor's rule guarantees.
+  EXPECT_EQ(descriptorTag(desc, parts),
+            "tensordesc<fp16[2,16,64]>(*fp16:16,i32,i32:16,i32,i64:16,i64:8)");
+  parts[0].noalias = true;
+  desc.nanPadding = true;
+  EXPECT_EQ(descriptorTag(desc, parts),
+            "tensordesc<fp16[2,16,64],nan>(*fp16:16:noalias,i32,i32:16,i32,i64:16,i64:8)");
+
+  // Without alignment specialization only what the rules imply is marked.
+  std::vector<LaunchArg> plain;
+  ASSERT_EQ(message(expandDescriptor(desc, /*byAlignment=*/false, plain)), "");
+  EXPECT_EQ(descriptorTag(desc, plain),
+            "tensordesc<fp16[2,16,64],nan>(*fp16:16,i32,i32,i32,i64:8,i64:8)");
+}
+
+TEST(LaunchArgs, BadDescriptorsAreRefused) {
+  auto refusal = [](TensorDescriptorArg desc) {
+    std::vector<LaunchArg> parts;
+    std::string text = message(expandDescriptor(desc, true, parts));
+    EXPECT_TRUE(parts.empty()); // nothing appended on an error
+    return text;
+  };
+  const std::string prefix = "tensor descriptor 'A': ";
+  EXPECT_EQ(refusal(descriptor({}, {}, {})),
+            prefix + "a descriptor has 1 to 5 dimensions, got 0");
+  EXPECT_EQ(refusal(descriptor({1, 1, 1, 1, 1, 8}, {8, 8, 8, 8, 8, 1}, {1, 1, 1, 1, 1, 8})),
+            prefix + "a descriptor has 1 to 5 dimensions, got 6");
+  EXPECT_EQ(refusal(descriptor({4, 8}, {8}, {4, 8})),
+            prefix + "2 dimensions in shape, but 1 strides and 2 block dimensions");
+  TensorDescriptorArg misaligned = descriptor({4, 8}, {8, 1}, {4, 8});
+  misaligned.base.bits += 2;
+  EXPECT_EQ(refusal(misaligned),
+            prefix + "the base array's address must be a multiple of 16 bytes");
+  EXPECT_EQ(refusal(descriptor({0, 8}, {8, 1}, {4, 8})),
+            prefix + "shape[0] must be in [1, 2^31), got 0");
+  EXPECT_EQ(refusal(descriptor({4, int64_t(1) << 31}, {1 << 30, 1}, {4, 8})),
+            prefix + "shape[1] must be in [1, 2^31), got 2147483648");
+  EXPECT_EQ(refusal(descriptor({4, 8}, {12, 1}, {4, 8})),
+            prefix + "strides[0] must be a multiple of 16 bytes, got 12 "
+                     "elements of 2 bytes");
+  EXPECT_EQ(refusal(descriptor({4, 8}, {8, 2}, {4, 8})),
+            prefix + "the last dimension must be contiguous (stride 1), got 2");
+  EXPECT_EQ(refusal(descriptor({4, 8}, {8, 1}, {3, 8})),
+            prefix + "block dimension 0 must be a power of 2, got 3");
+  EXPECT_EQ(refusal(descriptor({4, 8}, {8, 1}, {4, 4})),
+            prefix + "the block's last dimension must span at least 16 bytes, "
+                     "got 4 x 2");
+  TensorDescriptorArg ints = descriptor({4, 8}, {8, 1}, {4, 8});
+  ints.base = LaunchArg::pointer("i16", 0x10000);
+  ints.base.name = "A";
+  ints.nanPadding = true;
+  EXPECT_EQ(refusal(ints),
+            prefix + "padding 'nan' needs a floating-point array, got i16");
+}
+
 } // namespace

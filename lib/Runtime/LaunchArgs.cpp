@@ -119,6 +119,85 @@ std::string tessel::runtime::typeTag(const LaunchArg &arg) {
   return tag;
 }
 
+llvm::Error tessel::runtime::expandDescriptor(const TensorDescriptorArg &desc,
+                                              bool byAlignment,
+                                              std::vector<LaunchArg> &out) {
+  llvm::StringRef name = desc.base.name;
+  auto bad = [&](const llvm::Twine &what) {
+    return fail("tensor descriptor '" + name + "': " + what);
+  };
+  size_t rank = desc.shape.size();
+  if (rank < 1 || rank > 5)
+    return bad("a descriptor has 1 to 5 dimensions, got " + llvm::Twine(rank));
+  if (desc.strides.size() != rank || desc.block.size() != rank)
+    return bad(llvm::Twine(rank) + " dimensions in shape, but " +
+               llvm::Twine(desc.strides.size()) + " strides and " +
+               llvm::Twine(desc.block.size()) + " block dimensions");
+  if (!desc.base.isPointer())
+    return bad("the base must be an array, got " + desc.base.type);
+  if (desc.base.bits % 16)
+    return bad("the base array's address must be a multiple of 16 bytes");
+  llvm::StringRef element = llvm::StringRef(desc.base.type).drop_front();
+  if (desc.nanPadding && !element.starts_with("fp") && !element.starts_with("bf"))
+    return bad("padding 'nan' needs a floating-point array, got " + element);
+  int64_t bytes = desc.elementBytes;
+  for (size_t d = 0; d < rank; ++d) {
+    int64_t size = desc.shape[d], stride = desc.strides[d], box = desc.block[d];
+    if (size < 1 || size > INT32_MAX)
+      return bad("shape[" + llvm::Twine(d) + "] must be in [1, 2^31), got " +
+                 llvm::Twine(size));
+    if (d + 1 == rank ? stride != 1 : (stride * bytes) % 16 != 0)
+      return bad(d + 1 == rank
+                     ? "the last dimension must be contiguous (stride 1), got " +
+                           llvm::Twine(stride)
+                     : "strides[" + llvm::Twine(d) +
+                           "] must be a multiple of 16 bytes, got " +
+                           llvm::Twine(stride) + " elements of " +
+                           llvm::Twine(bytes) + " bytes");
+    if (box < 1 || (box & (box - 1)))
+      return bad("block dimension " + llvm::Twine(d) +
+                 " must be a power of 2, got " + llvm::Twine(box));
+  }
+  if (desc.block.back() * bytes < 16)
+    return bad("the block's last dimension must span at least 16 bytes, got " +
+               llvm::Twine(desc.block.back()) + " x " + llvm::Twine(bytes));
+  auto part = [&](LaunchArg arg) {
+    arg.name = name;
+    specialize(arg, /*byValue=*/false, byAlignment);
+    out.push_back(std::move(arg));
+  };
+  part(desc.base);
+  for (int64_t size : desc.shape) {
+    LaunchArg arg = LaunchArg::integer(size);
+    part(arg);
+  }
+  for (int64_t stride : llvm::ArrayRef(desc.strides).drop_back()) {
+    LaunchArg arg = LaunchArg::integer(stride);
+    arg.type = "i64";
+    part(arg);
+  }
+  return llvm::Error::success();
+}
+
+std::string tessel::runtime::descriptorTag(const TensorDescriptorArg &desc,
+                                           llvm::ArrayRef<LaunchArg> parts) {
+  std::string tag = "tensordesc<" + desc.base.type.substr(1) + "[";
+  for (auto [d, size] : llvm::enumerate(desc.block))
+    tag += (d ? "," : "") + std::to_string(size);
+  tag += desc.nanPadding ? "],nan>(" : "]>(";
+  // What expandDescriptor checked holds whatever the specialization: the
+  // base is 16-byte aligned, the strides 16-byte multiples.
+  size_t firstStride = 1 + desc.shape.size();
+  for (auto [i, part] : llvm::enumerate(parts)) {
+    LaunchArg marked = part;
+    marked.mark16 |= i == 0;
+    tag += (i ? "," : "") + typeTag(marked);
+    if (i >= firstStride && !marked.mark16 && desc.elementBytes < 16)
+      tag += ":" + std::to_string(16 / desc.elementBytes);
+  }
+  return tag + ")";
+}
+
 llvm::Error tessel::runtime::checkWritable(llvm::ArrayRef<LaunchArg> args,
                                            llvm::ArrayRef<unsigned> writes,
                                            llvm::StringRef function) {

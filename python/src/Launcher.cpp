@@ -98,6 +98,13 @@ private:
   void specialize(size_t index, LaunchArg &arg) const {
     runtime::specialize(arg, specializeValue[index], specializeAlignment[index]);
   }
+  /// Whether `value` is a host-side tensor descriptor (it has `base`,
+  /// `shape`, `strides`, `block_shape`), decided once per type.
+  bool isTensorDescriptor(PyObject *value);
+  /// Reads a tensor descriptor argument; its base's tensor (torch) goes to
+  /// `tensor`, as readArg's.
+  runtime::TensorDescriptorArg readDescriptor(size_t index, PyObject *value,
+                                              PyObject *&tensor);
   py::str keyTag(const std::string &tag);
   std::array<int64_t, 3> gridDims(py::handle grid,
                                   const std::vector<PyObject *> &values);
@@ -122,6 +129,9 @@ private:
   /// Pointer type tags of tensor dtype objects (torch dtypes are singletons).
   std::unordered_map<PyObject *, std::string> dtypeTags;
   std::vector<py::object> dtypeObjects;
+  /// Types seen, whether they are tensor descriptors (kept alive).
+  std::unordered_map<PyObject *, bool> descriptorTypes;
+  std::vector<py::object> typeObjects;
 };
 
 std::vector<PyObject *> Launcher::bind(const py::args &args,
@@ -256,6 +266,65 @@ LaunchArg Launcher::readArg(PyObject *value, size_t index, PyObject *&tensor) {
   return arg;
 }
 
+bool Launcher::isTensorDescriptor(PyObject *value) {
+  if (PyLong_CheckExact(value) || PyFloat_CheckExact(value) || PyBool_Check(value))
+    return false;
+  PyObject *type = reinterpret_cast<PyObject *>(Py_TYPE(value));
+  auto known = descriptorTypes.find(type);
+  if (known != descriptorTypes.end())
+    return known->second;
+  bool is = true;
+  for (const char *field : {"base", "shape", "strides", "block_shape"})
+    is = is && PyObject_HasAttrString(type, field) != 0;
+  // Dataclass fields without defaults are instance attributes only.
+  if (!is && PyObject_HasAttrString(type, "__dataclass_fields__")) {
+    py::object fields = py::handle(type).attr("__dataclass_fields__");
+    is = fields.contains("base") && fields.contains("shape") &&
+         fields.contains("strides") && fields.contains("block_shape");
+  }
+  typeObjects.push_back(py::reinterpret_borrow<py::object>(type));
+  descriptorTypes.emplace(type, is);
+  return is;
+}
+
+runtime::TensorDescriptorArg
+Launcher::readDescriptor(size_t index, PyObject *value, PyObject *&tensor) {
+  py::handle d(value);
+  runtime::TensorDescriptorArg desc;
+  desc.base = readArg(d.attr("base").ptr(), index, tensor);
+  desc.base.name = names[index];
+  if (!desc.base.isPointer())
+    throw py::type_error(name + ": argument '" + names[index] +
+                         "' is a tensor descriptor whose base is not an array (" +
+                         std::string(py::repr(d.attr("base"))) + ")");
+  desc.elementBytes = unsigned(pointeeBytes(desc.base.type));
+  auto ints = [&](const char *field) {
+    llvm::SmallVector<int64_t, 5> out;
+    for (py::handle v : py::iterable(d.attr(field))) {
+      py::object integer = py::reinterpret_steal<py::object>(PyNumber_Index(v.ptr()));
+      if (!integer) {
+        PyErr_Clear();
+        throw py::type_error(name + ": argument '" + names[index] +
+                             "' is a tensor descriptor whose " + field +
+                             " holds a non-integer, " + std::string(py::repr(v)));
+      }
+      out.push_back(integer.cast<int64_t>());
+    }
+    return out;
+  };
+  desc.shape = ints("shape");
+  desc.strides = ints("strides");
+  desc.block = ints("block_shape");
+  py::object padding = py::getattr(d, "padding", py::str("zero"));
+  std::string mode = py::str(padding);
+  if (mode != "zero" && mode != "nan")
+    throw py::value_error(name + ": argument '" + names[index] +
+                          "': a tensor descriptor's padding is 'zero' or 'nan', got " +
+                          std::string(py::repr(padding)));
+  desc.nanPadding = mode == "nan";
+  return desc;
+}
+
 /// A tensor's (torch) extent, read through Python only when it matters.
 void readTensorExtent(PyObject *tensor, LaunchArg &arg) {
   py::handle t(tensor);
@@ -327,6 +396,8 @@ py::object Launcher::launch(py::handle grid, bool warmup, py::args args,
   // The key: one entry per parameter (a type tag, or the constexpr's type
   // and value, so that 1, 1.0 and True differ), then the constexpr globals.
   std::vector<size_t> runtimeParams; ///< the parameter of each runtime arg
+  /// Tensor descriptor parameters: the descriptor, its first runtime arg.
+  llvm::SmallVector<std::pair<runtime::TensorDescriptorArg, size_t>, 2> descriptors;
   py::tuple key(n + 2);
   for (size_t i = 0; i < n; ++i) {
     PyObject *value = values[i];
@@ -336,6 +407,19 @@ py::object Launcher::launch(py::handle grid, bool warmup, py::args args,
       continue;
     }
     PyObject *tensor = nullptr;
+    if (isTensorDescriptor(value)) {
+      // Passed as its base, shape and strides (runtime::expandDescriptor).
+      runtime::TensorDescriptorArg desc = readDescriptor(i, value, tensor);
+      size_t first = runtimeArgs.size();
+      check<py::value_error>(runtime::expandDescriptor(
+          desc, specializeAlignment[i], runtimeArgs));
+      for (size_t r = first; r < runtimeArgs.size(); ++r) {
+        tensors.push_back(r == first ? tensor : nullptr);
+        runtimeParams.push_back(i);
+      }
+      descriptors.emplace_back(std::move(desc), first);
+      continue;
+    }
     LaunchArg arg = classify(i, value, tensor);
     if (arg.isConstOne) {
       key[i] = keyTag(runtime::typeTag(arg));
@@ -351,6 +435,11 @@ py::object Launcher::launch(py::handle grid, bool warmup, py::args args,
   });
   for (size_t r = 0; r < runtimeArgs.size(); ++r)
     key[runtimeParams[r]] = keyTag(runtime::typeTag(runtimeArgs[r]));
+  for (auto &[desc, first] : descriptors) {
+    size_t parts = 1 + desc.shape.size() + desc.strides.size() - 1;
+    key[runtimeParams[first]] = keyTag(runtime::descriptorTag(
+        desc, llvm::ArrayRef(runtimeArgs).slice(first, parts)));
+  }
   key[n] = globalValues.is_none() ? py::object(py::none()) : globalValues();
   // The launch options given, in a fixed order (they change the code).
   if (options.empty()) {

@@ -76,6 +76,10 @@ def test_dlpack_device_arrays(tmp_path):
     run_scenario("dlpack", tmp_path)
 
 
+def test_host_tensor_descriptors_of_device_arrays(tmp_path):
+    run_scenario("descriptors", tmp_path)
+
+
 def test_device_properties_come_from_the_driver(tmp_path):
     run_scenario("properties", tmp_path, capability=90)
 
@@ -245,6 +249,26 @@ def scenario_tensors_and_stream():
         np.testing.assert_array_equal(dout.numpy(), 2 * x)
         assert driver.lib.tesselFakeCudaLastStream() == 0x5EED
     assert driver.launches() == 2
+
+
+@tessel.jit
+def _descriptor_copy(X, Y, BM: tl.constexpr, BN: tl.constexpr):
+    om, on = tl.program_id(0) * BM, tl.program_id(1) * BN
+    Y.store([om, on], X.load([om, on]) + 1)
+
+
+def scenario_descriptors():
+    # Host-side descriptors over device arrays: a torch-like tensor (data_ptr) and a __cuda_array_interface__
+    # array, describing a 30 x 50 view of 32 x 64 arrays.
+    from tessel.tools.tensor_descriptor import TensorDescriptor
+    driver = _Driver()
+    x = _rng().standard_normal((32, 64)).astype(np.float32)
+    dx, dout = TorchLikeTensor(driver, x), DeviceArray(driver, np.zeros((32, 64), np.float32))
+    _descriptor_copy[(2, 2)](TensorDescriptor(dx, [30, 50], [64, 1], [16, 32]),
+                             TensorDescriptor(dout, [30, 50], [64, 1], [16, 32]), BM=16, BN=32)
+    want = np.zeros_like(x)
+    want[:30, :50] = x[:30, :50] + 1
+    np.testing.assert_array_equal(dout.numpy(), want)
 
 
 def scenario_host_array():

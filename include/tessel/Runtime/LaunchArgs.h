@@ -14,12 +14,14 @@
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
 #include <array>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace tessel::runtime {
 
@@ -76,6 +78,35 @@ void markNoalias(llvm::MutableArrayRef<LaunchArg> args,
 std::string typeTag(const LaunchArg &arg);
 /// The tag of an int compiled in as 1.
 inline constexpr llvm::StringLiteral kConstOneTag = "=1";
+
+/// A host-side tensor descriptor argument (tessel.tools.tensor_descriptor's
+/// TensorDescriptor, or Triton's): the array at `base`, the shape and strides
+/// (in elements) of the view it describes, the block its loads and stores
+/// move, and whether out-of-bounds elements read as NaN instead of zero.
+struct TensorDescriptorArg {
+  LaunchArg base;
+  unsigned elementBytes = 1;
+  llvm::SmallVector<int64_t, 5> shape, strides, block;
+  bool nanPadding = false;
+};
+
+/// Checks a descriptor as Triton does (1 to 5 dimensions, a 16-byte aligned
+/// base, 16-byte multiples for every stride but the last, which is 1, a
+/// positive shape within int32, power-of-two blocks spanning at least 16
+/// bytes along the last dimension) and appends the runtime arguments it is
+/// passed as: the base, the shape ("i32" each), the strides but the last
+/// ("i64" each; the last is compiled in as 1), each specialized by alignment
+/// when `byAlignment`. Errors name the argument (`desc.base.name`).
+llvm::Error expandDescriptor(const TensorDescriptorArg &desc, bool byAlignment,
+                             std::vector<LaunchArg> &out);
+
+/// The cache-key tag of a descriptor passed as `parts` (what expandDescriptor
+/// appended, after markNoalias): its element type and block, ",nan" for NaN
+/// padding, then the tags of its parts, with the alignment the checks imply
+/// (the base ":16", a stride not marked the elements in 16 bytes), e.g.
+/// "tensordesc<fp16[64,64]>(*fp16:16:noalias,i32:16,i32,i64:8)".
+std::string descriptorTag(const TensorDescriptorArg &desc,
+                          llvm::ArrayRef<LaunchArg> parts);
 
 /// Refuses a read-only array passed for an argument the kernel may store
 /// through (`writes`: indices into `args`). `function` names the kernel in the

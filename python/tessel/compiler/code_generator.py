@@ -25,6 +25,7 @@ from typing import Any, Callable
 from .. import _C
 from ..language import core
 from ..language.core import tensor
+from ..language.tensor_descriptor import host_descriptor_type
 from ..runtime.jit import JITFunction
 from .errors import CompilationError, UnsupportedError
 
@@ -196,10 +197,19 @@ class CodeGenerator(ast.NodeVisitor):
 
     def generate_kernel(self, arg_types: list[str], constexprs: dict[str, Any]) -> None:
         definition = self.fn.definition
-        handles = self._at(definition, self.builder.create_function, self.fn.__name__, list(arg_types))
+        # A tensor descriptor argument is passed as several (its base, shape and strides).
+        descriptors = [host_descriptor_type.parse(t) for t in arg_types]
+        flat = [part for t, d in zip(arg_types, descriptors) for part in (d.arg_types if d else [t])]
+        handles = self._at(definition, self.builder.create_function, self.fn.__name__, flat)
         arguments = iter(handles)
+        types = iter(descriptors)
         for name in self.fn.arg_names:
-            self.scope[name] = constexprs[name] if name in constexprs else tensor(next(arguments))
+            if name in constexprs:
+                self.scope[name] = constexprs[name]
+            elif (descriptor := next(types)) is not None:
+                self.scope[name] = descriptor.make([tensor(next(arguments)) for _ in descriptor.arg_types])
+            else:
+                self.scope[name] = tensor(next(arguments))
         self._walk(definition.body)
         self._at(definition, self.builder.finish_function)
 

@@ -2,6 +2,10 @@
 and written a block at a time with `desc.load(offsets)` / `desc.store(offsets, value)` (also
 `tl.load_tensor_descriptor` / `tl.store_tensor_descriptor`), as in Triton 3.6.
 
+A descriptor may also come from the host as a kernel argument (`tessel.tools.tensor_descriptor.TensorDescriptor`, or
+Triton's): the launcher checks it and passes it as its base, its shape (int32 each) and its strides but the last (int64
+each; the last is 1, compiled in), with the block shape and the padding in its type (`host_descriptor_type`).
+
 A descriptor names a strided array of `shape` elements at `base` (the last dimension contiguous). A block starts at
 `offsets` (element indices, negative allowed): the elements inside the array are read and written, the rest read as
 zero (or NaN with `padding_option="nan"`) and are not written. Here the blocks are masked loads and stores of the
@@ -11,6 +15,7 @@ Triton's descriptors take 64-bit strides.
 from __future__ import annotations
 
 import numbers
+import re
 from typing import Any, Sequence
 
 from . import core
@@ -152,3 +157,32 @@ def _descriptor_arg(desc: Any, what: str) -> tensor_descriptor:
     if not isinstance(desc, tensor_descriptor):
         raise TypeError(f"{what}: expected a tensor descriptor (tl.make_tensor_descriptor), got {_describe(desc)}")
     return desc
+
+
+# The launcher's type tag of a descriptor argument (runtime::descriptorTag): element type, block, padding, then the
+# type tags of the arguments it is passed as.
+_HOST_TAG = re.compile(r"tensordesc<(\w+)\[([0-9,]+)\](,nan)?>\((.*)\)")
+
+
+class host_descriptor_type:
+    """A descriptor kernel argument's type: the runtime arguments it is passed as (`arg_types`) and how they make the
+    descriptor in the kernel (`make`)."""
+
+    def __init__(self, block_shape: list[int], padding: str, arg_types: list[str]) -> None:
+        self.block_shape = block_shape
+        self.padding = padding
+        self.arg_types = arg_types
+
+    @classmethod
+    def parse(cls, tag: str) -> "host_descriptor_type | None":
+        """The type of a descriptor's tag; None for other arguments' tags."""
+        match = _HOST_TAG.fullmatch(tag)
+        if match is None:
+            return None
+        block = [int(size) for size in match.group(2).split(",")]
+        return cls(block, "nan" if match.group(3) else "zero", match.group(4).split(","))
+
+    def make(self, values: list[tensor]) -> tensor_descriptor:
+        rank = len(self.block_shape)
+        base, shape, strides = values[0], values[1:1 + rank], values[1 + rank:]
+        return tensor_descriptor(base, list(shape), [*strides, 1], self.block_shape, self.padding)

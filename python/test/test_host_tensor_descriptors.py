@@ -1,0 +1,225 @@
+"""Tensor descriptors made on the host (tessel.tools.tensor_descriptor.TensorDescriptor, and Triton's own class) and
+passed as kernel arguments, on every target, against numpy: blocks at any offsets read the elements inside the
+described view and zero (or NaN) for the rest, and write only the elements inside it. One kernel also runs under
+OpenAI Triton's interpreter with Triton's TensorDescriptor (the semantic oracle). Bad descriptors are ValueErrors."""
+import dataclasses
+import os
+import types
+from typing import Any
+
+import numpy as np
+import pytest
+
+import tessel as triton
+import tessel.language as tl
+from tessel.tools.tensor_descriptor import TensorDescriptor
+
+from test_tensor_descriptors import block_of
+
+
+@triton.jit
+def shifted_copy(X, Y, shift_m, shift_n, BM: tl.constexpr, BN: tl.constexpr):
+    # Each program moves the block at (program * block - shift) from X's view to Y's, doubled.
+    om = tl.program_id(0) * BM - shift_m
+    on = tl.program_id(1) * BN - shift_n
+    Y.store([om, on], X.load([om, on]) * 2)
+
+
+@pytest.mark.parametrize("M,N,BM,BN,shift", [
+    (64, 64, 32, 32, (0, 0)),     # whole blocks
+    (37, 70, 16, 32, (3, 5)),     # ragged edges, blocks starting before the view
+    (5, 200, 8, 64, (0, 9)),      # fewer rows than a block
+], ids=["whole", "ragged", "thin"])
+def test_views_of_numpy_arrays(rng, M, N, BM, BN, shift):
+    # The descriptors describe M x N views of wider arrays (rows of 16-byte multiples): the columns past N are not
+    # theirs.
+    width = -(-N // 4) * 4
+    x = rng.standard_normal((M, width + 12)).astype(np.float32)
+    y = np.full((M, width + 4), -1.0, np.float32)
+    x_desc = TensorDescriptor(x, [M, N], [x.shape[1], 1], [BM, BN])
+    y_desc = TensorDescriptor(y, [M, N], [y.shape[1], 1], [BM, BN])
+    grid = (triton.cdiv(M + shift[0], BM), triton.cdiv(N + shift[1], BN))
+    shifted_copy[grid](x_desc, y_desc, shift[0], shift[1], BM=BM, BN=BN)
+    want = np.full_like(y, -1.0)
+    want[:, :N] = 2 * x[:, :N]
+    np.testing.assert_array_equal(y, want)
+
+
+@triton.jit
+def read_block(X, Out, o0, o1, o2, B0: tl.constexpr, B1: tl.constexpr, B2: tl.constexpr):
+    # The raw block at (o0, o1, o2), padding included, written to Out contiguously.
+    block = X.load([o0, o1, o2])
+    i = tl.arange(0, B0)[:, None, None] * (B1 * B2) + tl.arange(0, B1)[None, :, None] * B2 + tl.arange(0, B2)[None,
+                                                                                                            None, :]
+    tl.store(Out + i, block)
+
+
+@pytest.mark.parametrize("padding,fill", [("zero", 0.0), ("nan", np.nan)])
+@pytest.mark.parametrize("offsets", [(0, 0, 0), (-1, 3, -8), (2, 5, 24)], ids=["origin", "before", "past"])
+def test_three_dimensional_torch_descriptor(rng, padding, fill, offsets):
+    torch = pytest.importorskip("torch")
+    x = torch.from_numpy(rng.standard_normal((3, 7, 40)).astype(np.float16))
+    desc = TensorDescriptor.from_tensor(x, [2, 4, 16], padding=padding)
+    out = torch.full((2 * 4 * 16,), 5.0, dtype=torch.float16)
+    read_block[(1,)](desc, out, *offsets, B0=2, B1=4, B2=16)
+    want = block_of(x.numpy(), offsets, (2, 4, 16), fill)
+    np.testing.assert_array_equal(out.numpy().reshape(2, 4, 16), want)
+
+
+@triton.jit
+def _add_block(desc, value, om, on):
+    # A @jit helper taking a descriptor: read, add, write back.
+    desc.store([om, on], desc.load([om, on]) + value)
+
+
+@triton.jit
+def add_through_helper(X, value, BM: tl.constexpr, BN: tl.constexpr):
+    _add_block(X, value, tl.program_id(0) * BM, tl.program_id(1) * BN)
+
+
+def test_descriptors_pass_to_jit_helpers(rng):
+    x = rng.integers(-100, 100, (40, 48)).astype(np.int32)
+    want = x + 7
+    add_through_helper[(3, 2)](TensorDescriptor.from_tensor(x, [16, 32]), 7, BM=16, BN=32)
+    np.testing.assert_array_equal(x, want)
+
+
+@triton.jit
+def matmul_host_descriptors(a_desc, b_desc, c_desc, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    # The tutorials' descriptor matmul: A, B and C come from the host.
+    om = tl.program_id(0) * BM
+    on = tl.program_id(1) * BN
+    acc = tl.zeros([BM, BN], dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BK)):
+        acc = tl.dot(a_desc.load([om, k * BK]), b_desc.load([k * BK, on]), acc)
+    c_desc.store([om, on], acc)
+
+
+@pytest.mark.parametrize("M,N,K", [(128, 64, 64), (96, 80, 72)], ids=["whole", "ragged"])
+def test_matmul_through_host_descriptors(rng, target, M, N, K):
+    torch = pytest.importorskip("torch")
+    a = torch.from_numpy(rng.standard_normal((M, K)).astype(np.float16))
+    b = torch.from_numpy(rng.standard_normal((K, N)).astype(np.float16))
+    c = torch.zeros((M, N), dtype=torch.float16)
+    descs = [TensorDescriptor.from_tensor(t, block) for t, block in ((a, [64, 32]), (b, [32, 64]), (c, [64, 64]))]
+    kernel = matmul_host_descriptors[(triton.cdiv(M, 64), triton.cdiv(N, 64))](*descs, K, BM=64, BN=64, BK=32,
+                                                                               num_stages=3)
+    want = a.double().numpy() @ b.double().numpy()
+    np.testing.assert_allclose(c.double().numpy(), want, rtol=2e-3, atol=2e-2)
+    if target.startswith("sim:"):
+        ptx = kernel.asm["ptx"]
+        assert "cp.async.cg.shared.global" in ptx
+        assert ("wgmma.mma_async" if target == "sim:sm_90a" else "mma.sync") in ptx
+
+
+def test_shapes_and_strides_specialize_like_ints(rng, target):
+    # The shape of a descriptor is specialized by divisibility as int arguments are (its strides are 16-byte
+    # multiples by the descriptor's rule): a view whose extents are multiples of 16 is copied in 16-byte vectors.
+    x = rng.standard_normal((64, 128)).astype(np.float32)
+    y = np.zeros_like(x)
+    kernel = shifted_copy[(2, 2)](TensorDescriptor.from_tensor(x, [32, 64]), TensorDescriptor.from_tensor(y, [32, 64]),
+                                  0, 0, BM=32, BN=64)
+    np.testing.assert_array_equal(y, 2 * x)
+    ragged = shifted_copy[(2, 2)](TensorDescriptor(x, [60, 127], [128, 1], [32, 64]),
+                                  TensorDescriptor(y, [60, 127], [128, 1], [32, 64]), 0, 0, BM=32, BN=64)
+    assert ragged is not kernel  # another specialization
+    if target.startswith("sim:"):
+        ptx = kernel.asm["ptx"]
+        assert "ld.global.v4" in ptx and "st.global.v4" in ptx
+
+
+def _copy_src(X, Y, om, on):
+    # Written once, run by Triton's interpreter and by tessel on the same Triton TensorDescriptor objects.
+    Y.store([om, on], X.load([om, on]) * 3)
+
+
+@pytest.mark.parametrize("padding", ["zero", "nan"])
+@pytest.mark.parametrize("offsets", [(0, 0), (-5, 8), (16, 32), (20, -8)])
+def test_tritons_descriptors_match_tritons_interpreter(rng, padding, offsets):
+    torch = pytest.importorskip("torch")
+    triton_ref = pytest.importorskip("triton")
+    from triton.tools.tensor_descriptor import TensorDescriptor as TritonDescriptor
+    os.environ["TRITON_INTERPRET"] = "1"  # read when Triton decorates a kernel
+    import triton.language as ttl
+    clone = types.FunctionType(_copy_src.__code__, dict(_copy_src.__globals__, tl=ttl), "_copy_src")
+    reference = triton_ref.jit(clone)
+    x = torch.from_numpy(rng.standard_normal((24, 40)).astype(np.float32))
+    want = torch.full((24, 40), 7.0)
+    reference[(1,)](TritonDescriptor.from_tensor(x, [16, 16], padding=padding),
+                    TritonDescriptor.from_tensor(want, [16, 16]), *offsets)
+    got = torch.full((24, 40), 7.0)
+    triton.jit(_copy_src)[(1,)](TritonDescriptor.from_tensor(x, [16, 16], padding=padding),
+                                TritonDescriptor.from_tensor(got, [16, 16]), *offsets)
+    np.testing.assert_array_equal(got.numpy(), want.numpy())
+
+
+@pytest.mark.parametrize("make,message", [
+    (lambda x: TensorDescriptor(x[:, 1:], [4, 31], [32, 1], [4, 16]), "multiple of 16 bytes"),
+    (lambda x: TensorDescriptor(x, [4, 32], [30, 1], [4, 16]), "strides[0] must be a multiple of 16 bytes"),
+    (lambda x: TensorDescriptor(x, [32, 4], [4, 32], [16, 4]), "last dimension must be contiguous"),
+    (lambda x: TensorDescriptor(x, [4, 32], [32, 1], [3, 16]), "block dimension 0 must be a power of 2"),
+    (lambda x: TensorDescriptor(x, [0, 32], [32, 1], [4, 16]), "shape[0] must be positive"),
+    (lambda x: TensorDescriptor(x, [4, 32], [32, 1], [4, 16], padding="inf"), "padding is 'zero' or 'nan'"),
+    (lambda x: TensorDescriptor(x.astype(np.int32), [4, 32], [32, 1], [4, 16], padding="nan"),
+     "needs a floating-point array"),
+    (lambda x: TensorDescriptor(x, [4, 32], [32, 1, 1], [4, 16]), "3 strides"),
+    (lambda x: TensorDescriptor(x, [], [], []), "1 to 5 dimensions"),
+], ids=["misaligned", "stride", "last-stride", "block", "shape", "padding", "nan-ints", "rank-mismatch", "rank-0"])
+def test_bad_descriptors_are_refused_when_made(make, message):
+    x = np.zeros((4, 32), np.float32)
+    with pytest.raises(ValueError, match=message.replace("[", r"\[").replace("]", r"\]")):
+        make(x)
+
+
+@dataclasses.dataclass
+class UncheckedDescriptor:
+    """A descriptor class that checks nothing: what the launcher checks itself."""
+    base: Any
+    shape: list
+    strides: list
+    block_shape: list
+    padding: str = "zero"
+
+
+@triton.jit
+def copy_one_block(X, Y):
+    Y.store([0, 0], X.load([0, 0]))
+
+
+@pytest.mark.parametrize("x_desc,message", [
+    (lambda x: UncheckedDescriptor(x, [4, 32], [32, 1], [4, 2]), "must span at least 16 bytes, got 2 x 4"),
+    (lambda x: UncheckedDescriptor(x[:, 1:], [4, 31], [32, 1], [4, 16]), "address must be a multiple of 16"),
+    (lambda x: UncheckedDescriptor(x, [4, 32], [33, 1], [4, 16]), "strides[0] must be a multiple of 16 bytes"),
+    (lambda x: UncheckedDescriptor(x, [4, 2**31], [32, 1], [4, 16]), "shape[1] must be in [1, 2^31)"),
+    (lambda x: UncheckedDescriptor(x, [4, 32], [32, 1], [4, 16], "nan!"), "padding is 'zero' or 'nan'"),
+    (lambda x: UncheckedDescriptor(x, [4, 32], [32, 1], [4, 16, 1]), "3 block dimensions"),
+    (lambda x: UncheckedDescriptor(x, [4, 32.5], [32, 1], [4, 16]), "non-integer"),
+    (lambda x: UncheckedDescriptor(7, [4, 32], [32, 1], [4, 16]), "base is not an array"),
+], ids=["narrow-block", "misaligned", "stride", "huge-shape", "padding", "rank", "float-shape", "base"])
+def test_launcher_checks_descriptors_of_any_class(x_desc, message):
+    x = np.zeros((4, 32), np.float32)
+    y = np.zeros((4, 32), np.float32)
+    with pytest.raises((ValueError, TypeError)) as info:
+        copy_one_block[(1,)](x_desc(x), TensorDescriptor.from_tensor(y, [4, 16]))
+    assert message in str(info.value), str(info.value)
+    assert "'X'" in str(info.value), str(info.value)
+
+
+def test_read_only_base_is_refused_for_stores():
+    x = np.ones((4, 32), np.float32)
+    y = np.zeros((4, 32), np.float32)
+    y.setflags(write=False)
+    with pytest.raises(ValueError, match="argument 'Y' is a read-only array"):
+        copy_one_block[(1,)](TensorDescriptor.from_tensor(x, [4, 16]), TensorDescriptor.from_tensor(y, [4, 16]))
+
+
+@triton.jit
+def load_descriptor_as_pointer(X, Y):
+    tl.store(Y, tl.load(X))
+
+
+def test_descriptor_used_as_pointer_is_a_compile_error():
+    x = np.ones((4, 32), np.float32)
+    with pytest.raises(triton.CompilationError) as info:
+        load_descriptor_as_pointer[(1,)](TensorDescriptor.from_tensor(x, [4, 16]), np.zeros(1, np.float32))
+    assert "tl.load(X)" in str(info.value), str(info.value)
