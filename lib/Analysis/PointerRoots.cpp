@@ -69,8 +69,15 @@ BlockArgument tessel::pointerRootArgument(Value ptr) {
 SmallVector<unsigned> tessel::writtenArguments(func::FuncOp kernel) {
   SmallVector<bool> written(kernel.getNumArguments(), false);
   bool unknown = false;
-  kernel.walk([&](StoreOp store) {
-    if (BlockArgument root = pointerRootArgument(store.getPtr()))
+  kernel.walk([&](Operation *op) {
+    Value ptr;
+    if (auto store = dyn_cast<StoreOp>(op))
+      ptr = store.getPtr();
+    else if (auto store = dyn_cast<DescriptorStoreOp>(op))
+      ptr = store.getBase();
+    else
+      return;
+    if (BlockArgument root = pointerRootArgument(ptr))
       written[root.getArgNumber()] = true;
     else
       unknown = true;

@@ -926,6 +926,125 @@ TValue TileBuilder::load(const TValue &ptrIn, std::optional<Operand> maskOp,
   return make(op, elt);
 }
 
+Value TileBuilder::descriptorIndex(const Operand &x, DType type,
+                                   const std::string &what) {
+  if (auto *literal = std::get_if<int64_t>(&x)) {
+    bool fits = type.kind == ScalarKind::I64 ||
+                (*literal >= INT32_MIN && *literal <= INT32_MAX);
+    if (!fits)
+      fail(what + " must fit in " + type.str() + ", got " +
+           std::to_string(*literal));
+  }
+  if (std::holds_alternative<double>(x) || std::holds_alternative<bool>(x))
+    fail(what + " must be an integer");
+  TValue v = toValue(x, type);
+  if (v.isBlock() || !v.dtype.isInt() || v.dtype.isBool())
+    fail(what + " must be an integer scalar, got " + v.describe());
+  return castTo(v, type).value;
+}
+
+namespace {
+/// The operands of a descriptor access, checked and converted.
+struct DescriptorOperands {
+  SmallVector<Value> shape, strides, offsets;
+};
+} // namespace
+
+static DescriptorOperands
+descriptorOperands(const std::string &what, const TValue &base,
+                   const std::vector<Operand> &shape,
+                   const std::vector<Operand> &strides,
+                   const std::vector<Operand> &offsets,
+                   const std::vector<int64_t> &block,
+                   llvm::function_ref<Value(const Operand &, DType,
+                                            const std::string &)>
+                       index) {
+  if (!base.dtype.isPointer || base.isBlock())
+    fail(what + ": the base must be a pointer, got " + base.describe());
+  size_t rank = block.size();
+  if (rank < 1 || rank > 5)
+    fail(what + ": a descriptor has 1 to 5 dimensions, got " +
+         std::to_string(rank));
+  if (shape.size() != rank || strides.size() + 1 != rank)
+    fail(what + ": a block of rank " + std::to_string(rank) + " needs " +
+         std::to_string(rank) + " sizes and " + std::to_string(rank - 1) +
+         " strides");
+  if (offsets.size() != rank)
+    fail(what + ": expected " + std::to_string(rank) +
+         " offsets (one per dimension of the block), got " +
+         std::to_string(offsets.size()));
+  for (auto [d, size] : llvm::enumerate(block))
+    if (size < 1 || !llvm::isPowerOf2_64(size))
+      fail(what + ": block dimension " + std::to_string(d) +
+           " must be a power of 2, got " + std::to_string(size));
+  DType i32{ScalarKind::I32, false}, i64{ScalarKind::I64, false};
+  DescriptorOperands out;
+  for (auto [d, x] : llvm::enumerate(shape))
+    out.shape.push_back(index(x, i32, what + ": shape[" + std::to_string(d) + "]"));
+  for (auto [d, x] : llvm::enumerate(strides))
+    out.strides.push_back(index(x, i64, what + ": strides[" + std::to_string(d) + "]"));
+  for (auto [d, x] : llvm::enumerate(offsets))
+    out.offsets.push_back(index(x, i32, what + ": offset " + std::to_string(d)));
+  return out;
+}
+
+TValue TileBuilder::descriptorLoad(const TValue &base,
+                                   const std::vector<Operand> &shape,
+                                   const std::vector<Operand> &strides,
+                                   const std::vector<Operand> &offsets,
+                                   const std::vector<int64_t> &block,
+                                   bool nanPadding,
+                                   std::optional<int> tensorMap) {
+  const std::string what = "tensor descriptor load";
+  DescriptorOperands ops = descriptorOperands(
+      what, base, shape, strides, offsets, block,
+      [&](const Operand &x, DType t, const std::string &w) {
+        return descriptorIndex(x, t, w);
+      });
+  DType elt = base.dtype.pointee();
+  if (nanPadding && !elt.isFloat())
+    fail(what + ": padding 'nan' needs a floating-point array, got " +
+         elt.str());
+  auto op = tile::DescriptorLoadOp::create(
+      builder, loc, typeFor(elt, block), base.value, ops.shape, ops.strides,
+      ops.offsets, nanPadding,
+      tensorMap ? builder.getI32IntegerAttr(*tensorMap) : IntegerAttr());
+  return make(op, elt);
+}
+
+void TileBuilder::descriptorStore(const TValue &base,
+                                  const std::vector<Operand> &shape,
+                                  const std::vector<Operand> &strides,
+                                  const std::vector<Operand> &offsets,
+                                  Operand valueOp,
+                                  const std::vector<int64_t> &block,
+                                  std::optional<int> tensorMap) {
+  const std::string what = "tensor descriptor store";
+  DescriptorOperands ops = descriptorOperands(
+      what, base, shape, strides, offsets, block,
+      [&](const Operand &x, DType t, const std::string &w) {
+        return descriptorIndex(x, t, w);
+      });
+  DType elt = base.dtype.pointee();
+  TValue value = toValue(valueOp, elt);
+  if (value.dtype.isPointer)
+    fail(what + ": cannot store pointers (" + value.describe() + ")");
+  if (value.isBlock() && value.shape() != ArrayRef<int64_t>(block)) {
+    std::string blockText;
+    for (auto [d, size] : llvm::enumerate(block))
+      blockText += (d ? ", " : "") + std::to_string(size);
+    fail(what + ": the value's shape " + value.describe() +
+         " is not the block shape [" + blockText + "]");
+  }
+  // The value takes the descriptor's type, as in Triton (a scalar fills the
+  // block).
+  value = broadcastValue(castTo(value, elt), block, "tensor descriptor store");
+  tile::DescriptorStoreOp::create(
+      builder, loc, base.value, ops.shape, ops.strides, ops.offsets,
+      value.value,
+      tensorMap ? builder.getI32IntegerAttr(*tensorMap) : IntegerAttr());
+}
+
 void TileBuilder::store(const TValue &ptr, Operand valueOp,
                         std::optional<Operand> maskOp,
                         const std::string &cacheModifier,

@@ -9,7 +9,9 @@
 using namespace mlir;
 
 void tessel::target::buildTilePipeline(OpPassManager &pm, bool nativeFP8) {
-  // First: folding must not see 8-bit float casts (APFloat does not saturate).
+  pm.addNestedPass<func::FuncOp>(tile::createTileLowerDescriptors());
+  // Before folding: folding must not see 8-bit float casts (APFloat does not
+  // saturate).
   tile::TileExpandFP8Options fp8;
   fp8.native = nativeFP8;
   pm.addNestedPass<func::FuncOp>(tile::createTileExpandFP8(fp8));

@@ -135,6 +135,14 @@ PYBIND11_MODULE(_C, m) {
       .def("store", &B::store, py::arg("ptr"), py::arg("value"),
            py::arg("mask") = py::none(), py::arg("cache_modifier") = "",
            py::arg("eviction_policy") = "")
+      .def("descriptor_load", &B::descriptorLoad, py::arg("base"),
+           py::arg("shape"), py::arg("strides"), py::arg("offsets"),
+           py::arg("block"), py::arg("nan_padding"),
+           py::arg("tensor_map") = py::none())
+      .def("descriptor_store", &B::descriptorStore, py::arg("base"),
+           py::arg("shape"), py::arg("strides"), py::arg("offsets"),
+           py::arg("value"), py::arg("block"),
+           py::arg("tensor_map") = py::none())
       .def("hint", &B::hint, py::arg("x"), py::arg("kind"), py::arg("values"))
       .def("assume", &B::assume, py::arg("cond"))
       .def("begin_reduce", &B::beginReduce)

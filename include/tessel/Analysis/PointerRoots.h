@@ -21,7 +21,8 @@ namespace tessel {
 /// (e.g. a pointer chosen by a select between two arguments).
 mlir::BlockArgument pointerRootArgument(mlir::Value ptr);
 
-/// The indices of the pointer arguments of `kernel` that it may store to:
+/// The indices of the pointer arguments of `kernel` that it may store to
+/// (tile.store, tile.descriptor_store):
 /// every pointer argument if some store's root cannot be seen.
 llvm::SmallVector<unsigned> writtenArguments(mlir::func::FuncOp kernel);
 

@@ -109,6 +109,22 @@ public:
              const std::string &cacheModifier = "",
              const std::string &evictionPolicy = "");
 
+  // Tensor descriptors: the block of shape `block` at `offsets` of the array
+  // at `base` of `shape` elements, `strides` elements apart along every
+  // dimension but the last (contiguous). Sizes and offsets are int32,
+  // strides int64 (integer scalars or literals, converted). `tensorMap`:
+  // the kernel argument a host-made descriptor came in (tile.descriptor_load).
+  TValue descriptorLoad(const TValue &base, const std::vector<Operand> &shape,
+                        const std::vector<Operand> &strides,
+                        const std::vector<Operand> &offsets,
+                        const std::vector<int64_t> &block, bool nanPadding,
+                        std::optional<int> tensorMap);
+  void descriptorStore(const TValue &base, const std::vector<Operand> &shape,
+                       const std::vector<Operand> &strides,
+                       const std::vector<Operand> &offsets, Operand value,
+                       const std::vector<int64_t> &block,
+                       std::optional<int> tensorMap);
+
   // Facts about values. `hint` records tl.multiple_of ("multiple_of"),
   // tl.max_contiguous ("max_contiguous") or tl.max_constancy
   // ("max_constancy") on the op defining `x` (one value per dimension, one
@@ -162,6 +178,10 @@ private:
                                                 const Operand &b, DType type,
                                                 const std::string &op);
   TValue toBool(const TValue &x);
+  /// Descriptor sizes, strides and offsets as the scalars the descriptor ops
+  /// take: `what` names the access in errors.
+  mlir::Value descriptorIndex(const Operand &x, DType type,
+                              const std::string &what);
   /// Ends the innermost open loop body with `yields`, checking them against
   /// the loop's `inits`; returns `results` with their language types.
   std::vector<TValue> closeLoop(const std::vector<TValue> &yields,

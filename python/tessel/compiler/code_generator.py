@@ -201,15 +201,16 @@ class CodeGenerator(ast.NodeVisitor):
         descriptors = [host_descriptor_type.parse(t) for t in arg_types]
         flat = [part for t, d in zip(arg_types, descriptors) for part in (d.arg_types if d else [t])]
         handles = self._at(definition, self.builder.create_function, self.fn.__name__, flat)
-        arguments = iter(handles)
+        arguments = iter(enumerate(handles))
         types = iter(descriptors)
         for name in self.fn.arg_names:
             if name in constexprs:
                 self.scope[name] = constexprs[name]
             elif (descriptor := next(types)) is not None:
-                self.scope[name] = descriptor.make([tensor(next(arguments)) for _ in descriptor.arg_types])
+                parts = [next(arguments) for _ in descriptor.arg_types]
+                self.scope[name] = descriptor.make([tensor(h) for _, h in parts], parts[0][0])
             else:
-                self.scope[name] = tensor(next(arguments))
+                self.scope[name] = tensor(next(arguments)[1])
         self._walk(definition.body)
         self._at(definition, self.builder.finish_function)
 

@@ -8,9 +8,9 @@ each; the last is 1, compiled in), with the block shape and the padding in its t
 
 A descriptor names a strided array of `shape` elements at `base` (the last dimension contiguous). A block starts at
 `offsets` (element indices, negative allowed): the elements inside the array are read and written, the rest read as
-zero (or NaN with `padding_option="nan"`) and are not written. Here the blocks are masked loads and stores of the
-pointers base + sum(index_d * stride_d) on every target; the indices of the strided dimensions are 64-bit, as
-Triton's descriptors take 64-bit strides.
+zero (or NaN with `padding_option="nan"`) and are not written. Accesses are `tile.descriptor_load` /
+`tile.descriptor_store` (the builder checks and converts their operands: int32 sizes and offsets, int64 strides);
+`tile-lower-descriptors` makes them masked loads and stores of base + sum(index_d * stride_d).
 """
 from __future__ import annotations
 
@@ -40,12 +40,14 @@ class tensor_descriptor:
     """A descriptor of a strided global array and the block shape its loads and stores move."""
 
     def __init__(self, base: tensor, shape: list[Any], strides: list[Any], block_shape: list[int],
-                 padding: str) -> None:
+                 padding: str, tensor_map: int | None = None) -> None:
         self.base = base
         self.shape = shape
         self.strides = strides
         self.block_shape = block_shape
         self.padding = padding
+        # The kernel argument a host-made descriptor came in (its base), which a target may read as a tensor map.
+        self.tensor_map = tensor_map
 
     @property
     def dtype(self) -> core.dtype:
@@ -58,47 +60,28 @@ class tensor_descriptor:
     def __repr__(self) -> str:
         return f"tensor_descriptor({self.dtype}{self.block_shape})"
 
-    def _block(self, offsets: Any, what: str, builder: Any) -> tuple[tensor, tensor]:
-        """The pointers of the block at `offsets` and the mask of its elements inside the array."""
+    def _offsets(self, offsets: Any, what: str) -> list[Any]:
         offsets = _unwrap(offsets)
         if not isinstance(offsets, (tuple, list)):
             offsets = [offsets]
-        rank = len(self.block_shape)
-        if len(offsets) != rank:
-            raise ValueError(f"{what}: expected {rank} offsets (one per dimension of the block {self.block_shape}), "
-                             f"got {len(offsets)}")
-        pointers, mask = self.base, None
-        for d, (offset, size) in enumerate(zip(offsets, self.block_shape)):
-            offset = _index_arg(offset, f"{what}: offset {d}")
-            index = core._binary("add", core.arange(0, size, _builder=builder), offset, builder)
-            axes = [a for a in range(rank) if a != d]
-            if axes:
-                index = core.expand_dims(index, axes, _builder=builder)
-            inside = core._binary("ge", index, 0, builder)
-            inside = core._binary("and", inside, core._binary("lt", index, self.shape[d], builder), builder)
-            mask = inside if mask is None else core._binary("and", mask, inside, builder)
-            if d < rank - 1:
-                index = core.cast(index, core.int64, _builder=builder)
-                index = core._binary("mul", index, self.strides[d], builder)
-            pointers = core._binary("add", pointers, index, builder)
-        return pointers, mask
+        return [core._operand(_index_arg(offset, f"{what}: offset {d}"), what) for d, offset in enumerate(offsets)]
+
+    def _operands(self, offsets: Any, what: str) -> tuple[Any, ...]:
+        """The builder's operands: base, shape, strides but the last, offsets."""
+        return (self.base.handle, [core._operand(s, what) for s in self.shape],
+                [core._operand(s, what) for s in self.strides[:-1]], self._offsets(offsets, what))
 
     @builtin
     def load(self, offsets: Sequence[Any], _builder: Any = None) -> tensor:
-        pointers, mask = self._block(offsets, "tensor descriptor load", _builder)
-        other = float("nan") if self.padding == "nan" else 0
-        return core.load(pointers, mask=mask, other=other, _builder=_builder)
+        what = "tensor descriptor load"
+        return tensor(_builder.descriptor_load(*self._operands(offsets, what), self.block_shape,
+                                               self.padding == "nan", self.tensor_map))
 
     @builtin
     def store(self, offsets: Sequence[Any], value: Any, _builder: Any = None) -> None:
-        value = _unwrap(value)
-        if isinstance(value, tensor) and value.shape != self.block_shape:
-            raise ValueError(f"tensor descriptor store: the value's shape {value.shape} is not the block shape "
-                             f"{self.block_shape}")
-        pointers, mask = self._block(offsets, "tensor descriptor store", _builder)
-        # The value takes the descriptor's type, as in Triton (a scalar fills the block).
-        value = core.cast(value, self.dtype, _builder=_builder)
-        core.store(pointers, value, mask=mask, _builder=_builder)
+        what = "tensor descriptor store"
+        _builder.descriptor_store(*self._operands(offsets, what), core._operand(value, what), self.block_shape,
+                                  self.tensor_map)
 
 
 @builtin
@@ -182,7 +165,8 @@ class host_descriptor_type:
         block = [int(size) for size in match.group(2).split(",")]
         return cls(block, "nan" if match.group(3) else "zero", match.group(4).split(","))
 
-    def make(self, values: list[tensor]) -> tensor_descriptor:
+    def make(self, values: list[tensor], first: int) -> tensor_descriptor:
+        """The descriptor whose arguments, from kernel argument `first` on, are `values`."""
         rank = len(self.block_shape)
         base, shape, strides = values[0], values[1:1 + rank], values[1 + rank:]
-        return tensor_descriptor(base, list(shape), [*strides, 1], self.block_shape, self.padding)
+        return tensor_descriptor(base, list(shape), [*strides, 1], self.block_shape, self.padding, first)

@@ -194,3 +194,35 @@ func.func @hint_type() {
   %r = tile.make_range {start = 0 : i32, end = 32 : i32, tile.constancy = 4 : i32} : tensor<32xi32>
   return
 }
+
+// -----
+
+func.func @descriptor_counts(%p: !tile.ptr<f32>, %n: i32, %s: i64) {
+  // expected-error @+1 {{a block of rank 2 takes 2 sizes, 1 strides and 2 offsets, got 2, 1 and 1}}
+  %x = tile.descriptor_load %p[%n] shape [%n, %n] strides [%s] : !tile.ptr<f32> -> tensor<16x16xf32>
+  return
+}
+
+// -----
+
+func.func @descriptor_element(%p: !tile.ptr<f32>, %n: i32) {
+  // expected-error @+1 {{the block's elements are 'f16', the base points to 'f32'}}
+  %x = tile.descriptor_load %p[%n] shape [%n] strides [] : !tile.ptr<f32> -> tensor<16xf16>
+  return
+}
+
+// -----
+
+func.func @descriptor_block(%p: !tile.ptr<f32>, %n: i32, %v: tensor<12xf32>) {
+  // expected-error @+1 {{block dimensions are powers of 2, got 'tensor<12xf32>'}}
+  tile.descriptor_store %p[%n], %v shape [%n] strides [] : !tile.ptr<f32>, tensor<12xf32>
+  return
+}
+
+// -----
+
+func.func @descriptor_nan_ints(%p: !tile.ptr<i32>, %n: i32) {
+  // expected-error @+1 {{NaN padding needs floating-point elements, got 'i32'}}
+  %x = tile.descriptor_load %p[%n] shape [%n] strides [] nan_padding : !tile.ptr<i32> -> tensor<16xi32>
+  return
+}

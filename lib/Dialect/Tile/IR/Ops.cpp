@@ -5,6 +5,7 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/OpImplementation.h"
+#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 using namespace tessel::tile;
@@ -227,6 +228,48 @@ void StoreOp::getEffects(
         &effects) {
   effects.emplace_back(MemoryEffects::Write::get(),
                        SideEffects::DefaultResource::get());
+}
+
+//===----------------------------------------------------------------------===//
+// DescriptorLoadOp, DescriptorStoreOp
+//===----------------------------------------------------------------------===//
+
+/// A descriptor's block `type` over `base` with these operand counts.
+static LogicalResult verifyDescriptorBlock(Operation *op, Value base,
+                                           Type blockType, size_t shape,
+                                           size_t strides, size_t offsets) {
+  auto block = cast<RankedTensorType>(blockType);
+  size_t rank = block.getRank();
+  if (rank < 1 || rank > 5)
+    return op->emitOpError("blocks of 1 to 5 dimensions, got ") << rank;
+  if (shape != rank || offsets != rank || strides + 1 != rank)
+    return op->emitOpError("a block of rank ")
+           << rank << " takes " << rank << " sizes, " << rank - 1
+           << " strides and " << rank << " offsets, got " << shape << ", "
+           << strides << " and " << offsets;
+  Type pointee = cast<PointerType>(base.getType()).getPointeeType();
+  if (block.getElementType() != pointee)
+    return op->emitOpError("the block's elements are ")
+           << block.getElementType() << ", the base points to " << pointee;
+  for (int64_t size : block.getShape())
+    if (size < 1 || !llvm::isPowerOf2_64(size))
+      return op->emitOpError("block dimensions are powers of 2, got ")
+             << block;
+  return success();
+}
+
+LogicalResult DescriptorLoadOp::verify() {
+  if (getNanPadding() && !isa<FloatType>(getType().getElementType()))
+    return emitOpError("NaN padding needs floating-point elements, got ")
+           << getType().getElementType();
+  return verifyDescriptorBlock(*this, getBase(), getType(), getShape().size(),
+                               getStrides().size(), getOffsets().size());
+}
+
+LogicalResult DescriptorStoreOp::verify() {
+  return verifyDescriptorBlock(*this, getBase(), getValue().getType(),
+                               getShape().size(), getStrides().size(),
+                               getOffsets().size());
 }
 
 //===----------------------------------------------------------------------===//

@@ -193,6 +193,51 @@ def Tile_StoreOp : Tile_Op<"store", [
   let hasVerifier = 1;
 }
 
+def Tile_DescriptorLoadOp : Tile_Op<"descriptor_load", [AttrSizedOperandSegments,
+    MemoryEffects<[MemRead]>]> {
+  let summary = "Reads the block of a tensor descriptor at `offsets`";
+  let description = [{
+    A tensor descriptor is the array of `shape` elements at `base` whose
+    dimensions are `strides` elements apart (every dimension but the last;
+    the last is contiguous). The result is the block of its shape that
+    starts at `offsets` (element indices, negative ones too): the array's
+    elements inside it, zero (NaN with `nan_padding`) for the rest.
+    `tensor_map` is the index of the kernel argument the descriptor came in
+    (its base; its shape and strides follow), set for descriptors made on
+    the host, which a target may read with its copy engine (TMA); others are
+    pointer arithmetic. `tile-lower-descriptors` turns the op into a masked
+    `tile.load`.
+  }];
+  let arguments = (ins Tile_Ptr:$base, Variadic<I32>:$shape,
+                       Variadic<I64>:$strides, Variadic<I32>:$offsets,
+                       UnitAttr:$nan_padding,
+                       OptionalAttr<I32Attr>:$tensor_map);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = [{
+    $base `[` $offsets `]` `shape` `[` $shape `]` `strides` `[` $strides `]`
+    (`nan_padding` $nan_padding^)? attr-dict `:` type($base) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_DescriptorStoreOp : Tile_Op<"descriptor_store", [AttrSizedOperandSegments,
+    MemoryEffects<[MemWrite]>]> {
+  let summary = "Writes the block of a tensor descriptor at `offsets`";
+  let description = [{
+    Writes `value` to the block of the descriptor (see
+    `tile.descriptor_load`) that starts at `offsets`: the elements inside
+    the array are written, the others are not.
+  }];
+  let arguments = (ins Tile_Ptr:$base, Variadic<I32>:$shape,
+                       Variadic<I64>:$strides, Variadic<I32>:$offsets,
+                       Tile_Tensor:$value, OptionalAttr<I32Attr>:$tensor_map);
+  let assemblyFormat = [{
+    $base `[` $offsets `]` `,` $value `shape` `[` $shape `]` `strides` `[` $strides `]`
+    attr-dict `:` type($base) `,` type($value)
+  }];
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Facts the compiler may assume
 //===----------------------------------------------------------------------===//

@@ -21,6 +21,23 @@ def TileCarriedPointersToOffsets
                            "::tessel::tile::TileDialect"];
 }
 
+def TileLowerDescriptors
+    : Pass<"tile-lower-descriptors", "mlir::func::FuncOp"> {
+  let summary = "Tensor descriptor accesses as masked pointer accesses";
+  let description = [{
+    `tile.descriptor_load` and `tile.descriptor_store` become a masked
+    `tile.load` / `tile.store` of the pointers base + sum over d of
+    index_d * stride_d (the last stride 1), index_d = offsets[d] + [0,
+    block_d), in int64 for the strided dimensions; the mask keeps the indices
+    inside [0, shape[d]); masked-off elements load zero (NaN with
+    `nan_padding`). Each dimension's terms are computed on its own axis and
+    broadcast where they combine, so that a thread computes each row's and
+    each column's part once.
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "::tessel::tile::TileDialect"];
+}
+
 def TileExpandFP8 : Pass<"tile-expand-fp8", "mlir::func::FuncOp"> {
   let summary = "Compute with 8-bit floats in fp32 and convert them in "
                 "integer arithmetic";
