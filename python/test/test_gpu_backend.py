@@ -196,10 +196,11 @@ def matmul_f16_result_kernel(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN:
     ((128, 64, 128), (128, 64, 64), 8),
     ((32, 32, 64), (32, 32, 64), 1),
 ], ids=["64x64x64", "100x80x72", "128x64x128-w8", "32x32x64-w1"])
-def test_fp16_result_dot_runs_on_mma_sync(sim, rng, shape, blocks, num_warps):
-    # fp16 x fp16 into fp16 runs on mma.sync m16n8k16 on every architecture (sm_90a's wgmma takes fp32 results
-    # only), pipelined with cp.async; each dot sums in fp32 and rounds once to fp16, as the CPU backend does (not
-    # once per instruction, as fp16 accumulators would): at most one fp16 rounding of the sum per iteration here.
+def test_fp16_result_dot_runs_on_tensor_cores(sim, rng, shape, blocks, num_warps):
+    # fp16 x fp16 into fp16 runs on the tensor cores, pipelined with cp.async: mma.sync m16n8k16, and on sm_90a
+    # with whole warpgroups wgmma; each dot sums in fp32 accumulators and rounds once to fp16, as the CPU backend
+    # does (not once per instruction, as fp16 accumulators would): at most one fp16 rounding of the sum per
+    # iteration here.
     M, N, K = shape
     BM, BN, BK = blocks
     a = rng.uniform(-1, 1, (M, K)).astype(np.float16)
@@ -211,7 +212,10 @@ def test_fp16_result_dot_runs_on_mma_sync(sim, rng, shape, blocks, num_warps):
     bound = (np.abs(a).astype(np.float64) @ np.abs(b).astype(np.float64)).max()
     np.testing.assert_allclose(c.astype(np.float64), want, rtol=0, atol=triton_cdiv(K, BK) * 2.0 ** -11 * bound)
     ptx = kernel.asm["ptx"]
-    assert "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32" in ptx and "wgmma" not in ptx
+    if sim == "sim:sm_90a" and num_warps % 4 == 0:
+        assert "wgmma.mma_async.sync.aligned" in ptx and ".f32.f16.f16" in ptx and "mma.sync" not in ptx
+    else:
+        assert "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32" in ptx and "wgmma" not in ptx
     assert "cp.async" in ptx
 
 

@@ -141,6 +141,12 @@ SmallVector<Value> lowerWgmmaDot(OpBuilder &b, Location loc,
   int32_t instrN = gpu::wgmmaInstrN({M, N}, warps);
   int32_t perInstr = instrN / 2;
   SmallVector<Value> d(c.begin(), c.end());
+  // fp16 results are summed in fp32 accumulators and rounded once, after
+  // the last instruction, as on mma.sync.
+  Type accElt = op.getD().getType().getElementType();
+  if (accElt.isF16())
+    for (Value &v : d)
+      v = b.create<arith::ExtFOp>(loc, b.getF32Type(), v);
   std::optional<RegisterAFragments> aRegisters;
   if (aInRegisters)
     aRegisters.emplace(layoutOf(aTy), a, aTy.getElementType());
@@ -169,7 +175,11 @@ SmallVector<Value> lowerWgmmaDot(OpBuilder &b, Location loc,
     }
     std::copy(acc.begin(), acc.end(), d.begin() + first);
   }
-  return target.warpgroupMmaWait(b, loc, d);
+  SmallVector<Value> sums = target.warpgroupMmaWait(b, loc, d);
+  if (accElt.isF16())
+    for (Value &v : sums)
+      v = b.create<arith::TruncFOp>(loc, accElt, v);
+  return sums;
 }
 
 } // namespace tessel::gpu::lowering

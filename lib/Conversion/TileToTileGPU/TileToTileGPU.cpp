@@ -158,7 +158,7 @@ struct ConvertTileToTileGPU
   /// mma.sync-shaped dot wgmma takes (tilegpu::takesWarpgroupMma) on
   /// sm_90a with whole warpgroups, warps along M first while rows remain (16
   /// per warp, as Triton splits them), each warpgroup covering at least 8
-  /// columns. tf32 and fp16 results run on mma.sync there.
+  /// columns. tf32 runs on mma.sync there.
   std::optional<std::vector<int32_t>> wgmmaWarps(tile::DotOp dot) const {
     if (computeCapability != 90 || !archSpecific || numWarps % 4 ||
         !usesMmaSync(dot) || !tilegpu::takesWarpgroupMma(dot))

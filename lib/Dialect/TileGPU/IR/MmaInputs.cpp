@@ -55,8 +55,7 @@ bool tessel::tilegpu::takesWarpgroupMma(tile::DotOp dot) {
   if (!inputs)
     return false;
   switch (*inputs) {
-  case MmaInputs::F16:
-    return dot.getD().getType().getElementType().isF32();
+  case MmaInputs::F16: // fp32 results, and fp16 ones summed in fp32
   case MmaInputs::BF16:
   case MmaInputs::S8:
   case MmaInputs::FP8:

@@ -39,8 +39,9 @@ int32_t mmaInputBits(MmaInputs inputs);
 int32_t mmaSyncK(MmaInputs inputs);
 
 /// Whether sm_90a's warpgroup MMA (wgmma.mma_async m64nNkK) takes `dot`
-/// too, with the same K: fp16/bf16 into fp32, int8 into int32 and 8-bit
-/// floats into fp32 (its tf32 variant and fp16 results are not used).
+/// too, with the same K: fp16/bf16 into fp32, fp16 into fp16 (summed in
+/// fp32 accumulators and rounded once, as on mma.sync), int8 into int32 and
+/// 8-bit floats into fp32 (its tf32 variant is not used).
 bool takesWarpgroupMma(tile::DotOp dot);
 
 } // namespace tessel::tilegpu
