@@ -208,6 +208,18 @@ private:
     }
     fail("unknown register '" + name + "'", line);
   }
+  /// A register that holds `bits` in every thread and that no instruction
+  /// writes: an immediate element of a vector operand.
+  uint32_t constantRegister(uint64_t bits) {
+    auto found = constRegs_.find(bits);
+    if (found != constRegs_.end())
+      return found->second;
+    uint32_t reg = uint32_t(k_->regs.size());
+    k_->regs.push_back({"(immediate)", PType::B64});
+    k_->constants.push_back({reg, bits});
+    constRegs_[bits] = reg;
+    return reg;
+  }
   void addReg(const std::string &name, PType type, uint32_t line) {
     if (scopes_.back().count(name))
       fail("register '" + name + "' declared twice", line);
@@ -894,16 +906,27 @@ RawOperand Parser::parseOperand(size_t b, size_t e, uint32_t line,
     }
     while (i < end) {
       if (toks_[i].text == "," && i + 1 < end && toks_[i + 1].text == "{") {
-        // [tensorMap, {c0, c1, ...}]: the coordinates of a tensor copy.
+        // [tensorMap, {c0, c1, ...}]: the coordinates of a tensor copy,
+        // registers or immediates (ptxas takes both).
         i += 2;
         while (i < end && toks_[i].text != "}") {
           if (toks_[i].text == ",") {
             ++i;
             continue;
           }
-          o.vec.push_back(lookupReg(toks_[i].text, line));
+          size_t j = i;
+          while (j < end && toks_[j].text != "," && toks_[j].text != "}")
+            ++j;
+          if (toks_[i].kind == Token::Ident) {
+            o.vec.push_back(lookupReg(toks_[i].text, line));
+          } else {
+            RawOperand imm = parseOperand(i, j, line, false);
+            if (imm.op.immIsFloat)
+              fail("bad tensor coordinate operand '" + statementText(b, e - 1) + "'", line);
+            o.vec.push_back(constantRegister(imm.op.imm));
+          }
           ++o.vecLen;
-          ++i;
+          i = j;
         }
         if (i + 1 != end || o.vecLen == 0)
           fail("bad tensor coordinate operand '" + statementText(b, e - 1) + "'", line);
@@ -940,18 +963,7 @@ RawOperand Parser::parseOperand(size_t b, size_t e, uint32_t line,
         if (imm.op.immIsFloat && imm.op.immFloatWidth == 0)
           fail("a decimal floating-point immediate inside a vector operand is not simulated (write 0f/0d bits)",
                line);
-        uint64_t bits = imm.op.imm;
-        auto found = constRegs_.find(bits);
-        uint32_t reg;
-        if (found != constRegs_.end()) {
-          reg = found->second;
-        } else {
-          reg = uint32_t(k_->regs.size());
-          k_->regs.push_back({"(immediate)", PType::B64});
-          k_->constants.push_back({reg, bits});
-          constRegs_[bits] = reg;
-        }
-        o.vec.push_back(reg);
+        o.vec.push_back(constantRegister(imm.op.imm));
       } else {
         if (j != i + 1)
           fail("bad element in vector operand '" + statementText(b, e - 1) + "'", line);

@@ -322,6 +322,17 @@ def test_tma_3d_box_with_element_strides(rng):
     np.testing.assert_array_equal(out.view(np.int32).reshape(2, 3, 4), expected_box(tensor, start, box, estrides))
 
 
+def test_tma_coordinates_may_be_immediates(rng):
+    # ptxas takes immediates among the coordinates ({-3, 2}: LLVM prints constant operands of inline asm so).
+    tensor = rng.integers(0, 1 << 30, (6, 20)).astype(np.int32)
+    box, start = (8, 4), (-3, 2)  # innermost first
+    ptx = tma_load_kernel(2, 8 * 4 * 4, start).replace("{%c0, %c1}", "{-3, 2}")
+    assert "{-3, 2}" in ptx
+    out = np.zeros(8 * 4, np.uint32)
+    launch(ptx, [gpusim.TensorMap(tensor, box[::-1]), out, 0, 0])
+    np.testing.assert_array_equal(out.view(np.int32).reshape(4, 8), expected_box(tensor, start, box, (1, 1)))
+
+
 def test_tma_5d_box(rng):
     tensor = rng.standard_normal((2, 3, 2, 3, 8)).astype(np.float32)
     box, start = (4, 2, 2, 2, 2), (5, 2, 1, 1, 1)  # innermost first
