@@ -8,12 +8,16 @@
 
 using namespace mlir;
 
-void tessel::target::buildTilePipeline(OpPassManager &pm, bool nativeFP8) {
-  pm.addNestedPass<func::FuncOp>(tile::createTileLowerDescriptors());
+void tessel::target::buildTilePipeline(OpPassManager &pm,
+                                       const TilePipelineOptions &options) {
+  tile::TileLowerDescriptorsOptions descriptors;
+  descriptors.tensorMaps = options.tensorMaps;
+  descriptors.numStages = options.numStages;
+  pm.addNestedPass<func::FuncOp>(tile::createTileLowerDescriptors(descriptors));
   // Before folding: folding must not see 8-bit float casts (APFloat does not
   // saturate).
   tile::TileExpandFP8Options fp8;
-  fp8.native = nativeFP8;
+  fp8.native = options.nativeFP8;
   pm.addNestedPass<func::FuncOp>(tile::createTileExpandFP8(fp8));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

@@ -27,10 +27,11 @@ def target():
     return "cuda"
 
 
-def run_scenario(name: str, tmp_path: pathlib.Path, capability: int = 80, ptx: bool = True) -> str:
+def run_scenario(name: str, tmp_path: pathlib.Path, capability: int = 80, ptx: bool = True,
+                 target: str = "cuda:80") -> str:
     assert FAKE_DRIVER.exists(), f"{FAKE_DRIVER} is missing: build the project (scripts/setup.sh)"
     env = dict(os.environ, TESSEL_LIBCUDA_PATH=str(FAKE_DRIVER), TESSEL_FAKE_CUDA_CAPABILITY=str(capability),
-               TESSEL_CACHE_DIR=str(tmp_path / "cache"), TESSEL_TARGET="cuda:80")
+               TESSEL_CACHE_DIR=str(tmp_path / "cache"), TESSEL_TARGET=target)
     env.pop("TESSEL_CACHE_REMOTE", None)
     if ptx:  # no ptxas: the kernel's binary is its PTX, which the (fake) driver compiles, here: simulates
         env["TESSEL_PTXAS_PATH"] = str(tmp_path / "no-ptxas")
@@ -78,6 +79,12 @@ def test_dlpack_device_arrays(tmp_path):
 
 def test_host_tensor_descriptors_of_device_arrays(tmp_path):
     run_scenario("descriptors", tmp_path)
+
+
+def test_tensor_maps_encoded_by_the_driver(tmp_path):
+    # On sm_90a the descriptor loads run on TMA: the launcher encodes each tensor map with cuTensorMapEncodeTiled
+    # and passes it after the runtime arguments.
+    run_scenario("descriptors", tmp_path, capability=90, target="cuda:90a")
 
 
 def test_device_properties_come_from_the_driver(tmp_path):
@@ -264,11 +271,12 @@ def scenario_descriptors():
     driver = _Driver()
     x = _rng().standard_normal((32, 64)).astype(np.float32)
     dx, dout = TorchLikeTensor(driver, x), DeviceArray(driver, np.zeros((32, 64), np.float32))
-    _descriptor_copy[(2, 2)](TensorDescriptor(dx, [30, 50], [64, 1], [16, 32]),
-                             TensorDescriptor(dout, [30, 50], [64, 1], [16, 32]), BM=16, BN=32)
+    kernel = _descriptor_copy[(2, 2)](TensorDescriptor(dx, [30, 50], [64, 1], [16, 32]),
+                                      TensorDescriptor(dout, [30, 50], [64, 1], [16, 32]), BM=16, BN=32)
     want = np.zeros_like(x)
     want[:30, :50] = x[:30, :50] + 1
     np.testing.assert_array_equal(dout.numpy(), want)
+    assert ("cp.async.bulk.tensor" in kernel.asm["ptx"]) == (kernel.target == "cuda:90a")
 
 
 def scenario_host_array():

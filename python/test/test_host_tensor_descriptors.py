@@ -125,7 +125,82 @@ def test_shapes_and_strides_specialize_like_ints(rng, target):
     assert ragged is not kernel  # another specialization
     if target.startswith("sim:"):
         ptx = kernel.asm["ptx"]
-        assert "ld.global.v4" in ptx and "st.global.v4" in ptx
+        # sm_90a reads the blocks with TMA (its shared-memory reads are 16-byte vectors too).
+        assert ("ld.shared.v4" if target == "sim:sm_90a" else "ld.global.v4") in ptx and "st.global.v4" in ptx
+
+
+@triton.jit
+def row_sums(X, Out, n_blocks, BM: tl.constexpr, BN: tl.constexpr):
+    # Each program sums its rows over n_blocks blocks of columns: a descriptor load per loop iteration.
+    om = tl.program_id(0) * BM
+    acc = tl.zeros([BM], dtype=tl.float32)
+    for j in range(n_blocks):
+        acc += tl.sum(X.load([om, j * BN]).to(tl.float32), axis=1)
+    tl.store(Out + om + tl.arange(0, BM), acc)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16", "int8"])
+def test_loads_in_a_loop(rng, target, dtype):
+    # On sm_90a each load is a TMA copy waited on by an mbarrier (initialized and invalidated per copy); the
+    # ragged last block reads zeros past the view.
+    M, N, BM, BN = 64, 200, 16, 32
+    if dtype == "int8":
+        x = rng.integers(-100, 100, (M, 208)).astype(np.int8)
+    else:
+        x = rng.uniform(-1, 1, (M, 208)).astype(dtype)
+    out = np.zeros(M, np.float32)
+    kernel = row_sums[(M // BM,)](TensorDescriptor(x, [M, N], [208, 1], [BM, BN]), out, triton.cdiv(N, BN),
+                                  BM=BM, BN=BN)
+    np.testing.assert_allclose(out, x[:, :N].astype(np.float64).sum(axis=1), rtol=1e-5, atol=1e-4)
+    if target == "sim:sm_90a":
+        ptx = kernel.asm["ptx"]
+        assert "cp.async.bulk.tensor.2d.shared::cluster.global" in ptx and "mbarrier.try_wait.parity" in ptx
+        assert kernel.asm["launch"].count("tensor_map=") == 1
+    elif target.startswith("sim:"):
+        assert "cp.async.bulk" not in kernel.asm["ptx"]
+
+
+@pytest.mark.parametrize("dtype", ["bool", "int8", "uint8", "int16", "int32", "int64", "float16", "bfloat16",
+                                   "float32", "float64", "float8_e4m3fn", "float8_e5m2"])
+def test_every_element_type(rng, target, dtype):
+    # Blocks of every element type (on sm_90a TMA moves 1-, 2-, 4- and 8-byte elements; 8-bit floats as bytes),
+    # starting before the view and reaching past it; the rows beyond the view's columns stay untouched.
+    torch = pytest.importorskip("torch")
+    M, N = 21, 90
+    if dtype.startswith("float8"):
+        # Finite values whose doubles are exact (exponent fields well below the top), either sign.
+        codes = rng.integers(0, 0x60, (M, 96)) | (rng.integers(0, 2, (M, 96)) << 7)
+        x = torch.from_numpy(codes.astype(np.uint8)).view(getattr(torch, dtype))
+    else:
+        x = (torch.from_numpy(rng.integers(-120, 120, (M, 96))) * 3).to(getattr(torch, dtype))
+    y = torch.zeros(M, 96, dtype=x.dtype)
+    BN = max(16, 32 // x.element_size())
+    kernel = shifted_copy[(triton.cdiv(M + 3, 8), triton.cdiv(N + 5, BN))](
+        TensorDescriptor(x, [M, N], [96, 1], [8, BN]), TensorDescriptor(y, [M, N], [96, 1], [8, BN]), 3, 5,
+        BM=8, BN=BN)
+    wide = torch.float64 if x.dtype.is_floating_point else torch.int64
+    want = torch.zeros(M, 96, dtype=wide)
+    want[:, :N] = x[:, :N].to(wide) * 2
+    want = want.to(x.dtype)  # bools: True * 2 stored is True; ints wrap as the kernel's do
+    if dtype.startswith("float8"):  # torch compares 8-bit floats by their bits
+        y, want = y.view(torch.uint8), want.view(torch.uint8)
+    assert torch.equal(y, want)
+    if target == "sim:sm_90a":
+        assert "cp.async.bulk.tensor" in kernel.asm["ptx"]
+
+
+def test_dot_operands_use_tma_without_pipelining(rng, target):
+    # With num_stages=1 the dot's operand loads are not pipelined: on sm_90a they are TMA copies (two maps).
+    torch = pytest.importorskip("torch")
+    a = torch.from_numpy(rng.standard_normal((96, 72)).astype(np.float16))
+    b = torch.from_numpy(rng.standard_normal((72, 80)).astype(np.float16))
+    c = torch.zeros((96, 80), dtype=torch.float16)
+    descs = [TensorDescriptor.from_tensor(t, block) for t, block in ((a, [64, 32]), (b, [32, 64]), (c, [64, 64]))]
+    kernel = matmul_host_descriptors[(2, 2)](*descs, 72, BM=64, BN=64, BK=32, num_stages=1)
+    np.testing.assert_allclose(c.double().numpy(), a.double().numpy() @ b.double().numpy(), rtol=2e-3, atol=2e-2)
+    if target == "sim:sm_90a":
+        assert kernel.asm["ptx"].count("cp.async.bulk.tensor") == 2
+        assert kernel.asm["launch"].count("tensor_map=") == 2
 
 
 def _copy_src(X, Y, om, on):

@@ -24,6 +24,7 @@
 #include "tessel/GPUSim/Error.h"
 #include "tessel/GPUSim/Launch.h"
 #include "tessel/GPUSim/Program.h"
+#include "tessel/GPUSim/TensorMap.h"
 
 #include <cstdlib>
 #include <cstring>
@@ -333,6 +334,38 @@ CUresult cuFuncSetAttribute(CUfunction function, CUfunction_attribute attribute,
   return CUDA_SUCCESS;
 }
 
+CUresult cuTensorMapEncodeTiled(CUtensorMap *map, CUtensorMapDataType type,
+                                cuuint32_t rank, void *address,
+                                const cuuint64_t *dims,
+                                const cuuint64_t *strides,
+                                const cuuint32_t *box,
+                                const cuuint32_t *elementStrides,
+                                CUtensorMapInterleave interleave,
+                                CUtensorMapSwizzle swizzle,
+                                CUtensorMapL2promotion,
+                                CUtensorMapFloatOOBfill fill) {
+  // The driver's types in tensormap.replace's numbering (TensorMap.h).
+  static const unsigned kTypes[] = {0, 1, 2, 3, 4, 5, 6, 7, 9, 10, 8, 11, 12};
+  uint64_t at = reinterpret_cast<uint64_t>(address);
+  if (!map || rank < 1 || rank > 5 || unsigned(type) > 12 || at % 16 ||
+      interleave != CU_TENSOR_MAP_INTERLEAVE_NONE || unsigned(swizzle) > 3)
+    return CUDA_ERROR_INVALID_VALUE;
+  std::vector<uint64_t> d(dims, dims + rank), st(strides, strides + rank - 1);
+  std::vector<uint32_t> b(box, box + rank), e(elementStrides, elementStrides + rank);
+  for (uint64_t stride : st)
+    if (stride % 16)
+      return CUDA_ERROR_INVALID_VALUE;
+  for (uint32_t size : b)
+    if (size < 1 || size > 256)
+      return CUDA_ERROR_INVALID_VALUE;
+  static_assert(sizeof(CUtensorMap) == gpusim::kTensorMapBytes);
+  gpusim::encodeTensorMap(reinterpret_cast<uint8_t *>(map), at, kTypes[type],
+                          unsigned(swizzle),
+                          fill == CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA,
+                          d, st, b, e);
+  return CUDA_SUCCESS;
+}
+
 CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz,
                         unsigned bx, unsigned by, unsigned bz, unsigned shared,
                         CUstream stream, void **params, void **extra) {
@@ -352,8 +385,28 @@ CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz,
       const gpusim::Param &p = kernel->params[i];
       gpusim::LaunchArg &a = args[i];
       a.name = "argument " + std::to_string(i);
+      if (p.size == gpusim::kTensorMapBytes) {
+        // A tensor map (cuTensorMapEncodeTiled's): its address made relative
+        // to the allocation it points into, which the simulator places.
+        a.kind = gpusim::LaunchArg::Bytes;
+        a.value.assign(static_cast<const uint8_t *>(params[i]),
+                       static_cast<const uint8_t *>(params[i]) + p.size);
+        uint32_t magic;
+        uint64_t address;
+        std::memcpy(&magic, a.value.data() + gpusim::tensormap::Magic, 4);
+        std::memcpy(&address, a.value.data() + gpusim::tensormap::Address, 8);
+        auto [base, size] = allocationOf(address);
+        if (magic != gpusim::kTensorMapMagic || !size)
+          return CUDA_ERROR_INVALID_VALUE;
+        uint64_t offset = address - base;
+        std::memcpy(a.value.data() + gpusim::tensormap::Address, &offset, 8);
+        a.host = reinterpret_cast<void *>(base);
+        a.bytes = size;
+        a.addressAt = gpusim::tensormap::Address;
+        continue;
+      }
       if (p.size > 8)
-        return CUDA_ERROR_NOT_SUPPORTED; // .b8 arrays (tensor maps)
+        return CUDA_ERROR_NOT_SUPPORTED; // other .b8 arrays
       uint64_t bits = 0;
       std::memcpy(&bits, params[i], p.size);
       auto [base, size] = allocationOf(bits);

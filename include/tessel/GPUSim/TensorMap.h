@@ -29,6 +29,7 @@
 #define TESSEL_GPUSIM_TENSORMAP_H
 
 #include <cstdint>
+#include <vector>
 
 namespace tessel::gpusim {
 
@@ -45,6 +46,17 @@ inline unsigned elementBytes(unsigned code) {
   return code < 13 ? bytes[code] : 0;
 }
 } // namespace tensormap
+
+/// The simulator's 128-byte encoding of a tiled tensor map (no interleave):
+/// `elemType` in tensormap.replace's numbering, `swizzle` 0 (none) to 3
+/// (128B); dimensions innermost first, `strides` those of dimensions 1.. in
+/// bytes, `elementStrides` 1 where empty.
+void encodeTensorMap(uint8_t out[kTensorMapBytes], uint64_t address,
+                     unsigned elemType, unsigned swizzle, bool nanFill,
+                     const std::vector<uint64_t> &dims,
+                     const std::vector<uint64_t> &strides,
+                     const std::vector<uint32_t> &box,
+                     const std::vector<uint32_t> &elementStrides = {});
 
 } // namespace tessel::gpusim
 

@@ -6,12 +6,22 @@
 
 namespace tessel::target {
 
+/// What a target keeps for its own lowering.
+struct TilePipelineOptions {
+  /// Dots and fp32/fp16 conversions of 8-bit floats (NVIDIA sm_89+).
+  bool nativeFP8 = false;
+  /// Loads of host-made tensor descriptors, for a tensor copy engine
+  /// (NVIDIA sm_90+), except dot operands in loops when `numStages` > 1.
+  bool tensorMaps = false;
+  int numStages = 1;
+};
+
 /// The target-independent tile-level passes every target runs before its own
-/// lowering: 8-bit floats expanded (their dots and fp32/fp16 conversions kept
-/// where `nativeFP8`),
-/// canonicalization, CSE, loop-invariant code motion and loop-carried
-/// pointers turned into offsets.
-void buildTilePipeline(mlir::OpPassManager &pm, bool nativeFP8 = false);
+/// lowering: tensor descriptor accesses made pointer accesses, 8-bit floats
+/// expanded, canonicalization, CSE, loop-invariant code motion and
+/// loop-carried pointers turned into offsets.
+void buildTilePipeline(mlir::OpPassManager &pm,
+                       const TilePipelineOptions &options = {});
 
 } // namespace tessel::target
 

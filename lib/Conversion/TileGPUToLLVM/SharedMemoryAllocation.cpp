@@ -58,6 +58,12 @@ int64_t scratchBytes(Operation *op, const gpu::GPUTargetInfo &target,
     // With B read in place, only A is staged (before B's part).
     return tensorCores && b ? bOffset : bytes;
   }
+  if (auto tma = dyn_cast<tilegpu::TmaLoadOp>(op)) {
+    // The block, then its mbarrier; the copy engine writes from a 128-byte
+    // boundary.
+    alignment = 128;
+    return (tmaLoadBytes(tma.getType()) + 7) / 8 * 8 + 8;
+  }
   auto red = dyn_cast<tile::ReduceOp>(op);
   if (!red)
     return 0;

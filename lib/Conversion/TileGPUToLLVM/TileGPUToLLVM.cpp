@@ -125,6 +125,7 @@ LogicalResult gpu::lowerTileGPUToLLVM(ModuleOp module,
   gpu::lowering::populateBufferOpToLLVMPatterns(tc, patterns, target);
   gpu::lowering::populateConvertLayoutOpToLLVMPatterns(tc, patterns, target);
   gpu::lowering::populateReduceOpToLLVMPatterns(tc, patterns, target);
+  gpu::lowering::populateTmaLoadOpToLLVMPatterns(tc, patterns, target);
   scf::populateSCFStructuralTypeConversionsAndLegality(tc, patterns,
                                                        convTarget);
   populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns, tc);
@@ -143,9 +144,16 @@ LogicalResult gpu::lowerTileGPUToLLVM(ModuleOp module,
   }
   for (auto func : module.getOps<func::FuncOp>()) {
     auto warps = func->getAttrOfType<IntegerAttr>("tilegpu.num_warps");
-    // The tile-level attributes have served; LLVM gets the target's.
-    for (unsigned i = 0; i < func.getNumArguments(); ++i)
-      func.setArgAttrs(i, DictionaryAttr::get(ctx));
+    // The tile-level attributes have served; LLVM gets the target's (and
+    // keeps its own: tensor maps are passed by value).
+    for (unsigned i = 0; i < func.getNumArguments(); ++i) {
+      SmallVector<NamedAttribute> kept;
+      if (DictionaryAttr attrs = func.getArgAttrDict(i))
+        for (NamedAttribute attr : attrs)
+          if (attr.getName().strref().starts_with("llvm."))
+            kept.push_back(attr);
+      func.setArgAttrs(i, DictionaryAttr::get(ctx, kept));
+    }
     for (NamedAttribute attr : llvm::to_vector(func->getDiscardableAttrs()))
       func->removeAttr(attr.getName());
     target.markKernel(func, 32 * (warps ? warps.getInt() : 4));

@@ -118,6 +118,27 @@ public:
   virtual llvm::SmallVector<mlir::Value>
   warpgroupMmaWait(mlir::OpBuilder &b, mlir::Location loc,
                    mlir::ValueRange values) const = 0;
+  /// Whether the target copies blocks of tensors described by tensor maps
+  /// into shared memory (NVIDIA TMA, sm_90 and later: tilegpu.tma_load).
+  virtual bool hasTensorMaps() const = 0;
+  /// Initializes the mbarrier at `barrier` (a shared pointer) for one arrival
+  /// per phase, where `pred` holds; invalidates it (before its bytes are
+  /// used for anything else).
+  virtual void mbarrierInit(mlir::OpBuilder &b, mlir::Location loc,
+                            mlir::Value barrier, mlir::Value pred) const = 0;
+  virtual void mbarrierInval(mlir::OpBuilder &b, mlir::Location loc,
+                             mlir::Value barrier, mlir::Value pred) const = 0;
+  /// Where `pred` holds: arrives on `barrier` expecting `bytes` and starts
+  /// copying the block of the tensor map at `map` (a generic pointer) at
+  /// `coords` (i32, innermost dimension first) into shared memory at `dst`,
+  /// whose landing completes the barrier's phase.
+  virtual void tensorMapLoad(mlir::OpBuilder &b, mlir::Location loc,
+                             mlir::Value dst, mlir::Value map,
+                             mlir::ValueRange coords, mlir::Value barrier,
+                             int64_t bytes, mlir::Value pred) const = 0;
+  /// Waits until the phase of parity `phase` of `barrier` completed.
+  virtual void mbarrierWait(mlir::OpBuilder &b, mlir::Location loc,
+                            mlir::Value barrier, int phase) const = 0;
   /// Whether the target copies global memory to shared memory without
   /// registers, asynchronously (NVIDIA cp.async, sm_80 and later).
   virtual bool hasAsyncCopy() const = 0;

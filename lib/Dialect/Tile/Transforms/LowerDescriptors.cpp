@@ -7,6 +7,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 
 namespace tessel::tile {
 #define GEN_PASS_DEF_TILELOWERDESCRIPTORS
@@ -106,14 +107,37 @@ std::pair<Value, Value> blockPointers(OpBuilder &b, Location loc, Value base,
   return {pointers, mask};
 }
 
+/// Whether `load`'s one use is an operand of a dot in a loop.
+bool feedsDotInLoop(DescriptorLoadOp load) {
+  if (!load->hasOneUse())
+    return false;
+  Operation *user = *load->getUsers().begin();
+  return isa<DotOp>(user) && user->getOperand(2) != load.getResult() &&
+         user->getParentOfType<scf::ForOp>();
+}
+
 struct TileLowerDescriptors
     : public tessel::tile::impl::TileLowerDescriptorsBase<
           TileLowerDescriptors> {
+  using Base::Base;
+
+  /// Whether the copy engine reads `load` (tilegpu-tensor-maps).
+  bool forTensorMap(DescriptorLoadOp load) const {
+    if (!tensorMaps || !load.getTensorMap())
+      return false;
+    if (llvm::any_of(cast<RankedTensorType>(load.getType()).getShape(),
+                     [](int64_t size) { return size > 256; }))
+      return false;
+    return numStages <= 1 || !feedsDotInLoop(load);
+  }
+
   void runOnOperation() override {
-    getOperation().walk([](Operation *op) {
+    getOperation().walk([&](Operation *op) {
       OpBuilder b(op);
       Location loc = op->getLoc();
       if (auto load = dyn_cast<DescriptorLoadOp>(op)) {
+        if (forTensorMap(load))
+          return;
         auto type = cast<RankedTensorType>(load.getType());
         auto [pointers, mask] =
             blockPointers(b, loc, load.getBase(), load.getShape(),

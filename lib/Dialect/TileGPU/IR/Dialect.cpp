@@ -419,6 +419,22 @@ LogicalResult AsyncCopyOp::verify() {
   return success();
 }
 
+LogicalResult TmaLoadOp::verify() {
+  auto type = getResult().getType();
+  if (getOffsets().size() != size_t(type.getRank()))
+    return emitOpError("takes one offset per dimension of its ")
+           << type.getRank() << "-d block, got " << getOffsets().size();
+  if (type.getRank() > 5)
+    return emitOpError("blocks of 1 to 5 dimensions");
+  for (int64_t size : type.getShape())
+    if (size > 256)
+      return emitOpError("a block dimension is at most 256 elements, got ")
+             << type;
+  if (!getLayout(type))
+    return emitOpError("needs a result with a layout");
+  return success();
+}
+
 LogicalResult LocalLoadOp::verify() {
   auto buffer = getBuffer().getType();
   auto type = getResult().getType();

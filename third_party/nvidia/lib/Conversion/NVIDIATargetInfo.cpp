@@ -442,6 +442,48 @@ bool NVIDIATargetInfo::predicatedStore(OpBuilder &b, Location loc, Value ptr,
   return true;
 }
 
+void NVIDIATargetInfo::mbarrierInit(OpBuilder &b, Location loc, Value barrier,
+                                    Value pred) const {
+  Value one = b.create<LLVM::ConstantOp>(loc, b.getI32Type(), b.getI32IntegerAttr(1));
+  b.create<NVVM::MBarrierInitOp>(loc, barrier, one, pred);
+  // The initialization is visible to the copy engine's completions.
+  b.create<NVVM::FenceMbarrierInitOp>(loc);
+}
+
+void NVIDIATargetInfo::mbarrierInval(OpBuilder &b, Location loc, Value barrier,
+                                     Value pred) const {
+  // nvvm.mbarrier.inval has no guard.
+  Value address = b.create<LLVM::PtrToIntOp>(loc, b.getI32Type(), barrier);
+  inlinePtx(b, loc, Type(), 0, {pred, address},
+            "@$0 mbarrier.inval.shared::cta.b64 [$1];", "b,r");
+}
+
+void NVIDIATargetInfo::tensorMapLoad(OpBuilder &b, Location loc, Value dst,
+                                     Value map, ValueRange coords,
+                                     Value barrier, int64_t bytes,
+                                     Value pred) const {
+  Value count = b.create<LLVM::ConstantOp>(loc, b.getI32Type(),
+                                           b.getI32IntegerAttr(int32_t(bytes)));
+  b.create<NVVM::MBarrierArriveExpectTxOp>(loc, Type(), barrier, count,
+                                           NVVM::MemScopeKind::CTA,
+                                           /*relaxed=*/false, pred);
+  b.create<NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp>(
+      loc, dst, map, coords, barrier, /*im2colOffsets=*/ValueRange(),
+      /*multicastMask=*/Value(), /*l2CacheHint=*/Value(),
+      NVVM::TMALoadMode::TILE, /*isCTAOnly=*/false,
+      /*group=*/NVVM::CTAGroupKindAttr(), pred);
+}
+
+void NVIDIATargetInfo::mbarrierWait(OpBuilder &b, Location loc, Value barrier,
+                                    int phase) const {
+  auto i32 = [&](int32_t v) {
+    return b.create<LLVM::ConstantOp>(loc, b.getI32Type(), b.getI32IntegerAttr(v));
+  };
+  // A loop of try_wait (suspending up to 10 ms at a time) until it holds.
+  b.create<NVVM::MBarrierTryWaitParityOp>(loc, barrier, i32(phase),
+                                          i32(10000000));
+}
+
 void NVIDIATargetInfo::asyncCommit(OpBuilder &b, Location loc) const {
   b.create<NVVM::CpAsyncCommitGroupOp>(loc);
 }
@@ -474,6 +516,13 @@ SmallVector<Value> NVIDIATargetInfo::loadMatrix(OpBuilder &b, Location loc,
 void NVIDIATargetInfo::markKernel(Operation *func, int numThreads) const {
   Builder b(func->getContext());
   func->setAttr(NVVM::NVVMDialect::getKernelFuncAttrName(), b.getUnitAttr());
+  // Arguments passed by value (tensor maps) are read in place, through
+  // their generic address: __grid_constant__.
+  if (auto fn = dyn_cast<FunctionOpInterface>(func))
+    for (unsigned i = 0; i < fn.getNumArguments(); ++i)
+      if (fn.getArgAttr(i, LLVM::LLVMDialect::getByValAttrName()))
+        fn.setArgAttr(i, NVVM::NVVMDialect::getGridConstantAttrName(),
+                      b.getUnitAttr());
   func->setAttr(NVVM::NVVMDialect::getMaxntidAttrName(),
                 b.getDenseI32ArrayAttr({numThreads, 1, 1}));
 }

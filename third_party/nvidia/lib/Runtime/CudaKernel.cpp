@@ -7,6 +7,7 @@
 #include "llvm/ADT/StringRef.h"
 
 #include <mutex>
+#include <vector>
 #include <stdexcept>
 #include <string>
 
@@ -59,16 +60,51 @@ public:
             "' is not memory the GPU can address (" + driver.describe(r) +
             "); pass a CUDA tensor, e.g. torch.from_numpy(a).cuda()");
     }
+    // Tensor maps follow the runtime arguments, encoded by the driver.
+    std::vector<CUtensorMap> maps(data.tensorMaps.size());
+    std::vector<void *> params(argv, argv + args.size());
+    for (auto [spec, map] : llvm::zip(data.tensorMaps, maps)) {
+      encode(spec, args, map);
+      params.push_back(&map);
+    }
     CUresult r = driver.launchKernel(
         fn, unsigned(gx), unsigned(gy), unsigned(gz), unsigned(32 * data.numWarps),
-        1, 1, unsigned(data.sharedBytes), static_cast<CUstream>(stream), argv,
-        nullptr);
+        1, 1, unsigned(data.sharedBytes), static_cast<CUstream>(stream),
+        params.data(), nullptr);
     if (r != CUDA_SUCCESS)
       throw std::runtime_error("kernel " + name + ": cuLaunchKernel: " +
                                driver.describe(r));
   }
 
 private:
+  /// The driver's tensor map of `spec` at this launch (no swizzle: the
+  /// block lands row-major).
+  void encode(const TensorMapSpec &spec,
+              llvm::ArrayRef<runtime::LaunchArg> args, CUtensorMap &map) const {
+    TensorMapView view = unwrap(tensorMapView(spec, args));
+    static const CUtensorMapDataType types[] = {
+        CU_TENSOR_MAP_DATA_TYPE_UINT8,   CU_TENSOR_MAP_DATA_TYPE_UINT16,
+        CU_TENSOR_MAP_DATA_TYPE_INT32,   CU_TENSOR_MAP_DATA_TYPE_INT64,
+        CU_TENSOR_MAP_DATA_TYPE_FLOAT16, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16,
+        CU_TENSOR_MAP_DATA_TYPE_FLOAT32, CU_TENSOR_MAP_DATA_TYPE_FLOAT64};
+    std::vector<cuuint64_t> dims(view.dims.begin(), view.dims.end());
+    std::vector<cuuint64_t> strides(view.strides.begin(), view.strides.end());
+    std::vector<cuuint32_t> box(view.box.begin(), view.box.end());
+    std::vector<cuuint32_t> elementStrides(box.size(), 1);
+    CUresult r = driver.tensorMapEncodeTiled(
+        &map, types[unsigned(spec.element)], cuuint32_t(dims.size()),
+        reinterpret_cast<void *>(view.address), dims.data(), strides.data(),
+        box.data(), elementStrides.data(), CU_TENSOR_MAP_INTERLEAVE_NONE,
+        CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
+        spec.nan ? CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA
+                 : CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    if (r != CUDA_SUCCESS)
+      throw std::runtime_error("kernel " + name + ": the tensor map of '" +
+                               args[spec.arg].name.str() +
+                               "': cuTensorMapEncodeTiled: " +
+                               driver.describe(r));
+  }
+
   template <typename T> T unwrap(llvm::Expected<T> value) const {
     if (!value)
       throw std::runtime_error(llvm::toString(value.takeError()));

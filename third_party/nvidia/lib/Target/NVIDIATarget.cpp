@@ -17,9 +17,11 @@
 #include "tessel/GPUSim/Error.h"
 #include "tessel/GPUSim/Launch.h"
 #include "tessel/GPUSim/Program.h"
+#include "tessel/GPUSim/TensorMap.h"
 #include "tessel/NVIDIA/CudaKernel.h"
 #include "tessel/NVIDIA/PTXCompiler.h"
 #include "tessel/NVIDIA/Passes.h"
+#include "tessel/NVIDIA/TensorMapSpec.h"
 #include "tessel/Target/Diagnostics.h"
 #include "tessel/Target/Target.h"
 #include "tessel/Target/TilePipeline.h"
@@ -63,10 +65,60 @@ int64_t sharedLimit(int sm) {
 }
 
 /// "launch" stage: what a launcher needs besides the binary.
-std::string launchStage(int numWarps, int64_t shared, int registers) {
-  return "num_warps=" + std::to_string(numWarps) +
-         "\nshared=" + std::to_string(shared) +
-         "\nregisters=" + std::to_string(registers) + "\n";
+std::string launchStage(int numWarps, int64_t shared, int registers,
+                        llvm::ArrayRef<nvidia::TensorMapSpec> maps) {
+  std::string text = "num_warps=" + std::to_string(numWarps) +
+                     "\nshared=" + std::to_string(shared) +
+                     "\nregisters=" + std::to_string(registers) + "\n";
+  for (const nvidia::TensorMapSpec &map : maps)
+    text += map.str() + "\n";
+  return text;
+}
+
+/// The tensor maps of the module's `tilegpu.tensor_maps` (tilegpu-tensor-maps).
+std::vector<nvidia::TensorMapSpec> tensorMapsOf(ModuleOp module) {
+  std::vector<nvidia::TensorMapSpec> maps;
+  auto list = module->getAttrOfType<ArrayAttr>("tilegpu.tensor_maps");
+  if (!list)
+    return maps;
+  for (auto entry : list.getAsRange<DictionaryAttr>()) {
+    nvidia::TensorMapSpec map;
+    map.arg = unsigned(cast<IntegerAttr>(entry.get("arg")).getInt());
+    auto box = cast<DenseI64ArrayAttr>(entry.get("box")).asArrayRef();
+    map.box.assign(box.begin(), box.end());
+    map.nan = cast<BoolAttr>(entry.get("nan")).getValue();
+    Type t = cast<TypeAttr>(entry.get("element")).getValue();
+    using E = nvidia::TensorMapElement;
+    if (t.isF16())
+      map.element = E::F16;
+    else if (t.isBF16())
+      map.element = E::BF16;
+    else if (t.isF32())
+      map.element = E::F32;
+    else if (t.isF64())
+      map.element = E::F64;
+    else if (t.getIntOrFloatBitWidth() <= 8)
+      map.element = E::U8; // i1, i8, 8-bit floats: moved as bytes
+    else if (t.getIntOrFloatBitWidth() == 16)
+      map.element = E::U16;
+    else if (t.getIntOrFloatBitWidth() == 32)
+      map.element = E::S32;
+    else
+      map.element = E::S64;
+    maps.push_back(std::move(map));
+  }
+  return maps;
+}
+
+/// The tensor maps of a compiled kernel's launch stage.
+std::vector<nvidia::TensorMapSpec> tensorMapsOf(const runtime::CacheEntry &entry) {
+  std::vector<nvidia::TensorMapSpec> maps;
+  for (const auto &[stage, text] : entry.stages)
+    if (stage == "launch")
+      for (llvm::StringRef line : llvm::split(llvm::StringRef(text), '\n'))
+        if (auto map = nvidia::TensorMapSpec::parse(line))
+          maps.push_back(std::move(*map));
+  return maps;
 }
 
 int64_t launchValue(const runtime::CacheEntry &entry, llvm::StringRef key) {
@@ -124,13 +176,19 @@ llvm::Error compileNVIDIA(ModuleOp module, int sm, bool archSpecific,
   result.stages.push_back({"ttir", print(module)});
 
   PassManager toGPU(ctx);
-  buildTilePipeline(toGPU, /*nativeFP8=*/sm >= 89);
+  TilePipelineOptions tileOptions;
+  tileOptions.nativeFP8 = sm >= 89;
+  tileOptions.tensorMaps = sm >= 90; // TMA
+  tileOptions.numStages = options.numStages;
+  buildTilePipeline(toGPU, tileOptions);
   ConvertTileToTileGPUOptions layoutOptions;
   layoutOptions.numWarps = options.numWarps;
   layoutOptions.computeCapability = sm;
   layoutOptions.archSpecific = archSpecific; // wgmma needs sm_90a
   toGPU.addPass(createConvertTileToTileGPU(layoutOptions));
   toGPU.addPass(createCanonicalizerPass());
+  // Host-made descriptors' loads left for TMA read through tensor maps.
+  toGPU.addPass(tilegpu::createTileGPUTensorMaps());
   toGPU.addNestedPass<func::FuncOp>(tilegpu::createTileGPURemoveLayoutConversions());
   toGPU.addPass(createCanonicalizerPass());
   toGPU.addPass(createCSEPass());
@@ -160,6 +218,7 @@ llvm::Error compileNVIDIA(ModuleOp module, int sm, bool archSpecific,
   toLLVM.addPass(createCSEPass());
   if (failed(toLLVM.run(module)))
     return diagnostics.fail("lowering to NVVM failed");
+  std::vector<nvidia::TensorMapSpec> tensorMaps = tensorMapsOf(module);
   int64_t shared = 0;
   if (auto attr = module->getAttrOfType<IntegerAttr>("tilegpu.shared"))
     shared = attr.getInt();
@@ -200,7 +259,8 @@ llvm::Error compileNVIDIA(ModuleOp module, int sm, bool archSpecific,
   } else {
     result.object = ptx; // the driver compiles PTX itself
   }
-  result.stages.push_back({"launch", launchStage(options.numWarps, shared, registers)});
+  result.stages.push_back(
+      {"launch", launchStage(options.numWarps, shared, registers, tensorMaps)});
   result.entryName = result.name;
   return llvm::Error::success();
 }
@@ -242,6 +302,7 @@ public:
     data.archSpecific = archSpecific;
     data.numWarps = int(launchValue(kernel, "num_warps"));
     data.sharedBytes = launchValue(kernel, "shared");
+    data.tensorMaps = tensorMapsOf(kernel);
     if (data.numWarps < 1 || data.sharedBytes < 0)
       return failWith("kernel " + kernel.name + " has no launch data");
     return nvidia::loadCudaKernel(kernel, data);
@@ -256,9 +317,9 @@ private:
 class SimKernel : public LoadedKernel {
 public:
   SimKernel(gpusim::Module module, std::string name, int numWarps,
-            int64_t shared)
+            int64_t shared, std::vector<nvidia::TensorMapSpec> tensorMaps)
       : module(std::move(module)), name(std::move(name)), numWarps(numWarps),
-        shared(shared) {}
+        shared(shared), tensorMaps(std::move(tensorMaps)) {}
 
   bool needsExtents() const override { return true; }
 
@@ -331,6 +392,26 @@ public:
         s.isUnsigned = wide && (a.bits >> 63);
       }
     }
+    // Tensor maps follow the runtime arguments: the simulator's encoding,
+    // the base's address relative to its array's allocation.
+    for (const nvidia::TensorMapSpec &spec : tensorMaps) {
+      auto view = nvidia::tensorMapView(spec, args);
+      if (!view)
+        throw std::runtime_error("kernel " + name + ": " +
+                                 llvm::toString(view.takeError()));
+      size_t o = owner[spec.arg];
+      gpusim::LaunchArg map;
+      map.kind = gpusim::LaunchArg::Bytes;
+      map.name = "tensor map of '" + args[spec.arg].name.str() + "'";
+      map.value.resize(gpusim::kTensorMapBytes);
+      gpusim::encodeTensorMap(map.value.data(), view->address - lo[o],
+                              simElementType(spec.element), /*swizzle=*/0,
+                              spec.nan, view->dims, view->strides, view->box);
+      map.host = reinterpret_cast<void *>(lo[o]);
+      map.bytes = hi[o] - lo[o];
+      map.addressAt = gpusim::tensormap::Address;
+      simArgs.push_back(std::move(map));
+    }
     try {
       gpusim::launch(module, name, config, simArgs);
     } catch (const gpusim::SimError &e) {
@@ -339,10 +420,27 @@ public:
   }
 
 private:
+  /// tensormap.replace's .elemtype numbering (TensorMap.h).
+  static unsigned simElementType(nvidia::TensorMapElement e) {
+    using E = nvidia::TensorMapElement;
+    switch (e) {
+    case E::U8: return 0;
+    case E::U16: return 1;
+    case E::S32: return 3;
+    case E::S64: return 5;
+    case E::F16: return 6;
+    case E::F32: return 7;
+    case E::F64: return 9;
+    case E::BF16: return 10;
+    }
+    return 0;
+  }
+
   gpusim::Module module;
   std::string name;
   int numWarps;
   int64_t shared;
+  std::vector<nvidia::TensorMapSpec> tensorMaps;
 };
 
 class SimTarget : public Target {
@@ -373,7 +471,8 @@ public:
     try {
       gpusim::Module module = gpusim::parsePTX(ptx.str());
       return std::make_unique<SimKernel>(std::move(module), kernel.entryName,
-                                         int(warps), shared);
+                                         int(warps), shared,
+                                         tensorMapsOf(kernel));
     } catch (const gpusim::SimError &e) {
       return failWith("kernel " + kernel.name +
                       ": the simulator cannot run its PTX: " + e.what());

@@ -33,7 +33,20 @@ def TileLowerDescriptors
     `nan_padding`). Each dimension's terms are computed on its own axis and
     broadcast where they combine, so that a thread computes each row's and
     each column's part once.
+
+    With `tensor-maps` (targets with a tensor copy engine, NVIDIA sm_90+),
+    loads of host-made descriptors (`tensor_map`) whose block dimensions are
+    at most 256 are left for it (tilegpu-tensor-maps), except, with
+    `num-stages` > 1, those whose one use is an operand of a dot in a loop,
+    which the cp.async pipeline prefetches.
   }];
+  let options = [
+    Option<"tensorMaps", "tensor-maps", "bool", /*default=*/"false",
+           "Leave loads of host-made descriptors to the tensor copy engine">,
+    Option<"numStages", "num-stages", "int", /*default=*/"1",
+           "The software pipeline's stages (dot operands in loops stay "
+           "pointer loads when > 1)">
+  ];
   let dependentDialects = ["mlir::arith::ArithDialect",
                            "::tessel::tile::TileDialect"];
 }

@@ -238,4 +238,23 @@ def TileGPU_LocalStoreOp : TileGPU_Op<"local_store",
   let hasVerifier = 1;
 }
 
+def TileGPU_TmaLoadOp : TileGPU_Op<"tma_load",
+    [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "Reads a tensor descriptor's block with the copy engine (TMA)";
+  let description = [{
+    The block of the result's shape at `offsets` (element indices, outermost
+    first) of the array the tensor map `map` describes: the elements inside
+    it, and the fill the map says (zero or NaN) for the rest. `map` is a
+    kernel argument (a 128-byte tensor map passed by value); one thread
+    starts the copy into shared memory, every thread waits for it on an
+    mbarrier, then reads its elements in the result's layout.
+  }];
+  let arguments = (ins AnyType:$map, Variadic<I32>:$offsets);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $map `[` $offsets `]` attr-dict `:` type($map) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // TESSEL_TILEGPU_OPS

@@ -13,6 +13,8 @@
 #include "tessel/Runtime/CacheEntry.h"
 #include "tessel/Target/Target.h"
 
+#include "tessel/NVIDIA/TensorMapSpec.h"
+
 #include "llvm/Support/Error.h"
 
 #include <memory>
@@ -25,6 +27,8 @@ struct CudaLaunchData {
   bool archSpecific = false; ///< sm_90a: runs on exactly that architecture
   int numWarps = 4;
   int64_t sharedBytes = 0;   ///< dynamic shared memory per program
+  /// The tensor maps passed after the runtime arguments.
+  std::vector<TensorMapSpec> tensorMaps;
 };
 
 /// A launchable kernel from its cache entry; the driver is loaded here (an

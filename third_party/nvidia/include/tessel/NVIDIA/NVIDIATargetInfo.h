@@ -56,6 +56,17 @@ public:
   llvm::SmallVector<mlir::Value>
   warpgroupMmaWait(mlir::OpBuilder &b, mlir::Location loc,
                    mlir::ValueRange values) const override;
+  bool hasTensorMaps() const override { return true; }
+  void mbarrierInit(mlir::OpBuilder &b, mlir::Location loc, mlir::Value barrier,
+                    mlir::Value pred) const override;
+  void mbarrierInval(mlir::OpBuilder &b, mlir::Location loc, mlir::Value barrier,
+                     mlir::Value pred) const override;
+  void tensorMapLoad(mlir::OpBuilder &b, mlir::Location loc, mlir::Value dst,
+                     mlir::Value map, mlir::ValueRange coords,
+                     mlir::Value barrier, int64_t bytes,
+                     mlir::Value pred) const override;
+  void mbarrierWait(mlir::OpBuilder &b, mlir::Location loc, mlir::Value barrier,
+                    int phase) const override;
   bool hasAsyncCopy() const override { return true; }
   void asyncCopy(mlir::OpBuilder &b, mlir::Location loc, mlir::Value sharedPtr,
                  mlir::Value globalPtr, int bytes,
