@@ -124,3 +124,35 @@ def test_transposed_operand_dots_match_numpy(target, rng, dtype, a_col, b_col, n
             flags = set(re.findall(r"wgmma\.mma_async[^;]*p,\s*1,\s*1,\s*(\d),\s*(\d);", ptx))
             assert flags == {(str(int(a_col)), str(int(not b_col)))}, flags
             assert not re.search(r"st\.shared\.(b16|u16)", ptx)
+
+
+@tessel.jit
+def matmul_bt_kernel(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    # C = A @ B.T with A (M x K) and B (N x K) row-major: B's block is loaded N x K and transposed for the dot.
+    rm = tl.program_id(0) * BM + tl.arange(0, BM)
+    rn = tl.program_id(1) * BN + tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    acc = tl.zeros([BM, BN], dtype=tl.float32)
+    for k in range(0, K, BK):
+        a = tl.load(a_ptr + rm[:, None] * K + (k + rk)[None, :], mask=(rm[:, None] < M) & ((k + rk)[None, :] < K),
+                    other=0.0)
+        b = tl.load(b_ptr + rn[:, None] * K + (k + rk)[None, :], mask=(rn[:, None] < N) & ((k + rk)[None, :] < K),
+                    other=0.0)
+        acc = tl.dot(a, tl.trans(b), acc)
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc, mask=(rm[:, None] < M) & (rn[None, :] < N))
+
+
+@pytest.mark.parametrize("shape", [(128, 128, 128), (100, 72, 96)], ids=["aligned", "masked"])
+def test_transposed_operand_is_pipelined(target, rng, shape):
+    # b.T of a loaded block is a load of the transposed pointers (tile canonicalization), so both operands are
+    # prefetched with cp.async (B K-contiguous, into a transposed slot): no global load is left in the loop. (K a
+    # multiple of 16: the masks along K are as wide as the copies; M and N ragged.)
+    M, N, K = shape
+    a = rng.uniform(-1, 1, (M, K)).astype(np.float16)
+    b = rng.uniform(-1, 1, (N, K)).astype(np.float16)
+    c = np.zeros((M, N), np.float32)
+    kernel = matmul_bt_kernel[(-(-M // 64), -(-N // 64))](a, b, c, M, N, K, BM=64, BN=64, BK=32, num_stages=3)
+    np.testing.assert_allclose(c, a.astype(np.float64) @ b.astype(np.float64).T, rtol=1e-3, atol=1e-3)
+    ptx = kernel.asm["ptx"]
+    assert "cp.async.cg.shared.global" in ptx and not re.search(r"ld\.global", ptx)
+    assert ("wgmma.mma_async" if target == "sim:sm_90a" else "mma.sync") in ptx

@@ -112,6 +112,35 @@ def test_matmul_through_host_descriptors(rng, target, M, N, K):
         assert ("wgmma.mma_async" if target == "sim:sm_90a" else "mma.sync") in ptx
 
 
+@triton.jit
+def matmul_transposed_b(a_desc, b_desc, c_desc, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    # The persistent-matmul tutorial's form: B (N x K) read by blocks and transposed for the dot.
+    om = tl.program_id(0) * BM
+    on = tl.program_id(1) * BN
+    acc = tl.zeros([BM, BN], dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BK)):
+        acc = tl.dot(a_desc.load([om, k * BK]), b_desc.load([on, k * BK]).T, acc)
+    c_desc.store([om, on], acc.to(tl.float16))
+
+
+@pytest.mark.parametrize("M,N,K", [(128, 128, 128), (96, 80, 160)], ids=["whole", "ragged"])
+def test_matmul_with_transposed_b_is_pipelined(rng, target, M, N, K):
+    # Both operands are prefetched with cp.async on every GPU (no global load and, on sm_90a, no TMA copy left in
+    # the loop: TMA is not pipelined yet).
+    torch = pytest.importorskip("torch")
+    a = torch.from_numpy(rng.standard_normal((M, K)).astype(np.float16))
+    b = torch.from_numpy(rng.standard_normal((N, K)).astype(np.float16))
+    c = torch.zeros((M, N), dtype=torch.float16)
+    descs = [TensorDescriptor.from_tensor(t, [64, 64]) for t in (a, b, c)]
+    kernel = matmul_transposed_b[(triton.cdiv(M, 64), triton.cdiv(N, 64))](*descs, K, BM=64, BN=64, BK=64,
+                                                                           num_stages=3)
+    np.testing.assert_allclose(c.double().numpy(), a.double().numpy() @ b.double().numpy().T, rtol=2e-3, atol=2e-2)
+    if target.startswith("sim:"):
+        ptx = kernel.asm["ptx"]
+        assert "cp.async.cg.shared.global" in ptx and "ld.global" not in ptx and "cp.async.bulk" not in ptx
+        assert ("wgmma.mma_async" if target == "sim:sm_90a" else "mma.sync") in ptx
+
+
 def test_shapes_and_strides_specialize_like_ints(rng, target):
     # The shape of a descriptor is specialized by divisibility as int arguments are (its strides are 16-byte
     # multiples by the descriptor's rule): a view whose extents are multiples of 16 is copied in 16-byte vectors.

@@ -46,7 +46,9 @@ def ConvertTileToTileGPU : Pass<"convert-tile-to-tilegpu", "mlir::ModuleOp"> {
     loop-carried values tie together gets one layout: the dimension its
     memory ops agree on (each prefers the one its addresses are most
     contiguous along, the last on ties; the last when they disagree), and
-    the narrowest width any of them wants. Ops that move elements between threads get
+    the narrowest width any of them wants (a tensor constant gets a copy per
+    user first, so that a zero two loads share as `other` ties nothing). Ops
+    that move elements between threads get
     the layouts their lowering needs, with `tilegpu.convert_layout` between:
     the operand of `expand_dims` is the slice of its result's layout, the
     operand of `broadcast` sits in its result's registers, the results of

@@ -231,6 +231,20 @@ struct ConvertTileToTileGPU
     if (failed)
       return signalPassFailure();
 
+    // Tensor constants get a copy per user: a zero that CSE shared between
+    // two loads' `other` must not tie their layouts (the coalescing groups).
+    getOperation().walk([&](arith::ConstantOp cst) {
+      if (!isa<RankedTensorType>(cst.getType()))
+        return;
+      SmallVector<OpOperand *> uses;
+      for (OpOperand &use : cst->getUses())
+        uses.push_back(&use);
+      for (OpOperand *use : llvm::drop_begin(uses)) {
+        OpBuilder b(use->getOwner());
+        use->set(b.clone(*cst)->getResult(0));
+      }
+    });
+
     // Vector widths of loads and stores, from what the addresses, masks and
     // `other` values are proved to be (before layouts change any type).
     for (auto func : getOperation().getOps<func::FuncOp>()) {

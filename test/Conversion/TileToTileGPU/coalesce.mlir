@@ -167,3 +167,50 @@ func.func @transposing_copy(%x: !tile.ptr<f16> {tile.divisibility = 16 : i32}, %
   tile.store %oa, %v : tensor<64x32x!tile.ptr<f16>>, tensor<64x32xf16>
   return
 }
+
+// -----
+
+// One zero constant (as CSE leaves it) is the `other` of a row-major load and
+// of a column-major one, whose values go nowhere together: each load keeps its
+// own contiguous dimension (runs of 8 along rows, then down columns), with a
+// zero of its own layout.
+// CHECK-DAG: #[[ROWS:linear[0-9]*]] = #tilegpu.linear<register = {{\[\[}}0, 1], [0, 2], [0, 4]], lane = {{\[\[}}0, 8]
+// CHECK-DAG: #[[COLS:linear[0-9]*]] = #tilegpu.linear<register = {{\[\[}}1, 0], [2, 0], [4, 0]], lane = {{\[\[}}8, 0]
+// CHECK-LABEL: func.func @shared_other
+// CHECK-DAG: %[[ZR:.*]] = arith.constant dense<0.000000e+00> : tensor<32x32xf16, #[[ROWS]]>
+// CHECK-DAG: %[[ZC:.*]] = arith.constant dense<0.000000e+00> : tensor<32x32xf16, #[[COLS]]>
+// CHECK-DAG: tile.load %{{.*}} mask %{{.*}} other %[[ZR]] : tensor<32x32xf16, #[[ROWS]]>
+// CHECK-DAG: tile.load %{{.*}} mask %{{.*}} other %[[ZC]] : tensor<32x32xf16, #[[COLS]]>
+func.func @shared_other(%a: !tile.ptr<f16> {tile.divisibility = 16 : i32}, %b: !tile.ptr<f16> {tile.divisibility = 16 : i32}, %out: !tile.ptr<f16> {tile.divisibility = 16 : i32}, %n: i32) {
+  %zero = arith.constant dense<0.0> : tensor<32x32xf16>
+  %r = tile.make_range {start = 0 : i32, end = 32 : i32} : tensor<32xi32>
+  %row = tile.expand_dims %r {axis = 1 : i32} : tensor<32xi32> -> tensor<32x1xi32>
+  %col = tile.expand_dims %r {axis = 0 : i32} : tensor<32xi32> -> tensor<1x32xi32>
+  %c32r = arith.constant dense<32> : tensor<32x1xi32>
+  %c32c = arith.constant dense<32> : tensor<1x32xi32>
+  %rows32 = arith.muli %row, %c32r : tensor<32x1xi32>
+  %cols32 = arith.muli %col, %c32c : tensor<1x32xi32>
+  %rowsb = tile.broadcast %rows32 : tensor<32x1xi32> -> tensor<32x32xi32>
+  %colb = tile.broadcast %col : tensor<1x32xi32> -> tensor<32x32xi32>
+  %rowb = tile.broadcast %row : tensor<32x1xi32> -> tensor<32x32xi32>
+  %colsb = tile.broadcast %cols32 : tensor<1x32xi32> -> tensor<32x32xi32>
+  %rm = arith.addi %rowsb, %colb : tensor<32x32xi32>
+  %cm = arith.addi %rowb, %colsb : tensor<32x32xi32>
+  %na = tile.splat %n : tensor<32x32xi32>
+  %nb = tile.splat %n : tensor<32x32xi32>
+  %amask = arith.cmpi slt, %rm, %na : tensor<32x32xi32>
+  %bmask = arith.cmpi slt, %cm, %nb : tensor<32x32xi32>
+  %as = tile.splat %a : tensor<32x32x!tile.ptr<f16>>
+  %bs = tile.splat %b : tensor<32x32x!tile.ptr<f16>>
+  %ap = tile.addptr %as, %rm : tensor<32x32x!tile.ptr<f16>>, tensor<32x32xi32>
+  %bp = tile.addptr %bs, %cm : tensor<32x32x!tile.ptr<f16>>, tensor<32x32xi32>
+  %x = tile.load %ap mask %amask : tensor<32x32xi1> other %zero : tensor<32x32xf16> : tensor<32x32x!tile.ptr<f16>> -> tensor<32x32xf16>
+  %y = tile.load %bp mask %bmask : tensor<32x32xi1> other %zero : tensor<32x32xf16> : tensor<32x32x!tile.ptr<f16>> -> tensor<32x32xf16>
+  %osx = tile.splat %out : tensor<32x32x!tile.ptr<f16>>
+  %osy = tile.splat %out : tensor<32x32x!tile.ptr<f16>>
+  %ox = tile.addptr %osx, %rm : tensor<32x32x!tile.ptr<f16>>, tensor<32x32xi32>
+  %oy = tile.addptr %osy, %cm : tensor<32x32x!tile.ptr<f16>>, tensor<32x32xi32>
+  tile.store %ox, %x : tensor<32x32x!tile.ptr<f16>>, tensor<32x32xf16>
+  tile.store %oy, %y : tensor<32x32x!tile.ptr<f16>>, tensor<32x32xf16>
+  return
+}

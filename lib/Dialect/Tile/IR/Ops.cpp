@@ -5,6 +5,7 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/OpImplementation.h"
+#include "mlir/IR/PatternMatch.h"
 #include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
@@ -136,6 +137,10 @@ OpFoldResult ReshapeOp::fold(FoldAdaptor adaptor) {
 // TransOp
 //===----------------------------------------------------------------------===//
 
+OpFoldResult TransOp::fold(FoldAdaptor adaptor) {
+  return foldSplat(adaptor.getSrc(), getResult().getType());
+}
+
 LogicalResult TransOp::verify() {
   auto src = getSrc().getType(), res = getResult().getType();
   ArrayRef<int32_t> order = getOrder();
@@ -154,6 +159,48 @@ LogicalResult TransOp::verify() {
              << i << " should be " << src.getDimSize(o);
   }
   return success();
+}
+
+namespace {
+/// trans(load(p, mask, other)) -> load(trans(p), trans(mask), trans(other)).
+struct LoadTransposed : OpRewritePattern<TransOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(TransOp trans,
+                                PatternRewriter &rw) const override {
+    auto load = trans.getSrc().getDefiningOp<LoadOp>();
+    if (!load || !load->hasOneUse() || load.getIsVolatile() ||
+        trans.getType().getEncoding() ||
+        cast<RankedTensorType>(load.getPtr().getType()).getEncoding())
+      return failure();
+    rw.setInsertionPoint(load);
+    Location loc = load.getLoc();
+    auto transpose = [&](Value v) -> Value {
+      if (!v)
+        return v;
+      auto type = cast<RankedTensorType>(v.getType());
+      SmallVector<int64_t> shape;
+      for (int32_t d : trans.getOrder())
+        shape.push_back(type.getDimSize(d));
+      return TransOp::create(rw, loc,
+                             RankedTensorType::get(shape, type.getElementType()),
+                             v, trans.getOrderAttr());
+    };
+    Value ptr = transpose(load.getPtr());
+    Value mask = transpose(load.getMask());
+    Value other = transpose(load.getOther());
+    auto read = LoadOp::create(rw, loc, trans.getType(), ptr, mask, other,
+                               load.getCacheAttr(), load.getEvictAttr(),
+                               /*isVolatile=*/false);
+    rw.replaceOp(trans, read.getResult());
+    rw.eraseOp(load);
+    return success();
+  }
+};
+} // namespace
+
+void TransOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                          MLIRContext *context) {
+  results.add<LoadTransposed>(context);
 }
 
 //===----------------------------------------------------------------------===//

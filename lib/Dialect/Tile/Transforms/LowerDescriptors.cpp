@@ -107,12 +107,20 @@ std::pair<Value, Value> blockPointers(OpBuilder &b, Location loc, Value base,
   return {pointers, mask};
 }
 
-/// Whether `load`'s one use is an operand of a dot in a loop.
+/// Whether `load`'s one use is an operand of a dot in a loop (possibly
+/// transposed: `b.T`).
 bool feedsDotInLoop(DescriptorLoadOp load) {
-  if (!load->hasOneUse())
+  Value v = load.getResult();
+  if (!v.hasOneUse())
     return false;
-  Operation *user = *load->getUsers().begin();
-  return isa<DotOp>(user) && user->getOperand(2) != load.getResult() &&
+  Operation *user = *v.getUsers().begin();
+  if (isa<TransOp>(user)) {
+    v = user->getResult(0);
+    if (!v.hasOneUse())
+      return false;
+    user = *v.getUsers().begin();
+  }
+  return isa<DotOp>(user) && user->getOperand(2) != v &&
          user->getParentOfType<scf::ForOp>();
 }
 

@@ -130,11 +130,19 @@ def Tile_TransOp : Tile_Op<"trans", [Pure, SameOperandsAndResultElementType]> {
   let summary = "Permutes the dimensions of a block";
   let description = [{
     Result dimension `i` is source dimension `order[i]`.
+
+    A splat transposes to itself (folded). Canonicalization reads a
+    transposed load's block directly (a load of
+    the transposed pointers, mask and `other`) where the load has no other
+    use and its types no layout: a dot's `b.T` is then a load, which
+    pipelines prefetch.
   }];
   let arguments = (ins Tile_Tensor:$src, DenseI32ArrayAttr:$order);
   let results = (outs Tile_Tensor:$result);
   let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
   let hasVerifier = 1;
+  let hasFolder = 1;
+  let hasCanonicalizer = 1;
 }
 
 //===----------------------------------------------------------------------===//

@@ -238,8 +238,7 @@ def TileGPU_LocalStoreOp : TileGPU_Op<"local_store",
   let hasVerifier = 1;
 }
 
-def TileGPU_TmaLoadOp : TileGPU_Op<"tma_load",
-    [MemoryEffects<[MemRead, MemWrite]>]> {
+def TileGPU_TmaLoadOp : TileGPU_Op<"tma_load", [MemoryEffects<[MemRead]>]> {
   let summary = "Reads a tensor descriptor's block with the copy engine (TMA)";
   let description = [{
     The block of the result's shape at `offsets` (element indices, outermost
@@ -247,7 +246,9 @@ def TileGPU_TmaLoadOp : TileGPU_Op<"tma_load",
     it, and the fill the map says (zero or NaN) for the rest. `map` is a
     kernel argument (a 128-byte tensor map passed by value); one thread
     starts the copy into shared memory, every thread waits for it on an
-    mbarrier, then reads its elements in the result's layout.
+    mbarrier, then reads its elements in the result's layout. The shared
+    memory is the op's own scratch, as a layout conversion's: the op only
+    reads memory.
   }];
   let arguments = (ins AnyType:$map, Variadic<I32>:$offsets);
   let results = (outs AnyRankedTensor:$result);
