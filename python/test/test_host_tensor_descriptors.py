@@ -218,6 +218,24 @@ def test_every_element_type(rng, target, dtype):
         assert "cp.async.bulk.tensor" in kernel.asm["ptx"]
 
 
+@triton.jit
+def store_then_load(X, Y, BM: tl.constexpr, BN: tl.constexpr):
+    # Every thread's stores to X land before the block is read back (on sm_90a by TMA: a proxy fence and a barrier
+    # order the stores before the copy engine's read).
+    X.store([0, 0], tl.full([BM, BN], 3.0, tl.float32))
+    Y.store([0, 0], X.load([0, 0]) + 1)
+
+
+def test_stores_before_a_load_are_seen(target):
+    x = np.zeros((16, 64), np.float32)
+    y = np.zeros((16, 64), np.float32)
+    kernel = store_then_load[(1,)](TensorDescriptor.from_tensor(x, [16, 64]), TensorDescriptor.from_tensor(y, [16, 64]),
+                                   BM=16, BN=64)
+    np.testing.assert_array_equal(y, np.full((16, 64), 4.0, np.float32))
+    if target == "sim:sm_90a":
+        assert "fence.proxy.async;" in kernel.asm["ptx"] and "cp.async.bulk.tensor" in kernel.asm["ptx"]
+
+
 def test_dot_operands_use_tma_without_pipelining(rng, target):
     # With num_stages=1 the dot's operand loads are not pipelined: on sm_90a they are TMA copies (two maps).
     torch = pytest.importorskip("torch")

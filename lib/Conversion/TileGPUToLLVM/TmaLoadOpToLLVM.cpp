@@ -47,9 +47,10 @@ struct TmaLoadLowering : TileGPUPattern<tilegpu::TmaLoadOp> {
                                  i32Const(rw, loc, 0)),
         rw.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, ids.lane,
                                  i32Const(rw, loc, 0)));
-    // Earlier users of the scratch are done with it, their accesses ordered
-    // before the copy engine's writes.
-    target.fenceSharedForWarpgroupMma(rw, loc);
+    // Earlier users of the scratch are done with it, and earlier stores (to
+    // the array the map reads too), their accesses ordered before the copy
+    // engine's.
+    target.fenceAsyncProxy(rw, loc);
     target.barrier(rw, loc);
     target.mbarrierInit(rw, loc, barrier, leader);
     target.tensorMapLoad(rw, loc, data, adaptor.getMap()[0], coords, barrier,

@@ -1,7 +1,8 @@
 // RUN: tessel-opt %s -tile-lower-descriptors="tensor-maps=1" -convert-tile-to-tilegpu="num-warps=4 compute-capability=90" -tilegpu-tensor-maps -canonicalize -convert-tilegpu-to-nvvm -canonicalize -cse | FileCheck %s
 
 // A block of a tensor map (a 16 x 32 fp32 block: 2048 bytes) read with TMA:
-// the map is a by-value __grid_constant__ argument; after a proxy fence and a
+// the map is a by-value __grid_constant__ argument; after a proxy fence (of
+// every state space: earlier stores may be to the array the map reads) and a
 // barrier (earlier users of the scratch are done), thread 0 initializes the
 // mbarrier behind the block, arrives expecting 2048 bytes and starts the copy
 // (coordinates innermost first); after a barrier every thread waits for the
@@ -9,7 +10,7 @@
 // invalidates the mbarrier.
 // CHECK-LABEL: llvm.func @tma
 // CHECK-SAME: %[[O0:[^:]*]]: i32, %[[O1:[^:]*]]: i32, %[[MAP:[^:]*]]: !llvm.ptr {llvm.align = 64 : i64, llvm.byval = !llvm.array<128 x i8>, nvvm.grid_constant})
-// CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async>}
 // CHECK-NEXT: nvvm.barrier0
 // CHECK-NEXT: llvm.inline_asm has_side_effects {{.*}} "@$2 mbarrier.init.shared.b64 [$0], $1;", "r,n,b" %[[BAR:[^,]*]], %{{[^,]*}}, %[[LEADER:[^ ]*]] :
 // CHECK-NEXT: nvvm.fence.mbarrier.init

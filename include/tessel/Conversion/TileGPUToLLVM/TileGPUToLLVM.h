@@ -136,6 +136,10 @@ public:
                              mlir::Value dst, mlir::Value map,
                              mlir::ValueRange coords, mlir::Value barrier,
                              int64_t bytes, mlir::Value pred) const = 0;
+  /// Orders this thread's earlier generic accesses (shared and global
+  /// memory) before later accesses of the copy engine; a barrier after it
+  /// orders every thread's.
+  virtual void fenceAsyncProxy(mlir::OpBuilder &b, mlir::Location loc) const = 0;
   /// Waits until the phase of parity `phase` of `barrier` completed.
   virtual void mbarrierWait(mlir::OpBuilder &b, mlir::Location loc,
                             mlir::Value barrier, int phase) const = 0;

@@ -474,6 +474,13 @@ void NVIDIATargetInfo::tensorMapLoad(OpBuilder &b, Location loc, Value dst,
       /*group=*/NVVM::CTAGroupKindAttr(), pred);
 }
 
+void NVIDIATargetInfo::fenceAsyncProxy(OpBuilder &b, Location loc) const {
+  // fence.proxy.async: every state space (stores to the global array a tensor
+  // map then reads, earlier users of the copy's shared memory).
+  b.create<NVVM::FenceProxyOp>(loc, NVVM::ProxyKind::async,
+                               NVVM::SharedSpaceAttr());
+}
+
 void NVIDIATargetInfo::mbarrierWait(OpBuilder &b, Location loc, Value barrier,
                                     int phase) const {
   auto i32 = [&](int32_t v) {

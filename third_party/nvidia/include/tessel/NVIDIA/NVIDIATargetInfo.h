@@ -67,6 +67,7 @@ public:
                      mlir::Value pred) const override;
   void mbarrierWait(mlir::OpBuilder &b, mlir::Location loc, mlir::Value barrier,
                     int phase) const override;
+  void fenceAsyncProxy(mlir::OpBuilder &b, mlir::Location loc) const override;
   bool hasAsyncCopy() const override { return true; }
   void asyncCopy(mlir::OpBuilder &b, mlir::Location loc, mlir::Value sharedPtr,
                  mlir::Value globalPtr, int bytes,
