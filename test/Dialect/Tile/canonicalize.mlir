@@ -45,33 +45,44 @@ func.func @keep_store(%p: !tile.ptr<f32>, %v: f32) {
   return
 }
 
-// A transposed load reads the transposed block directly: its pointers, mask
-// and `other` are transposed instead (so that a dot's b.T is a load).
+// A transposed load that is a dot's operand reads the transposed block
+// directly: its pointers, mask and `other` are transposed instead (so that a
+// dot's b.T is a load).
 // CHECK-LABEL: func.func @load_transposed
-// CHECK-SAME: (%[[P:[^:]*]]: tensor<16x32x!tile.ptr<f16>>, %[[M:[^:]*]]: tensor<16x32xi1>, %[[O:[^:]*]]: tensor<16x32xf16>)
-// CHECK-NEXT: %[[PT:.*]] = tile.trans %[[P]] {order = array<i32: 1, 0>} : tensor<16x32x!tile.ptr<f16>> -> tensor<32x16x!tile.ptr<f16>>
+// CHECK-SAME: (%[[P:[^:]*]]: tensor<16x32x!tile.ptr<f16>>, %[[M:[^:]*]]: tensor<16x32xi1>, %[[O:[^:]*]]: tensor<16x32xf16>, %[[A:[^:]*]]: tensor<16x32xf16>)
+// CHECK: %[[PT:.*]] = tile.trans %[[P]] {order = array<i32: 1, 0>} : tensor<16x32x!tile.ptr<f16>> -> tensor<32x16x!tile.ptr<f16>>
 // CHECK-NEXT: %[[MT:.*]] = tile.trans %[[M]] {order = array<i32: 1, 0>} : tensor<16x32xi1> -> tensor<32x16xi1>
 // CHECK-NEXT: %[[OT:.*]] = tile.trans %[[O]] {order = array<i32: 1, 0>} : tensor<16x32xf16> -> tensor<32x16xf16>
 // CHECK-NEXT: %[[X:.*]] = tile.load %[[PT]] mask %[[MT]] : tensor<32x16xi1> other %[[OT]] : tensor<32x16xf16> cache = cg : tensor<32x16x!tile.ptr<f16>> -> tensor<32x16xf16>
-// CHECK-NEXT: return %[[X]]
-func.func @load_transposed(%p: tensor<16x32x!tile.ptr<f16>>, %m: tensor<16x32xi1>, %o: tensor<16x32xf16>) -> tensor<32x16xf16> {
+// CHECK-NEXT: tile.dot %[[A]], %[[X]]
+func.func @load_transposed(%p: tensor<16x32x!tile.ptr<f16>>, %m: tensor<16x32xi1>, %o: tensor<16x32xf16>, %a: tensor<16x32xf16>) -> tensor<16x16xf32> {
   %x = tile.load %p mask %m : tensor<16x32xi1> other %o : tensor<16x32xf16> cache = cg : tensor<16x32x!tile.ptr<f16>> -> tensor<16x32xf16>
   %t = tile.trans %x {order = array<i32: 1, 0>} : tensor<16x32xf16> -> tensor<32x16xf16>
-  return %t : tensor<32x16xf16>
+  %zero = arith.constant dense<0.0> : tensor<16x16xf32>
+  %d = tile.dot %a, %t, %zero : tensor<16x32xf16>, tensor<32x16xf16> -> tensor<16x16xf32>
+  return %d : tensor<16x16xf32>
 }
 
-// A load with another use, or a volatile one, stays.
+// A load with another use, a volatile one, or a transpose that is not a dot's
+// operand (a transposing copy reads along rows) stays.
 // CHECK-LABEL: func.func @load_transposed_kept
 // CHECK: %[[X:.*]] = tile.load
 // CHECK: tile.trans %[[X]]
 // CHECK: %[[V:.*]] = tile.load {{.*}} volatile
 // CHECK: tile.trans %[[V]]
-func.func @load_transposed_kept(%p: tensor<16x32x!tile.ptr<f16>>) -> (tensor<16x32xf16>, tensor<32x16xf16>, tensor<32x16xf16>) {
+// CHECK: %[[C:.*]] = tile.load
+// CHECK: tile.trans %[[C]]
+func.func @load_transposed_kept(%p: tensor<16x32x!tile.ptr<f16>>, %a: tensor<16x32xf16>) -> (tensor<16x32xf16>, tensor<16x16xf32>, tensor<16x16xf32>, tensor<32x16xf16>) {
+  %zero = arith.constant dense<0.0> : tensor<16x16xf32>
   %x = tile.load %p : tensor<16x32x!tile.ptr<f16>> -> tensor<16x32xf16>
   %t = tile.trans %x {order = array<i32: 1, 0>} : tensor<16x32xf16> -> tensor<32x16xf16>
+  %d = tile.dot %a, %t, %zero : tensor<16x32xf16>, tensor<32x16xf16> -> tensor<16x16xf32>
   %v = tile.load %p volatile : tensor<16x32x!tile.ptr<f16>> -> tensor<16x32xf16>
   %u = tile.trans %v {order = array<i32: 1, 0>} : tensor<16x32xf16> -> tensor<32x16xf16>
-  return %x, %t, %u : tensor<16x32xf16>, tensor<32x16xf16>, tensor<32x16xf16>
+  %e = tile.dot %a, %u, %zero : tensor<16x32xf16>, tensor<32x16xf16> -> tensor<16x16xf32>
+  %c = tile.load %p : tensor<16x32x!tile.ptr<f16>> -> tensor<16x32xf16>
+  %w = tile.trans %c {order = array<i32: 1, 0>} : tensor<16x32xf16> -> tensor<32x16xf16>
+  return %x, %d, %e, %w : tensor<16x32xf16>, tensor<16x16xf32>, tensor<16x16xf32>, tensor<32x16xf16>
 }
 
 // CHECK-LABEL: func.func @fold_trans_splat

@@ -162,12 +162,19 @@ LogicalResult TransOp::verify() {
 }
 
 namespace {
-/// trans(load(p, mask, other)) -> load(trans(p), trans(mask), trans(other)).
+/// trans(load(p, mask, other)) -> load(trans(p), trans(mask), trans(other))
+/// for a dot's operand. (Elsewhere the transpose stays: a transposing copy
+/// reads and writes along rows, the transpose going through shared memory.)
 struct LoadTransposed : OpRewritePattern<TransOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(TransOp trans,
                                 PatternRewriter &rw) const override {
     auto load = trans.getSrc().getDefiningOp<LoadOp>();
+    if (!trans->hasOneUse())
+      return failure();
+    OpOperand &use = *trans->getUses().begin();
+    if (!isa<DotOp>(use.getOwner()) || use.getOperandNumber() > 1)
+      return failure();
     if (!load || !load->hasOneUse() || load.getIsVolatile() ||
         trans.getType().getEncoding() ||
         cast<RankedTensorType>(load.getPtr().getType()).getEncoding())

@@ -132,10 +132,10 @@ def Tile_TransOp : Tile_Op<"trans", [Pure, SameOperandsAndResultElementType]> {
     Result dimension `i` is source dimension `order[i]`.
 
     A splat transposes to itself (folded). Canonicalization reads a
-    transposed load's block directly (a load of
-    the transposed pointers, mask and `other`) where the load has no other
-    use and its types no layout: a dot's `b.T` is then a load, which
-    pipelines prefetch.
+    transposed load that is a dot's operand directly (a load of the
+    transposed pointers, mask and `other`) where the load has no other use
+    and its types no layout: a dot's `b.T` is then a load, which pipelines
+    prefetch.
   }];
   let arguments = (ins Tile_Tensor:$src, DenseI32ArrayAttr:$order);
   let results = (outs Tile_Tensor:$result);
