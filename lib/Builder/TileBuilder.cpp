@@ -943,22 +943,10 @@ Value TileBuilder::descriptorIndex(const Operand &x, DType type,
   return castTo(v, type).value;
 }
 
-namespace {
-/// The operands of a descriptor access, checked and converted.
-struct DescriptorOperands {
-  SmallVector<Value> shape, strides, offsets;
-};
-} // namespace
-
-static DescriptorOperands
-descriptorOperands(const std::string &what, const TValue &base,
-                   const std::vector<Operand> &shape,
-                   const std::vector<Operand> &strides,
-                   const std::vector<Operand> &offsets,
-                   const std::vector<int64_t> &block,
-                   llvm::function_ref<Value(const Operand &, DType,
-                                            const std::string &)>
-                       index) {
+TileBuilder::DescriptorOperands TileBuilder::descriptorOperands(
+    const std::string &what, const TValue &base,
+    const std::vector<Operand> &shape, const std::vector<Operand> &strides,
+    const std::vector<Operand> &offsets, const std::vector<int64_t> &block) {
   if (!base.dtype.isPointer || base.isBlock())
     fail(what + ": the base must be a pointer, got " + base.describe());
   size_t rank = block.size();
@@ -980,11 +968,14 @@ descriptorOperands(const std::string &what, const TValue &base,
   DType i32{ScalarKind::I32, false}, i64{ScalarKind::I64, false};
   DescriptorOperands out;
   for (auto [d, x] : llvm::enumerate(shape))
-    out.shape.push_back(index(x, i32, what + ": shape[" + std::to_string(d) + "]"));
+    out.shape.push_back(
+        descriptorIndex(x, i32, what + ": shape[" + std::to_string(d) + "]"));
   for (auto [d, x] : llvm::enumerate(strides))
-    out.strides.push_back(index(x, i64, what + ": strides[" + std::to_string(d) + "]"));
+    out.strides.push_back(
+        descriptorIndex(x, i64, what + ": strides[" + std::to_string(d) + "]"));
   for (auto [d, x] : llvm::enumerate(offsets))
-    out.offsets.push_back(index(x, i32, what + ": offset " + std::to_string(d)));
+    out.offsets.push_back(
+        descriptorIndex(x, i32, what + ": offset " + std::to_string(d)));
   return out;
 }
 
@@ -996,11 +987,8 @@ TValue TileBuilder::descriptorLoad(const TValue &base,
                                    bool nanPadding,
                                    std::optional<int> tensorMap) {
   const std::string what = "tensor descriptor load";
-  DescriptorOperands ops = descriptorOperands(
-      what, base, shape, strides, offsets, block,
-      [&](const Operand &x, DType t, const std::string &w) {
-        return descriptorIndex(x, t, w);
-      });
+  DescriptorOperands ops =
+      descriptorOperands(what, base, shape, strides, offsets, block);
   DType elt = base.dtype.pointee();
   if (nanPadding && !elt.isFloat())
     fail(what + ": padding 'nan' needs a floating-point array, got " +
@@ -1020,11 +1008,8 @@ void TileBuilder::descriptorStore(const TValue &base,
                                   const std::vector<int64_t> &block,
                                   std::optional<int> tensorMap) {
   const std::string what = "tensor descriptor store";
-  DescriptorOperands ops = descriptorOperands(
-      what, base, shape, strides, offsets, block,
-      [&](const Operand &x, DType t, const std::string &w) {
-        return descriptorIndex(x, t, w);
-      });
+  DescriptorOperands ops =
+      descriptorOperands(what, base, shape, strides, offsets, block);
   DType elt = base.dtype.pointee();
   TValue value = toValue(valueOp, elt);
   if (value.dtype.isPointer)

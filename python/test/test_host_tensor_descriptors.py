@@ -85,56 +85,37 @@ def test_descriptors_pass_to_jit_helpers(rng):
 
 
 @triton.jit
-def matmul_host_descriptors(a_desc, b_desc, c_desc, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
-    # The tutorials' descriptor matmul: A, B and C come from the host.
+def matmul_host_descriptors(a_desc, b_desc, c_desc, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
+                            B_TRANSPOSED: tl.constexpr):
+    # The tutorials' descriptor matmul: A, B and C come from the host; B is K x N, or (B_TRANSPOSED, the
+    # persistent-matmul tutorial's form) N x K read by blocks and transposed for the dot.
     om = tl.program_id(0) * BM
     on = tl.program_id(1) * BN
     acc = tl.zeros([BM, BN], dtype=tl.float32)
     for k in range(0, tl.cdiv(K, BK)):
-        acc = tl.dot(a_desc.load([om, k * BK]), b_desc.load([k * BK, on]), acc)
+        if B_TRANSPOSED:
+            b = b_desc.load([on, k * BK]).T
+        else:
+            b = b_desc.load([k * BK, on])
+        acc = tl.dot(a_desc.load([om, k * BK]), b, acc)
     c_desc.store([om, on], acc)
 
 
-@pytest.mark.parametrize("M,N,K", [(128, 64, 64), (96, 80, 72)], ids=["whole", "ragged"])
-def test_matmul_through_host_descriptors(rng, target, M, N, K):
+@pytest.mark.parametrize("b_transposed", [False, True], ids=["b", "b.T"])
+@pytest.mark.parametrize("M,N,K", [(128, 64, 64), (96, 80, 160)], ids=["whole", "ragged"])
+def test_matmul_through_host_descriptors(rng, target, M, N, K, b_transposed):
+    # Both operands are prefetched with cp.async on every GPU: no global load and, on sm_90a, no TMA copy is left
+    # in the loop (TMA is not pipelined yet). The fp32 sums are stored into an fp16 C (the store converts).
     torch = pytest.importorskip("torch")
     a = torch.from_numpy(rng.standard_normal((M, K)).astype(np.float16))
-    b = torch.from_numpy(rng.standard_normal((K, N)).astype(np.float16))
+    b = torch.from_numpy(rng.standard_normal((N, K) if b_transposed else (K, N)).astype(np.float16))
     c = torch.zeros((M, N), dtype=torch.float16)
-    descs = [TensorDescriptor.from_tensor(t, block) for t, block in ((a, [64, 32]), (b, [32, 64]), (c, [64, 64]))]
-    kernel = matmul_host_descriptors[(triton.cdiv(M, 64), triton.cdiv(N, 64))](*descs, K, BM=64, BN=64, BK=32,
-                                                                               num_stages=3)
-    want = a.double().numpy() @ b.double().numpy()
+    b_block = [64, 32] if b_transposed else [32, 64]
+    descs = [TensorDescriptor.from_tensor(t, block) for t, block in ((a, [64, 32]), (b, b_block), (c, [64, 64]))]
+    kernel = matmul_host_descriptors[(triton.cdiv(M, 64), triton.cdiv(N, 64))](
+        *descs, K, BM=64, BN=64, BK=32, B_TRANSPOSED=b_transposed, num_stages=3)
+    want = a.double().numpy() @ (b.double().numpy().T if b_transposed else b.double().numpy())
     np.testing.assert_allclose(c.double().numpy(), want, rtol=2e-3, atol=2e-2)
-    if target.startswith("sim:"):
-        ptx = kernel.asm["ptx"]
-        assert "cp.async.cg.shared.global" in ptx
-        assert ("wgmma.mma_async" if target == "sim:sm_90a" else "mma.sync") in ptx
-
-
-@triton.jit
-def matmul_transposed_b(a_desc, b_desc, c_desc, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
-    # The persistent-matmul tutorial's form: B (N x K) read by blocks and transposed for the dot.
-    om = tl.program_id(0) * BM
-    on = tl.program_id(1) * BN
-    acc = tl.zeros([BM, BN], dtype=tl.float32)
-    for k in range(0, tl.cdiv(K, BK)):
-        acc = tl.dot(a_desc.load([om, k * BK]), b_desc.load([on, k * BK]).T, acc)
-    c_desc.store([om, on], acc.to(tl.float16))
-
-
-@pytest.mark.parametrize("M,N,K", [(128, 128, 128), (96, 80, 160)], ids=["whole", "ragged"])
-def test_matmul_with_transposed_b_is_pipelined(rng, target, M, N, K):
-    # Both operands are prefetched with cp.async on every GPU (no global load and, on sm_90a, no TMA copy left in
-    # the loop: TMA is not pipelined yet).
-    torch = pytest.importorskip("torch")
-    a = torch.from_numpy(rng.standard_normal((M, K)).astype(np.float16))
-    b = torch.from_numpy(rng.standard_normal((N, K)).astype(np.float16))
-    c = torch.zeros((M, N), dtype=torch.float16)
-    descs = [TensorDescriptor.from_tensor(t, [64, 64]) for t in (a, b, c)]
-    kernel = matmul_transposed_b[(triton.cdiv(M, 64), triton.cdiv(N, 64))](*descs, K, BM=64, BN=64, BK=64,
-                                                                           num_stages=3)
-    np.testing.assert_allclose(c.double().numpy(), a.double().numpy() @ b.double().numpy().T, rtol=2e-3, atol=2e-2)
     if target.startswith("sim:"):
         ptx = kernel.asm["ptx"]
         assert "cp.async.cg.shared.global" in ptx and "ld.global" not in ptx and "cp.async.bulk" not in ptx
@@ -243,7 +224,7 @@ def test_dot_operands_use_tma_without_pipelining(rng, target):
     b = torch.from_numpy(rng.standard_normal((72, 80)).astype(np.float16))
     c = torch.zeros((96, 80), dtype=torch.float16)
     descs = [TensorDescriptor.from_tensor(t, block) for t, block in ((a, [64, 32]), (b, [32, 64]), (c, [64, 64]))]
-    kernel = matmul_host_descriptors[(2, 2)](*descs, 72, BM=64, BN=64, BK=32, num_stages=1)
+    kernel = matmul_host_descriptors[(2, 2)](*descs, 72, BM=64, BN=64, BK=32, B_TRANSPOSED=False, num_stages=1)
     np.testing.assert_allclose(c.double().numpy(), a.double().numpy() @ b.double().numpy(), rtol=2e-3, atol=2e-2)
     if target == "sim:sm_90a":
         assert kernel.asm["ptx"].count("cp.async.bulk.tensor") == 2

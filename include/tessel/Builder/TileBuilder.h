@@ -16,6 +16,7 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/OwningOpRef.h"
 #include "mlir/IR/Value.h"
+#include "llvm/ADT/SmallVector.h"
 
 #include <memory>
 #include <stdexcept>
@@ -182,6 +183,16 @@ private:
   /// take: `what` names the access in errors.
   mlir::Value descriptorIndex(const Operand &x, DType type,
                               const std::string &what);
+  /// The operands of a descriptor access, checked and converted.
+  struct DescriptorOperands {
+    llvm::SmallVector<mlir::Value> shape, strides, offsets;
+  };
+  DescriptorOperands descriptorOperands(const std::string &what,
+                                        const TValue &base,
+                                        const std::vector<Operand> &shape,
+                                        const std::vector<Operand> &strides,
+                                        const std::vector<Operand> &offsets,
+                                        const std::vector<int64_t> &block);
   /// Ends the innermost open loop body with `yields`, checking them against
   /// the loop's `inits`; returns `results` with their language types.
   std::vector<TValue> closeLoop(const std::vector<TValue> &yields,
