@@ -118,8 +118,11 @@ def test_matmul_through_host_descriptors(rng, target, M, N, K, b_transposed):
     np.testing.assert_allclose(c.double().numpy(), want, rtol=2e-3, atol=2e-2)
     if target.startswith("sim:"):
         ptx = kernel.asm["ptx"]
-        assert "cp.async.cg.shared.global" in ptx and "ld.global" not in ptx and "cp.async.bulk" not in ptx
+        assert "cp.async.cg.shared.global" in ptx and "ld.global" not in ptx
+        assert "cp.async.bulk.tensor.2d.shared::cluster.global" not in ptx  # no TMA load
         assert ("wgmma.mma_async" if target == "sim:sm_90a" else "mma.sync") in ptx
+        # C's block is stored by TMA on sm_90a.
+        assert ("cp.async.bulk.tensor.2d.global.shared::cta" in ptx) == (target == "sim:sm_90a")
 
 
 def test_shapes_and_strides_specialize_like_ints(rng, target):
@@ -135,8 +138,11 @@ def test_shapes_and_strides_specialize_like_ints(rng, target):
     assert ragged is not kernel  # another specialization
     if target.startswith("sim:"):
         ptx = kernel.asm["ptx"]
-        # sm_90a reads the blocks with TMA (its shared-memory reads are 16-byte vectors too).
-        assert ("ld.shared.v4" if target == "sim:sm_90a" else "ld.global.v4") in ptx and "st.global.v4" in ptx
+        # sm_90a moves the blocks with TMA (its shared-memory accesses are 16-byte vectors too).
+        if target == "sim:sm_90a":
+            assert "ld.shared.v4" in ptx and "st.shared.v4" in ptx
+        else:
+            assert "ld.global.v4" in ptx and "st.global.v4" in ptx
 
 
 @triton.jit
@@ -227,8 +233,10 @@ def test_dot_operands_use_tma_without_pipelining(rng, target):
     kernel = matmul_host_descriptors[(2, 2)](*descs, 72, BM=64, BN=64, BK=32, B_TRANSPOSED=False, num_stages=1)
     np.testing.assert_allclose(c.double().numpy(), a.double().numpy() @ b.double().numpy(), rtol=2e-3, atol=2e-2)
     if target == "sim:sm_90a":
-        assert kernel.asm["ptx"].count("cp.async.bulk.tensor") == 2
-        assert kernel.asm["launch"].count("tensor_map=") == 2
+        ptx = kernel.asm["ptx"]
+        assert ptx.count("cp.async.bulk.tensor.2d.shared::cluster.global") == 2  # A and B
+        assert ptx.count("cp.async.bulk.tensor.2d.global.shared::cta") == 1  # C
+        assert kernel.asm["launch"].count("tensor_map=") == 3
 
 
 def _copy_src(X, Y, om, on):

@@ -23,7 +23,7 @@ TESSEL_POPULATE(DotOp)
 TESSEL_POPULATE(BufferOp)
 TESSEL_POPULATE(ConvertLayoutOp)
 TESSEL_POPULATE(ReduceOp)
-TESSEL_POPULATE(TmaLoadOp)
+TESSEL_POPULATE(TmaOps)
 #undef TESSEL_POPULATE
 
 /// For each register of `dst`, the register of `src` that holds its element
@@ -32,9 +32,9 @@ TESSEL_POPULATE(TmaLoadOp)
 std::optional<llvm::SmallVector<int32_t>>
 registerRenaming(const LinearLayout &src, const LinearLayout &dst);
 
-/// The bytes of the block a tma_load copies into its scratch (an 8-byte
-/// mbarrier follows them there).
-int64_t tmaLoadBytes(mlir::RankedTensorType type);
+/// The bytes of the block a tma_load or tma_store moves through its scratch
+/// (an 8-byte mbarrier follows a load's there).
+int64_t tmaBlockBytes(mlir::RankedTensorType type);
 
 /// Lays out the program's shared memory by liveness: the scratch of each
 /// conversion, reduction and dot that stages through shared memory (from

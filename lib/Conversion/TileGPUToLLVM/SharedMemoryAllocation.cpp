@@ -59,10 +59,14 @@ int64_t scratchBytes(Operation *op, const gpu::GPUTargetInfo &target,
     return tensorCores && b ? bOffset : bytes;
   }
   if (auto tma = dyn_cast<tilegpu::TmaLoadOp>(op)) {
-    // The block, then its mbarrier; the copy engine writes from a 128-byte
-    // boundary.
+    // The block, then its mbarrier; the copy engine moves blocks from
+    // 128-byte boundaries.
     alignment = 128;
-    return (tmaLoadBytes(tma.getType()) + 7) / 8 * 8 + 8;
+    return (tmaBlockBytes(tma.getType()) + 7) / 8 * 8 + 8;
+  }
+  if (auto tma = dyn_cast<tilegpu::TmaStoreOp>(op)) {
+    alignment = 128;
+    return tmaBlockBytes(tma.getValue().getType());
   }
   auto red = dyn_cast<tile::ReduceOp>(op);
   if (!red)

@@ -125,7 +125,7 @@ LogicalResult gpu::lowerTileGPUToLLVM(ModuleOp module,
   gpu::lowering::populateBufferOpToLLVMPatterns(tc, patterns, target);
   gpu::lowering::populateConvertLayoutOpToLLVMPatterns(tc, patterns, target);
   gpu::lowering::populateReduceOpToLLVMPatterns(tc, patterns, target);
-  gpu::lowering::populateTmaLoadOpToLLVMPatterns(tc, patterns, target);
+  gpu::lowering::populateTmaOpsToLLVMPatterns(tc, patterns, target);
   scf::populateSCFStructuralTypeConversionsAndLegality(tc, patterns,
                                                        convTarget);
   populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns, tc);

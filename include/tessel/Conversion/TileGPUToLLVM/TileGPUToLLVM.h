@@ -136,6 +136,13 @@ public:
                              mlir::Value dst, mlir::Value map,
                              mlir::ValueRange coords, mlir::Value barrier,
                              int64_t bytes, mlir::Value pred) const = 0;
+  /// Where `pred` holds: has the copy engine store the block at `src`
+  /// (shared memory) to the block of the tensor map at `map` at `coords`
+  /// (innermost first), elements outside the array not written, and waits
+  /// until the store is complete (its writes visible, `src` free).
+  virtual void tensorMapStore(mlir::OpBuilder &b, mlir::Location loc,
+                              mlir::Value map, mlir::ValueRange coords,
+                              mlir::Value src, mlir::Value pred) const = 0;
   /// Orders this thread's earlier generic accesses (shared and global
   /// memory) before later accesses of the copy engine; a barrier after it
   /// orders every thread's.

@@ -129,14 +129,12 @@ struct TileLowerDescriptors
           TileLowerDescriptors> {
   using Base::Base;
 
-  /// Whether the copy engine reads `load` (tilegpu-tensor-maps).
-  bool forTensorMap(DescriptorLoadOp load) const {
-    if (!tensorMaps || !load.getTensorMap())
-      return false;
-    if (llvm::any_of(cast<RankedTensorType>(load.getType()).getShape(),
-                     [](int64_t size) { return size > 256; }))
-      return false;
-    return numStages <= 1 || !feedsDotInLoop(load);
+  /// Whether the copy engine moves a block of `type` of a descriptor
+  /// passed as `tensorMap` (tilegpu-tensor-maps).
+  bool forTensorMap(std::optional<uint32_t> tensorMap, Type type) const {
+    return tensorMaps && tensorMap &&
+           llvm::all_of(cast<RankedTensorType>(type).getShape(),
+                        [](int64_t size) { return size <= 256; });
   }
 
   void runOnOperation() override {
@@ -144,7 +142,8 @@ struct TileLowerDescriptors
       OpBuilder b(op);
       Location loc = op->getLoc();
       if (auto load = dyn_cast<DescriptorLoadOp>(op)) {
-        if (forTensorMap(load))
+        if (forTensorMap(load.getTensorMap(), load.getType()) &&
+            (numStages <= 1 || !feedsDotInLoop(load)))
           return;
         auto type = cast<RankedTensorType>(load.getType());
         auto [pointers, mask] =
@@ -168,6 +167,8 @@ struct TileLowerDescriptors
         load.replaceAllUsesWith(replacement.getResult());
         load.erase();
       } else if (auto store = dyn_cast<DescriptorStoreOp>(op)) {
+        if (forTensorMap(store.getTensorMap(), store.getValue().getType()))
+          return;
         auto type = cast<RankedTensorType>(store.getValue().getType());
         auto [pointers, mask] = blockPointers(
             b, loc, store.getBase(), store.getShape(), store.getStrides(),

@@ -419,20 +419,32 @@ LogicalResult AsyncCopyOp::verify() {
   return success();
 }
 
-LogicalResult TmaLoadOp::verify() {
-  auto type = getResult().getType();
-  if (getOffsets().size() != size_t(type.getRank()))
-    return emitOpError("takes one offset per dimension of its ")
-           << type.getRank() << "-d block, got " << getOffsets().size();
+/// A tensor map's block: one offset per dimension, at most 5 dimensions of
+/// at most 256 elements, a layout.
+static LogicalResult verifyTensorMapBlock(Operation *op, RankedTensorType type,
+                                          size_t offsets) {
+  if (offsets != size_t(type.getRank()))
+    return op->emitOpError("takes one offset per dimension of its ")
+           << type.getRank() << "-d block, got " << offsets;
   if (type.getRank() > 5)
-    return emitOpError("blocks of 1 to 5 dimensions");
+    return op->emitOpError("blocks of 1 to 5 dimensions");
   for (int64_t size : type.getShape())
     if (size > 256)
-      return emitOpError("a block dimension is at most 256 elements, got ")
+      return op->emitOpError("a block dimension is at most 256 elements, got ")
              << type;
   if (!getLayout(type))
-    return emitOpError("needs a result with a layout");
+    return op->emitOpError("needs a block with a layout");
   return success();
+}
+
+LogicalResult TmaLoadOp::verify() {
+  return verifyTensorMapBlock(*this, getResult().getType(),
+                              getOffsets().size());
+}
+
+LogicalResult TmaStoreOp::verify() {
+  return verifyTensorMapBlock(*this, getValue().getType(),
+                              getOffsets().size());
 }
 
 LogicalResult LocalLoadOp::verify() {

@@ -31,16 +31,28 @@ struct TileGPUTensorMaps
     Builder b(ctx);
     SmallVector<Attribute> maps;
     for (auto func : module.getOps<func::FuncOp>()) {
-      SmallVector<tile::DescriptorLoadOp> loads;
-      func.walk([&](tile::DescriptorLoadOp load) {
-        if (load.getTensorMap())
-          loads.push_back(load);
+      SmallVector<Operation *> accesses;
+      // A descriptor's fill, from its loads (its stores need none).
+      llvm::DenseMap<int32_t, bool> nan;
+      func.walk([&](Operation *op) {
+        if (auto load = dyn_cast<tile::DescriptorLoadOp>(op)) {
+          if (!load.getTensorMap())
+            return;
+          nan[int32_t(*load.getTensorMap())] |= load.getNanPadding();
+          accesses.push_back(op);
+        } else if (auto store = dyn_cast<tile::DescriptorStoreOp>(op)) {
+          if (store.getTensorMap())
+            accesses.push_back(op);
+        }
       });
-      // One map per descriptor argument: its loads share the block shape.
+      // One map per descriptor argument: its accesses share the block shape.
       llvm::DenseMap<int32_t, BlockArgument> mapArgs;
-      for (tile::DescriptorLoadOp load : loads) {
-        int32_t arg = int32_t(*load.getTensorMap());
-        auto type = cast<RankedTensorType>(load.getType());
+      for (Operation *op : accesses) {
+        auto load = dyn_cast<tile::DescriptorLoadOp>(op);
+        auto store = dyn_cast<tile::DescriptorStoreOp>(op);
+        int32_t arg = int32_t(load ? *load.getTensorMap() : *store.getTensorMap());
+        auto type = cast<RankedTensorType>(load ? load.getType()
+                                                : store.getValue().getType());
         BlockArgument &map = mapArgs[arg];
         if (!map) {
           unsigned index = func.getNumArguments();
@@ -58,13 +70,18 @@ struct TileGPUTensorMaps
               {b.getNamedAttr("arg", b.getI32IntegerAttr(arg)),
                b.getNamedAttr("box", b.getDenseI64ArrayAttr(type.getShape())),
                b.getNamedAttr("element", TypeAttr::get(type.getElementType())),
-               b.getNamedAttr("nan", b.getBoolAttr(load.getNanPadding()))}));
+               b.getNamedAttr("nan", b.getBoolAttr(nan.lookup(arg)))}));
         }
-        OpBuilder builder(load);
-        auto tma = TmaLoadOp::create(builder, load.getLoc(), type, map,
-                                     load.getOffsets());
-        load.replaceAllUsesWith(tma.getResult());
-        load.erase();
+        OpBuilder builder(op);
+        if (load) {
+          auto tma = TmaLoadOp::create(builder, load.getLoc(), type, map,
+                                       load.getOffsets());
+          load.replaceAllUsesWith(tma.getResult());
+        } else {
+          TmaStoreOp::create(builder, store.getLoc(), map, store.getOffsets(),
+                             store.getValue());
+        }
+        op->erase();
       }
     }
     if (!maps.empty())

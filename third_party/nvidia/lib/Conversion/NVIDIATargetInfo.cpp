@@ -481,6 +481,17 @@ void NVIDIATargetInfo::fenceAsyncProxy(OpBuilder &b, Location loc) const {
                                NVVM::SharedSpaceAttr());
 }
 
+void NVIDIATargetInfo::tensorMapStore(OpBuilder &b, Location loc, Value map,
+                                      ValueRange coords, Value src,
+                                      Value pred) const {
+  b.create<NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp>(
+      loc, map, src, coords, /*l2CacheHint=*/Value(), NVVM::TMAStoreMode::TILE,
+      pred);
+  // Every thread commits and waits: the others' groups are empty.
+  b.create<NVVM::CpAsyncBulkCommitGroupOp>(loc);
+  b.create<NVVM::CpAsyncBulkWaitGroupOp>(loc, 0, /*read=*/UnitAttr());
+}
+
 void NVIDIATargetInfo::mbarrierWait(OpBuilder &b, Location loc, Value barrier,
                                     int phase) const {
   auto i32 = [&](int32_t v) {

@@ -35,10 +35,10 @@ def TileLowerDescriptors
     each column's part once.
 
     With `tensor-maps` (targets with a tensor copy engine, NVIDIA sm_90+),
-    loads of host-made descriptors (`tensor_map`) whose block dimensions are
-    at most 256 are left for it (tilegpu-tensor-maps), except, with
-    `num-stages` > 1, those whose one use is an operand of a dot in a loop,
-    which the cp.async pipeline prefetches.
+    loads and stores of host-made descriptors (`tensor_map`) whose block
+    dimensions are at most 256 are left for it (tilegpu-tensor-maps),
+    except, with `num-stages` > 1, loads whose one use is an operand of a
+    dot in a loop, which the cp.async pipeline prefetches.
   }];
   let options = [
     Option<"tensorMaps", "tensor-maps", "bool", /*default=*/"false",

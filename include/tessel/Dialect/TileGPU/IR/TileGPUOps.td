@@ -258,4 +258,20 @@ def TileGPU_TmaLoadOp : TileGPU_Op<"tma_load", [MemoryEffects<[MemRead]>]> {
   let hasVerifier = 1;
 }
 
+def TileGPU_TmaStoreOp : TileGPU_Op<"tma_store", [MemoryEffects<[MemWrite]>]> {
+  let summary = "Writes a tensor descriptor's block with the copy engine (TMA)";
+  let description = [{
+    Writes `value` to the block at `offsets` of the array the tensor map
+    `map` describes; elements outside the array are not written. Every
+    thread writes its elements into the op's shared-memory scratch, then one
+    thread has the copy engine store the block and waits for it to complete.
+  }];
+  let arguments = (ins AnyType:$map, Variadic<I32>:$offsets,
+                       AnyRankedTensor:$value);
+  let assemblyFormat = [{
+    $map `[` $offsets `]` `,` $value attr-dict `:` type($map) `,` type($value)
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // TESSEL_TILEGPU_OPS

@@ -84,15 +84,16 @@ def TileGPUHoistDotOperands
 }
 
 def TileGPUTensorMaps : Pass<"tilegpu-tensor-maps", "mlir::ModuleOp"> {
-  let summary = "Read host-made tensor descriptors' blocks through tensor maps";
+  let summary = "Move host-made tensor descriptors' blocks through tensor maps";
   let description = [{
-    A `tile.descriptor_load` left with a `tensor_map` (the kernel argument its
-    host-made descriptor came in) becomes a `tilegpu.tma_load` of a tensor
-    map: a 128-byte kernel argument passed by value (`!llvm.ptr` with
+    A `tile.descriptor_load` / `tile.descriptor_store` left with a
+    `tensor_map` (the kernel argument its host-made descriptor came in)
+    becomes a `tilegpu.tma_load` / `tilegpu.tma_store` of a tensor map: a 128-byte kernel argument passed by value (`!llvm.ptr` with
     `llvm.byval` and 64-byte `llvm.align`), appended to the kernel's
     arguments, one per descriptor. The module's `tilegpu.tensor_maps` lists
     them in order (`arg`: the descriptor's first kernel argument, its base;
-    `box`: the block shape; `element`: the element type; `nan`: NaN padding)
+    `box`: the block shape; `element`: the element type; `nan`: NaN padding,
+    that of the descriptor's loads)
     for the launcher, which encodes each from the descriptor's base, shape
     and strides.
   }];

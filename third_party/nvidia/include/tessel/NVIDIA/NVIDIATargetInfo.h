@@ -68,6 +68,9 @@ public:
   void mbarrierWait(mlir::OpBuilder &b, mlir::Location loc, mlir::Value barrier,
                     int phase) const override;
   void fenceAsyncProxy(mlir::OpBuilder &b, mlir::Location loc) const override;
+  void tensorMapStore(mlir::OpBuilder &b, mlir::Location loc, mlir::Value map,
+                      mlir::ValueRange coords, mlir::Value src,
+                      mlir::Value pred) const override;
   bool hasAsyncCopy() const override { return true; }
   void asyncCopy(mlir::OpBuilder &b, mlir::Location loc, mlir::Value sharedPtr,
                  mlir::Value globalPtr, int bytes,
