@@ -34,15 +34,31 @@ Value leaderThread(OpBuilder &b, Location loc,
                               i32Const(b, loc, 0)));
 }
 
+/// What a TMA op's lowering needs: a target with tensor maps, its scratch.
+LogicalResult checkLowerable(Operation *op, ConversionPatternRewriter &rw,
+                             const gpu::GPUTargetInfo &target) {
+  if (!target.hasTensorMaps())
+    return rw.notifyMatchFailure(op, "the target has no tensor maps");
+  if (!op->hasAttr(kScratchAttr))
+    return rw.notifyMatchFailure(op, "no scratch assigned");
+  return success();
+}
+
+/// A tensor map's coordinates: the offsets, innermost first.
+SmallVector<Value> mapCoordinates(ArrayRef<ValueRange> offsets) {
+  SmallVector<Value> coords;
+  for (ValueRange offset : llvm::reverse(offsets))
+    coords.push_back(offset[0]);
+  return coords;
+}
+
 struct TmaLoadLowering : TileGPUPattern<tilegpu::TmaLoadOp> {
   using TileGPUPattern::TileGPUPattern;
   LogicalResult
   matchAndRewrite(tilegpu::TmaLoadOp op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rw) const override {
-    if (!target.hasTensorMaps())
-      return rw.notifyMatchFailure(op, "the target has no tensor maps");
-    if (!op->hasAttr(kScratchAttr))
-      return rw.notifyMatchFailure(op, "no scratch assigned");
+    if (failed(checkLowerable(op, rw, target)))
+      return failure();
     Location loc = op.getLoc();
     auto type = op.getType();
     Type elt = getTypeConverter()->convertType(type.getElementType());
@@ -50,10 +66,7 @@ struct TmaLoadLowering : TileGPUPattern<tilegpu::TmaLoadOp> {
     unsigned space = target.sharedAddressSpace();
     Value data = sharedAddress(rw, loc, space, i32Const(rw, loc, 0));
     Value barrier = sharedAddress(rw, loc, space, i32Const(rw, loc, bytes));
-    // The map's coordinates are innermost first.
-    SmallVector<Value> coords;
-    for (ValueRange offset : llvm::reverse(adaptor.getOffsets()))
-      coords.push_back(offset[0]);
+    SmallVector<Value> coords = mapCoordinates(adaptor.getOffsets());
     Value leader = leaderThread(rw, loc, target);
     // Earlier users of the scratch are done with it, and earlier stores (to
     // the array the map reads too), their accesses ordered before the copy
@@ -80,16 +93,12 @@ struct TmaStoreLowering : TileGPUPattern<tilegpu::TmaStoreOp> {
   LogicalResult
   matchAndRewrite(tilegpu::TmaStoreOp op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rw) const override {
-    if (!target.hasTensorMaps())
-      return rw.notifyMatchFailure(op, "the target has no tensor maps");
-    if (!op->hasAttr(kScratchAttr))
-      return rw.notifyMatchFailure(op, "no scratch assigned");
+    if (failed(checkLowerable(op, rw, target)))
+      return failure();
     Location loc = op.getLoc();
     auto type = op.getValue().getType();
     unsigned space = target.sharedAddressSpace();
-    SmallVector<Value> coords;
-    for (ValueRange offset : llvm::reverse(adaptor.getOffsets()))
-      coords.push_back(offset[0]);
+    SmallVector<Value> coords = mapCoordinates(adaptor.getOffsets());
     std::vector<int32_t> shape(type.getShape().begin(), type.getShape().end());
     target.barrier(rw, loc); // earlier users of the scratch are done
     writeTensorToShared(rw, loc, target, layoutOf(type), shape,
