@@ -64,7 +64,8 @@ class tensor_descriptor:
         offsets = _unwrap(offsets)
         if not isinstance(offsets, (tuple, list)):
             offsets = [offsets]
-        return [core._operand(_index_arg(offset, f"{what}: offset {d}"), what) for d, offset in enumerate(offsets)]
+        # The builder checks them (integer scalars or ints, int32).
+        return [core._operand(offset, f"{what}: offset {d}") for d, offset in enumerate(offsets)]
 
     def _operands(self, offsets: Any, what: str) -> tuple[Any, ...]:
         """The builder's operands: base, shape, strides but the last, offsets."""
