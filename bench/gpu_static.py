@@ -103,6 +103,9 @@ class Case:
     setup: Callable[[np.random.Generator], tuple[list[Any], Callable[[list[Any]], str | None]]]
     size: str
     archs: tuple[str, ...] = ("sm_80", "sm_90a")  # labels of ARCHS
+    # (compiler, compiled, the arguments) -> the simulator's arguments, where they are not the arguments as they
+    # are: host-made tensor descriptors, which each launcher expands its own way.
+    launch_args: Callable[[str, dict, list[Any]], list[Any]] | None = None
 
 
 def _mismatch(got: np.ndarray, want: np.ndarray, rtol: float, atol: float) -> str | None:
@@ -224,6 +227,62 @@ def matmul_case(dtype: str, quick: bool, n: int | None = None) -> Case:
                 ("sm_89", "sm_90a") if dtype == "fp8" else ("sm_80", "sm_90a"))
 
 
+def _descriptor_block(sig: str) -> list[int]:
+    """The block of a "tensordesc<fp16[64, 32]>" signature."""
+    return [int(x) for x in re.search(r"\[(.*)\]", sig).group(1).split(",")]
+
+
+def descriptor_launch_args(case: Case, compiler: str, compiled: dict, args: list[Any]) -> list[Any]:
+    """What each launcher passes for host-made descriptors (of whole arrays): Triton, per descriptor, its tensor
+    map (the box and swizzle of metadata.tensordesc_meta), then its shape and strides; Tessel, per descriptor,
+    the base, shape (i32) and strides but the last (i64), and after the runtime arguments the tensor maps its
+    launch stage lists (`tensor_map=ARG ELEMENT NAN BOX SWIZZLE`, ARG the base's place in that list)."""
+    from tessel import gpusim
+
+    out, bases = [], {}
+    metas = iter(compiled.get("tensordesc_meta") or [])
+    for value, sig in zip(args, (t for t in case.signature.values() if t != "constexpr")):
+        if not sig.startswith("tensordesc"):
+            out.append(value)
+            continue
+        strides = [s // value.itemsize for s in value.strides]
+        if compiler == "triton":
+            meta = next(metas)
+            out += [gpusim.TensorMap(value, meta["block_size"], swizzle={0: None, 1: 32, 2: 64, 3: 128}[
+                meta["swizzle"]]), *value.shape, *strides]
+        else:
+            bases[len(out)] = value
+            out += [value, *value.shape, *strides[:-1]]
+    if compiler == "tessel":
+        for line in compiled["launch"].splitlines():
+            if line.startswith("tensor_map="):
+                arg, _element, nan, box, swizzle = line.split("=", 1)[1].split()
+                out.append(gpusim.TensorMap(bases[int(arg)], [int(b) for b in box.split("x")],
+                                            swizzle=int(swizzle) or None, fill="nan" if nan == "1" else "zero"))
+    return out
+
+
+def matmul_descriptor_case(quick: bool, n: int | None = None) -> Case:
+    n = n or (128 if quick else 256)
+    bm, bn, bk = 64, 64, 64
+
+    def setup(rng):
+        a = rng.standard_normal((n, n)).astype(np.float16)
+        b = rng.standard_normal((n, n)).astype(np.float16)  # N x K
+        c = np.full((n, n), np.nan, np.float16)
+        want = a.astype(np.float64) @ b.astype(np.float64).T
+        return [a, b, c, n], lambda args: _mismatch(args[2], want, 2e-3, 2e-3 * math.sqrt(n))
+
+    case = Case("matmul_tma", "fp16 matmul TMA", "matmul_descriptor_kernel",
+                {"a_desc": f"tensordesc<fp16[{bm}, {bk}]>", "b_desc": f"tensordesc<fp16[{bn}, {bk}]>",
+                 "c_desc": f"tensordesc<fp16[{bm}, {bn}]>", "K": "i32", "BLOCK_M": "constexpr",
+                 "BLOCK_N": "constexpr", "BLOCK_K": "constexpr"},
+                {"BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": bk}, (n // bm, n // bn), 4, 3, setup,
+                f"M=N=K={n} B as N x K", ("sm_90a",))
+    case.launch_args = lambda compiler, compiled, args: descriptor_launch_args(case, compiler, compiled, args)
+    return case
+
+
 def attention_case(quick: bool, bh: int | None = None, ctx: int | None = None) -> Case:
     bh, ctx, d = bh or (1 if quick else 2), ctx or (64 if quick else 128), 64
     bm, bn = 64, 32
@@ -248,11 +307,11 @@ def attention_case(quick: bool, bh: int | None = None, ctx: int | None = None) -
 def cases(quick: bool) -> list[Case]:
     return [vector_add_case(quick), softmax_case(quick), layer_norm_case(quick), matmul_case("fp16", quick),
             matmul_case("bf16", quick), matmul_case("fp32", quick), matmul_case("int8", quick),
-            matmul_case("fp8", quick), attention_case(quick)]
+            matmul_case("fp8", quick), matmul_descriptor_case(quick), attention_case(quick)]
 
 
 CASE_KEYS = ["vector_add", "softmax", "layer_norm", "matmul_fp16", "matmul_bf16", "matmul_fp32", "matmul_int8",
-             "matmul_fp8", "attention"]
+             "matmul_fp8", "matmul_tma", "attention"]
 
 
 def runtime_names(case: Case) -> list[str]:
@@ -264,6 +323,8 @@ def divisible_by_16(case: Case, args: list[Any]) -> list[str]:
     ints that are multiples of 16."""
     marked = []
     for name, value in zip(runtime_names(case), args):
+        if case.signature[name].startswith("tensordesc"):
+            continue  # a descriptor's parts are specialized by its launcher
         if isinstance(value, np.ndarray):
             assert value.ctypes.data % 16 == 0, f"{name}: array not 16-byte aligned"
             marked.append(name)
@@ -312,7 +373,8 @@ def _triton_child(request_path: str) -> None:
             kernel, log, seconds = compile_one(job)
             results.append({"ptx": kernel.asm["ptx"], "cubin": base64.b64encode(kernel.asm["cubin"]).decode(),
                             "ptxas": log, "seconds": seconds, "name": kernel.metadata.name,
-                            "num_warps": kernel.metadata.num_warps, "shared": kernel.metadata.shared})
+                            "num_warps": kernel.metadata.num_warps, "shared": kernel.metadata.shared,
+                            "tensordesc_meta": getattr(kernel.metadata, "tensordesc_meta", None)})
         except Exception as e:  # reported in the row
             first = next((line.strip() for line in str(e).splitlines() if line.strip()), "")
             results.append({"error": f"{type(e).__name__}: {first[:300]}"})
@@ -362,6 +424,9 @@ def compile_tessel(case: Case, target: str, args: list[Any]) -> dict:
     # The arrays the simulator runs (bf16 bits as torch bf16 tensors): warmup compiles what a launch of them
     # compiles, with the specializations the launcher takes from them (alignment, arrays that overlap no other).
     def as_launched(value: Any, sig: str) -> Any:
+        if sig.startswith("tensordesc"):
+            from tessel.tools.tensor_descriptor import TensorDescriptor
+            return TensorDescriptor.from_tensor(value, _descriptor_block(sig))
         if sig in ("*bf16", "*fp8e4nv"):
             import torch
             return torch.from_numpy(value).view(torch.bfloat16 if sig == "*bf16" else torch.float8_e4m3fn)
@@ -378,7 +443,8 @@ def compile_tessel(case: Case, target: str, args: list[Any]) -> dict:
     seconds = time.perf_counter() - start
     launch = dict(line.split("=", 1) for line in kernel.asm["launch"].split() if "=" in line)
     return {"ptx": kernel.asm["ptx"], "cubin": kernel.object, "ptxas": kernel.asm["ptxas"], "seconds": seconds,
-            "name": kernel.name, "num_warps": int(launch["num_warps"]), "shared": int(launch["shared"])}
+            "name": kernel.name, "num_warps": int(launch["num_warps"]), "shared": int(launch["shared"]),
+            "launch": kernel.asm["launch"]}
 
 
 def _warm_tessel(target: str) -> None:
@@ -440,12 +506,13 @@ def entry_params(ptx: str, name: str) -> int:
     return len(re.findall(r"\.param\b", m.group(1))) if m else 0
 
 
-def simulate(case: Case, compiled: dict, args: list[Any], check: Callable) -> dict:
+def simulate(case: Case, compiler: str, compiled: dict, args: list[Any], check: Callable) -> dict:
     from tessel import gpusim
 
     run_args = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    launched = case.launch_args(compiler, compiled, run_args) if case.launch_args else run_args
     # Parameters past the kernel's own (Triton's global and profile scratch pointers) get null pointers.
-    padded = run_args + [None] * max(0, entry_params(compiled["ptx"], compiled["name"]) - len(run_args))
+    padded = launched + [None] * max(0, entry_params(compiled["ptx"], compiled["name"]) - len(launched))
     try:
         c = gpusim.launch(compiled["ptx"], compiled["name"], case.grid, num_warps=compiled["num_warps"],
                           shared_bytes=compiled["shared"], args=padded)
@@ -483,7 +550,7 @@ def describe(case: Case, arch: str, compiler: str, compiled: dict, args: list[An
     row.update(compile_s=compiled["seconds"], registers=facts["registers"], spill_stores=facts["spill_stores"],
                spill_loads=facts["spill_loads"], shared=compiled["shared"] + facts["static_shared"],
                num_warps=compiled["num_warps"], **sass_counts(compiled["cubin"]))
-    row.update(simulate(case, compiled, args, check))
+    row.update(simulate(case, compiler, compiled, args, check))
     return row
 
 

@@ -103,6 +103,19 @@ def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk,
 
 
 @triton.jit
+def matmul_descriptor_kernel(a_desc, b_desc, c_desc, K, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                             BLOCK_K: tl.constexpr):
+    # Triton's persistent-matmul tutorial's operands, one tile per program: host-made descriptors of A (M x K),
+    # B (N x K, both K-contiguous; B's blocks transposed for the dot) and C; the blocks' ragged edges read zeros.
+    om = tl.program_id(0) * BLOCK_M
+    on = tl.program_id(1) * BLOCK_N
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BLOCK_K)):
+        acc = tl.dot(a_desc.load([om, k * BLOCK_K]), b_desc.load([on, k * BLOCK_K]).T, acc)
+    c_desc.store([om, on], acc.to(tl.float16))
+
+
+@triton.jit
 def attn_fwd(Q, K, V, Out, sm_scale, N_CTX, HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
     # Triton's tutorial 06 forward pass without the causal stage: [batch*heads, N_CTX, HEAD_DIM] contiguous fp16
     # tensors, N_CTX a multiple of both blocks; the same online softmax in base 2 and the same two dots.

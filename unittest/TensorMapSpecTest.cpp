@@ -15,7 +15,8 @@ TEST(TensorMapSpec, LaunchStageLinesRoundTrip) {
   spec.element = TensorMapElement::BF16;
   spec.nan = true;
   spec.box = {2, 64, 32};
-  EXPECT_EQ(spec.str(), "tensor_map=4 bf16 1 2x64x32");
+  spec.swizzle = 64;
+  EXPECT_EQ(spec.str(), "tensor_map=4 bf16 1 2x64x32 64");
   auto back = TensorMapSpec::parse(spec.str());
   ASSERT_TRUE(back);
   EXPECT_EQ(back->arg, 4u);
@@ -23,9 +24,17 @@ TEST(TensorMapSpec, LaunchStageLinesRoundTrip) {
   EXPECT_TRUE(back->nan);
   EXPECT_EQ(back->box, (std::vector<int64_t>{2, 64, 32}));
   EXPECT_EQ(back->elementBytes(), 2u);
-  for (const char *bad : {"num_warps=4", "tensor_map=1 f17 0 8", "tensor_map=1 f16 2 8",
-                          "tensor_map=1 f16 0 512", "tensor_map=1 f16 0 1x1x1x1x1x1",
-                          "tensor_map=x f16 0 8", "tensor_map=1 f16 0"})
+  EXPECT_EQ(back->swizzle, 64);
+  // CUtensorMapSwizzle's modes.
+  EXPECT_EQ(swizzleMode(0), 0u);
+  EXPECT_EQ(swizzleMode(32), 1u);
+  EXPECT_EQ(swizzleMode(64), 2u);
+  EXPECT_EQ(swizzleMode(128), 3u);
+  for (const char *bad :
+       {"num_warps=4", "tensor_map=1 f17 0 8 0", "tensor_map=1 f16 2 8 0",
+        "tensor_map=1 f16 0 512 0", "tensor_map=1 f16 0 1x1x1x1x1x1 0",
+        "tensor_map=x f16 0 8 0", "tensor_map=1 f16 0 8",
+        "tensor_map=1 f16 0 8 48", "tensor_map=1 f16 0 8 256"})
     EXPECT_FALSE(TensorMapSpec::parse(bad)) << bad;
 }
 

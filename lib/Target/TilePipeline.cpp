@@ -13,6 +13,7 @@ void tessel::target::buildTilePipeline(OpPassManager &pm,
   tile::TileLowerDescriptorsOptions descriptors;
   descriptors.tensorMaps = options.tensorMaps;
   descriptors.numStages = options.numStages;
+  descriptors.pipelinedTensorMaps = options.pipelinedTensorMaps;
   pm.addNestedPass<func::FuncOp>(tile::createTileLowerDescriptors(descriptors));
   // Before folding: folding must not see 8-bit float casts (APFloat does not
   // saturate).

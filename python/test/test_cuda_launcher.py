@@ -264,9 +264,18 @@ def _descriptor_copy(X, Y, BM: tl.constexpr, BN: tl.constexpr):
     Y.store([om, on], X.load([om, on]) + 1)
 
 
+@tessel.jit
+def _descriptor_matmul(A, B, C, K, BK: tl.constexpr):
+    acc = tl.zeros([64, 64], dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BK)):
+        acc = tl.dot(A.load([0, k * BK]), B.load([0, k * BK]).T, acc)
+    C.store([0, 0], acc)
+
+
 def scenario_descriptors():
     # Host-side descriptors over device arrays: a torch-like tensor (data_ptr) and a __cuda_array_interface__
-    # array, describing a 30 x 50 view of 32 x 64 arrays.
+    # array, describing a 30 x 50 view of 32 x 64 arrays. Then a matmul whose K-major operands, on sm_90a, the copy
+    # engine pipelines through tensor maps with a 128-byte swizzle (encoded by the driver with it).
     from tessel.tools.tensor_descriptor import TensorDescriptor
     driver = _Driver()
     x = _rng().standard_normal((32, 64)).astype(np.float32)
@@ -277,6 +286,16 @@ def scenario_descriptors():
     want[:30, :50] = x[:30, :50] + 1
     np.testing.assert_array_equal(dout.numpy(), want)
     assert ("cp.async.bulk.tensor" in kernel.asm["ptx"]) == (kernel.target == "cuda:90a")
+    a = _rng().integers(-3, 4, (64, 256)).astype(np.float16)
+    b = _rng().integers(-3, 4, (64, 256)).astype(np.float16)
+    da, db = DeviceArray(driver, a), DeviceArray(driver, b)
+    dc = DeviceArray(driver, np.zeros((64, 64), np.float32))
+    kernel = _descriptor_matmul[(1,)](TensorDescriptor(da, [64, 256], [256, 1], [64, 64]),
+                                      TensorDescriptor(db, [64, 256], [256, 1], [64, 64]),
+                                      TensorDescriptor(dc, [64, 64], [64, 1], [64, 64]), 256, BK=64, num_stages=3)
+    np.testing.assert_array_equal(dc.numpy(), a.astype(np.float64) @ b.astype(np.float64).T)
+    swizzled = [line for line in kernel.asm["launch"].splitlines() if line.endswith(" 64x64 128")]
+    assert len(swizzled) == (2 if kernel.target == "cuda:90a" else 0)
 
 
 def scenario_host_array():

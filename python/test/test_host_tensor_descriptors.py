@@ -104,8 +104,11 @@ def matmul_host_descriptors(a_desc, b_desc, c_desc, K, BM: tl.constexpr, BN: tl.
 @pytest.mark.parametrize("b_transposed", [False, True], ids=["b", "b.T"])
 @pytest.mark.parametrize("M,N,K", [(128, 64, 64), (96, 80, 160)], ids=["whole", "ragged"])
 def test_matmul_through_host_descriptors(rng, target, M, N, K, b_transposed):
-    # Both operands are prefetched with cp.async on every GPU: no global load and, on sm_90a, no TMA copy is left
-    # in the loop (TMA is not pipelined yet). The fp32 sums are stored into an fp16 C (the store converts).
+    # The dot's operands are prefetched into 3 slots, no global load left in the loop. On sm_90a the copy engine
+    # fills the slots of the blocks warpgroup MMA reads K-major (A, and B given N x K): 2 copies in the prologue and
+    # one in the loop each, of a tensor map 32 fp16 (a 64-byte swizzle atom) wide, waited for on mbarriers; B given
+    # K x N is copied with cp.async. Elsewhere both are cp.async copies. The fp32 sums are stored into an fp16 C (the
+    # store converts).
     torch = pytest.importorskip("torch")
     a = torch.from_numpy(rng.standard_normal((M, K)).astype(np.float16))
     b = torch.from_numpy(rng.standard_normal((N, K) if b_transposed else (K, N)).astype(np.float16))
@@ -118,11 +121,84 @@ def test_matmul_through_host_descriptors(rng, target, M, N, K, b_transposed):
     np.testing.assert_allclose(c.double().numpy(), want, rtol=2e-3, atol=2e-2)
     if target.startswith("sim:"):
         ptx = kernel.asm["ptx"]
-        assert "cp.async.cg.shared.global" in ptx and "ld.global" not in ptx
-        assert "cp.async.bulk.tensor.2d.shared::cluster.global" not in ptx  # no TMA load
-        assert ("wgmma.mma_async" if target == "sim:sm_90a" else "mma.sync") in ptx
-        # C's block is stored by TMA on sm_90a.
-        assert ("cp.async.bulk.tensor.2d.global.shared::cta" in ptx) == (target == "sim:sm_90a")
+        assert "ld.global" not in ptx
+        tma_loads = ptx.count("cp.async.bulk.tensor.2d.shared::cluster.global")
+        maps = [line for line in kernel.asm["launch"].splitlines() if line.startswith("tensor_map=")]
+        if target == "sim:sm_90a":
+            assert "wgmma.mma_async" in ptx and "mbarrier.try_wait.parity" in ptx
+            assert tma_loads == (6 if b_transposed else 3)
+            assert ("cp.async.cg.shared.global" in ptx) == (not b_transposed)
+            assert maps[0] == "tensor_map=0 f16 0 64x32 64"
+            assert ("tensor_map=4 f16 0 64x32 64" in maps) == b_transposed
+            # C's block is stored by TMA from a scratch swizzled as the slots are (rows of 128 bytes).
+            assert "tensor_map=8 f16 0 64x64 128" in maps
+            assert "cp.async.bulk.tensor.2d.global.shared::cta" in ptx
+        else:
+            assert "cp.async.cg.shared.global" in ptx and "mma.sync" in ptx
+            assert tma_loads == 0 and not maps
+
+
+@triton.jit
+def matmul_bt_descriptors(a_desc, b_desc, c_desc, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
+                          ACC: tl.constexpr):
+    # The persistent-matmul tutorial's operands: A is M x K, B is N x K (both K-contiguous), B's blocks transposed.
+    om = tl.program_id(0) * BM
+    on = tl.program_id(1) * BN
+    acc = tl.zeros([BM, BN], dtype=ACC)
+    for k in range(0, tl.cdiv(K, BK)):
+        acc = tl.dot(a_desc.load([om, k * BK]), b_desc.load([on, k * BK]).T, acc)
+    c_desc.store([om, on], acc)
+
+
+@pytest.mark.parametrize("dtype,M,N,K,BN,BK,stages", [
+    ("float16", 128, 64, 200, 64, 32, 3),  # ragged K, 64-byte swizzle
+    ("float16", 64, 72, 128, 64, 16, 4),  # 32-byte swizzle, 8 iterations through 4 slots, ragged N
+    ("bfloat16", 100, 128, 512, 128, 128, 2),  # 128-byte swizzle, 2 atoms (copies) per block, ragged M
+    ("float8_e4m3fn", 64, 64, 320, 64, 64, 3),
+    ("float8_e5m2", 128, 64, 512, 64, 128, 3),
+    ("int8", 64, 128, 320, 64, 64, 3),
+], ids=["f16-bk32", "f16-bk16", "bf16-bk128", "e4m3-bk64", "e5m2-bk128", "i8-bk64"])
+def test_pipelined_copy_engine_matmul(rng, target, dtype, M, N, K, BN, BK, stages):
+    # On sm_90a the copy engine fills every slot of both operands (BK * element bytes: the slots' swizzle, one
+    # copy per 128-byte atom of a row), with slots wrapping several times (each slot's mbarrier phase flips on each
+    # refill); the ragged edges of every block land as zeros. The sums are exact where the inputs are small
+    # integers (8-bit types) and are compared against float64 otherwise.
+    torch = pytest.importorskip("torch")
+    BM = 64
+    if dtype.startswith("float8") or dtype == "int8":
+        a_np = rng.integers(-4, 5, (M, K)).astype(np.float32)
+        b_np = rng.integers(-4, 5, (N, K)).astype(np.float32)
+    else:
+        a_np = rng.standard_normal((M, K)).astype(np.float32)
+        b_np = rng.standard_normal((N, K)).astype(np.float32)
+    a = torch.from_numpy(a_np).to(getattr(torch, dtype))
+    b = torch.from_numpy(b_np).to(getattr(torch, dtype))
+    integer = dtype == "int8"
+    c = torch.zeros((M, N), dtype=torch.int32 if integer else torch.float32)
+    descs = [TensorDescriptor.from_tensor(a, [BM, BK]), TensorDescriptor.from_tensor(b, [BN, BK]),
+             TensorDescriptor.from_tensor(c, [BM, BN])]
+    kernel = matmul_bt_descriptors[(triton.cdiv(M, BM), triton.cdiv(N, BN))](
+        *descs, K, BM=BM, BN=BN, BK=BK, ACC=tl.int32 if integer else tl.float32, num_stages=stages)
+    want = a.double().numpy() @ b.double().numpy().T
+    if integer or dtype.startswith("float8"):
+        np.testing.assert_array_equal(c.double().numpy(), want)
+    else:
+        np.testing.assert_allclose(c.double().numpy(), want, rtol=1e-4, atol=1e-3 * np.sqrt(K))
+    if target == "sim:sm_90a":
+        ptx = kernel.asm["ptx"]
+        size = a.element_size()
+        swizzle = min(128, BK * size)
+        maps = [line for line in kernel.asm["launch"].splitlines() if line.startswith("tensor_map=")]
+        element = {"float16": "f16", "bfloat16": "bf16"}.get(dtype, "u8")
+        assert maps[:2] == [f"tensor_map=0 {element} 0 {BM}x{swizzle // size} {swizzle}",
+                            f"tensor_map=4 {element} 0 {BN}x{swizzle // size} {swizzle}"]
+        assert "wgmma.mma_async" in ptx and "cp.async.cg" not in ptx and "ld.global" not in ptx
+        assert "mbarrier.try_wait.parity" in ptx and "mbarrier.inval" in ptx
+        # A and B's copies: (stages - 1) in the prologue and one in the loop, each of BK * size / swizzle boxes
+        # (stages may drop to fit shared memory: never below 2).
+        boxes = ptx.count("cp.async.bulk.tensor.2d.shared::cluster.global")
+        per_copy = 2 * BK * size // swizzle
+        assert boxes % per_copy == 0 and 2 <= boxes // per_copy <= stages
 
 
 def test_shapes_and_strides_specialize_like_ints(rng, target):

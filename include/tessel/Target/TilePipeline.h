@@ -11,8 +11,11 @@ struct TilePipelineOptions {
   /// Dots and fp32/fp16 conversions of 8-bit floats (NVIDIA sm_89+).
   bool nativeFP8 = false;
   /// Loads of host-made tensor descriptors, for a tensor copy engine
-  /// (NVIDIA sm_90+), except dot operands in loops when `numStages` > 1.
+  /// (NVIDIA sm_90+), except dot operands in loops when `numStages` > 1;
+  /// those too where `pipelinedTensorMaps` (NVIDIA sm_90a's warpgroup MMA,
+  /// whose pipeline slots the copy engine fills) and they are K-major.
   bool tensorMaps = false;
+  bool pipelinedTensorMaps = false;
   int numStages = 1;
 };
 

@@ -1,9 +1,10 @@
 //===- SharedMemoryAllocation.cpp - The program's shared memory ---------------===//
 //
-// One dynamic shared array per program. Each pipeline buffer and the scratch
-// of each op that stages through shared memory (layout conversions,
-// reductions across warps, dots with operands in registers; their lowerings
-// address it from offset 0) claims bytes for its live range
+// One dynamic shared array per program. Each pipeline buffer, the mbarriers
+// of its slots, and the scratch of each op that stages through shared memory
+// (layout conversions, reductions across warps, dots with operands in
+// registers; their lowerings address it from offset 0) claims bytes for its
+// live range
 // (SharedMemoryLiveness); claims live at the same time get disjoint bytes,
 // the others may share them: the epilogue's conversion reuses the bytes of
 // the K loop's buffers, two loops' buffers share theirs.
@@ -65,7 +66,8 @@ int64_t scratchBytes(Operation *op, const gpu::GPUTargetInfo &target,
     return (tmaBlockBytes(tma.getType()) + 7) / 8 * 8 + 8;
   }
   if (auto tma = dyn_cast<tilegpu::TmaStoreOp>(op)) {
-    alignment = 128;
+    // A swizzled block from where its pattern starts (address bits 4-9).
+    alignment = tma.getSwizzle() ? 1024 : 128;
     return tmaBlockBytes(tma.getValue().getType());
   }
   auto red = dyn_cast<tile::ReduceOp>(op);
@@ -107,19 +109,25 @@ int64_t gpu::lowering::allocateSharedMemory(ModuleOp module,
     SmallVector<SharedClaim> claims;
     DenseMap<Operation *, Operation *> firstAccess;
     func.walk([&](Operation *op) {
+      int64_t bytes = 0, align = 0;
       if (auto alloc = dyn_cast<tilegpu::LocalAllocOp>(op)) {
         // Slots start at multiples of 1024 bytes, where the swizzle
         // patterns start over.
         auto type = alloc.getType();
+        bytes = type.getNumSlots() * type.getSlotStride();
+        align = 1024;
+      } else if (auto alloc = dyn_cast<tilegpu::MBarrierAllocOp>(op)) {
+        bytes = 8 * alloc.getType().getCount();
+        align = 8;
+      }
+      if (bytes) {
         Operation *first;
         LiveRange range = liveness.bufferRange(op, first);
-        claims.push_back({op, type.getNumSlots() * type.getSlotStride(), 1024,
-                          range});
+        claims.push_back({op, bytes, align, range});
         firstAccess[op] = first;
         return;
       }
-      int64_t align;
-      if (int64_t bytes = scratchBytes(op, target, align)) {
+      if ((bytes = scratchBytes(op, target, align))) {
         claims.push_back({op, bytes, align, liveness.scratchRange(op),
                           /*pinned=*/true});
         op->setAttr(kScratchAttr, IntegerAttr::get(i32, bytes));

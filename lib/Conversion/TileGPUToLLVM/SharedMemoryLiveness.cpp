@@ -69,6 +69,9 @@ LiveRange SharedMemoryLiveness::bufferRange(Operation *alloc,
     }
     used = true;
   };
+  // mbarriers are initialized where they are allocated.
+  if (isa<tilegpu::MBarrierAllocOp>(alloc))
+    use(alloc);
   SmallVector<Value> aliases{alloc->getResult(0)};
   llvm::DenseSet<Value> seen;
   while (!aliases.empty()) {

@@ -81,6 +81,9 @@ LogicalResult gpu::lowerTileGPUToLLVM(ModuleOp module,
   tc.addConversion([ctx, &target](tilegpu::SharedBufferType) -> Type {
     return LLVM::LLVMPointerType::get(ctx, target.sharedAddressSpace());
   });
+  tc.addConversion([ctx, &target](tilegpu::MBarriersType) -> Type {
+    return LLVM::LLVMPointerType::get(ctx, target.sharedAddressSpace());
+  });
   tc.addConversion([ctx](RankedTensorType t, SmallVectorImpl<Type> &out)
                        -> std::optional<LogicalResult> {
     auto layout = tilegpu::getLayout(t);

@@ -1,12 +1,19 @@
 //===- TmaOpsToLLVM.cpp - Blocks of tensor maps through the copy engine ---===//
 //
-// The block sits in the op's scratch in row-major order (no swizzle).
+// The block sits in the op's scratch in row-major order, or a stored 2-d
+// block swizzled as a k_major slot (its map's swizzle).
 // tma_load: one thread initializes an mbarrier behind the block, arrives on
 // it expecting the block's bytes and starts the copy engine's copy into the
 // scratch; every thread waits for the barrier's first phase, reads its
 // elements, and the barrier is invalidated once all have. tma_store: every
 // thread writes its elements to the scratch, then one thread has the copy
 // engine store the block and waits for the store to complete.
+//
+// The pipeline's copies: mbarrier_alloc has one thread initialize its
+// barriers; async_tma_copy has it arrive on the slot's barrier expecting
+// each box's bytes and start the box's copy into the slot (a swizzle atom
+// of the slot each, where the copy engine swizzles it as warpgroup MMA reads
+// it); mbarrier_wait waits for a phase; mbarrier_inval invalidates them.
 //
 //===----------------------------------------------------------------------===//
 #include "DotOpToLLVM.h"
@@ -73,11 +80,11 @@ struct TmaLoadLowering : TileGPUPattern<tilegpu::TmaLoadOp> {
     // engine's.
     target.fenceAsyncProxy(rw, loc);
     target.barrier(rw, loc);
-    target.mbarrierInit(rw, loc, barrier, leader);
+    target.mbarrierInit(rw, loc, barrier, leader, /*arrivals=*/1);
     target.tensorMapLoad(rw, loc, data, adaptor.getMap()[0], coords, barrier,
                          bytes, leader);
     target.barrier(rw, loc); // the mbarrier is initialized for every thread
-    target.mbarrierWait(rw, loc, barrier, /*phase=*/0);
+    target.mbarrierWait(rw, loc, barrier, i32Const(rw, loc, 0));
     std::vector<int32_t> shape(type.getShape().begin(), type.getShape().end());
     SmallVector<Value> values = readTensorFromShared(
         rw, loc, target, layoutOf(type), shape, elt, /*base=*/0);
@@ -100,16 +107,145 @@ struct TmaStoreLowering : TileGPUPattern<tilegpu::TmaStoreOp> {
     unsigned space = target.sharedAddressSpace();
     SmallVector<Value> coords = mapCoordinates(adaptor.getOffsets());
     std::vector<int32_t> shape(type.getShape().begin(), type.getShape().end());
+    int32_t swizzle = op.getSwizzle();
     target.barrier(rw, loc); // earlier users of the scratch are done
-    writeTensorToShared(rw, loc, target, layoutOf(type), shape,
-                        adaptor.getValue(), /*base=*/0);
+    if (swizzle)
+      writeOperandToShared(rw, loc, target, layoutOf(type),
+                           gpu::wgmmaOperandLayout(shape[0], shape[1],
+                                                   storageBytes(type.getElementType()),
+                                                   swizzle),
+                           adaptor.getValue(), /*base=*/0);
+    else
+      writeTensorToShared(rw, loc, target, layoutOf(type), shape,
+                          adaptor.getValue(), /*base=*/0);
     // Every thread's writes, visible to the copy engine once all are done.
     target.fenceSharedForWarpgroupMma(rw, loc);
     target.barrier(rw, loc);
-    target.tensorMapStore(rw, loc, adaptor.getMap()[0], coords,
-                          sharedAddress(rw, loc, space, i32Const(rw, loc, 0)),
-                          leaderThread(rw, loc, target));
+    // One copy per swizzle atom: atom a holds columns [a * width, (a + 1) *
+    // width) of every row, from a * rows * swizzle bytes on.
+    Value leader = leaderThread(rw, loc, target);
+    int64_t atoms = swizzle ? tmaBlockBytes(type) / (shape[0] * swizzle) : 1;
+    int32_t width =
+        swizzle ? swizzle / storageBytes(type.getElementType()) : 0;
+    for (int64_t a = 0; a < atoms; ++a) {
+      SmallVector<Value> at = coords;
+      if (a)
+        at[0] = rw.create<arith::AddIOp>(loc, coords[0],
+                                         i32Const(rw, loc, int32_t(a * width)));
+      target.tensorMapStore(
+          rw, loc, adaptor.getMap()[0], at,
+          sharedAddress(rw, loc, space,
+                        i32Const(rw, loc, int32_t(a * shape[0] * swizzle))),
+          leader);
+    }
     target.barrier(rw, loc); // the scratch is free again
+    rw.eraseOp(op);
+    return success();
+  }
+};
+
+/// The shared pointer of barrier `index` (i32) of `barriers`.
+Value barrierAddress(OpBuilder &b, Location loc, Value barriers, Value index) {
+  return b.create<LLVM::GEPOp>(loc, barriers.getType(), b.getI64Type(),
+                               barriers, ValueRange{index});
+}
+
+struct MBarrierAllocLowering : TileGPUPattern<tilegpu::MBarrierAllocOp> {
+  using TileGPUPattern::TileGPUPattern;
+  LogicalResult
+  matchAndRewrite(tilegpu::MBarrierAllocOp op, OneToNOpAdaptor,
+                  ConversionPatternRewriter &rw) const override {
+    auto offset = op->getAttrOfType<IntegerAttr>("tilegpu.offset");
+    if (!target.hasTensorMaps())
+      return rw.notifyMatchFailure(op, "the target has no mbarriers");
+    if (!offset)
+      return rw.notifyMatchFailure(op, "no offset assigned");
+    Location loc = op.getLoc();
+    Value barriers = sharedAddress(rw, loc, target.sharedAddressSpace(),
+                                   i32Const(rw, loc, offset.getInt()));
+    Value leader = leaderThread(rw, loc, target);
+    for (int64_t i = 0; i < op.getType().getCount(); ++i)
+      target.mbarrierInit(rw, loc,
+                          barrierAddress(rw, loc, barriers, i32Const(rw, loc, i)),
+                          leader, op.getArrivals());
+    // Initialized for every thread; and every thread's earlier accesses of
+    // the bytes the slots' copies are about to land in (an earlier claim's),
+    // ordered before the copy engine's.
+    target.fenceAsyncProxy(rw, loc);
+    target.barrier(rw, loc);
+    rw.replaceOp(op, barriers);
+    return success();
+  }
+};
+
+struct AsyncTmaCopyLowering : TileGPUPattern<tilegpu::AsyncTmaCopyOp> {
+  using TileGPUPattern::TileGPUPattern;
+  LogicalResult
+  matchAndRewrite(tilegpu::AsyncTmaCopyOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rw) const override {
+    if (!target.hasTensorMaps())
+      return rw.notifyMatchFailure(op, "the target has no tensor maps");
+    Location loc = op.getLoc();
+    auto type = op.getBuffer().getType();
+    Value slot = slotAddress(rw, loc, adaptor.getBuffer()[0],
+                             adaptor.getSlot()[0], type);
+    Value barrier =
+        barrierAddress(rw, loc, adaptor.getBarriers()[0], adaptor.getSlot()[0]);
+    Value pred = rw.create<arith::AndIOp>(loc, leaderThread(rw, loc, target),
+                                          adaptor.getPred()[0]);
+    SmallVector<int64_t> box = tilegpu::tmaSlotBox(type);
+    int32_t size = type.getElementBytes();
+    int64_t atomBytes = box[0] * box[1] * size;
+    // Atom a holds the block's columns [a * box[1], (a + 1) * box[1]).
+    SmallVector<Value> coords = mapCoordinates(adaptor.getOffsets());
+    for (int64_t a = 0; a < tilegpu::tmaSlotBoxes(type); ++a) {
+      Value dst = rw.create<LLVM::GEPOp>(
+          loc, slot.getType(), rw.getI8Type(), slot,
+          ValueRange{i32Const(rw, loc, int32_t(a * atomBytes))});
+      SmallVector<Value> at = coords;
+      at[0] = rw.create<arith::AddIOp>(loc, coords[0],
+                                       i32Const(rw, loc, int32_t(a * box[1])));
+      target.tensorMapLoad(rw, loc, dst, adaptor.getMap()[0], at, barrier,
+                           atomBytes, pred);
+    }
+    rw.eraseOp(op);
+    return success();
+  }
+};
+
+struct MBarrierWaitLowering : TileGPUPattern<tilegpu::MBarrierWaitOp> {
+  using TileGPUPattern::TileGPUPattern;
+  LogicalResult
+  matchAndRewrite(tilegpu::MBarrierWaitOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rw) const override {
+    if (!target.hasTensorMaps())
+      return rw.notifyMatchFailure(op, "the target has no mbarriers");
+    Location loc = op.getLoc();
+    target.mbarrierWait(rw, loc,
+                        barrierAddress(rw, loc, adaptor.getBarriers()[0],
+                                       adaptor.getIndex()[0]),
+                        adaptor.getPhase()[0]);
+    rw.eraseOp(op);
+    return success();
+  }
+};
+
+struct MBarrierInvalLowering : TileGPUPattern<tilegpu::MBarrierInvalOp> {
+  using TileGPUPattern::TileGPUPattern;
+  LogicalResult
+  matchAndRewrite(tilegpu::MBarrierInvalOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rw) const override {
+    if (!target.hasTensorMaps())
+      return rw.notifyMatchFailure(op, "the target has no mbarriers");
+    Location loc = op.getLoc();
+    target.barrier(rw, loc); // every thread is done waiting
+    Value leader = leaderThread(rw, loc, target);
+    auto type = op.getBarriers().getType();
+    for (int64_t i = 0; i < type.getCount(); ++i)
+      target.mbarrierInval(
+          rw, loc,
+          barrierAddress(rw, loc, adaptor.getBarriers()[0], i32Const(rw, loc, i)),
+          leader);
     rw.eraseOp(op);
     return success();
   }
@@ -124,6 +260,7 @@ int64_t gpu::lowering::tmaBlockBytes(RankedTensorType type) {
 void gpu::lowering::populateTmaOpsToLLVMPatterns(
     TypeConverter &tc, RewritePatternSet &patterns,
     const GPUTargetInfo &target) {
-  patterns.add<TmaLoadLowering, TmaStoreLowering>(tc, patterns.getContext(),
-                                                  target);
+  patterns.add<TmaLoadLowering, TmaStoreLowering, MBarrierAllocLowering,
+               AsyncTmaCopyLowering, MBarrierWaitLowering,
+               MBarrierInvalLowering>(tc, patterns.getContext(), target);
 }

@@ -31,7 +31,10 @@ func.func @tma(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %out: !tile.pt
 // -----
 
 // A block stored with TMA: every thread writes its elements to the scratch
-// (row-major), a proxy fence for shared memory and a barrier publish them to
+// (16 x 32 fp32: rows of 128 bytes, swizzled as a k_major slot; a thread's 4
+// consecutive elements stay one 16-byte chunk, a vector store to the
+// swizzled chunk: its lane and warp bits XORed into the offset), a proxy
+// fence for shared memory and a barrier publish them to
 // the copy engine, thread 0 starts the store (coordinates innermost first;
 // elements outside the array are not written), every thread commits its
 // (empty but for thread 0's) bulk group and waits for it, and a barrier frees
@@ -39,7 +42,9 @@ func.func @tma(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %out: !tile.pt
 // CHECK-LABEL: llvm.func @tma_store
 // CHECK-SAME: %[[O0:[^:]*]]: i32, %[[O1:[^:]*]]: i32, %[[V:[^:]*]]: f32, %[[MAP:[^:]*]]: !llvm.ptr {llvm.align = 64 : i64, llvm.byval = !llvm.array<128 x i8>, nvvm.grid_constant})
 // CHECK: nvvm.barrier0
-// CHECK-COUNT-4: llvm.store %[[V]], %{{.*}} : f32, !llvm.ptr<3>
+// CHECK: llvm.insertelement %[[V]]
+// CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr<3>
+// CHECK-NOT: llvm.store
 // CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
 // CHECK-NEXT: nvvm.barrier0
 // CHECK: llvm.inline_asm has_side_effects {{.*}} "@$4 cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [$0, {$2, $3} ], [$1];", "l,r,r,r,b" %[[MAP]], %{{[^,]*}}, %[[O1]], %[[O0]], %{{[^ ]*}} :

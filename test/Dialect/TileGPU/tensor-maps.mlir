@@ -1,16 +1,18 @@
 // RUN: tessel-opt %s -split-input-file -tile-lower-descriptors="tensor-maps=1 num-stages=3" -convert-tile-to-tilegpu="num-warps=4 compute-capability=90" -tilegpu-tensor-maps | FileCheck %s
 
-// A host-made descriptor's loads and stores (tensor_map: its base is
-// argument 0) go through one tensor map appended to the kernel's arguments
-// (128 bytes by value), listed in the module's tilegpu.tensor_maps with the
-// loads' NaN fill.
-// CHECK: module attributes {tilegpu.tensor_maps = [{arg = 0 : i32, box = array<i64: 16, 64>, element = f16, nan = true}]}
+// A host-made descriptor's loads (tensor_map: its base is argument 0) go
+// through one tensor map appended to the kernel's arguments (128 bytes by
+// value), which says what it describes: the block, no swizzle, the loads'
+// NaN fill. Its store goes through a map of its own: the block is stored
+// from a scratch swizzled as a k_major slot (rows of 128 bytes: the 128-byte
+// swizzle, one box).
 // CHECK-LABEL: func.func @copy
-// CHECK-SAME: %[[MAP:[^:]*]]: !llvm.ptr {llvm.align = 64 : i64, llvm.byval = !llvm.array<128 x i8>})
+// CHECK-SAME: %[[MAP:[^:]*]]: !llvm.ptr {llvm.align = 64 : i64, llvm.byval = !llvm.array<128 x i8>, tilegpu.tensor_map = {arg = 0 : i32, box = array<i64: 16, 64>, element = f16, nan = true, swizzle = 0 : i32}}
+// CHECK-SAME: %[[SMAP:[^:]*]]: !llvm.ptr {llvm.align = 64 : i64, llvm.byval = !llvm.array<128 x i8>, tilegpu.tensor_map = {arg = 0 : i32, box = array<i64: 16, 64>, element = f16, nan = true, swizzle = 128 : i32}})
 // CHECK: %[[X:.*]] = tilegpu.tma_load %[[MAP]][%{{.*}}, %{{.*}}] : !llvm.ptr -> tensor<16x64xf16, #
 // CHECK: %[[Y:.*]] = tilegpu.tma_load %[[MAP]][%{{.*}}, %{{.*}}] : !llvm.ptr -> tensor<16x64xf16, #
 // CHECK-NOT: tile.descriptor_load
-// CHECK: tilegpu.tma_store %[[MAP]][%{{.*}}, %{{.*}}], %{{.*}} : !llvm.ptr, tensor<16x64xf16, #
+// CHECK: tilegpu.tma_store %[[SMAP]][%{{.*}}, %{{.*}}], %{{.*}} {swizzle = 128 : i32} : !llvm.ptr, tensor<16x64xf16, #
 // CHECK-NOT: tile.store
 func.func @copy(%x: !tile.ptr<f16> {tile.divisibility = 16 : i32}, %m: i32, %n: i32, %s: i64, %o: i32) attributes {tile.kernel} {
   %a = tile.descriptor_load %x[%o, %o] shape [%m, %n] strides [%s] nan_padding {tensor_map = 0 : i32} : !tile.ptr<f16> -> tensor<16x64xf16>
@@ -26,7 +28,6 @@ func.func @copy(%x: !tile.ptr<f16> {tile.divisibility = 16 : i32}, %m: i32, %n: 
 // tensor_map), a block dimension over TMA's 256, and (num-stages > 1) a dot
 // operand in a loop, which the cp.async pipeline prefetches; stores of
 // descriptors made in the kernel stay pointer stores.
-// CHECK-NOT: tilegpu.tensor_maps
 // CHECK-LABEL: func.func @pointer_loads
 // CHECK-NOT: !llvm.ptr
 // CHECK-NOT: tilegpu.tma_load

@@ -121,11 +121,12 @@ public:
   /// Whether the target copies blocks of tensors described by tensor maps
   /// into shared memory (NVIDIA TMA, sm_90 and later: tilegpu.tma_load).
   virtual bool hasTensorMaps() const = 0;
-  /// Initializes the mbarrier at `barrier` (a shared pointer) for one arrival
-  /// per phase, where `pred` holds; invalidates it (before its bytes are
-  /// used for anything else).
+  /// Initializes the mbarrier at `barrier` (a shared pointer) for
+  /// `arrivals` arrivals per phase, where `pred` holds; invalidates it
+  /// (before its bytes are used for anything else).
   virtual void mbarrierInit(mlir::OpBuilder &b, mlir::Location loc,
-                            mlir::Value barrier, mlir::Value pred) const = 0;
+                            mlir::Value barrier, mlir::Value pred,
+                            int32_t arrivals) const = 0;
   virtual void mbarrierInval(mlir::OpBuilder &b, mlir::Location loc,
                              mlir::Value barrier, mlir::Value pred) const = 0;
   /// Where `pred` holds: arrives on `barrier` expecting `bytes` and starts
@@ -147,9 +148,10 @@ public:
   /// memory) before later accesses of the copy engine; a barrier after it
   /// orders every thread's.
   virtual void fenceAsyncProxy(mlir::OpBuilder &b, mlir::Location loc) const = 0;
-  /// Waits until the phase of parity `phase` of `barrier` completed.
+  /// Waits until the phase of parity `phase` (i32, 0 or 1) of `barrier`
+  /// completed.
   virtual void mbarrierWait(mlir::OpBuilder &b, mlir::Location loc,
-                            mlir::Value barrier, int phase) const = 0;
+                            mlir::Value barrier, mlir::Value phase) const = 0;
   /// Whether the target copies global memory to shared memory without
   /// registers, asynchronously (NVIDIA cp.async, sm_80 and later).
   virtual bool hasAsyncCopy() const = 0;

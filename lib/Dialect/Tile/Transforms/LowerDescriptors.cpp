@@ -107,21 +107,45 @@ std::pair<Value, Value> blockPointers(OpBuilder &b, Location loc, Value base,
   return {pointers, mask};
 }
 
-/// Whether `load`'s one use is an operand of a dot in a loop (possibly
-/// transposed: `b.T`).
-bool feedsDotInLoop(DescriptorLoadOp load) {
+/// The dot in a loop whose operand `load`'s one use is (possibly
+/// transposed: `b.T`), and which operand (0: A, 1: B) and whether through
+/// a transpose.
+struct DotUse {
+  mutable DotOp dot;
+  unsigned operand;
+  bool transposed;
+};
+std::optional<DotUse> dotInLoopUse(DescriptorLoadOp load) {
   Value v = load.getResult();
   if (!v.hasOneUse())
-    return false;
+    return std::nullopt;
   Operation *user = *v.getUsers().begin();
-  if (isa<TransOp>(user)) {
+  bool transposed = isa<TransOp>(user);
+  if (transposed) {
     v = user->getResult(0);
     if (!v.hasOneUse())
-      return false;
+      return std::nullopt;
     user = *v.getUsers().begin();
   }
-  return isa<DotOp>(user) && user->getOperand(2) != v &&
-         user->getParentOfType<scf::ForOp>();
+  auto dot = dyn_cast<DotOp>(user);
+  if (!dot || dot.getC() == v || !dot->getParentOfType<scf::ForOp>())
+    return std::nullopt;
+  return DotUse{dot, dot.getA() == v ? 0u : 1u, transposed};
+}
+
+/// Whether the copy engine can fill warpgroup MMA's pipeline slots with
+/// the block of `use`'s operand: K contiguous (A as it is, B transposed),
+/// 8-bit or 16-bit elements, rows of at least 32 bytes (the narrowest
+/// swizzle), A's rows at least a warpgroup's 64.
+bool fillsWarpgroupSlot(const DotUse &use) {
+  if (use.transposed != (use.operand == 1))
+    return false;
+  RankedTensorType a = use.dot.getA().getType();
+  int64_t bits = a.getElementType().getIntOrFloatBitWidth();
+  return (bits == 8 || bits == 16) &&
+         use.dot.getB().getType().getElementType().getIntOrFloatBitWidth() ==
+             bits &&
+         a.getDimSize(1) * bits / 8 >= 32 && a.getDimSize(0) >= 64;
 }
 
 struct TileLowerDescriptors
@@ -142,9 +166,12 @@ struct TileLowerDescriptors
       OpBuilder b(op);
       Location loc = op->getLoc();
       if (auto load = dyn_cast<DescriptorLoadOp>(op)) {
-        if (forTensorMap(load.getTensorMap(), load.getType()) &&
-            (numStages <= 1 || !feedsDotInLoop(load)))
-          return;
+        if (forTensorMap(load.getTensorMap(), load.getType())) {
+          std::optional<DotUse> use = dotInLoopUse(load);
+          if (numStages <= 1 || !use ||
+              (pipelinedTensorMaps && fillsWarpgroupSlot(*use)))
+            return;
+        }
         auto type = cast<RankedTensorType>(load.getType());
         auto [pointers, mask] =
             blockPointers(b, loc, load.getBase(), load.getShape(),

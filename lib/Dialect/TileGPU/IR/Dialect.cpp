@@ -9,6 +9,7 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "mlir/IR/OpImplementation.h"
+#include "mlir/IR/PatternMatch.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
@@ -443,8 +444,92 @@ LogicalResult TmaLoadOp::verify() {
 }
 
 LogicalResult TmaStoreOp::verify() {
-  return verifyTensorMapBlock(*this, getValue().getType(),
-                              getOffsets().size());
+  RankedTensorType type = getValue().getType();
+  if (failed(verifyTensorMapBlock(*this, type, getOffsets().size())))
+    return failure();
+  int32_t swizzle = getSwizzle();
+  if (!swizzle)
+    return success();
+  int64_t rowBytes =
+      type.getRank() == 2
+          ? type.getDimSize(1) * type.getElementTypeBitWidth() / 8
+          : 0;
+  if ((swizzle != 32 && swizzle != 64 && swizzle != 128) ||
+      type.getRank() != 2 || type.getDimSize(0) % 8 || rowBytes % swizzle)
+    return emitOpError("a swizzled store is of a 2-d block of whole 8-row "
+                       "groups whose rows are whole 32, 64 or 128-byte "
+                       "swizzle atoms, got swizzle ")
+           << swizzle << " for " << type;
+  return success();
+}
+
+namespace {
+/// The copy engine stores the scratch, whatever layout the value had: a
+/// conversion before the store is one round trip through shared memory
+/// too many.
+struct StoreUnconverted : OpRewritePattern<TmaStoreOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(TmaStoreOp op,
+                                PatternRewriter &rewriter) const override {
+    auto cvt = op.getValue().getDefiningOp<ConvertLayoutOp>();
+    if (!cvt)
+      return failure();
+    rewriter.modifyOpInPlace(
+        op, [&] { op.getValueMutable().assign(cvt.getSrc()); });
+    return success();
+  }
+};
+} // namespace
+
+void TmaStoreOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                             MLIRContext *ctx) {
+  results.add<StoreUnconverted>(ctx);
+}
+
+//===----------------------------------------------------------------------===//
+// mbarriers, async_tma_copy
+//===----------------------------------------------------------------------===//
+
+LogicalResult
+MBarriersType::verify(function_ref<InFlightDiagnostic()> emitError,
+                      int64_t count) {
+  if (count < 1)
+    return emitError() << "at least one mbarrier, got " << count;
+  return success();
+}
+
+/// The tile an async_tma_copy's block is: [rows, columns] as stored.
+static std::pair<int64_t, int64_t> storedTile(SharedBufferType buffer) {
+  if (buffer.getTransposed())
+    return {buffer.getColumns(), buffer.getRows()};
+  return {buffer.getRows(), buffer.getColumns()};
+}
+
+int64_t tilegpu::tmaSlotBoxes(SharedBufferType buffer) {
+  return storedTile(buffer).second * buffer.getElementBytes() /
+         buffer.getSwizzle();
+}
+
+SmallVector<int64_t> tilegpu::tmaSlotBox(SharedBufferType buffer) {
+  return {storedTile(buffer).first,
+          buffer.getSwizzle() / buffer.getElementBytes()};
+}
+
+LogicalResult AsyncTmaCopyOp::verify() {
+  SharedBufferType buffer = getBuffer().getType();
+  if (buffer.getOrder() != SharedOrder::KMajor)
+    return emitOpError("fills k_major slots (swizzle atoms along the "
+                       "contiguous dimension)");
+  if (getOffsets().size() != 2)
+    return emitOpError("takes the 2 offsets of the block, got ")
+           << getOffsets().size();
+  if (storedTile(buffer).first > 256)
+    return emitOpError("a box has at most 256 rows, got ")
+           << storedTile(buffer).first;
+  if (getBarriers().getType().getCount() != buffer.getNumSlots())
+    return emitOpError("needs one mbarrier per slot: ")
+           << buffer.getNumSlots() << " expected";
+  return success();
 }
 
 LogicalResult LocalLoadOp::verify() {

@@ -23,13 +23,27 @@
 // reads them (they hold iteration i+S-1's value instead of i's), otherwise in
 // new ones beside them.
 //
+// Blocks of host-made descriptors that feed warpgroup MMA K-major go through
+// the copy engine instead: thread 0 starts each slot's copies, which arrive
+// on the slot's mbarrier, and the loop waits for the phase of the slot it
+// reads (a parity bit it carries, flipped each time the slot index wraps):
+//
+//   bars = mbarrier_alloc (S barriers)
+//   prologue: async_tma_copy iteration j -> slot j, arriving on bars[j]
+//   for i: barrier
+//          async_tma_copy iteration i+S-1 -> the slot read in i-1, if in range
+//          mbarrier_wait bars[i % S], parity; a = local_load ...
+//   mbarrier_inval bars
+//
 //===----------------------------------------------------------------------===//
 #include "tessel/Dialect/TileGPU/Transforms/Passes.h"
+#include "tessel/Dialect/TileGPU/Transforms/TensorMapArguments.h"
 
 #include "tessel/Analysis/PointerRoots.h"
 #include "tessel/Dialect/Tile/IR/Dialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
@@ -47,13 +61,35 @@ using namespace tessel::tilegpu;
 
 namespace {
 
-/// A load to prefetch: the dot operand it feeds and the slot layout the dot
-/// reads.
+/// A load to prefetch: a `tile.load` (cp.async) or a host-made
+/// descriptor's `tile.descriptor_load` (the copy engine), the op whose
+/// result the slot holds (the load, or the transpose of a descriptor's
+/// block), the dot operand it feeds and the slot layout the dot reads.
 struct Candidate {
-  mutable tile::LoadOp load;
+  Operation *load;
+  Operation *value;
   Operation *dot;
   SharedEncoding encoding;
   SharedBufferType bufferType;
+
+  bool viaTensorMap() const { return isa<tile::DescriptorLoadOp>(load); }
+  /// The values the load's addresses come from (pointers and mask, or the
+  /// descriptor's offsets).
+  SmallVector<Value> addressInputs() const {
+    if (auto desc = dyn_cast<tile::DescriptorLoadOp>(load))
+      return SmallVector<Value>(desc.getOffsets());
+    auto ptrLoad = cast<tile::LoadOp>(load);
+    SmallVector<Value> inputs{ptrLoad.getPtr()};
+    if (Value mask = ptrLoad.getMask())
+      inputs.push_back(mask);
+    return inputs;
+  }
+  /// The pointer the loaded memory is reached from.
+  Value root() const {
+    if (auto desc = dyn_cast<tile::DescriptorLoadOp>(load))
+      return desc.getBase();
+    return cast<tile::LoadOp>(load).getPtr();
+  }
 };
 
 int32_t elementBytes(Type t) { return t.getIntOrFloatBitWidth() / 8; }
@@ -144,14 +180,14 @@ bool loopMayWriteLoaded(scf::ForOp loop, ArrayRef<Candidate> candidates) {
     if (auto store = dyn_cast<tile::StoreOp>(op)) {
       BlockArgument sRoot = pointerRootArgument(store.getPtr());
       for (const Candidate &c : candidates) {
-        BlockArgument lRoot = pointerRootArgument(c.load.getPtr());
+        BlockArgument lRoot = pointerRootArgument(c.root());
         if (!sRoot || !lRoot || sRoot == lRoot ||
             (!isNoalias(sRoot) && !isNoalias(lRoot)))
           conflict = true;
       }
       return;
     }
-    if (isa<tile::LoadOp, BarrierOp>(op) ||
+    if (isa<tile::LoadOp, tile::DescriptorLoadOp, BarrierOp>(op) ||
         op->hasTrait<OpTrait::HasRecursiveMemoryEffects>())
       return;
     auto effects = dyn_cast<MemoryEffectOpInterface>(op);
@@ -191,6 +227,77 @@ struct TileGPUPipeline
     }
   }
 
+  /// The slot a candidate fills: `numStages` of the dot operand's tile in
+  /// encoding `enc`.
+  SharedBufferType slotType(Operation *value, const SharedEncoding &enc) {
+    auto type = cast<RankedTensorType>(value->getResult(0).getType());
+    return SharedBufferType::getChecked(
+        [&] { return value->emitError(); }, value->getContext(),
+        {numStages, type.getDimSize(0), type.getDimSize(1)},
+        type.getElementType(), enc.order, enc.transposed, enc.swizzle);
+  }
+
+  /// A `tile.load` of the dot's operand `i` (`v`), copied with cp.async.
+  std::optional<Candidate> pointerCandidate(scf::ForOp loop, Operation *dot,
+                                            unsigned i, Value v) {
+    auto load = v.getDefiningOp<tile::LoadOp>();
+    if (!load || load->getBlock() != loop.getBody() || !load->hasOneUse() ||
+        load.getIsVolatile() ||
+        (load.getOther() && !isZeroSplat(load.getOther())) ||
+        accessBytes(load) < 4 || !getLayout(load.getPtr().getType()))
+      return std::nullopt;
+    // Accesses down the columns (a column-major operand) fill a slot that
+    // holds the tile transposed, so that they stay whole.
+    bool transposed = getLayout(load.getPtr().getType())
+                          ->contiguousRun(gpu::kRegister, gpu::dimName(0)) > 1;
+    std::optional<SharedEncoding> enc =
+        dotOperandSharedEncoding(dot, i, transposed);
+    if (!enc)
+      return std::nullopt;
+    AheadAnalysis ahead(loop);
+    if (!ahead.computable(load.getPtr()) ||
+        (load.getMask() && !ahead.computable(load.getMask())))
+      return std::nullopt;
+    SharedBufferType type = slotType(load, *enc);
+    if (!type)
+      return std::nullopt;
+    return Candidate{load, load, dot, *enc, type};
+  }
+
+  /// A host-made descriptor's block that a dot on warpgroup MMA reads
+  /// K-major, copied by the copy engine: A's block as it is loaded, or B's
+  /// loaded N x K and transposed (`v`).
+  std::optional<Candidate> tensorMapCandidate(scf::ForOp loop, Operation *dot,
+                                              unsigned i, Value v) {
+    if (!wgmmaWarps(dot))
+      return std::nullopt;
+    Value block = v;
+    auto trans = v.getDefiningOp<tile::TransOp>();
+    bool transposed = bool(trans);
+    if (trans) {
+      if (!trans->hasOneUse() || trans->getBlock() != loop.getBody())
+        return std::nullopt;
+      block = trans.getSrc();
+    }
+    auto load = block.getDefiningOp<tile::DescriptorLoadOp>();
+    if (!load || !load.getTensorMap() || transposed != (i == 1) ||
+        load->getBlock() != loop.getBody() || !load->hasOneUse())
+      return std::nullopt;
+    Operation *value = v.getDefiningOp();
+    std::optional<SharedEncoding> enc =
+        dotOperandSharedEncoding(dot, i, transposed);
+    if (!enc || enc->order != SharedOrder::KMajor)
+      return std::nullopt;
+    AheadAnalysis ahead(loop);
+    if (!llvm::all_of(load.getOffsets(),
+                      [&](Value o) { return ahead.computable(o); }))
+      return std::nullopt;
+    SharedBufferType type = slotType(value, *enc);
+    if (!type)
+      return std::nullopt;
+    return Candidate{load, value, dot, *enc, type};
+  }
+
   SmallVector<Candidate> findCandidates(scf::ForOp loop) {
     SmallVector<Candidate> out;
     if (loop.getUnsignedCmp())
@@ -205,32 +312,10 @@ struct TileGPUPipeline
         if (auto cvt = v.getDefiningOp<ConvertLayoutOp>())
           if (cvt->hasOneUse())
             v = cvt.getSrc();
-        auto load = v.getDefiningOp<tile::LoadOp>();
-        if (!load || load->getBlock() != loop.getBody() || !load->hasOneUse() ||
-            load.getIsVolatile() ||
-            (load.getOther() && !isZeroSplat(load.getOther())) ||
-            accessBytes(load) < 4 || !getLayout(load.getPtr().getType()))
-          continue;
-        // Accesses down the columns (a column-major operand) fill a slot
-        // that holds the tile transposed, so that they stay whole.
-        bool transposed = getLayout(load.getPtr().getType())
-                              ->contiguousRun(gpu::kRegister,
-                                              gpu::dimName(0)) > 1;
-        std::optional<SharedEncoding> enc =
-            dotOperandSharedEncoding(dot, i, transposed);
-        if (!enc)
-          continue;
-        if (!ahead.computable(load.getPtr()) ||
-            (load.getMask() && !ahead.computable(load.getMask())))
-          continue;
-        auto type = cast<RankedTensorType>(load.getType());
-        auto bufferType = SharedBufferType::getChecked(
-            [&] { return load.emitError(); }, loop.getContext(),
-            {numStages, type.getDimSize(0), type.getDimSize(1)},
-            type.getElementType(), enc->order, enc->transposed, enc->swizzle);
-        if (!bufferType)
-          continue;
-        out.push_back({load, dot, *enc, bufferType});
+        if (std::optional<Candidate> c = tensorMapCandidate(loop, dot, i, v))
+          out.push_back(*c);
+        else if (std::optional<Candidate> c = pointerCandidate(loop, dot, i, v))
+          out.push_back(*c);
       }
     }
     if (!out.empty() && loopMayWriteLoaded(loop, out))
@@ -243,20 +328,23 @@ struct TileGPUPipeline
     Block *body = loop.getBody();
     Type ivType = loop.getInductionVar().getType();
     auto i32 = IntegerType::get(loop.getContext(), 32);
-    bool asyncProxy = llvm::any_of(candidates, [](const Candidate &c) {
-      return wgmmaWarps(c.dot).has_value();
-    });
+    bool asyncCopies = false, asyncProxy = false;
+    int32_t arrivals = 0; // per slot: one per box of the copy engine
+    for (const Candidate &c : candidates) {
+      if (c.viaTensorMap())
+        continue;
+      asyncCopies = true;
+      asyncProxy |= wgmmaWarps(c.dot).has_value();
+    }
 
     // The carried state the addresses need, and which of it can move ahead
     // in place: its result unused after the loop, and everything reading it
     // in the body only computing addresses of the prefetched loads or its
     // own update.
     AheadAnalysis ahead(loop);
-    for (const Candidate &c : candidates) {
-      ahead.computable(c.load.getPtr());
-      if (c.load.getMask())
-        ahead.computable(c.load.getMask());
-    }
+    for (const Candidate &c : candidates)
+      for (Value v : c.addressInputs())
+        ahead.computable(v);
     SmallVector<unsigned> carried(ahead.carried().begin(),
                                   ahead.carried().end());
     llvm::SmallPtrSet<Operation *, 8> loads;
@@ -300,7 +388,10 @@ struct TileGPUPipeline
       return bb.create<arith::ConstantIntOp>(loc, i32, v).getResult();
     };
 
-    SmallVector<Value> buffers;
+    // The slots, and where the copy engine fills some, the tensor maps it
+    // reads (a swizzle atom wide) and the slots' barriers.
+    auto func = loop->getParentOfType<func::FuncOp>();
+    SmallVector<Value> buffers, maps;
     for (const Candidate &c : candidates) {
       auto type = SharedBufferType::get(
           loop.getContext(),
@@ -308,7 +399,24 @@ struct TileGPUPipeline
           c.bufferType.getElementType(), c.encoding.order,
           c.encoding.transposed, c.encoding.swizzle);
       buffers.push_back(LocalAllocOp::create(b, loc, type));
+      Value map;
+      if (auto desc = dyn_cast<tile::DescriptorLoadOp>(c.load)) {
+        arrivals += tmaSlotBoxes(type);
+        map = tensorMapArgument(
+            func, {int32_t(*desc.getTensorMap()), type.getElementType(),
+                   tmaSlotBox(type), c.encoding.swizzle,
+                   desc.getNanPadding()});
+        if (!map) {
+          loop.emitError("could not add a tensor-map parameter");
+          return signalPassFailure();
+        }
+      }
+      maps.push_back(map);
     }
+    Value barriers;
+    if (arrivals)
+      barriers = MBarrierAllocOp::create(
+          b, loc, MBarriersType::get(loop.getContext(), stages), arrivals);
 
     // Issues the copies of the iteration whose induction variable is `at`,
     // with the address state `state` (carried index -> value), into `slot`.
@@ -322,19 +430,30 @@ struct TileGPUPipeline
         map.map(src.getRegionIterArgs()[j], v);
       Value inRange = arith::CmpIOp::create(bb, loc, arith::CmpIPredicate::slt,
                                             at, ub);
-      for (auto [c, buffer] : llvm::zip(candidates, buffers)) {
-        Value ptr = cloneAhead(bb, c.load.getPtr(), map, src);
+      for (auto [c, buffer, tensorMap] :
+           llvm::zip(candidates, buffers, maps)) {
+        if (auto desc = dyn_cast<tile::DescriptorLoadOp>(c.load)) {
+          SmallVector<Value> offsets;
+          for (Value o : desc.getOffsets())
+            offsets.push_back(cloneAhead(bb, o, map, src));
+          AsyncTmaCopyOp::create(bb, loc, tensorMap, offsets, buffer, slot,
+                                 barriers, inRange);
+          continue;
+        }
+        auto load = cast<tile::LoadOp>(c.load);
+        Value ptr = cloneAhead(bb, load.getPtr(), map, src);
         auto maskTy = cast<RankedTensorType>(
             tile::getTypeWithShapeOf(bb.getI1Type(), ptr.getType()));
         Value mask = tile::SplatOp::create(bb, loc, maskTy, inRange);
-        if (Value m = c.load.getMask())
+        if (Value m = load.getMask())
           mask = arith::AndIOp::create(bb, loc, cloneAhead(bb, m, map, src),
                                        mask);
         auto copy = AsyncCopyOp::create(bb, loc, buffer, slot, ptr, mask);
-        if (Attribute vec = c.load->getAttr("tilegpu.vector"))
+        if (Attribute vec = load->getAttr("tilegpu.vector"))
           copy->setAttr("tilegpu.vector", vec);
       }
-      AsyncCommitOp::create(bb, loc);
+      if (asyncCopies)
+        AsyncCommitOp::create(bb, loc);
       SmallVector<Value> next;
       for (unsigned j : carried)
         next.push_back(cloneAhead(bb, src.getYieldedValues()[j], map, src));
@@ -352,7 +471,8 @@ struct TileGPUPipeline
     }
 
     // The loop carries the state of iteration i + stages - 1 (in place, or
-    // in new iter_args), the slot to read and the slot to fill.
+    // in new iter_args), the slot to read, the slot to fill and the parity
+    // of the read slot's barrier phase.
     SmallVector<unsigned> inPlace, extra;
     for (unsigned j : carried)
       (movesInPlace(j) ? inPlace : extra).push_back(j);
@@ -362,6 +482,8 @@ struct TileGPUPipeline
         newInits.push_back(v);
     newInits.push_back(i32Const(b, 0));
     newInits.push_back(i32Const(b, stages - 1));
+    if (barriers)
+      newInits.push_back(i32Const(b, 0));
     for (auto [j, v] : llvm::zip(carried, state))
       if (llvm::is_contained(inPlace, j))
         loop.getInitArgsMutable()[j].set(v);
@@ -382,13 +504,19 @@ struct TileGPUPipeline
     unsigned numOld = newLoop.getNumRegionIterArgs() - newInits.size();
     ArrayRef<BlockArgument> newArgs =
         newLoop.getRegionIterArgs().drop_front(numOld);
-    Value readSlot = newArgs[newArgs.size() - 2];
-    Value fillSlot = newArgs[newArgs.size() - 1];
+    unsigned counters = barriers ? 3 : 2; // read slot, fill slot, parity
+    Value readSlot = newArgs[newArgs.size() - counters];
+    Value fillSlot = newArgs[newArgs.size() - counters + 1];
+    Value phase = barriers ? Value(newArgs.back()) : Value();
 
     OpBuilder bb = OpBuilder::atBlockBegin(nb);
-    auto wait = AsyncWaitOp::create(bb, loc, stages - 2);
-    if (asyncProxy)
-      wait.setAsyncProxy(true);
+    if (asyncCopies) {
+      auto wait = AsyncWaitOp::create(bb, loc, stages - 2);
+      if (asyncProxy)
+        wait.setAsyncProxy(true);
+    }
+    // Every thread's copies are published, and every thread is done reading
+    // the slot about to be refilled.
     BarrierOp::create(bb, loc);
     Value at = arith::AddIOp::create(bb, loc, newLoop.getInductionVar(),
                                      aheadBy);
@@ -400,20 +528,36 @@ struct TileGPUPipeline
                         : Value(newLoop.getRegionIterArgs()[j]));
     }
     SmallVector<Value> next = issue(bb, newLoop, at, cur, fillSlot);
+    if (barriers)
+      MBarrierWaitOp::create(bb, loc, barriers, readSlot, phase);
     // The loads go once the body is built: `bb` inserts before the body's
     // first op, which is a load where its pointers are loop-invariant.
-    for (auto [c, buffer] : llvm::zip(candidates, buffers))
-      c.load.replaceAllUsesWith(
-          LocalLoadOp::create(bb, loc, c.load.getType(), buffer, readSlot)
+    // A slot is read in any layout: straight into that of a conversion that
+    // is the value's one use (the dot's operand layout).
+    for (auto [c, buffer] : llvm::zip(candidates, buffers)) {
+      Value v = c.value->getResult(0);
+      if (v.hasOneUse())
+        if (auto cvt = dyn_cast<ConvertLayoutOp>(*v.getUsers().begin()))
+          v = cvt.getResult();
+      v.replaceAllUsesWith(
+          LocalLoadOp::create(bb, loc, v.getType(), buffer, readSlot)
               .getResult());
-    // Slot counters wrap at `stages`.
-    auto advance = [&](Value slot) -> Value {
+      if (v != c.value->getResult(0))
+        v.getDefiningOp()->erase();
+    }
+    // Slot counters wrap at `stages`; the parity flips as the read slot
+    // wraps.
+    Value readWraps;
+    auto advance = [&](Value slot, Value *wraps = nullptr) -> Value {
       Value n = arith::AddIOp::create(bb, loc, slot, i32Const(bb, 1));
       Value wrap = arith::CmpIOp::create(bb, loc, arith::CmpIPredicate::eq, n,
                                          i32Const(bb, stages));
+      if (wraps)
+        *wraps = wrap;
       return arith::SelectOp::create(bb, loc, wrap, i32Const(bb, 0), n);
     };
-    Value nextRead = advance(readSlot), nextFill = advance(fillSlot);
+    Value nextRead = advance(readSlot, &readWraps),
+          nextFill = advance(fillSlot);
 
     auto yield = cast<scf::YieldOp>(nb->getTerminator());
     for (auto [j, v] : llvm::zip(carried, next)) {
@@ -423,15 +567,27 @@ struct TileGPUPipeline
       else
         yield->setOperand(j, v); // the in-place state moves ahead
     }
-    yield->setOperand(yield->getNumOperands() - 2, nextRead);
-    yield->setOperand(yield->getNumOperands() - 1, nextFill);
+    unsigned last = yield->getNumOperands() - counters;
+    yield->setOperand(last, nextRead);
+    yield->setOperand(last + 1, nextFill);
+    if (barriers)
+      yield->setOperand(
+          last + 2, arith::XOrIOp::create(
+                        bb, loc, phase,
+                        arith::ExtUIOp::create(bb, loc, i32, readWraps)));
 
-    for (const Candidate &c : candidates)
-      c.load.erase();
+    for (const Candidate &c : candidates) {
+      if (c.value != c.load)
+        c.value->erase();
+      c.load->erase();
+    }
 
     OpBuilder after(newLoop->getContext());
     after.setInsertionPointAfter(newLoop);
-    AsyncWaitOp::create(after, loc, 0);
+    if (asyncCopies)
+      AsyncWaitOp::create(after, loc, 0);
+    if (barriers)
+      MBarrierInvalOp::create(after, loc, barriers);
   }
 };
 

@@ -8,6 +8,7 @@
 
 #include "tessel/Dialect/Tile/IR/Dialect.h"
 #include "tessel/Dialect/TileGPU/IR/Dialect.h"
+#include "tessel/Dialect/TileGPU/Transforms/TensorMapArguments.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -23,14 +24,21 @@ using namespace tessel::tilegpu;
 
 namespace {
 
+/// The swizzle a stored block's scratch gets: its rows' bytes up to 128,
+/// for 2-d blocks of whole 8-row groups whose rows span at least 32 bytes
+/// of elements of at least a byte; 0 otherwise.
+int32_t storeSwizzle(RankedTensorType type) {
+  int64_t bits = type.getElementTypeBitWidth();
+  if (type.getRank() != 2 || type.getDimSize(0) % 8 || bits < 8)
+    return 0;
+  int64_t rowBytes = type.getDimSize(1) * bits / 8;
+  return rowBytes < 32 ? 0 : int32_t(std::min<int64_t>(128, rowBytes));
+}
+
 struct TileGPUTensorMaps
     : public tilegpu::impl::TileGPUTensorMapsBase<TileGPUTensorMaps> {
   void runOnOperation() override {
-    ModuleOp module = getOperation();
-    MLIRContext *ctx = module.getContext();
-    Builder b(ctx);
-    SmallVector<Attribute> maps;
-    for (auto func : module.getOps<func::FuncOp>()) {
+    for (auto func : getOperation().getOps<func::FuncOp>()) {
       SmallVector<Operation *> accesses;
       // A descriptor's fill, from its loads (its stores need none).
       llvm::DenseMap<int32_t, bool> nan;
@@ -45,33 +53,25 @@ struct TileGPUTensorMaps
             accesses.push_back(op);
         }
       });
-      // One map per descriptor argument: its accesses share the block shape.
-      llvm::DenseMap<int32_t, BlockArgument> mapArgs;
+      // One map per descriptor argument and block shape (its accesses
+      // share it). Loads land row-major; stores of 2-d blocks go from a
+      // scratch swizzled as a k_major slot is (conflict-free writes), the
+      // box one atom wide.
       for (Operation *op : accesses) {
         auto load = dyn_cast<tile::DescriptorLoadOp>(op);
         auto store = dyn_cast<tile::DescriptorStoreOp>(op);
-        int32_t arg = int32_t(load ? *load.getTensorMap() : *store.getTensorMap());
+        int32_t arg =
+            int32_t(load ? *load.getTensorMap() : *store.getTensorMap());
         auto type = cast<RankedTensorType>(load ? load.getType()
                                                 : store.getValue().getType());
-        BlockArgument &map = mapArgs[arg];
-        if (!map) {
-          unsigned index = func.getNumArguments();
-          auto attrs = b.getDictionaryAttr(
-              {b.getNamedAttr(LLVM::LLVMDialect::getByValAttrName(),
-                              TypeAttr::get(LLVM::LLVMArrayType::get(
-                                  b.getI8Type(), 128))),
-               b.getNamedAttr(LLVM::LLVMDialect::getAlignAttrName(),
-                              b.getI64IntegerAttr(64))});
-          if (failed(func.insertArgument(index, LLVM::LLVMPointerType::get(ctx),
-                                         attrs, func.getLoc())))
-            return signalPassFailure();
-          map = func.getArgument(index);
-          maps.push_back(b.getDictionaryAttr(
-              {b.getNamedAttr("arg", b.getI32IntegerAttr(arg)),
-               b.getNamedAttr("box", b.getDenseI64ArrayAttr(type.getShape())),
-               b.getNamedAttr("element", TypeAttr::get(type.getElementType())),
-               b.getNamedAttr("nan", b.getBoolAttr(nan.lookup(arg)))}));
-        }
+        SmallVector<int64_t> box(type.getShape());
+        int32_t swizzle = store ? storeSwizzle(type) : 0;
+        if (swizzle)
+          box[1] = swizzle / (type.getElementTypeBitWidth() / 8);
+        BlockArgument map = tensorMapArgument(
+            func, {arg, type.getElementType(), box, swizzle, nan.lookup(arg)});
+        if (!map)
+          return signalPassFailure();
         OpBuilder builder(op);
         if (load) {
           auto tma = TmaLoadOp::create(builder, load.getLoc(), type, map,
@@ -79,13 +79,11 @@ struct TileGPUTensorMaps
           load.replaceAllUsesWith(tma.getResult());
         } else {
           TmaStoreOp::create(builder, store.getLoc(), map, store.getOffsets(),
-                             store.getValue());
+                             store.getValue(), swizzle);
         }
         op->erase();
       }
     }
-    if (!maps.empty())
-      module->setAttr("tilegpu.tensor_maps", b.getArrayAttr(maps));
   }
 };
 

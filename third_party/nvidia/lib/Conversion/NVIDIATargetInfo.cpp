@@ -443,9 +443,10 @@ bool NVIDIATargetInfo::predicatedStore(OpBuilder &b, Location loc, Value ptr,
 }
 
 void NVIDIATargetInfo::mbarrierInit(OpBuilder &b, Location loc, Value barrier,
-                                    Value pred) const {
-  Value one = b.create<LLVM::ConstantOp>(loc, b.getI32Type(), b.getI32IntegerAttr(1));
-  b.create<NVVM::MBarrierInitOp>(loc, barrier, one, pred);
+                                    Value pred, int32_t arrivals) const {
+  Value count = b.create<LLVM::ConstantOp>(loc, b.getI32Type(),
+                                           b.getI32IntegerAttr(arrivals));
+  b.create<NVVM::MBarrierInitOp>(loc, barrier, count, pred);
   // The initialization is visible to the copy engine's completions.
   b.create<NVVM::FenceMbarrierInitOp>(loc);
 }
@@ -493,13 +494,12 @@ void NVIDIATargetInfo::tensorMapStore(OpBuilder &b, Location loc, Value map,
 }
 
 void NVIDIATargetInfo::mbarrierWait(OpBuilder &b, Location loc, Value barrier,
-                                    int phase) const {
-  auto i32 = [&](int32_t v) {
-    return b.create<LLVM::ConstantOp>(loc, b.getI32Type(), b.getI32IntegerAttr(v));
-  };
+                                    Value phase) const {
   // A loop of try_wait (suspending up to 10 ms at a time) until it holds.
-  b.create<NVVM::MBarrierTryWaitParityOp>(loc, barrier, i32(phase),
-                                          i32(10000000));
+  b.create<NVVM::MBarrierTryWaitParityOp>(
+      loc, barrier, phase,
+      b.create<LLVM::ConstantOp>(loc, b.getI32Type(),
+                                 b.getI32IntegerAttr(10000000)));
 }
 
 void NVIDIATargetInfo::asyncCommit(OpBuilder &b, Location loc) const {

@@ -77,8 +77,7 @@ public:
   }
 
 private:
-  /// The driver's tensor map of `spec` at this launch (no swizzle: the
-  /// block lands row-major).
+  /// The driver's tensor map of `spec` at this launch.
   void encode(const TensorMapSpec &spec,
               llvm::ArrayRef<runtime::LaunchArg> args, CUtensorMap &map) const {
     TensorMapView view = unwrap(tensorMapView(spec, args));
@@ -95,7 +94,8 @@ private:
         &map, types[unsigned(spec.element)], cuuint32_t(dims.size()),
         reinterpret_cast<void *>(view.address), dims.data(), strides.data(),
         box.data(), elementStrides.data(), CU_TENSOR_MAP_INTERLEAVE_NONE,
-        CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
+        CUtensorMapSwizzle(swizzleMode(spec.swizzle)),
+        CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
         spec.nan ? CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA
                  : CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
     if (r != CUDA_SUCCESS)

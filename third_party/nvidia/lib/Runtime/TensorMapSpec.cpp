@@ -26,7 +26,7 @@ std::string TensorMapSpec::str() const {
                      (nan ? "1" : "0") + " ";
   for (size_t d = 0; d < box.size(); ++d)
     line += (d ? "x" : "") + std::to_string(box[d]);
-  return line;
+  return line + " " + std::to_string(swizzle);
 }
 
 std::optional<TensorMapSpec> TensorMapSpec::parse(llvm::StringRef line) {
@@ -35,8 +35,11 @@ std::optional<TensorMapSpec> TensorMapSpec::parse(llvm::StringRef line) {
   llvm::SmallVector<llvm::StringRef, 4> fields;
   line.split(fields, ' ');
   TensorMapSpec spec;
-  if (fields.size() != 4 || fields[0].getAsInteger(10, spec.arg) ||
-      (fields[2] != "0" && fields[2] != "1"))
+  if (fields.size() != 5 || fields[0].getAsInteger(10, spec.arg) ||
+      (fields[2] != "0" && fields[2] != "1") ||
+      fields[4].getAsInteger(10, spec.swizzle) ||
+      (spec.swizzle != 0 && spec.swizzle != 32 && spec.swizzle != 64 &&
+       spec.swizzle != 128))
     return std::nullopt;
   auto name = llvm::find(kElementNames, fields[1]);
   if (name == std::end(kElementNames))
@@ -54,6 +57,19 @@ std::optional<TensorMapSpec> TensorMapSpec::parse(llvm::StringRef line) {
   if (spec.box.empty() || spec.box.size() > 5)
     return std::nullopt;
   return spec;
+}
+
+unsigned nvidia::swizzleMode(int32_t bytes) {
+  switch (bytes) {
+  case 32:
+    return 1;
+  case 64:
+    return 2;
+  case 128:
+    return 3;
+  default:
+    return 0;
+  }
 }
 
 llvm::Expected<TensorMapView>

@@ -14,6 +14,7 @@
 #include "tessel/Dialect/Tile/IR/Dialect.h"
 #include "tessel/Dialect/TileGPU/IR/Dialect.h"
 #include "tessel/Dialect/TileGPU/Transforms/Passes.h"
+#include "tessel/Dialect/TileGPU/Transforms/TensorMapArguments.h"
 #include "tessel/GPUSim/Error.h"
 #include "tessel/GPUSim/Launch.h"
 #include "tessel/GPUSim/Program.h"
@@ -75,18 +76,21 @@ std::string launchStage(int numWarps, int64_t shared, int registers,
   return text;
 }
 
-/// The tensor maps of the module's `tilegpu.tensor_maps` (tilegpu-tensor-maps).
-std::vector<nvidia::TensorMapSpec> tensorMapsOf(ModuleOp module) {
+/// The tensor maps a kernel takes: its parameters marked
+/// `tilegpu.tensor_map` (tilegpu-tensor-maps, tilegpu-pipeline), in order.
+std::vector<nvidia::TensorMapSpec> tensorMapsOf(func::FuncOp kernel) {
   std::vector<nvidia::TensorMapSpec> maps;
-  auto list = module->getAttrOfType<ArrayAttr>("tilegpu.tensor_maps");
-  if (!list)
-    return maps;
-  for (auto entry : list.getAsRange<DictionaryAttr>()) {
+  SmallVector<DictionaryAttr> list;
+  for (unsigned i = 0; i < kernel.getNumArguments(); ++i)
+    if (DictionaryAttr map = tilegpu::tensorMapOf(kernel, i))
+      list.push_back(map);
+  for (DictionaryAttr entry : list) {
     nvidia::TensorMapSpec map;
     map.arg = unsigned(cast<IntegerAttr>(entry.get("arg")).getInt());
     auto box = cast<DenseI64ArrayAttr>(entry.get("box")).asArrayRef();
     map.box.assign(box.begin(), box.end());
     map.nan = cast<BoolAttr>(entry.get("nan")).getValue();
+    map.swizzle = int32_t(cast<IntegerAttr>(entry.get("swizzle")).getInt());
     Type t = cast<TypeAttr>(entry.get("element")).getValue();
     using E = nvidia::TensorMapElement;
     if (t.isF16())
@@ -179,6 +183,9 @@ llvm::Error compileNVIDIA(ModuleOp module, int sm, bool archSpecific,
   TilePipelineOptions tileOptions;
   tileOptions.nativeFP8 = sm >= 89;
   tileOptions.tensorMaps = sm >= 90; // TMA
+  // Warpgroup MMA's pipeline slots filled by TMA.
+  tileOptions.pipelinedTensorMaps =
+      sm == 90 && archSpecific && options.numWarps % 4 == 0;
   tileOptions.numStages = options.numStages;
   buildTilePipeline(toGPU, tileOptions);
   ConvertTileToTileGPUOptions layoutOptions;
@@ -187,14 +194,13 @@ llvm::Error compileNVIDIA(ModuleOp module, int sm, bool archSpecific,
   layoutOptions.archSpecific = archSpecific; // wgmma needs sm_90a
   toGPU.addPass(createConvertTileToTileGPU(layoutOptions));
   toGPU.addPass(createCanonicalizerPass());
-  // Host-made descriptors' loads left for TMA read through tensor maps.
-  toGPU.addPass(tilegpu::createTileGPUTensorMaps());
   toGPU.addNestedPass<func::FuncOp>(tilegpu::createTileGPURemoveLayoutConversions());
   toGPU.addPass(createCanonicalizerPass());
   toGPU.addPass(createCSEPass());
   toGPU.addPass(createLoopInvariantCodeMotionPass());
   if (options.numStages > 1) {
-    // Dot operands of K loops prefetched with cp.async, num_stages slots.
+    // Dot operands of K loops prefetched into num_stages slots: cp.async,
+    // or the copy engine for host-made descriptors' blocks (sm_90a).
     tilegpu::TileGPUPipelineOptions pipelineOptions;
     pipelineOptions.numStages = options.numStages;
     pipelineOptions.sharedLimit = sharedLimit(sm);
@@ -202,6 +208,9 @@ llvm::Error compileNVIDIA(ModuleOp module, int sm, bool archSpecific,
         tilegpu::createTileGPUPipeline(pipelineOptions));
     toGPU.addPass(createCanonicalizerPass());
   }
+  // Host-made descriptors' other loads and stores left for TMA go through
+  // tensor maps of their own.
+  toGPU.addPass(tilegpu::createTileGPUTensorMaps());
   // Loop-invariant dot operands (attention's Q) staged in shared memory once.
   tilegpu::TileGPUHoistDotOperandsOptions hoistOptions;
   hoistOptions.sharedLimit = sharedLimit(sm);
@@ -211,6 +220,7 @@ llvm::Error compileNVIDIA(ModuleOp module, int sm, bool archSpecific,
   if (failed(toGPU.run(module)))
     return diagnostics.fail("assigning GPU layouts failed");
   result.stages.push_back({"ttgir", print(module)});
+  std::vector<nvidia::TensorMapSpec> tensorMaps = tensorMapsOf(kernel);
 
   PassManager toLLVM(ctx);
   toLLVM.addPass(nvidia::createConvertTileGPUToNVVM());
@@ -218,7 +228,6 @@ llvm::Error compileNVIDIA(ModuleOp module, int sm, bool archSpecific,
   toLLVM.addPass(createCSEPass());
   if (failed(toLLVM.run(module)))
     return diagnostics.fail("lowering to NVVM failed");
-  std::vector<nvidia::TensorMapSpec> tensorMaps = tensorMapsOf(module);
   int64_t shared = 0;
   if (auto attr = module->getAttrOfType<IntegerAttr>("tilegpu.shared"))
     shared = attr.getInt();
@@ -405,7 +414,8 @@ public:
       map.name = "tensor map of '" + args[spec.arg].name.str() + "'";
       map.value.resize(gpusim::kTensorMapBytes);
       gpusim::encodeTensorMap(map.value.data(), view->address - lo[o],
-                              simElementType(spec.element), /*swizzle=*/0,
+                              simElementType(spec.element),
+                              nvidia::swizzleMode(spec.swizzle),
                               spec.nan, view->dims, view->strides, view->box);
       map.host = reinterpret_cast<void *>(lo[o]);
       map.bytes = hi[o] - lo[o];

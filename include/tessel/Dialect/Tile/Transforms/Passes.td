@@ -38,14 +38,23 @@ def TileLowerDescriptors
     loads and stores of host-made descriptors (`tensor_map`) whose block
     dimensions are at most 256 are left for it (tilegpu-tensor-maps),
     except, with `num-stages` > 1, loads whose one use is an operand of a
-    dot in a loop, which the cp.async pipeline prefetches.
+    dot in a loop, which the cp.async pipeline prefetches. With
+    `pipelined-tensor-maps` too (the copy engine fills the pipeline's slots
+    of warpgroup MMA, NVIDIA sm_90a), those of 8-bit or 16-bit elements
+    whose contiguous dimension is the dot's K stay: A as it is loaded (M x
+    K, at least 64 rows, the warpgroup's), B loaded N x K and transposed
+    (`b.T`), their rows at least 32 bytes (the narrowest swizzle).
   }];
   let options = [
     Option<"tensorMaps", "tensor-maps", "bool", /*default=*/"false",
            "Leave loads of host-made descriptors to the tensor copy engine">,
     Option<"numStages", "num-stages", "int", /*default=*/"1",
            "The software pipeline's stages (dot operands in loops stay "
-           "pointer loads when > 1)">
+           "pointer loads when > 1)">,
+    Option<"pipelinedTensorMaps", "pipelined-tensor-maps", "bool",
+           /*default=*/"false",
+           "With num-stages > 1, leave K-major dot operands in loops to the "
+           "copy engine too (tilegpu-pipeline fills its slots with them)">
   ];
   let dependentDialects = ["mlir::arith::ArithDialect",
                            "::tessel::tile::TileDialect"];

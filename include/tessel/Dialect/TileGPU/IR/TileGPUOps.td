@@ -121,6 +121,19 @@ def TileGPU_SharedBufferType : TypeDef<TileGPU_Dialect, "SharedBuffer"> {
   }];
 }
 
+def TileGPU_MBarriersType : TypeDef<TileGPU_Dialect, "MBarriers"> {
+  let mnemonic = "mbarriers";
+  let summary = "Transaction barriers in the program's shared memory";
+  let description = [{
+    `!tilegpu.mbarriers<3>`: that many mbarriers (8 bytes each), one per
+    pipeline slot. The copy engine's copies into a slot complete the phase
+    of the slot's barrier; threads wait on the phase's parity.
+  }];
+  let parameters = (ins "int64_t":$count);
+  let assemblyFormat = "`<` $count `>`";
+  let genVerifyDecl = 1;
+}
+
 class TileGPU_Op<string mnemonic, list<Trait> traits = []>
     : Op<TileGPU_Dialect, mnemonic, traits>;
 
@@ -261,17 +274,91 @@ def TileGPU_TmaLoadOp : TileGPU_Op<"tma_load", [MemoryEffects<[MemRead]>]> {
 def TileGPU_TmaStoreOp : TileGPU_Op<"tma_store", [MemoryEffects<[MemWrite]>]> {
   let summary = "Writes a tensor descriptor's block with the copy engine (TMA)";
   let description = [{
-    Writes `value` to the block at `offsets` of the array the tensor map
-    `map` describes; elements outside the array are not written. Every
-    thread writes its elements into the op's shared-memory scratch, then one
-    thread has the copy engine store the block and waits for it to complete.
+    Writes `value` (in any layout) to the block at `offsets` of the array
+    the tensor map `map` describes; elements outside the array are not
+    written. Every thread writes its elements into the op's shared-memory
+    scratch, then one thread has the copy engine store the block and waits
+    for it to complete. With `swizzle` (32, 64 or 128 bytes; 2-d blocks of
+    whole 8-row groups whose rows span it) the scratch holds the block as a
+    `k_major` slot does, swizzle atoms along the rows, and the map's box is
+    one atom wide (one copy per atom); 0: row-major, the map's box the block.
   }];
   let arguments = (ins AnyType:$map, Variadic<I32>:$offsets,
-                       AnyRankedTensor:$value);
+                       AnyRankedTensor:$value,
+                       DefaultValuedAttr<I32Attr, "0">:$swizzle);
   let assemblyFormat = [{
     $map `[` $offsets `]` `,` $value attr-dict `:` type($map) `,` type($value)
   }];
   let hasVerifier = 1;
+  let hasCanonicalizer = 1;
+}
+
+
+def TileGPU_MBarrierAllocOp : TileGPU_Op<"mbarrier_alloc",
+    [MemoryEffects<[MemAlloc, MemWrite]>]> {
+  let summary = "Shared-memory mbarriers, initialized";
+  let description = [{
+    Reserves the barriers in the program's shared memory (offsets assigned
+    when the function is lowered, as for `local_alloc`) and has one thread
+    initialize each for `arrivals` arrivals per phase; a barrier then makes
+    them initialized for every thread. `mbarrier_inval` ends their life.
+  }];
+  let arguments = (ins ConfinedAttr<I32Attr, [IntPositive]>:$arrivals);
+  let results = (outs TileGPU_MBarriersType:$result);
+  let assemblyFormat = "attr-dict `:` qualified(type($result))";
+}
+
+def TileGPU_AsyncTmaCopyOp : TileGPU_Op<"async_tma_copy",
+    [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "Starts the copy engine's copy of a block into a slot";
+  let description = [{
+    Where `pred` holds, one thread has the copy engine (TMA) copy the block
+    at `offsets` (outermost first) of the array the tensor map `map`
+    describes into slot `slot` of `buffer`, whose tile the block is as
+    stored (the transpose of the slot's tile for a `transposed` slot). The
+    slot is `k_major`: the map's box is one swizzle atom wide along the
+    contiguous dimension, its swizzle the slot's, and the block takes one
+    copy per atom (`tmaSlotBox`, `tmaSlotBoxes`). Each copy arrives on barrier `slot` of
+    `barriers` expecting its bytes; elements outside the array land as the
+    map's fill. Every thread may read the slot once it has waited for the
+    barrier's phase (`mbarrier_wait`).
+  }];
+  let arguments = (ins AnyType:$map, Variadic<I32>:$offsets,
+                       TileGPU_SharedBufferType:$buffer, I32:$slot,
+                       TileGPU_MBarriersType:$barriers, I1:$pred);
+  let assemblyFormat = [{
+    $map `[` $offsets `]` `to` $buffer `[` $slot `]` `,` $barriers `if` $pred
+    attr-dict `:` type($map) `,` qualified(type($buffer)) `,`
+    qualified(type($barriers))
+  }];
+  let hasVerifier = 1;
+}
+
+def TileGPU_MBarrierWaitOp : TileGPU_Op<"mbarrier_wait",
+    [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "Waits for a phase of one of the mbarriers";
+  let description = [{
+    Every thread waits until the phase of parity `phase` (0 or 1) of barrier
+    `index` completed: the copies it tracked have landed and are visible to
+    the thread.
+  }];
+  let arguments = (ins TileGPU_MBarriersType:$barriers, I32:$index,
+                       I32:$phase);
+  let assemblyFormat = [{
+    $barriers `[` $index `]` `,` $phase attr-dict `:` qualified(type($barriers))
+  }];
+}
+
+def TileGPU_MBarrierInvalOp : TileGPU_Op<"mbarrier_inval",
+    [MemoryEffects<[MemWrite]>]> {
+  let summary = "Ends the life of mbarriers";
+  let description = [{
+    Once every thread reached it (a barrier first), one thread invalidates
+    each barrier, so that their bytes may be used for anything else. No copy
+    may be in flight on them.
+  }];
+  let arguments = (ins TileGPU_MBarriersType:$barriers);
+  let assemblyFormat = "$barriers attr-dict `:` qualified(type($barriers))";
 }
 
 #endif // TESSEL_TILEGPU_OPS

@@ -88,14 +88,16 @@ def TileGPUTensorMaps : Pass<"tilegpu-tensor-maps", "mlir::ModuleOp"> {
   let description = [{
     A `tile.descriptor_load` / `tile.descriptor_store` left with a
     `tensor_map` (the kernel argument its host-made descriptor came in)
-    becomes a `tilegpu.tma_load` / `tilegpu.tma_store` of a tensor map: a 128-byte kernel argument passed by value (`!llvm.ptr` with
-    `llvm.byval` and 64-byte `llvm.align`), appended to the kernel's
-    arguments, one per descriptor. The module's `tilegpu.tensor_maps` lists
-    them in order (`arg`: the descriptor's first kernel argument, its base;
+    becomes a `tilegpu.tma_load` / `tilegpu.tma_store` of a tensor map: a
+    128-byte kernel argument passed by value (`!llvm.ptr` with `llvm.byval`
+    and 64-byte `llvm.align`), appended to the kernel's arguments, one per
+    descriptor and block shape (and swizzle: tilegpu-pipeline adds swizzled
+    ones). Each map's `tilegpu.tensor_map` argument attribute says what it
+    describes (`arg`: the descriptor's first kernel argument, its base;
     `box`: the block shape; `element`: the element type; `nan`: NaN padding,
-    that of the descriptor's loads)
-    for the launcher, which encodes each from the descriptor's base, shape
-    and strides.
+    that of the descriptor's loads; `swizzle`: 0 here, the block lands
+    row-major) for the launcher, which encodes each from the descriptor's
+    base, shape and strides.
   }];
   let dependentDialects = ["::tessel::tilegpu::TileGPUDialect",
                            "mlir::LLVM::LLVMDialect"];
@@ -128,6 +130,18 @@ def TileGPUPipeline : Pass<"tilegpu-pipeline", "mlir::func::FuncOp"> {
     loops that store to memory the loads may read, loops compared unsigned,
     and dots off the tensor cores stay as they are.
 
+    A host-made descriptor's block (`tile.descriptor_load` with a
+    `tensor_map`) that a dot on warpgroup MMA reads K-major (A as it is
+    loaded; B loaded N x K and transposed, `k_major, transposed`) is copied
+    by the copy engine instead: `tilegpu.async_tma_copy` of a tensor map one
+    swizzle atom wide with the slot's swizzle (a parameter added as
+    tilegpu-tensor-maps adds them), arriving on the slot's barrier of an
+    `mbarrier_alloc` (one barrier per slot); only in-range iterations copy.
+    Each iteration waits for its slot's phase (`mbarrier_wait`, its parity
+    carried by the loop and flipped as the read slot wraps) after the
+    barrier and the next copies, and `mbarrier_inval` follows the loop.
+    Loops may mix both kinds.
+
     `shared-limit` (bytes, 0: none): stages are dropped, down to 2, until the
     function's buffers plus the largest scratch a conversion or dot stages
     through fit; a loop whose 2 stages do not fit is left as it is.
@@ -141,6 +155,7 @@ def TileGPUPipeline : Pass<"tilegpu-pipeline", "mlir::func::FuncOp"> {
   let dependentDialects = ["::tessel::tilegpu::TileGPUDialect",
                            "::tessel::tile::TileDialect",
                            "mlir::arith::ArithDialect",
+                           "mlir::LLVM::LLVMDialect",
                            "mlir::scf::SCFDialect"];
 }
 

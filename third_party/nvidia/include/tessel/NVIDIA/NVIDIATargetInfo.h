@@ -58,7 +58,7 @@ public:
                    mlir::ValueRange values) const override;
   bool hasTensorMaps() const override { return true; }
   void mbarrierInit(mlir::OpBuilder &b, mlir::Location loc, mlir::Value barrier,
-                    mlir::Value pred) const override;
+                    mlir::Value pred, int32_t arrivals) const override;
   void mbarrierInval(mlir::OpBuilder &b, mlir::Location loc, mlir::Value barrier,
                      mlir::Value pred) const override;
   void tensorMapLoad(mlir::OpBuilder &b, mlir::Location loc, mlir::Value dst,
@@ -66,7 +66,7 @@ public:
                      mlir::Value barrier, int64_t bytes,
                      mlir::Value pred) const override;
   void mbarrierWait(mlir::OpBuilder &b, mlir::Location loc, mlir::Value barrier,
-                    int phase) const override;
+                    mlir::Value phase) const override;
   void fenceAsyncProxy(mlir::OpBuilder &b, mlir::Location loc) const override;
   void tensorMapStore(mlir::OpBuilder &b, mlir::Location loc, mlir::Value map,
                       mlir::ValueRange coords, mlir::Value src,

@@ -34,12 +34,19 @@ struct TensorMapSpec {
   bool nan = false;
   /// The block one copy moves, outermost dimension first.
   std::vector<int64_t> box;
+  /// The bytes of the swizzle the box lands in shared memory with: 0 (none,
+  /// row-major), 32, 64 or 128.
+  int32_t swizzle = 0;
 
   unsigned elementBytes() const;
-  /// The launch stage's line ("tensor_map=3 f16 0 64x32") and back.
+  /// The launch stage's line ("tensor_map=3 f16 0 64x32 0") and back.
   std::string str() const;
   static std::optional<TensorMapSpec> parse(llvm::StringRef line);
 };
+
+/// The swizzle mode of CUtensorMapSwizzle (and of the simulator's maps) of
+/// a swizzle of `bytes`: 0 none, 1 32B, 2 64B, 3 128B.
+unsigned swizzleMode(int32_t bytes);
 
 /// What a tensor map describes at a launch, innermost dimension first: the
 /// base address, the sizes (elements), the strides of dimensions 1.. (bytes),
