@@ -369,7 +369,8 @@ TEST(LinearLayout, WgmmaMNMajorOperandMatchesDescriptorAddressing) {
   // element (mn, k) is read at byte
   //   start + (mn % T) * size + (mn / T) * LBO + (k % 8) * S + (k / 8) * SBO
   // with T = S / size, then the same XOR of address bits. Our tiles use
-  // LBO = 8 * S (atoms along MN next to each other) and SBO = (MN / T) * 8 * S.
+  // LBO = K * S (columns of atoms along MN, each all of K: a copy engine's
+  // box) and SBO = 8 * S.
   for (int32_t size : {2, 4})
     for (int32_t mn : {16, 64, 256})
       for (int32_t k : {16, 32, 64})
@@ -380,7 +381,7 @@ TEST(LinearLayout, WgmmaMNMajorOperandMatchesDescriptorAddressing) {
           LinearLayout l = wgmmaMNMajorOperandLayout(k, mn, size, swizzle);
           ASSERT_TRUE(l.isInvertible()) << l.str();
           LinearLayout inv = l.invert();
-          int64_t lbo = 8 * swizzle, sbo = int64_t(mn / T) * 8 * swizzle;
+          int64_t lbo = int64_t(k) * swizzle, sbo = 8 * swizzle;
           for (int32_t kk = 0; kk < k; ++kk)
             for (int32_t r = 0; r < mn; ++r) {
               int64_t byte = (r % T) * size + (r / T) * lbo +

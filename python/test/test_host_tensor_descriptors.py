@@ -105,10 +105,9 @@ def matmul_host_descriptors(a_desc, b_desc, c_desc, K, BM: tl.constexpr, BN: tl.
 @pytest.mark.parametrize("M,N,K", [(128, 64, 64), (96, 80, 160)], ids=["whole", "ragged"])
 def test_matmul_through_host_descriptors(rng, target, M, N, K, b_transposed):
     # The dot's operands are prefetched into 3 slots, no global load left in the loop. On sm_90a the copy engine
-    # fills the slots of the blocks warpgroup MMA reads K-major (A, and B given N x K): 2 copies in the prologue and
-    # one in the loop each, of a tensor map 32 fp16 (a 64-byte swizzle atom) wide, waited for on mbarriers; B given
-    # K x N is copied with cp.async. Elsewhere both are cp.async copies. The fp32 sums are stored into an fp16 C (the
-    # store converts).
+    # fills the slots: 2 copies in the prologue and one in the loop each, waited for on mbarriers, of a tensor map
+    # one swizzle atom wide (A: 32 fp16 of K, 64 bytes; B given N x K the same; B given K x N: 64 fp16 of N, 128
+    # bytes). Elsewhere both are cp.async copies. The fp32 sums are stored into an fp16 C (the store converts).
     torch = pytest.importorskip("torch")
     a = torch.from_numpy(rng.standard_normal((M, K)).astype(np.float16))
     b = torch.from_numpy(rng.standard_normal((N, K) if b_transposed else (K, N)).astype(np.float16))
@@ -126,10 +125,9 @@ def test_matmul_through_host_descriptors(rng, target, M, N, K, b_transposed):
         maps = [line for line in kernel.asm["launch"].splitlines() if line.startswith("tensor_map=")]
         if target == "sim:sm_90a":
             assert "wgmma.mma_async" in ptx and "mbarrier.try_wait.parity" in ptx
-            assert tma_loads == (6 if b_transposed else 3)
-            assert ("cp.async.cg.shared.global" in ptx) == (not b_transposed)
-            assert maps[0] == "tensor_map=0 f16 0 64x32 64"
-            assert ("tensor_map=4 f16 0 64x32 64" in maps) == b_transposed
+            assert tma_loads == 6 and "cp.async.cg.shared.global" not in ptx
+            assert maps[:2] == ["tensor_map=0 f16 0 64x32 64",
+                                "tensor_map=4 f16 0 64x32 64" if b_transposed else "tensor_map=4 f16 0 32x64 128"]
             # C's block is stored by TMA from a scratch swizzled as the slots are (rows of 128 bytes).
             assert "tensor_map=8 f16 0 64x64 128" in maps
             assert "cp.async.bulk.tensor.2d.global.shared::cta" in ptx
@@ -198,6 +196,48 @@ def test_pipelined_copy_engine_matmul(rng, target, dtype, M, N, K, BN, BK, stage
         # (stages may drop to fit shared memory: never below 2).
         boxes = ptx.count("cp.async.bulk.tensor.2d.shared::cluster.global")
         per_copy = 2 * BK * size // swizzle
+        assert boxes % per_copy == 0 and 2 <= boxes // per_copy <= stages
+
+
+@triton.jit
+def matmul_mn_major_descriptors(a_desc, b_desc, c_desc, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    # Operands contiguous along M and N: A given K x M (its blocks transposed), B given K x N.
+    om = tl.program_id(0) * BM
+    on = tl.program_id(1) * BN
+    acc = tl.zeros([BM, BN], dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BK)):
+        acc = tl.dot(a_desc.load([k * BK, om]).T, b_desc.load([k * BK, on]), acc)
+    c_desc.store([om, on], acc)
+
+
+@pytest.mark.parametrize("dtype,M,N,K,BM,BN,BK,stages", [
+    ("float16", 64, 64, 200, 64, 64, 32, 3),  # one 128-byte atom column per block, ragged K
+    ("bfloat16", 200, 136, 256, 128, 128, 64, 3),  # two atom columns (copies) per block, ragged M and N
+    ("float16", 128, 32, 96, 64, 32, 16, 4),  # B's instructions 32 columns wide: 64-byte swizzle
+], ids=["f16-1col", "bf16-2col", "f16-b64"])
+def test_pipelined_copy_engine_mn_major(rng, target, dtype, M, N, K, BM, BN, BK, stages):
+    # On sm_90a blocks contiguous along M or N fill mn_major slots: columns of swizzle atoms along the contiguous
+    # dimension, each all the block's rows of K, one box each.
+    torch = pytest.importorskip("torch")
+    a = torch.from_numpy(rng.standard_normal((K, M)).astype(np.float32)).to(getattr(torch, dtype))
+    b = torch.from_numpy(rng.standard_normal((K, N)).astype(np.float32)).to(getattr(torch, dtype))
+    c = torch.zeros((M, N), dtype=torch.float32)
+    descs = [TensorDescriptor.from_tensor(a, [BK, BM]), TensorDescriptor.from_tensor(b, [BK, BN]),
+             TensorDescriptor.from_tensor(c, [BM, BN])]
+    kernel = matmul_mn_major_descriptors[(triton.cdiv(M, BM), triton.cdiv(N, BN))](
+        *descs, K, BM=BM, BN=BN, BK=BK, num_stages=stages)
+    want = a.double().numpy().T @ b.double().numpy()
+    np.testing.assert_allclose(c.double().numpy(), want, rtol=1e-4, atol=1e-3 * np.sqrt(K))
+    if target == "sim:sm_90a":
+        ptx = kernel.asm["ptx"]
+        element = {"float16": "f16", "bfloat16": "bf16"}[dtype]
+        b_swizzle = min(128, BN * 2)
+        maps = [line for line in kernel.asm["launch"].splitlines() if line.startswith("tensor_map=")]
+        assert maps[:2] == [f"tensor_map=0 {element} 0 {BK}x64 128",
+                            f"tensor_map=4 {element} 0 {BK}x{b_swizzle // 2} {b_swizzle}"]
+        assert "wgmma.mma_async" in ptx and "cp.async.cg" not in ptx and "ld.global" not in ptx
+        boxes = ptx.count("cp.async.bulk.tensor.2d.shared::cluster.global")
+        per_copy = BM * 2 // 128 + BN * 2 // b_swizzle
         assert boxes % per_copy == 0 and 2 <= boxes // per_copy <= stages
 
 

@@ -94,9 +94,9 @@ SmallVector<Value> lowerWgmmaDot(OpBuilder &b, Location loc,
   // (`first`, a multiple of 8) meets K step k0 (a multiple of kStep): there the
   // swizzle moves nothing, so the descriptor gets the plain offset. K-major
   // (rows x K): the swizzle atom along K, the row, the column in the atom;
-  // 8-row groups are 8 rows of S bytes apart. N-major (K x N): the atom
-  // along N (each 8 rows of S bytes, the leading offset), the group of 8
-  // rows of K (the stride offset: N / atom width atoms).
+  // 8-row groups are 8 rows of S bytes apart. N-major (K x N): the column
+  // of atoms along N (K rows of S bytes each, the leading offset), the
+  // group of 8 rows of K in it (8 rows of S bytes, the stride offset).
   Value sharedBase = b.create<LLVM::PtrToIntOp>(
       loc, b.getI32Type(),
       sharedAddress(b, loc, target.sharedAddressSpace(), i32Const(b, loc, 0)));
@@ -116,8 +116,8 @@ SmallVector<Value> lowerWgmmaDot(OpBuilder &b, Location loc,
       leading = 16; // unused
       stride = 8 * swizzle;
     } else {
-      leading = 8 * swizzle;
-      stride = int64_t(rows / atom) * 8 * swizzle;
+      leading = int64_t(K) * swizzle;
+      stride = 8 * swizzle;
       fixed = int64_t(k0 / 8) * stride;
       perFirst = leading / atom; // first is a multiple of the atom width
     }

@@ -12,9 +12,9 @@
 // unused (1 << 16).
 // Four warps: one warpgroup, eight K steps of m64n16k16 on one accumulator.
 // B is N-major as it comes (vector stores too) with the 32-byte swizzle of
-// the instruction's 16 columns: 3 << 62, atoms of 8 rows of 32 bytes along
-// N 256 bytes apart (16 << 16), groups of 8 rows of K 256 bytes apart
-// (16 << 32).
+// the instruction's 16 columns: 3 << 62, columns of atoms along N (all 128
+// rows of K of 32 bytes) 4096 bytes apart (256 << 16), groups of 8 rows of
+// K 256 bytes apart (16 << 32).
 // Eight warps: 64 rows leave two warpgroups of 8 columns each, m64n8k16;
 // 8 columns are too narrow for a swizzle, so B is K-major (transposed:
 // element stores) with A's swizzle.
@@ -24,7 +24,7 @@
 // CHECK: llvm.mlir.global external @tessel_shared() {addr_space = 3 : i32, alignment = 1024 : i64}
 // CHECK-LABEL: llvm.func @wgmma_f16(
 // CHECK-DAG: llvm.mlir.constant(4611686293305360384 : i64) : i64
-// WG4-DAG: llvm.mlir.constant(-4611685949706862592 : i64) : i64
+// WG4-DAG: llvm.mlir.constant(-4611685949691133952 : i64) : i64
 // CHECK: nvvm.barrier0
 // WG4-COUNT-20: llvm.store {{.*}} : vector<4xf16>, !llvm.ptr<3>
 // WG8-COUNT-8: llvm.store {{.*}} : vector<4xf16>, !llvm.ptr<3>
@@ -57,12 +57,12 @@ func.func @wgmma_f16(%s: f16, %t: f16, %out: !tile.ptr<f32>) attributes {tile.ke
 
 // bf16, K = 32: A's rows of 64 bytes take the 64-byte swizzle (2 << 62,
 // stride offset 512 bytes); B's instructions are 64 columns (128 bytes)
-// wide: the 128-byte swizzle, N-major, atoms and 8-row groups 1024 bytes
-// apart. 128 rows: four warps repeat their warpgroup's m64n64k16 twice
+// wide: the 128-byte swizzle, N-major, 8-row groups 1024 bytes apart
+// (64 << 32), columns of atoms 4096 bytes (256 << 16). 128 rows: four warps repeat their warpgroup's m64n64k16 twice
 // along M; eight warps are two warpgroups along M.
 // CHECK-LABEL: llvm.func @wgmma_bf16(
 // CHECK-DAG: llvm.mlir.constant(-9223371899415756800 : i64) : i64
-// CHECK-DAG: llvm.mlir.constant(4611686293309489152 : i64) : i64
+// CHECK-DAG: llvm.mlir.constant(4611686293322072064 : i64) : i64
 // CHECK: nvvm.wgmma.fence.aligned
 // WG4-COUNT-4: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16
 // WG8-COUNT-2: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16

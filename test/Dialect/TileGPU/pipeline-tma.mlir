@@ -59,34 +59,34 @@ func.func @matmul(%a: !tile.ptr<f16> {tile.divisibility = 16 : i32}, %m: i32, %k
 
 // -----
 
-// B loaded K x N (N contiguous, an mn_major slot) stays a pointer load,
-// prefetched with cp.async beside A's copies by the copy engine: the loop
-// waits for its cp.async group (fenced for wgmma's reads) and its barrier.
-// CHECK-LABEL: func.func @mixed
-// CHECK-SAME: tilegpu.tensor_map = {arg = 0 : i32
-// CHECK-NOT: tilegpu.tensor_map
-// CHECK: tilegpu.mbarrier_alloc {arrivals = 1 : i32}
+// Operands contiguous along M or N: B as it is loaded (K x N) and A loaded
+// K x M and transposed fill mn_major slots (A's transposed), their columns
+// of 128-byte atoms (64 fp16 of N or M, all 32 rows of K) one box each.
+// CHECK-LABEL: func.func @mn_major
+// CHECK-SAME: tilegpu.tensor_map = {arg = 0 : i32, box = array<i64: 32, 64>, element = f16, nan = false, swizzle = 128 : i32}
+// CHECK-SAME: tilegpu.tensor_map = {arg = 4 : i32, box = array<i64: 32, 64>, element = f16, nan = false, swizzle = 128 : i32}
+// CHECK-DAG: tilegpu.local_alloc : !tilegpu.shared<3x64x32xf16, mn_major, transposed, swizzle = 128>
+// CHECK-DAG: tilegpu.local_alloc : !tilegpu.shared<3x32x64xf16, mn_major, swizzle = 128>
+// CHECK: tilegpu.mbarrier_alloc {arrivals = 2 : i32}
 // CHECK: scf.for
-// CHECK: tilegpu.async_wait {async_proxy, pending = 1 : i32}
-// CHECK: tilegpu.barrier
+// CHECK-NOT: async_wait
 // CHECK: tilegpu.async_tma_copy
-// CHECK: tilegpu.async_copy
-// CHECK: tilegpu.async_commit
+// CHECK: tilegpu.async_tma_copy
 // CHECK: tilegpu.mbarrier_wait
 // CHECK: scf.yield
 // CHECK-NEXT: }
-// CHECK-NEXT: tilegpu.async_wait {pending = 0 : i32}
 // CHECK-NEXT: tilegpu.mbarrier_inval
-func.func @mixed(%a: !tile.ptr<f16> {tile.divisibility = 16 : i32}, %m: i32, %k: i32, %sa: i64,
-                 %b: !tile.ptr<f16> {tile.divisibility = 16 : i32}, %k2: i32, %n: i32 {tile.divisibility = 16 : i32}, %sb: i64 {tile.divisibility = 16 : i32},
-                 %c: !tile.ptr<f32>, %steps: i32) attributes {tile.kernel} {
+func.func @mn_major(%a: !tile.ptr<f16> {tile.divisibility = 16 : i32}, %k: i32, %m: i32, %sa: i64,
+                    %b: !tile.ptr<f16> {tile.divisibility = 16 : i32}, %k2: i32, %n: i32, %sb: i64,
+                    %c: !tile.ptr<f32>, %steps: i32) attributes {tile.kernel} {
   %c0 = arith.constant 0 : i32
   %c1 = arith.constant 1 : i32
   %c32 = arith.constant 32 : i32
   %zero = arith.constant dense<0.0> : tensor<64x64xf32>
   %r = scf.for %i = %c0 to %steps step %c1 iter_args(%acc = %zero) -> (tensor<64x64xf32>) : i32 {
     %off = arith.muli %i, %c32 : i32
-    %opa = tile.descriptor_load %a[%c0, %off] shape [%m, %k] strides [%sa] {tensor_map = 0 : i32} : !tile.ptr<f16> -> tensor<64x32xf16>
+    %opat = tile.descriptor_load %a[%off, %c0] shape [%k, %m] strides [%sa] {tensor_map = 0 : i32} : !tile.ptr<f16> -> tensor<32x64xf16>
+    %opa = tile.trans %opat {order = array<i32: 1, 0>} : tensor<32x64xf16> -> tensor<64x32xf16>
     %opb = tile.descriptor_load %b[%off, %c0] shape [%k2, %n] strides [%sb] {tensor_map = 4 : i32} : !tile.ptr<f16> -> tensor<32x64xf16>
     %d = tile.dot %opa, %opb, %acc : tensor<64x32xf16>, tensor<32x64xf16> -> tensor<64x64xf32>
     scf.yield %d : tensor<64x64xf32>
@@ -98,33 +98,40 @@ func.func @mixed(%a: !tile.ptr<f16> {tile.divisibility = 16 : i32}, %m: i32, %k:
 // -----
 
 // Blocks the copy engine does not fill warpgroup MMA's slots with stay
-// pointer loads for cp.async: A loaded K x M and transposed (M contiguous),
-// and fp32 operands (tf32 runs on mma.sync).
+// pointer loads: fp32 operands (tf32 runs on mma.sync), prefetched with
+// cp.async, and int8 B as it is loaded (N contiguous: wgmma reads 8-bit
+// operands K-major only; A, K-major, is copied by the copy engine).
 // CHECK-LABEL: func.func @pointer_operands
+// CHECK-SAME: tilegpu.tensor_map = {arg = 0 : i32, box = array<i64: 64, 32>, element = i8, nan = false, swizzle = 32 : i32}
 // CHECK-NOT: tilegpu.tensor_map
-// CHECK-NOT: mbarrier
+// CHECK-DAG: tilegpu.local_alloc : !tilegpu.shared<3x64x32xi8, k_major, swizzle = 32>
+// CHECK-DAG: tilegpu.local_alloc : !tilegpu.shared<3x64x32xf32, k_major, swizzle = 128>
+// CHECK-DAG: tilegpu.local_alloc : !tilegpu.shared<3x32x64xf32, gather, swizzle = 128>
+// CHECK: scf.for
+// CHECK: tilegpu.async_tma_copy
 // CHECK: tilegpu.async_copy
-// CHECK-NOT: mbarrier
-// CHECK-NOT: tilegpu.async_tma_copy
-func.func @pointer_operands(%a: !tile.ptr<f16> {tile.divisibility = 16 : i32}, %m: i32 {tile.divisibility = 16 : i32}, %k: i32, %sa: i64 {tile.divisibility = 16 : i32},
+// CHECK: tilegpu.async_copy
+// CHECK: tilegpu.mbarrier_wait
+// CHECK: tile.load {{.*}} -> tensor<32x64xi8
+func.func @pointer_operands(%a: !tile.ptr<i8> {tile.divisibility = 16 : i32}, %m: i32 {tile.divisibility = 16 : i32}, %k: i32, %sa: i64 {tile.divisibility = 16 : i32},
                             %f: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %sf: i64 {tile.divisibility = 16 : i32},
-                            %c: !tile.ptr<f32>, %steps: i32) attributes {tile.kernel} {
+                            %ci: !tile.ptr<i32>, %c: !tile.ptr<f32>, %steps: i32) attributes {tile.kernel} {
   %c0 = arith.constant 0 : i32
   %c1 = arith.constant 1 : i32
   %c32 = arith.constant 32 : i32
   %zero = arith.constant dense<0.0> : tensor<64x64xf32>
-  %r:2 = scf.for %i = %c0 to %steps step %c1 iter_args(%acc = %zero, %acc2 = %zero) -> (tensor<64x64xf32>, tensor<64x64xf32>) : i32 {
+  %izero = arith.constant dense<0> : tensor<64x64xi32>
+  %r:2 = scf.for %i = %c0 to %steps step %c1 iter_args(%acc = %izero, %acc2 = %zero) -> (tensor<64x64xi32>, tensor<64x64xf32>) : i32 {
     %off = arith.muli %i, %c32 : i32
-    %opat = tile.descriptor_load %a[%off, %c0] shape [%k, %m] strides [%sa] {tensor_map = 0 : i32} : !tile.ptr<f16> -> tensor<32x64xf16>
-    %opa = tile.trans %opat {order = array<i32: 1, 0>} : tensor<32x64xf16> -> tensor<64x32xf16>
-    %opb = tile.descriptor_load %a[%off, %c0] shape [%k, %m] strides [%sa] {tensor_map = 0 : i32} : !tile.ptr<f16> -> tensor<32x64xf16>
-    %d = tile.dot %opa, %opb, %acc : tensor<64x32xf16>, tensor<32x64xf16> -> tensor<64x64xf32>
+    %opa = tile.descriptor_load %a[%c0, %off] shape [%m, %k] strides [%sa] {tensor_map = 0 : i32} : !tile.ptr<i8> -> tensor<64x32xi8>
+    %opb = tile.descriptor_load %a[%off, %c0] shape [%k, %m] strides [%sa] {tensor_map = 0 : i32} : !tile.ptr<i8> -> tensor<32x64xi8>
+    %d = tile.dot %opa, %opb, %acc : tensor<64x32xi8>, tensor<32x64xi8> -> tensor<64x64xi32>
     %fa = tile.descriptor_load %f[%c0, %off] shape [%m, %k] strides [%sf] {tensor_map = 4 : i32} : !tile.ptr<f32> -> tensor<64x32xf32>
     %fb = tile.descriptor_load %f[%off, %c0] shape [%k, %m] strides [%sf] {tensor_map = 4 : i32} : !tile.ptr<f32> -> tensor<32x64xf32>
     %d2 = tile.dot %fa, %fb, %acc2 : tensor<64x32xf32>, tensor<32x64xf32> -> tensor<64x64xf32>
-    scf.yield %d, %d2 : tensor<64x64xf32>, tensor<64x64xf32>
+    scf.yield %d, %d2 : tensor<64x64xi32>, tensor<64x64xf32>
   }
-  %s = arith.addf %r#0, %r#1 : tensor<64x64xf32>
-  tile.descriptor_store %c[%c0, %c0], %s shape [%m, %m] strides [%sa] : !tile.ptr<f32>, tensor<64x64xf32>
+  tile.descriptor_store %ci[%c0, %c0], %r#0 shape [%m, %m] strides [%sa] : !tile.ptr<i32>, tensor<64x64xi32>
+  tile.descriptor_store %c[%c0, %c0], %r#1 shape [%m, %m] strides [%sa] : !tile.ptr<f32>, tensor<64x64xf32>
   return
 }

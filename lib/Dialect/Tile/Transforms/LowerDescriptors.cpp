@@ -134,18 +134,21 @@ std::optional<DotUse> dotInLoopUse(DescriptorLoadOp load) {
 }
 
 /// Whether the copy engine can fill warpgroup MMA's pipeline slots with
-/// the block of `use`'s operand: K contiguous (A as it is, B transposed),
-/// 8-bit or 16-bit elements, rows of at least 32 bytes (the narrowest
-/// swizzle), A's rows at least a warpgroup's 64.
+/// the block of `use`'s operand: 8-bit or 16-bit elements read along K (A
+/// as it is, B transposed: K-major), or 16-bit ones read along M or N (A
+/// transposed, B as it is: MN-major), in rows of at least 32 bytes (the
+/// narrowest swizzle); A's rows at least a warpgroup's 64.
 bool fillsWarpgroupSlot(const DotUse &use) {
-  if (use.transposed != (use.operand == 1))
-    return false;
-  RankedTensorType a = use.dot.getA().getType();
+  RankedTensorType a = use.dot.getA().getType(), b = use.dot.getB().getType();
   int64_t bits = a.getElementType().getIntOrFloatBitWidth();
-  return (bits == 8 || bits == 16) &&
-         use.dot.getB().getType().getElementType().getIntOrFloatBitWidth() ==
-             bits &&
-         a.getDimSize(1) * bits / 8 >= 32 && a.getDimSize(0) >= 64;
+  if ((bits != 8 && bits != 16) ||
+      b.getElementType().getIntOrFloatBitWidth() != bits ||
+      a.getDimSize(0) < 64)
+    return false;
+  bool kMajor = use.transposed == (use.operand == 1);
+  int64_t row = kMajor ? a.getDimSize(1)
+                       : (use.operand == 0 ? a.getDimSize(0) : b.getDimSize(1));
+  return (kMajor || bits == 16) && row * bits / 8 >= 32;
 }
 
 struct TileLowerDescriptors

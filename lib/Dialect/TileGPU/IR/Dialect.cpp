@@ -517,9 +517,9 @@ SmallVector<int64_t> tilegpu::tmaSlotBox(SharedBufferType buffer) {
 
 LogicalResult AsyncTmaCopyOp::verify() {
   SharedBufferType buffer = getBuffer().getType();
-  if (buffer.getOrder() != SharedOrder::KMajor)
-    return emitOpError("fills k_major slots (swizzle atoms along the "
-                       "contiguous dimension)");
+  if (buffer.getOrder() == SharedOrder::Gather)
+    return emitOpError("fills k_major or mn_major slots (columns of swizzle "
+                       "atoms along the contiguous dimension)");
   if (getOffsets().size() != 2)
     return emitOpError("takes the 2 offsets of the block, got ")
            << getOffsets().size();

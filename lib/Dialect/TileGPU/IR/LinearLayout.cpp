@@ -731,10 +731,12 @@ LinearLayout wgmmaMNMajorOperandLayout(int32_t k, int32_t mn,
         "8, MN of " + std::to_string(atomMN));
   // The same swizzle as K-major with the roles of the two dimensions
   // swapped: a row of the atom is one k, its chunks hold consecutive mn.
+  // Every row of K of one atom column, then the next column (a box of the
+  // copy engine each).
   LinearLayout atom = swizzledSharedLayout(8, atomMN, 16 / elementBytes,
                                            128 / swizzleBytes, swizzleBytes / 16);
-  return atom * LinearLayout::identity1D(mn / atomMN, kOffset, dimName(1)) *
-         LinearLayout::identity1D(k / 8, kOffset, dimName(0));
+  return atom * LinearLayout::identity1D(k / 8, kOffset, dimName(0)) *
+         LinearLayout::identity1D(mn / atomMN, kOffset, dimName(1));
 }
 
 LinearLayout gatherOperandLayout(int32_t k, int32_t columns,

@@ -23,8 +23,8 @@
 // reads them (they hold iteration i+S-1's value instead of i's), otherwise in
 // new ones beside them.
 //
-// Blocks of host-made descriptors that feed warpgroup MMA K-major go through
-// the copy engine instead: thread 0 starts each slot's copies, which arrive
+// Blocks of host-made descriptors that warpgroup MMA reads from slots go
+// through the copy engine instead: thread 0 starts each slot's copies, which arrive
 // on the slot's mbarrier, and the loop waits for the phase of the slot it
 // reads (a parity bit it carries, flipped each time the slot index wraps):
 //
@@ -264,9 +264,11 @@ struct TileGPUPipeline
     return Candidate{load, load, dot, *enc, type};
   }
 
-  /// A host-made descriptor's block that a dot on warpgroup MMA reads
-  /// K-major, copied by the copy engine: A's block as it is loaded, or B's
-  /// loaded N x K and transposed (`v`).
+  /// A host-made descriptor's block that a dot on warpgroup MMA reads from
+  /// a slot, copied by the copy engine: the operand's block as it is loaded
+  /// (`v`), or loaded transposed and transposed back (`v` a `tile.trans`),
+  /// into a k_major or mn_major slot (transposed for the latter), whose
+  /// columns of swizzle atoms are the boxes.
   std::optional<Candidate> tensorMapCandidate(scf::ForOp loop, Operation *dot,
                                               unsigned i, Value v) {
     if (!wgmmaWarps(dot))
@@ -280,13 +282,13 @@ struct TileGPUPipeline
       block = trans.getSrc();
     }
     auto load = block.getDefiningOp<tile::DescriptorLoadOp>();
-    if (!load || !load.getTensorMap() || transposed != (i == 1) ||
-        load->getBlock() != loop.getBody() || !load->hasOneUse())
+    if (!load || !load.getTensorMap() || load->getBlock() != loop.getBody() ||
+        !load->hasOneUse())
       return std::nullopt;
     Operation *value = v.getDefiningOp();
     std::optional<SharedEncoding> enc =
         dotOperandSharedEncoding(dot, i, transposed);
-    if (!enc || enc->order != SharedOrder::KMajor)
+    if (!enc || enc->order == SharedOrder::Gather)
       return std::nullopt;
     AheadAnalysis ahead(loop);
     if (!llvm::all_of(load.getOffsets(),

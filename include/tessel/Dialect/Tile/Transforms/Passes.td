@@ -40,10 +40,11 @@ def TileLowerDescriptors
     except, with `num-stages` > 1, loads whose one use is an operand of a
     dot in a loop, which the cp.async pipeline prefetches. With
     `pipelined-tensor-maps` too (the copy engine fills the pipeline's slots
-    of warpgroup MMA, NVIDIA sm_90a), those of 8-bit or 16-bit elements
-    whose contiguous dimension is the dot's K stay: A as it is loaded (M x
-    K, at least 64 rows, the warpgroup's), B loaded N x K and transposed
-    (`b.T`), their rows at least 32 bytes (the narrowest swizzle).
+    of warpgroup MMA, NVIDIA sm_90a), those stay whose dot has at least 64
+    rows (a warpgroup's) and whose rows span at least 32 bytes (the
+    narrowest swizzle): 8-bit or 16-bit elements contiguous along K (A as
+    it is loaded, B loaded N x K and transposed: `b.T`) or 16-bit ones
+    contiguous along M or N (A loaded K x M and transposed, B as it is).
   }];
   let options = [
     Option<"tensorMaps", "tensor-maps", "bool", /*default=*/"false",

@@ -79,10 +79,10 @@ std::optional<SharedEncoding> dotOperandSharedEncoding(mlir::Operation *dot,
                                                        unsigned operand,
                                                        bool transposed = false);
 
-/// The box of the copy engine's copies that fill a `k_major` slot of
-/// `buffer` (async_tma_copy): the stored tile's rows by one swizzle atom,
-/// outermost first; and the copies one slot takes (its atoms along the
-/// contiguous dimension).
+/// The box of the copy engine's copies that fill a `k_major` or `mn_major`
+/// slot of `buffer` (async_tma_copy): the stored tile's rows by one swizzle
+/// atom, outermost first; and the copies one slot takes (its columns of
+/// atoms along the contiguous dimension).
 llvm::SmallVector<int64_t> tmaSlotBox(SharedBufferType buffer);
 int64_t tmaSlotBoxes(SharedBufferType buffer);
 

@@ -223,8 +223,10 @@ LinearLayout wgmmaOperandLayout(int32_t rows, int32_t k, int32_t elementBytes,
 /// flag reads it: "offset" (elements) maps to [dim0 = k, dim1 = mn]. A
 /// swizzle atom is 8 rows of K, each swizzleBytes / elementBytes
 /// consecutive MN elements (16-byte chunks XORed as in wgmmaOperandLayout);
-/// atoms follow each other along MN (the leading offset, 8 * swizzleBytes),
-/// then groups of 8 rows of K (the stride offset, mn / atom width atoms).
+/// atoms follow each other along K (the stride offset, 8 * swizzleBytes),
+/// then along MN (the leading offset, k * swizzleBytes): each column of
+/// atoms is k rows of swizzleBytes, what one box of the copy engine with
+/// that swizzle lands.
 LinearLayout wgmmaMNMajorOperandLayout(int32_t k, int32_t mn,
                                        int32_t elementBytes,
                                        int32_t swizzleBytes);

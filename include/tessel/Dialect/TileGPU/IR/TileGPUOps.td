@@ -86,8 +86,9 @@ def TileGPU_SharedBufferType : TypeDef<TileGPU_Dialect, "SharedBuffer"> {
     row (`swizzle` bytes: 32, 64 or 128). `k_major` lays the tile out as
     `gpu::wgmmaOperandLayout(rows, columns)` (swizzle atoms along the
     columns outermost: an A operand, M x K), `mn_major` as
-    `gpu::wgmmaMNMajorOperandLayout(rows, columns)` (groups of 8 rows
-    outermost: a B operand as it comes, K x N). Both are free of bank
+    `gpu::wgmmaMNMajorOperandLayout(rows, columns)` (columns of swizzle
+    atoms, each all the rows, outermost: a B operand as it comes, K x N).
+    Both are free of bank
     conflicts for ldmatrix and are what wgmma descriptors read. `gather`
     (8-bit or 32-bit elements, `swizzle` the bytes of a row up to 128) is
     for the operands of mma.sync whose K is not contiguous, read a 32-bit
@@ -316,11 +317,12 @@ def TileGPU_AsyncTmaCopyOp : TileGPU_Op<"async_tma_copy",
     at `offsets` (outermost first) of the array the tensor map `map`
     describes into slot `slot` of `buffer`, whose tile the block is as
     stored (the transpose of the slot's tile for a `transposed` slot). The
-    slot is `k_major`: the map's box is one swizzle atom wide along the
-    contiguous dimension, its swizzle the slot's, and the block takes one
-    copy per atom (`tmaSlotBox`, `tmaSlotBoxes`). Each copy arrives on barrier `slot` of
-    `barriers` expecting its bytes; elements outside the array land as the
-    map's fill. Every thread may read the slot once it has waited for the
+    slot is `k_major` or `mn_major`: columns of swizzle atoms along the
+    contiguous dimension, each all the stored rows. The map's box is one
+    such column, its swizzle the slot's, and the block takes one copy per
+    column (`tmaSlotBox`, `tmaSlotBoxes`). Each copy arrives on barrier
+    `slot` of `barriers` expecting its bytes; elements outside the array
+    land as the map's fill. Every thread may read the slot once it has waited for the
     barrier's phase (`mbarrier_wait`).
   }];
   let arguments = (ins AnyType:$map, Variadic<I32>:$offsets,

@@ -131,16 +131,17 @@ def TileGPUPipeline : Pass<"tilegpu-pipeline", "mlir::func::FuncOp"> {
     and dots off the tensor cores stay as they are.
 
     A host-made descriptor's block (`tile.descriptor_load` with a
-    `tensor_map`) that a dot on warpgroup MMA reads K-major (A as it is
-    loaded; B loaded N x K and transposed, `k_major, transposed`) is copied
-    by the copy engine instead: `tilegpu.async_tma_copy` of a tensor map one
+    `tensor_map`, possibly transposed by a `tile.trans`) that a dot on
+    warpgroup MMA reads from a `k_major` or `mn_major` slot is copied by the
+    copy engine instead: `tilegpu.async_tma_copy` of a tensor map one
     swizzle atom wide with the slot's swizzle (a parameter added as
     tilegpu-tensor-maps adds them), arriving on the slot's barrier of an
     `mbarrier_alloc` (one barrier per slot); only in-range iterations copy.
     Each iteration waits for its slot's phase (`mbarrier_wait`, its parity
     carried by the loop and flipped as the read slot wraps) after the
     barrier and the next copies, and `mbarrier_inval` follows the loop.
-    Loops may mix both kinds.
+    Loops may mix both kinds (8-bit operands contiguous along M or N, which
+    wgmma reads K-major only, stay cp.async copies).
 
     `shared-limit` (bytes, 0: none): stages are dropped, down to 2, until the
     function's buffers plus the largest scratch a conversion or dot stages
