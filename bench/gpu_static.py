@@ -262,23 +262,25 @@ def descriptor_launch_args(case: Case, compiler: str, compiled: dict, args: list
     return out
 
 
-def matmul_descriptor_case(quick: bool, n: int | None = None) -> Case:
+def matmul_descriptor_case(quick: bool, b_kn: bool, n: int | None = None) -> Case:
     n = n or (128 if quick else 256)
     bm, bn, bk = 64, 64, 64
 
     def setup(rng):
         a = rng.standard_normal((n, n)).astype(np.float16)
-        b = rng.standard_normal((n, n)).astype(np.float16)  # N x K
+        b = rng.standard_normal((n, n)).astype(np.float16)  # K x N with b_kn, else N x K
         c = np.full((n, n), np.nan, np.float16)
-        want = a.astype(np.float64) @ b.astype(np.float64).T
+        want = a.astype(np.float64) @ (b.astype(np.float64) if b_kn else b.astype(np.float64).T)
         return [a, b, c, n], lambda args: _mismatch(args[2], want, 2e-3, 2e-3 * math.sqrt(n))
 
-    case = Case("matmul_tma", "fp16 matmul TMA", "matmul_descriptor_kernel",
-                {"a_desc": f"tensordesc<fp16[{bm}, {bk}]>", "b_desc": f"tensordesc<fp16[{bn}, {bk}]>",
+    b_block = f"[{bk}, {bn}]" if b_kn else f"[{bn}, {bk}]"
+    case = Case("matmul_tma_kn" if b_kn else "matmul_tma", f"fp16 matmul TMA {'KxN' if b_kn else 'NxK'}",
+                "matmul_descriptor_kernel",
+                {"a_desc": f"tensordesc<fp16[{bm}, {bk}]>", "b_desc": f"tensordesc<fp16{b_block}>",
                  "c_desc": f"tensordesc<fp16[{bm}, {bn}]>", "K": "i32", "BLOCK_M": "constexpr",
-                 "BLOCK_N": "constexpr", "BLOCK_K": "constexpr"},
-                {"BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": bk}, (n // bm, n // bn), 4, 3, setup,
-                f"M=N=K={n} B as N x K", ("sm_90a",))
+                 "BLOCK_N": "constexpr", "BLOCK_K": "constexpr", "B_KN": "constexpr"},
+                {"BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": bk, "B_KN": b_kn}, (n // bm, n // bn), 4, 3, setup,
+                f"M=N=K={n} B as {'K x N' if b_kn else 'N x K'}", ("sm_90a",))
     case.launch_args = lambda compiler, compiled, args: descriptor_launch_args(case, compiler, compiled, args)
     return case
 
@@ -307,11 +309,12 @@ def attention_case(quick: bool, bh: int | None = None, ctx: int | None = None) -
 def cases(quick: bool) -> list[Case]:
     return [vector_add_case(quick), softmax_case(quick), layer_norm_case(quick), matmul_case("fp16", quick),
             matmul_case("bf16", quick), matmul_case("fp32", quick), matmul_case("int8", quick),
-            matmul_case("fp8", quick), matmul_descriptor_case(quick), attention_case(quick)]
+            matmul_case("fp8", quick), matmul_descriptor_case(quick, b_kn=False),
+            matmul_descriptor_case(quick, b_kn=True), attention_case(quick)]
 
 
 CASE_KEYS = ["vector_add", "softmax", "layer_norm", "matmul_fp16", "matmul_bf16", "matmul_fp32", "matmul_int8",
-             "matmul_fp8", "matmul_tma", "attention"]
+             "matmul_fp8", "matmul_tma", "matmul_tma_kn", "attention"]
 
 
 def runtime_names(case: Case) -> list[str]:

@@ -104,14 +104,18 @@ def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk,
 
 @triton.jit
 def matmul_descriptor_kernel(a_desc, b_desc, c_desc, K, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
-                             BLOCK_K: tl.constexpr):
-    # Triton's persistent-matmul tutorial's operands, one tile per program: host-made descriptors of A (M x K),
-    # B (N x K, both K-contiguous; B's blocks transposed for the dot) and C; the blocks' ragged edges read zeros.
+                             BLOCK_K: tl.constexpr, B_KN: tl.constexpr):
+    # Host-made descriptors of A (M x K), B and C, one tile per program; B is N x K (K-contiguous, its blocks
+    # transposed for the dot: Triton's persistent-matmul tutorial) or, with B_KN, K x N. Ragged edges read zeros.
     om = tl.program_id(0) * BLOCK_M
     on = tl.program_id(1) * BLOCK_N
     acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
     for k in range(0, tl.cdiv(K, BLOCK_K)):
-        acc = tl.dot(a_desc.load([om, k * BLOCK_K]), b_desc.load([on, k * BLOCK_K]).T, acc)
+        if B_KN:
+            b = b_desc.load([k * BLOCK_K, on])
+        else:
+            b = b_desc.load([on, k * BLOCK_K]).T
+        acc = tl.dot(a_desc.load([om, k * BLOCK_K]), b, acc)
     c_desc.store([om, on], acc.to(tl.float16))
 
 
