@@ -241,6 +241,39 @@ def test_pipelined_copy_engine_mn_major(rng, target, dtype, M, N, K, BM, BN, BK,
         assert boxes % per_copy == 0 and 2 <= boxes // per_copy <= stages
 
 
+@triton.jit
+def persistent_matmul_descriptors(a_desc, b_desc, c_desc, M, N, K, BM: tl.constexpr, BN: tl.constexpr,
+                                  BK: tl.constexpr, PROGRAMS: tl.constexpr):
+    # The persistent-matmul tutorial's shape: each program loops over output tiles, a K loop in each.
+    tiles_n = tl.cdiv(N, BN)
+    for tile in range(tl.program_id(0), tl.cdiv(M, BM) * tiles_n, PROGRAMS):
+        om = (tile // tiles_n) * BM
+        on = (tile % tiles_n) * BN
+        acc = tl.zeros([BM, BN], dtype=tl.float32)
+        for k in range(0, tl.cdiv(K, BK)):
+            acc = tl.dot(a_desc.load([om, k * BK]), b_desc.load([on, k * BK]).T, acc)
+        c_desc.store([om, on], acc.to(tl.float16))
+
+
+def test_persistent_matmul_through_host_descriptors(rng, target):
+    # 3 programs over 3 x 3 ragged tiles: on sm_90a each tile's K loop has its own pipeline (the slots' mbarriers
+    # initialized before it and invalidated after it, once per tile), C stored by TMA between them.
+    torch = pytest.importorskip("torch")
+    M, N, K = 320, 192, 200
+    a = torch.from_numpy(rng.standard_normal((M, K)).astype(np.float16))
+    b = torch.from_numpy(rng.standard_normal((N, K)).astype(np.float16))
+    c = torch.full((M, N), float("nan"), dtype=torch.float16)
+    kernel = persistent_matmul_descriptors[(3,)](
+        TensorDescriptor.from_tensor(a, [128, 64]), TensorDescriptor.from_tensor(b, [64, 64]),
+        TensorDescriptor.from_tensor(c, [128, 64]), M, N, K, BM=128, BN=64, BK=64, PROGRAMS=3, num_stages=3)
+    want = a.double().numpy() @ b.double().numpy().T
+    np.testing.assert_allclose(c.double().numpy(), want, rtol=2e-3, atol=2e-2)
+    if target == "sim:sm_90a":
+        ptx = kernel.asm["ptx"]
+        assert ptx.count("cp.async.bulk.tensor.2d.shared::cluster.global") == 6  # 2 prologue + 1 loop, A and B
+        assert ptx.count("mbarrier.init") == 3 and ptx.count("mbarrier.inval") == 3  # one per slot
+
+
 def test_shapes_and_strides_specialize_like_ints(rng, target):
     # The shape of a descriptor is specialized by divisibility as int arguments are (its strides are 16-byte
     # multiples by the descriptor's rule): a view whose extents are multiples of 16 is copied in 16-byte vectors.
