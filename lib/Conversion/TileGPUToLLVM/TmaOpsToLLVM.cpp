@@ -41,11 +41,19 @@ Value leaderThread(OpBuilder &b, Location loc,
                               i32Const(b, loc, 0)));
 }
 
+/// What every op here needs: a target with tensor maps (and mbarriers).
+LogicalResult requireTensorMaps(Operation *op, ConversionPatternRewriter &rw,
+                                const gpu::GPUTargetInfo &target) {
+  if (!target.hasTensorMaps())
+    return rw.notifyMatchFailure(op, "the target has no tensor maps");
+  return success();
+}
+
 /// What a TMA op's lowering needs: a target with tensor maps, its scratch.
 LogicalResult checkLowerable(Operation *op, ConversionPatternRewriter &rw,
                              const gpu::GPUTargetInfo &target) {
-  if (!target.hasTensorMaps())
-    return rw.notifyMatchFailure(op, "the target has no tensor maps");
+  if (failed(requireTensorMaps(op, rw, target)))
+    return failure();
   if (!op->hasAttr(kScratchAttr))
     return rw.notifyMatchFailure(op, "no scratch assigned");
   return success();
@@ -156,8 +164,8 @@ struct MBarrierAllocLowering : TileGPUPattern<tilegpu::MBarrierAllocOp> {
   matchAndRewrite(tilegpu::MBarrierAllocOp op, OneToNOpAdaptor,
                   ConversionPatternRewriter &rw) const override {
     auto offset = op->getAttrOfType<IntegerAttr>("tilegpu.offset");
-    if (!target.hasTensorMaps())
-      return rw.notifyMatchFailure(op, "the target has no mbarriers");
+    if (failed(requireTensorMaps(op, rw, target)))
+      return failure();
     if (!offset)
       return rw.notifyMatchFailure(op, "no offset assigned");
     Location loc = op.getLoc();
@@ -183,8 +191,8 @@ struct AsyncTmaCopyLowering : TileGPUPattern<tilegpu::AsyncTmaCopyOp> {
   LogicalResult
   matchAndRewrite(tilegpu::AsyncTmaCopyOp op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rw) const override {
-    if (!target.hasTensorMaps())
-      return rw.notifyMatchFailure(op, "the target has no tensor maps");
+    if (failed(requireTensorMaps(op, rw, target)))
+      return failure();
     Location loc = op.getLoc();
     auto type = op.getBuffer().getType();
     Value slot = slotAddress(rw, loc, adaptor.getBuffer()[0],
@@ -218,8 +226,8 @@ struct MBarrierWaitLowering : TileGPUPattern<tilegpu::MBarrierWaitOp> {
   LogicalResult
   matchAndRewrite(tilegpu::MBarrierWaitOp op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rw) const override {
-    if (!target.hasTensorMaps())
-      return rw.notifyMatchFailure(op, "the target has no mbarriers");
+    if (failed(requireTensorMaps(op, rw, target)))
+      return failure();
     Location loc = op.getLoc();
     target.mbarrierWait(rw, loc,
                         barrierAddress(rw, loc, adaptor.getBarriers()[0],
@@ -235,8 +243,8 @@ struct MBarrierInvalLowering : TileGPUPattern<tilegpu::MBarrierInvalOp> {
   LogicalResult
   matchAndRewrite(tilegpu::MBarrierInvalOp op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rw) const override {
-    if (!target.hasTensorMaps())
-      return rw.notifyMatchFailure(op, "the target has no mbarriers");
+    if (failed(requireTensorMaps(op, rw, target)))
+      return failure();
     Location loc = op.getLoc();
     target.barrier(rw, loc); // every thread is done waiting
     Value leader = leaderThread(rw, loc, target);
