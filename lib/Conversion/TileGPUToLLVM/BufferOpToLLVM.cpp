@@ -185,35 +185,16 @@ struct LocalLoadLowering : TileGPUPattern<tilegpu::LocalLoadOp> {
     auto type = op.getBuffer().getType();
     LinearLayout layout = layoutOf(op.getType());
     Type elt = getTypeConverter()->convertType(type.getElementType());
-    int n = layout.inSize(gpu::kRegister);
-    SmallVector<Value> values;
     if (onlyReadInPlace(op) && target.hasMma16816()) {
       Value poison = rw.create<LLVM::PoisonOp>(loc, elt);
-      rw.replaceOpWithMultiple(op, {SmallVector<Value>(n, poison)});
+      rw.replaceOpWithMultiple(
+          op, {SmallVector<Value>(layout.inSize(gpu::kRegister), poison)});
       return success();
     }
-    LinearLayout toOffset = layout.invertAndCompose(type.getSlotLayout());
-    int32_t size = type.getElementBytes();
-    int32_t vec = slotVectorWidth(toOffset, size, 16);
     Value slot = slotAddress(rw, loc, adaptor.getBuffer()[0],
                              adaptor.getSlot()[0], type);
-    ThreadIds ids = threadIds(rw, loc, target);
-    SmallVector<Value> hw{i32Const(rw, loc, 0)};
-    hw = hardwarePart(rw, loc, toOffset, gpu::kLane, ids.lane, hw);
-    hw = hardwarePart(rw, loc, toOffset, gpu::kWarp, ids.warp, hw);
-    auto vecTy = VectorType::get({vec}, elt);
-    for (int32_t r = 0; r < n; r += vec) {
-      int32_t c = toOffset.apply({{gpu::kRegister, r}})[0];
-      Value addr = xorElementAddress(rw, loc, slot, hw[0], c, size);
-      if (vec == 1) {
-        values.push_back(rw.create<LLVM::LoadOp>(loc, elt, addr, size));
-        continue;
-      }
-      Value v = rw.create<LLVM::LoadOp>(loc, vecTy, addr, vec * size);
-      for (int32_t j = 0; j < vec; ++j)
-        values.push_back(rw.create<LLVM::ExtractElementOp>(
-            loc, v, i32Const(rw, loc, j)));
-    }
+    SmallVector<Value> values = readOperandFromShared(
+        rw, loc, target, layout, type.getSlotLayout(), elt, slot);
     rw.replaceOpWithMultiple(op, {values});
     return success();
   }

@@ -154,14 +154,7 @@ void writeOperandToShared(OpBuilder &b, Location loc,
   SmallVector<Value> hw{i32Const(b, loc, 0)};
   hw = hardwarePart(b, loc, toOffset, gpu::kLane, ids.lane, hw);
   hw = hardwarePart(b, loc, toOffset, gpu::kWarp, ids.warp, hw);
-  int32_t vec = std::min<int32_t>(
-      toOffset.contiguousRun(gpu::kRegister, gpu::kOffset), 16 / size);
-  // A vector must start at a multiple of its width in every thread.
-  for (const char *in : {gpu::kLane, gpu::kWarp})
-    if (int i = toOffset.inIndex(in); i >= 0)
-      for (const auto &basis : toOffset.ins()[i].bases)
-        while (vec > 1 && basis[0] % vec)
-          vec /= 2;
+  int32_t vec = slotVectorWidth(toOffset, size, 16);
   Value own = isOwner(b, loc, layout, ids);
   auto vecTy = VectorType::get({vec}, elt);
   for (int32_t r = 0; r < int32_t(values.size()); r += vec) {
@@ -183,6 +176,38 @@ void writeOperandToShared(OpBuilder &b, Location loc,
       ib.create<LLVM::StoreOp>(loc, v, addr, vec * size);
     });
   }
+}
+
+/// Reads a tensor into registers as `layout` from shared memory at
+/// `basePtr`, where `shared` (offset -> coordinates) places it: the same
+/// per-thread offsets, in vectors of up to 16 bytes.
+SmallVector<Value> readOperandFromShared(OpBuilder &b, Location loc,
+                                         const gpu::GPUTargetInfo &target,
+                                         const LinearLayout &layout,
+                                         const LinearLayout &shared, Type elt,
+                                         Value basePtr) {
+  LinearLayout toOffset = layout.invertAndCompose(shared);
+  int32_t size = storageBytes(elt);
+  int32_t vec = slotVectorWidth(toOffset, size, 16);
+  ThreadIds ids = threadIds(b, loc, target);
+  SmallVector<Value> hw{i32Const(b, loc, 0)};
+  hw = hardwarePart(b, loc, toOffset, gpu::kLane, ids.lane, hw);
+  hw = hardwarePart(b, loc, toOffset, gpu::kWarp, ids.warp, hw);
+  auto vecTy = VectorType::get({vec}, elt);
+  SmallVector<Value> values;
+  for (int32_t r = 0; r < layout.inSize(gpu::kRegister); r += vec) {
+    int32_t c = toOffset.apply({{gpu::kRegister, r}})[0];
+    Value addr = xorElementAddress(b, loc, basePtr, hw[0], c, size);
+    if (vec == 1) {
+      values.push_back(b.create<LLVM::LoadOp>(loc, elt, addr, size));
+      continue;
+    }
+    Value v = b.create<LLVM::LoadOp>(loc, vecTy, addr, vec * size);
+    for (int32_t j = 0; j < vec; ++j)
+      values.push_back(
+          b.create<LLVM::ExtractElementOp>(loc, v, i32Const(b, loc, j)));
+  }
+  return values;
 }
 
 /// The widest run of registers (at most 16 bytes) a thread moves to or from

@@ -56,6 +56,15 @@ void writeOperandToShared(OpBuilder &b, Location loc,
                           const LinearLayout &shared, ValueRange values,
                           int64_t base, Value basePtr = {});
 
+/// Reads a tensor into registers as `layout` from shared memory at
+/// `basePtr`, where `shared` (offset -> coordinates) places it, in vectors
+/// of up to 16 bytes.
+SmallVector<Value> readOperandFromShared(OpBuilder &b, Location loc,
+                                         const GPUTargetInfo &target,
+                                         const LinearLayout &layout,
+                                         const LinearLayout &shared, Type elt,
+                                         Value basePtr);
+
 /// The local_load that operand `i` (0: A, 1: B) of `dot` reads in place,
 /// or null where the operand goes through registers.
 tessel::tilegpu::LocalLoadOp inPlaceOperand(tessel::tile::DotOp dot,

@@ -61,8 +61,8 @@ int64_t scratchBytes(Operation *op, const gpu::GPUTargetInfo &target,
   }
   if (auto tma = dyn_cast<tilegpu::TmaLoadOp>(op)) {
     // The block, then its mbarrier; the copy engine moves blocks from
-    // 128-byte boundaries.
-    alignment = 128;
+    // 128-byte boundaries, swizzled ones from where their pattern starts.
+    alignment = tma.getSwizzle() ? 1024 : 128;
     return (tmaBlockBytes(tma.getType()) + 7) / 8 * 8 + 8;
   }
   if (auto tma = dyn_cast<tilegpu::TmaStoreOp>(op)) {

@@ -1,7 +1,7 @@
 //===- TmaOpsToLLVM.cpp - Blocks of tensor maps through the copy engine ---===//
 //
-// The block sits in the op's scratch in row-major order, or a stored 2-d
-// block swizzled as a k_major slot (its map's swizzle).
+// The block sits in the op's scratch in row-major order, or a 2-d block
+// swizzled as a k_major slot (its map's swizzle), one copy per atom column.
 // tma_load: one thread initializes an mbarrier behind the block, arrives on
 // it expecting the block's bytes and starts the copy engine's copy into the
 // scratch; every thread waits for the barrier's first phase, reads its
@@ -67,6 +67,50 @@ SmallVector<Value> mapCoordinates(ArrayRef<ValueRange> offsets) {
   return coords;
 }
 
+/// A block's copies into (or out of) shared memory: one per column of
+/// swizzle atoms (`width` elements of every row, `bytes` apart), or one of
+/// the whole row-major block.
+struct ScratchAtoms {
+  int64_t count = 1;
+  int32_t width = 0;
+  int64_t bytes = 0;
+};
+
+ScratchAtoms scratchAtoms(RankedTensorType type, int32_t swizzle) {
+  if (!swizzle)
+    return {};
+  int64_t rows = type.getDimSize(0);
+  return {tmaBlockBytes(type) / (rows * swizzle),
+          swizzle / storageBytes(type.getElementType()), rows * swizzle};
+}
+
+/// The scratch layout of a swizzled block: a k_major slot's.
+gpu::LinearLayout scratchLayout(RankedTensorType type, int32_t swizzle) {
+  return gpu::wgmmaOperandLayout(type.getDimSize(0), type.getDimSize(1),
+                                 storageBytes(type.getElementType()), swizzle);
+}
+
+/// Atom column `a`'s shared address and its tensor-map coordinates (the
+/// innermost moved on by a columns).
+Value atomAddress(OpBuilder &b, Location loc, Value scratch,
+                  const ScratchAtoms &atoms, int64_t a) {
+  if (!a)
+    return scratch;
+  return b.create<LLVM::GEPOp>(loc, scratch.getType(), b.getI8Type(), scratch,
+                               ValueRange{i32Const(b, loc,
+                                                   int32_t(a * atoms.bytes))});
+}
+
+SmallVector<Value> atomCoordinates(OpBuilder &b, Location loc,
+                                   ArrayRef<Value> coords,
+                                   const ScratchAtoms &atoms, int64_t a) {
+  SmallVector<Value> at(coords);
+  if (a)
+    at[0] = b.create<arith::AddIOp>(loc, coords[0],
+                                    i32Const(b, loc, int32_t(a * atoms.width)));
+  return at;
+}
+
 struct TmaLoadLowering : TileGPUPattern<tilegpu::TmaLoadOp> {
   using TileGPUPattern::TileGPUPattern;
   LogicalResult
@@ -83,19 +127,28 @@ struct TmaLoadLowering : TileGPUPattern<tilegpu::TmaLoadOp> {
     Value barrier = sharedAddress(rw, loc, space, i32Const(rw, loc, bytes));
     SmallVector<Value> coords = mapCoordinates(adaptor.getOffsets());
     Value leader = leaderThread(rw, loc, target);
+    std::vector<int32_t> shape(type.getShape().begin(), type.getShape().end());
+    ScratchAtoms atoms = scratchAtoms(type, op.getSwizzle());
     // Earlier users of the scratch are done with it, and earlier stores (to
     // the array the map reads too), their accesses ordered before the copy
     // engine's.
     target.fenceAsyncProxy(rw, loc);
     target.barrier(rw, loc);
-    target.mbarrierInit(rw, loc, barrier, leader, /*arrivals=*/1);
-    target.tensorMapLoad(rw, loc, data, adaptor.getMap()[0], coords, barrier,
-                         bytes, leader);
+    target.mbarrierInit(rw, loc, barrier, leader, atoms.count);
+    for (int64_t a = 0; a < atoms.count; ++a)
+      target.tensorMapLoad(
+          rw, loc, atomAddress(rw, loc, data, atoms, a), adaptor.getMap()[0],
+          atomCoordinates(rw, loc, coords, atoms, a), barrier,
+          bytes / atoms.count, leader);
     target.barrier(rw, loc); // the mbarrier is initialized for every thread
     target.mbarrierWait(rw, loc, barrier, i32Const(rw, loc, 0));
-    std::vector<int32_t> shape(type.getShape().begin(), type.getShape().end());
-    SmallVector<Value> values = readTensorFromShared(
-        rw, loc, target, layoutOf(type), shape, elt, /*base=*/0);
+    SmallVector<Value> values =
+        op.getSwizzle()
+            ? readOperandFromShared(rw, loc, target, layoutOf(type),
+                                    scratchLayout(type, op.getSwizzle()), elt,
+                                    data)
+            : readTensorFromShared(rw, loc, target, layoutOf(type), shape, elt,
+                                   /*base=*/0);
     target.barrier(rw, loc); // every thread has waited and read
     target.mbarrierInval(rw, loc, barrier, leader);
     rw.replaceOpWithMultiple(op, {values});
@@ -115,13 +168,11 @@ struct TmaStoreLowering : TileGPUPattern<tilegpu::TmaStoreOp> {
     unsigned space = target.sharedAddressSpace();
     SmallVector<Value> coords = mapCoordinates(adaptor.getOffsets());
     std::vector<int32_t> shape(type.getShape().begin(), type.getShape().end());
-    int32_t swizzle = op.getSwizzle();
+    ScratchAtoms atoms = scratchAtoms(type, op.getSwizzle());
     target.barrier(rw, loc); // earlier users of the scratch are done
-    if (swizzle)
+    if (op.getSwizzle())
       writeOperandToShared(rw, loc, target, layoutOf(type),
-                           gpu::wgmmaOperandLayout(shape[0], shape[1],
-                                                   storageBytes(type.getElementType()),
-                                                   swizzle),
+                           scratchLayout(type, op.getSwizzle()),
                            adaptor.getValue(), /*base=*/0);
     else
       writeTensorToShared(rw, loc, target, layoutOf(type), shape,
@@ -129,23 +180,12 @@ struct TmaStoreLowering : TileGPUPattern<tilegpu::TmaStoreOp> {
     // Every thread's writes, visible to the copy engine once all are done.
     target.fenceSharedForWarpgroupMma(rw, loc);
     target.barrier(rw, loc);
-    // One copy per swizzle atom: atom a holds columns [a * width, (a + 1) *
-    // width) of every row, from a * rows * swizzle bytes on.
     Value leader = leaderThread(rw, loc, target);
-    int64_t atoms = swizzle ? tmaBlockBytes(type) / (shape[0] * swizzle) : 1;
-    int32_t width =
-        swizzle ? swizzle / storageBytes(type.getElementType()) : 0;
-    for (int64_t a = 0; a < atoms; ++a) {
-      SmallVector<Value> at = coords;
-      if (a)
-        at[0] = rw.create<arith::AddIOp>(loc, coords[0],
-                                         i32Const(rw, loc, int32_t(a * width)));
-      target.tensorMapStore(
-          rw, loc, adaptor.getMap()[0], at,
-          sharedAddress(rw, loc, space,
-                        i32Const(rw, loc, int32_t(a * shape[0] * swizzle))),
-          leader);
-    }
+    Value scratch = sharedAddress(rw, loc, space, i32Const(rw, loc, 0));
+    for (int64_t a = 0; a < atoms.count; ++a)
+      target.tensorMapStore(rw, loc, adaptor.getMap()[0],
+                            atomCoordinates(rw, loc, coords, atoms, a),
+                            atomAddress(rw, loc, scratch, atoms, a), leader);
     target.barrier(rw, loc); // the scratch is free again
     rw.eraseOp(op);
     return success();
@@ -202,20 +242,14 @@ struct AsyncTmaCopyLowering : TileGPUPattern<tilegpu::AsyncTmaCopyOp> {
     Value pred = rw.create<arith::AndIOp>(loc, leaderThread(rw, loc, target),
                                           adaptor.getPred()[0]);
     SmallVector<int64_t> box = tilegpu::tmaSlotBox(type);
-    int32_t size = type.getElementBytes();
-    int64_t atomBytes = box[0] * box[1] * size;
-    // Atom a holds the block's columns [a * box[1], (a + 1) * box[1]).
+    ScratchAtoms atoms{tilegpu::tmaSlotBoxes(type), int32_t(box[1]),
+                       box[0] * box[1] * type.getElementBytes()};
     SmallVector<Value> coords = mapCoordinates(adaptor.getOffsets());
-    for (int64_t a = 0; a < tilegpu::tmaSlotBoxes(type); ++a) {
-      Value dst = rw.create<LLVM::GEPOp>(
-          loc, slot.getType(), rw.getI8Type(), slot,
-          ValueRange{i32Const(rw, loc, int32_t(a * atomBytes))});
-      SmallVector<Value> at = coords;
-      at[0] = rw.create<arith::AddIOp>(loc, coords[0],
-                                       i32Const(rw, loc, int32_t(a * box[1])));
-      target.tensorMapLoad(rw, loc, dst, adaptor.getMap()[0], at, barrier,
-                           atomBytes, pred);
-    }
+    for (int64_t a = 0; a < atoms.count; ++a)
+      target.tensorMapLoad(rw, loc, atomAddress(rw, loc, slot, atoms, a),
+                           adaptor.getMap()[0],
+                           atomCoordinates(rw, loc, coords, atoms, a), barrier,
+                           atoms.bytes, pred);
     rw.eraseOp(op);
     return success();
   }

@@ -1,13 +1,15 @@
 // RUN: tessel-opt %s -split-input-file -tile-lower-descriptors="tensor-maps=1" -convert-tile-to-tilegpu="num-warps=4 compute-capability=90" -tilegpu-tensor-maps -canonicalize -convert-tilegpu-to-nvvm -canonicalize -cse | FileCheck %s
 
-// A block of a tensor map (a 16 x 32 fp32 block: 2048 bytes) read with TMA:
+// A block of a tensor map (a 16 x 32 fp32 block: 2048 bytes; rows of 128
+// bytes, so it lands swizzled as a k_major slot) read with TMA:
 // the map is a by-value __grid_constant__ argument; after a proxy fence (of
 // every state space: earlier stores may be to the array the map reads) and a
 // barrier (earlier users of the scratch are done), thread 0 initializes the
 // mbarrier behind the block, arrives expecting 2048 bytes and starts the copy
 // (coordinates innermost first); after a barrier every thread waits for the
-// phase, reads its elements from shared memory, and once all have, thread 0
-// invalidates the mbarrier.
+// phase, reads its elements from shared memory (a thread's 4 consecutive
+// elements one 16-byte chunk of the swizzled block: one vector load), and
+// once all have, thread 0 invalidates the mbarrier.
 // CHECK-LABEL: llvm.func @tma
 // CHECK-SAME: %[[O0:[^:]*]]: i32, %[[O1:[^:]*]]: i32, %[[MAP:[^:]*]]: !llvm.ptr {llvm.align = 64 : i64, llvm.byval = !llvm.array<128 x i8>, nvvm.grid_constant})
 // CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async>}
@@ -18,7 +20,8 @@
 // CHECK-NEXT: llvm.inline_asm has_side_effects {{.*}} "@$5 cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [$0], [$1, {$2,$3} ], [$4];", "r,l,r,r,r,b" %{{[^,]*}}, %[[MAP]], %[[O1]], %[[O0]], %[[BAR]], %[[LEADER]] :
 // CHECK-NEXT: nvvm.barrier0
 // CHECK-NEXT: llvm.inline_asm has_side_effects {{.*}}mbarrier.try_wait.parity.shared.b64 P1, [$0], $1, $2;{{.*}} %[[BAR]],
-// CHECK-COUNT-4: llvm.load %{{.*}} : !llvm.ptr<3> -> f32
+// CHECK: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<4xf32>
+// CHECK-NOT: llvm.load
 // CHECK: nvvm.barrier0
 // CHECK-NEXT: llvm.ptrtoint %[[BAR]]
 // CHECK-NEXT: llvm.inline_asm has_side_effects "@$0 mbarrier.inval.shared::cta.b64 [$1];", "b,r" %[[LEADER]],

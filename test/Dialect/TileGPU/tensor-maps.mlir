@@ -1,18 +1,16 @@
 // RUN: tessel-opt %s -split-input-file -tile-lower-descriptors="tensor-maps=1 num-stages=3" -convert-tile-to-tilegpu="num-warps=4 compute-capability=90" -tilegpu-tensor-maps | FileCheck %s
 
-// A host-made descriptor's loads (tensor_map: its base is argument 0) go
-// through one tensor map appended to the kernel's arguments (128 bytes by
-// value), which says what it describes: the block, no swizzle, the loads'
-// NaN fill. Its store goes through a map of its own: the block is stored
-// from a scratch swizzled as a k_major slot (rows of 128 bytes: the 128-byte
-// swizzle, one box).
+// A host-made descriptor's loads and stores (tensor_map: its base is
+// argument 0) go through one tensor map appended to the kernel's arguments
+// (128 bytes by value), which says what it describes: the block, the loads'
+// NaN fill, and the swizzle its block has in shared memory (rows of 128
+// bytes: the 128-byte swizzle of a k_major slot, one box).
 // CHECK-LABEL: func.func @copy
-// CHECK-SAME: %[[MAP:[^:]*]]: !llvm.ptr {llvm.align = 64 : i64, llvm.byval = !llvm.array<128 x i8>, tilegpu.tensor_map = {arg = 0 : i32, box = array<i64: 16, 64>, element = f16, nan = true, swizzle = 0 : i32}}
-// CHECK-SAME: %[[SMAP:[^:]*]]: !llvm.ptr {llvm.align = 64 : i64, llvm.byval = !llvm.array<128 x i8>, tilegpu.tensor_map = {arg = 0 : i32, box = array<i64: 16, 64>, element = f16, nan = true, swizzle = 128 : i32}})
-// CHECK: %[[X:.*]] = tilegpu.tma_load %[[MAP]][%{{.*}}, %{{.*}}] : !llvm.ptr -> tensor<16x64xf16, #
-// CHECK: %[[Y:.*]] = tilegpu.tma_load %[[MAP]][%{{.*}}, %{{.*}}] : !llvm.ptr -> tensor<16x64xf16, #
+// CHECK-SAME: %[[MAP:[^:]*]]: !llvm.ptr {llvm.align = 64 : i64, llvm.byval = !llvm.array<128 x i8>, tilegpu.tensor_map = {arg = 0 : i32, box = array<i64: 16, 64>, element = f16, nan = true, swizzle = 128 : i32}})
+// CHECK: %[[X:.*]] = tilegpu.tma_load %[[MAP]][%{{.*}}, %{{.*}}] {swizzle = 128 : i32} : !llvm.ptr -> tensor<16x64xf16, #
+// CHECK: %[[Y:.*]] = tilegpu.tma_load %[[MAP]][%{{.*}}, %{{.*}}] {swizzle = 128 : i32} : !llvm.ptr -> tensor<16x64xf16, #
 // CHECK-NOT: tile.descriptor_load
-// CHECK: tilegpu.tma_store %[[SMAP]][%{{.*}}, %{{.*}}], %{{.*}} {swizzle = 128 : i32} : !llvm.ptr, tensor<16x64xf16, #
+// CHECK: tilegpu.tma_store %[[MAP]][%{{.*}}, %{{.*}}], %{{.*}} {swizzle = 128 : i32} : !llvm.ptr, tensor<16x64xf16, #
 // CHECK-NOT: tile.store
 func.func @copy(%x: !tile.ptr<f16> {tile.divisibility = 16 : i32}, %m: i32, %n: i32, %s: i64, %o: i32) attributes {tile.kernel} {
   %a = tile.descriptor_load %x[%o, %o] shape [%m, %n] strides [%s] nan_padding {tensor_map = 0 : i32} : !tile.ptr<f16> -> tensor<16x64xf16>

@@ -438,16 +438,10 @@ static LogicalResult verifyTensorMapBlock(Operation *op, RankedTensorType type,
   return success();
 }
 
-LogicalResult TmaLoadOp::verify() {
-  return verifyTensorMapBlock(*this, getResult().getType(),
-                              getOffsets().size());
-}
-
-LogicalResult TmaStoreOp::verify() {
-  RankedTensorType type = getValue().getType();
-  if (failed(verifyTensorMapBlock(*this, type, getOffsets().size())))
-    return failure();
-  int32_t swizzle = getSwizzle();
+/// A block in the op's scratch with `swizzle` (0: row-major): 2-d, whole
+/// 8-row groups, rows of whole 32, 64 or 128-byte swizzle atoms.
+static LogicalResult verifyScratchSwizzle(Operation *op, RankedTensorType type,
+                                          int32_t swizzle) {
   if (!swizzle)
     return success();
   int64_t rowBytes =
@@ -456,11 +450,25 @@ LogicalResult TmaStoreOp::verify() {
           : 0;
   if ((swizzle != 32 && swizzle != 64 && swizzle != 128) ||
       type.getRank() != 2 || type.getDimSize(0) % 8 || rowBytes % swizzle)
-    return emitOpError("a swizzled store is of a 2-d block of whole 8-row "
-                       "groups whose rows are whole 32, 64 or 128-byte "
-                       "swizzle atoms, got swizzle ")
+    return op->emitOpError("a swizzled block is 2-d, of whole 8-row groups "
+                           "whose rows are whole 32, 64 or 128-byte swizzle "
+                           "atoms, got swizzle ")
            << swizzle << " for " << type;
   return success();
+}
+
+LogicalResult TmaLoadOp::verify() {
+  RankedTensorType type = getResult().getType();
+  if (failed(verifyTensorMapBlock(*this, type, getOffsets().size())))
+    return failure();
+  return verifyScratchSwizzle(*this, type, getSwizzle());
+}
+
+LogicalResult TmaStoreOp::verify() {
+  RankedTensorType type = getValue().getType();
+  if (failed(verifyTensorMapBlock(*this, type, getOffsets().size())))
+    return failure();
+  return verifyScratchSwizzle(*this, type, getSwizzle());
 }
 
 namespace {

@@ -24,10 +24,10 @@ using namespace tessel::tilegpu;
 
 namespace {
 
-/// The swizzle a stored block's scratch gets: its rows' bytes up to 128,
-/// for 2-d blocks of whole 8-row groups whose rows span at least 32 bytes
-/// of elements of at least a byte; 0 otherwise.
-int32_t storeSwizzle(RankedTensorType type) {
+/// The swizzle a block's scratch gets: its rows' bytes up to 128, for 2-d
+/// blocks of whole 8-row groups whose rows span at least 32 bytes of
+/// elements of at least a byte; 0 otherwise.
+int32_t scratchSwizzle(RankedTensorType type) {
   int64_t bits = type.getElementTypeBitWidth();
   if (type.getRank() != 2 || type.getDimSize(0) % 8 || bits < 8)
     return 0;
@@ -54,9 +54,9 @@ struct TileGPUTensorMaps
         }
       });
       // One map per descriptor argument and block shape (its accesses
-      // share it). Loads land row-major; stores of 2-d blocks go from a
-      // scratch swizzled as a k_major slot is (conflict-free writes), the
-      // box one atom wide.
+      // share it). 2-d blocks land in (and are stored from) a scratch
+      // swizzled as a k_major slot is, conflict-free for the threads'
+      // accesses, the box one atom wide; others row-major.
       for (Operation *op : accesses) {
         auto load = dyn_cast<tile::DescriptorLoadOp>(op);
         auto store = dyn_cast<tile::DescriptorStoreOp>(op);
@@ -65,7 +65,7 @@ struct TileGPUTensorMaps
         auto type = cast<RankedTensorType>(load ? load.getType()
                                                 : store.getValue().getType());
         SmallVector<int64_t> box(type.getShape());
-        int32_t swizzle = store ? storeSwizzle(type) : 0;
+        int32_t swizzle = scratchSwizzle(type);
         if (swizzle)
           box[1] = swizzle / (type.getElementTypeBitWidth() / 8);
         BlockArgument map = tensorMapArgument(
@@ -75,7 +75,7 @@ struct TileGPUTensorMaps
         OpBuilder builder(op);
         if (load) {
           auto tma = TmaLoadOp::create(builder, load.getLoc(), type, map,
-                                       load.getOffsets());
+                                       load.getOffsets(), swizzle);
           load.replaceAllUsesWith(tma.getResult());
         } else {
           TmaStoreOp::create(builder, store.getLoc(), map, store.getOffsets(),

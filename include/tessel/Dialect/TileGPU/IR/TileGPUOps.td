@@ -262,9 +262,11 @@ def TileGPU_TmaLoadOp : TileGPU_Op<"tma_load", [MemoryEffects<[MemRead]>]> {
     starts the copy into shared memory, every thread waits for it on an
     mbarrier, then reads its elements in the result's layout. The shared
     memory is the op's own scratch, as a layout conversion's: the op only
-    reads memory.
+    reads memory. `swizzle` as for `tma_store`: the block lands as a
+    `k_major` slot holds it, one copy per atom column.
   }];
-  let arguments = (ins AnyType:$map, Variadic<I32>:$offsets);
+  let arguments = (ins AnyType:$map, Variadic<I32>:$offsets,
+                       DefaultValuedAttr<I32Attr, "0">:$swizzle);
   let results = (outs AnyRankedTensor:$result);
   let assemblyFormat = [{
     $map `[` $offsets `]` attr-dict `:` type($map) `->` type($result)
