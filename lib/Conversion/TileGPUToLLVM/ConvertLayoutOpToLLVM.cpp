@@ -196,39 +196,6 @@ std::optional<LinearLayout> conversionSharedLayout(const LinearLayout &src,
   return best;
 }
 
-/// Reads a tensor in `layout` from shared memory laid out as `shared` (from
-/// byte `base`), in vectors as wide as both allow.
-SmallVector<Value> readOperandFromShared(OpBuilder &b, Location loc,
-                                         const gpu::GPUTargetInfo &target,
-                                         const LinearLayout &layout,
-                                         const LinearLayout &shared, Type elt,
-                                         int64_t base) {
-  LinearLayout toOffset = layout.invertAndCompose(shared);
-  int32_t size = storageBytes(elt);
-  int32_t vec = slotVectorWidth(toOffset, size, 16 / size);
-  ThreadIds ids = threadIds(b, loc, target);
-  SmallVector<Value> hw{i32Const(b, loc, 0)};
-  hw = hardwarePart(b, loc, toOffset, gpu::kLane, ids.lane, hw);
-  hw = hardwarePart(b, loc, toOffset, gpu::kWarp, ids.warp, hw);
-  auto vecTy = VectorType::get({vec}, elt);
-  SmallVector<Value> values;
-  for (int32_t r = 0; r < layout.inSize(gpu::kRegister); r += vec) {
-    int32_t c = toOffset.apply({{gpu::kRegister, r}})[0];
-    Value start = sharedAddress(b, loc, target.sharedAddressSpace(),
-                                i32Const(b, loc, base));
-    Value addr = xorElementAddress(b, loc, start, hw[0], c, size);
-    if (vec == 1) {
-      values.push_back(b.create<LLVM::LoadOp>(loc, elt, addr, size));
-      continue;
-    }
-    Value v = b.create<LLVM::LoadOp>(loc, vecTy, addr, vec * size);
-    for (int32_t j = 0; j < vec; ++j)
-      values.push_back(
-          b.create<LLVM::ExtractElementOp>(loc, v, i32Const(b, loc, j)));
-  }
-  return values;
-}
-
 } // namespace
 
 std::optional<SmallVector<int32_t>>
@@ -281,7 +248,10 @@ struct ConvertLayoutLowering : TileGPUPattern<tilegpu::ConvertLayoutOp> {
         writeOperandToShared(rw, loc, target, src, *shared, in, 0);
         target.barrier(rw, loc);
         rw.replaceOpWithMultiple(
-            op, {readOperandFromShared(rw, loc, target, dst, *shared, elt, 0)});
+            op, {readOperandFromShared(
+                    rw, loc, target, dst, *shared, elt,
+                    sharedAddress(rw, loc, target.sharedAddressSpace(),
+                                  i32Const(rw, loc, 0)))});
         return success();
       }
     target.barrier(rw, loc);
