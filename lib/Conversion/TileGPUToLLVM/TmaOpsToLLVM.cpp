@@ -78,7 +78,7 @@ struct ScratchAtoms {
 
 ScratchAtoms scratchAtoms(RankedTensorType type, int32_t swizzle) {
   if (!swizzle)
-    return {};
+    return {1, 0, tmaBlockBytes(type)};
   int64_t rows = type.getDimSize(0);
   return {tmaBlockBytes(type) / (rows * swizzle),
           swizzle / storageBytes(type.getElementType()), rows * swizzle};
@@ -139,7 +139,7 @@ struct TmaLoadLowering : TileGPUPattern<tilegpu::TmaLoadOp> {
       target.tensorMapLoad(
           rw, loc, atomAddress(rw, loc, data, atoms, a), adaptor.getMap()[0],
           atomCoordinates(rw, loc, coords, atoms, a), barrier,
-          bytes / atoms.count, leader);
+          atoms.bytes, leader);
     target.barrier(rw, loc); // the mbarrier is initialized for every thread
     target.mbarrierWait(rw, loc, barrier, i32Const(rw, loc, 0));
     SmallVector<Value> values =

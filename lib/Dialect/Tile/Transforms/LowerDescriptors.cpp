@@ -111,7 +111,7 @@ std::pair<Value, Value> blockPointers(OpBuilder &b, Location loc, Value base,
 /// transposed: `b.T`), and which operand (0: A, 1: B) and whether through
 /// a transpose.
 struct DotUse {
-  mutable DotOp dot;
+  DotOp dot;
   unsigned operand;
   bool transposed;
 };
@@ -138,7 +138,7 @@ std::optional<DotUse> dotInLoopUse(DescriptorLoadOp load) {
 /// as it is, B transposed: K-major), or 16-bit ones read along M or N (A
 /// transposed, B as it is: MN-major), in rows of at least 32 bytes (the
 /// narrowest swizzle); A's rows at least a warpgroup's 64.
-bool fillsWarpgroupSlot(const DotUse &use) {
+bool fillsWarpgroupSlot(DotUse use) {
   RankedTensorType a = use.dot.getA().getType(), b = use.dot.getB().getType();
   int64_t bits = a.getElementType().getIntOrFloatBitWidth();
   if ((bits != 8 && bits != 16) ||
