@@ -540,9 +540,11 @@ void Parser::parseEntry(bool isEntry) {
       dims = k_->reqntid;
     else if (d == ".maxntid")
       dims = k_->maxntid;
+    else if (d == ".reqnctapercluster")
+      dims = k_->cluster;
     else if (d == ".minnctapersm" || d == ".maxnreg" || d == ".maxnctapersm" ||
              d == ".noreturn" || d == ".pragma" || d == ".explicitcluster" ||
-             d == ".reqnctapercluster" || d == ".maxclusterrank") {
+             d == ".maxclusterrank") {
       while (peek().kind == Token::Number || is(","))
         next();
       if (d == ".pragma") {
@@ -1066,6 +1068,20 @@ RawOperand Parser::parseOperand(size_t b, size_t e, uint32_t line,
         {"%globaltimer", Sreg::GlobalTimer},
         {"%dynamic_smem_size", Sreg::DynamicSmemSize},
         {"%total_smem_size", Sreg::TotalSmemSize},
+        {"%cluster_ctaid.x", Sreg::ClusterCtaidX},
+        {"%cluster_ctaid.y", Sreg::ClusterCtaidY},
+        {"%cluster_ctaid.z", Sreg::ClusterCtaidZ},
+        {"%cluster_nctaid.x", Sreg::ClusterNctaidX},
+        {"%cluster_nctaid.y", Sreg::ClusterNctaidY},
+        {"%cluster_nctaid.z", Sreg::ClusterNctaidZ},
+        {"%clusterid.x", Sreg::ClusterIdX},
+        {"%clusterid.y", Sreg::ClusterIdY},
+        {"%clusterid.z", Sreg::ClusterIdZ},
+        {"%nclusterid.x", Sreg::NclusterIdX},
+        {"%nclusterid.y", Sreg::NclusterIdY},
+        {"%nclusterid.z", Sreg::NclusterIdZ},
+        {"%cluster_ctarank", Sreg::ClusterCtaRank},
+        {"%cluster_nctarank", Sreg::ClusterNctaRank},
     };
     auto f = sregs.find(t.text);
     if (f == sregs.end())

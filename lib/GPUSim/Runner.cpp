@@ -52,6 +52,23 @@ uint64_t ExecContext::sreg(Sreg s, int lane) const {
     return counters.warpInstructions;
   case Sreg::DynamicSmemSize: return dynamicShared;
   case Sreg::TotalSmemSize: return cta.shared.size();
+  case Sreg::ClusterCtaidX: return cta.ctaid[0] % kernel.cluster[0];
+  case Sreg::ClusterCtaidY: return cta.ctaid[1] % kernel.cluster[1];
+  case Sreg::ClusterCtaidZ: return cta.ctaid[2] % kernel.cluster[2];
+  case Sreg::ClusterNctaidX: return kernel.cluster[0];
+  case Sreg::ClusterNctaidY: return kernel.cluster[1];
+  case Sreg::ClusterNctaidZ: return kernel.cluster[2];
+  case Sreg::ClusterIdX: return cta.ctaid[0] / kernel.cluster[0];
+  case Sreg::ClusterIdY: return cta.ctaid[1] / kernel.cluster[1];
+  case Sreg::ClusterIdZ: return cta.ctaid[2] / kernel.cluster[2];
+  case Sreg::NclusterIdX: return grid[0] / kernel.cluster[0];
+  case Sreg::NclusterIdY: return grid[1] / kernel.cluster[1];
+  case Sreg::NclusterIdZ: return grid[2] / kernel.cluster[2];
+  case Sreg::ClusterCtaRank:
+    return cta.ctaid[0] % kernel.cluster[0] +
+           kernel.cluster[0] * (cta.ctaid[1] % kernel.cluster[1] +
+                           kernel.cluster[1] * (cta.ctaid[2] % kernel.cluster[2]));
+  case Sreg::ClusterNctaRank: return kernel.cluster[0] * kernel.cluster[1] * kernel.cluster[2];
   }
   return 0;
 }
@@ -271,6 +288,18 @@ LaunchResult launch(const Module &module, const std::string &name,
                    std::to_string(k.reqntid[0] * k.reqntid[1] * k.reqntid[2]) +
                    " threads per CTA (.reqntid), launched with " +
                    std::to_string(threads));
+  for (int i = 0; i < 3; ++i)
+    if (k.cluster[i] == 0 || cfg.grid[i] % k.cluster[i] != 0)
+      throw SimError("kernel " + name + " runs in clusters of " +
+                     std::to_string(k.cluster[0]) + " x " +
+                     std::to_string(k.cluster[1]) + " x " +
+                     std::to_string(k.cluster[2]) +
+                     " CTAs (.reqnctapercluster), which do not divide the "
+                     "grid (" + std::to_string(cfg.grid[0]) + ", " +
+                     std::to_string(cfg.grid[1]) + ", " +
+                     std::to_string(cfg.grid[2]) + ")");
+  if (k.cluster[0] * k.cluster[1] * k.cluster[2] > 16)
+    throw SimError("kernel " + name + ": a cluster has at most 16 CTAs");
   if (args.size() != k.params.size())
     throw SimError("kernel " + name + " takes " + std::to_string(k.params.size()) +
                    " parameters, got " + std::to_string(args.size()) + " arguments");

@@ -32,6 +32,12 @@ enum class Sreg : uint8_t {
   LaneId, WarpId, NWarpId, SmId, NSmId, GridId,
   LanemaskEq, LanemaskLt, LanemaskLe, LanemaskGt, LanemaskGe,
   Clock, Clock64, GlobalTimer, DynamicSmemSize, TotalSmemSize,
+  // Thread block clusters (sm_90): a launch without .reqnctapercluster has
+  // clusters of one CTA.
+  ClusterCtaidX, ClusterCtaidY, ClusterCtaidZ,
+  ClusterNctaidX, ClusterNctaidY, ClusterNctaidZ,
+  ClusterIdX, ClusterIdY, ClusterIdZ, NclusterIdX, NclusterIdY, NclusterIdZ,
+  ClusterCtaRank, ClusterNctaRank,
 };
 
 enum class OpKind : uint8_t {
@@ -140,6 +146,8 @@ struct Kernel {
   uint32_t localBytes = 0;
   uint32_t reqntid[3] = {0, 0, 0};
   uint32_t maxntid[3] = {0, 0, 0};
+  /// CTAs per cluster (.reqnctapercluster); 1 x 1 x 1 without it.
+  uint32_t cluster[3] = {1, 1, 1};
 };
 
 /// A module-scope .global or .const variable: its own allocation at a fixed
