@@ -82,7 +82,8 @@ def bundle(out: pathlib.Path, arch: str, quick: bool) -> None:
         command = [sys.executable, "-m", "tessel.tools.compile", str(KERNELS), "--kernel-name", case.kernel,
                    "--signature", signature(case, args), "--grid", ", ".join(map(str, case.grid)),
                    "--target", f"cuda:{arch}", "--num-warps", str(case.num_warps),
-                   "--num-stages", str(case.num_stages), "--out-name", case.key, "--out-dir", str(out)]
+                   "--num-stages", str(case.num_stages), "--num-ctas", str(case.num_ctas), "--out-name", case.key,
+                   "--out-dir", str(out)]
         subprocess.run(command, check=True)
         manifest["cases"].append({"key": case.key, "label": case.label, "size": case.size})
         print(f"bundled {case.key} ({case.size}) for cuda:{arch}")
@@ -270,7 +271,8 @@ def time_case(torch: Any, triton_kernels: Any, case: gpu_static.Case, launch: An
         named = {name: t.view(views[case.signature[name]]) if case.signature[name] in views else t
                  for name, t in zip(gpu_static.runtime_names(case), tensors)}
         times["triton ms"] = cuda_ms(torch, lambda: kernel[case.grid](
-            **named, **case.constexprs, num_warps=case.num_warps, num_stages=case.num_stages))
+            **named, **case.constexprs, num_warps=case.num_warps, num_stages=case.num_stages,
+            num_ctas=case.num_ctas))
     times["torch ms"] = cuda_ms(torch, torch_peer(torch, case.key, tensors))
     return times
 

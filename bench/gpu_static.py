@@ -106,6 +106,8 @@ class Case:
     # (compiler, compiled, the arguments) -> the simulator's arguments, where they are not the arguments as they
     # are: host-made tensor descriptors, which each launcher expands its own way.
     launch_args: Callable[[str, dict, list[Any]], list[Any]] | None = None
+    # CTAs per program (a thread block cluster, sm_90+): both launchers start num_ctas times the programs along x.
+    num_ctas: int = 1
 
 
 def _mismatch(got: np.ndarray, want: np.ndarray, rtol: float, atol: float) -> str | None:
@@ -175,9 +177,10 @@ def layer_norm_case(quick: bool, rows: int | None = None) -> Case:
                 {"BLOCK_SIZE": 1024}, (rows,), 4, 3, setup, f"{rows}x{cols} fp32")
 
 
-def matmul_case(dtype: str, quick: bool, n: int | None = None) -> Case:
+def matmul_case(dtype: str, quick: bool, n: int | None = None, num_ctas: int = 1) -> Case:
     n = n or (128 if quick else 256)
-    bm, bn, bk = 64, 64, 32
+    # On a cluster, a program of twice the columns: each CTA computes 64 x 64, as one CTA does otherwise.
+    bm, bn, bk = 64, 64 * num_ctas, 32
 
     def setup(rng):
         a = rng.standard_normal((n, n)).astype(np.float32)
@@ -215,7 +218,10 @@ def matmul_case(dtype: str, quick: bool, n: int | None = None) -> Case:
 
     ptr = {"int8": "*i8", "fp8": "*fp8e4nv"}.get(dtype, f"*{dtype}")
     out = {"int8": "*i32", "fp8": "*fp32"}.get(dtype, ptr)
-    return Case(f"matmul_{dtype}", f"{dtype} matmul", "matmul_kernel",
+    key, label = f"matmul_{dtype}", f"{dtype} matmul"
+    if num_ctas > 1:
+        key, label = f"{key}_{num_ctas}cta", f"{label} {num_ctas} CTAs"
+    return Case(key, label, "matmul_kernel",
                 {"a_ptr": ptr, "b_ptr": ptr, "c_ptr": out, "M": "i32", "N": "i32", "K": "i32",
                  "stride_am": "i32", "stride_ak": "constexpr", "stride_bk": "i32", "stride_bn": "constexpr",
                  "stride_cm": "i32", "stride_cn": "constexpr", "BLOCK_M": "constexpr", "BLOCK_N": "constexpr",
@@ -223,8 +229,10 @@ def matmul_case(dtype: str, quick: bool, n: int | None = None) -> Case:
                 # Unit strides are constexprs, as Triton's launcher specializes an int argument equal to 1.
                 {"stride_ak": 1, "stride_bn": 1, "stride_cn": 1, "BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": bk,
                  "GROUP_M": 8},
-                ((n // bm) * (n // bn),), 4, 3, setup, f"M=N=K={n}",
-                ("sm_89", "sm_90a") if dtype == "fp8" else ("sm_80", "sm_90a"))
+                ((n // bm) * (n // bn),), 4, 3, setup,
+                f"M=N=K={n}" + (f" {bm}x{bn} blocks on clusters of {num_ctas}" if num_ctas > 1 else ""),
+                ("sm_89", "sm_90a") if dtype == "fp8" else ("sm_90a",) if num_ctas > 1 else ("sm_80", "sm_90a"),
+                num_ctas=num_ctas)
 
 
 def _descriptor_block(sig: str) -> list[int]:
@@ -309,12 +317,13 @@ def attention_case(quick: bool, bh: int | None = None, ctx: int | None = None) -
 def cases(quick: bool) -> list[Case]:
     return [vector_add_case(quick), softmax_case(quick), layer_norm_case(quick), matmul_case("fp16", quick),
             matmul_case("bf16", quick), matmul_case("fp32", quick), matmul_case("int8", quick),
-            matmul_case("fp8", quick), matmul_descriptor_case(quick, b_kn=False),
+            matmul_case("fp8", quick), matmul_case("fp16", quick, num_ctas=2),
+            matmul_descriptor_case(quick, b_kn=False),
             matmul_descriptor_case(quick, b_kn=True), attention_case(quick)]
 
 
 CASE_KEYS = ["vector_add", "softmax", "layer_norm", "matmul_fp16", "matmul_bf16", "matmul_fp32", "matmul_int8",
-             "matmul_fp8", "matmul_tma", "matmul_tma_kn", "attention"]
+             "matmul_fp8", "matmul_fp16_2cta", "matmul_tma", "matmul_tma_kn", "attention"]
 
 
 def runtime_names(case: Case) -> list[str]:
@@ -361,7 +370,8 @@ def _triton_child(request_path: str) -> None:
         start = time.perf_counter()
         with contextlib.redirect_stdout(log):
             kernel = triton.compile(src, target=GPUTarget("cuda", job["capability"], 32),
-                                    options={"num_warps": job["num_warps"], "num_stages": job["num_stages"]})
+                                    options={"num_warps": job["num_warps"], "num_stages": job["num_stages"],
+                                             "num_ctas": job.get("num_ctas", 1)})
         return kernel, log.getvalue(), time.perf_counter() - start
 
     # A throwaway compile per architecture: backend loading and the ptxas version query are not a kernel's cost.
@@ -439,7 +449,8 @@ def compile_tessel(case: Case, target: str, args: list[Any]) -> dict:
     fn.cache.clear()  # this target's in-memory kernels: the compile below must not be a hit
     start = time.perf_counter()
     try:
-        kernel = fn.warmup(grid=case.grid, num_warps=case.num_warps, num_stages=case.num_stages, **warm_args,
+        kernel = fn.warmup(grid=case.grid, num_warps=case.num_warps, num_stages=case.num_stages,
+                           num_ctas=case.num_ctas, **warm_args,
                            **case.constexprs)
     except Exception as e:  # Tessel cannot compile it (yet): the row says why
         return {"error": _tessel_reason(e)}
@@ -517,7 +528,8 @@ def simulate(case: Case, compiler: str, compiled: dict, args: list[Any], check: 
     # Parameters past the kernel's own (Triton's global and profile scratch pointers) get null pointers.
     padded = launched + [None] * max(0, entry_params(compiled["ptx"], compiled["name"]) - len(launched))
     try:
-        c = gpusim.launch(compiled["ptx"], compiled["name"], case.grid, num_warps=compiled["num_warps"],
+        grid = (case.grid[0] * case.num_ctas, *case.grid[1:])
+        c = gpusim.launch(compiled["ptx"], compiled["name"], grid, num_warps=compiled["num_warps"],
                           shared_bytes=compiled["shared"], args=padded)
     except gpusim.SimulatorError as e:
         return {"check": f"simulator: {str(e).splitlines()[0][:200]}"}
@@ -676,7 +688,7 @@ def compare(keys: list[str] | None = None, quick: bool = False, seed: int = 0,
     # Every kernel on each of its architectures: (case, label, Triton capability, Tessel target).
     pairs = [(c, *arch) for c in chosen for arch in ARCHS if arch[0] in c.archs]
     jobs = [{"kernel": c.kernel, "signature": c.signature, "constexprs": c.constexprs, "capability": cap,
-             "num_warps": c.num_warps, "num_stages": c.num_stages,
+             "num_warps": c.num_warps, "num_stages": c.num_stages, "num_ctas": c.num_ctas,
              "divisible_by_16": divisible_by_16(c, problems[c.key][0])}
             for c, _, cap, _ in pairs]
     triton_version, triton_results = compile_triton(jobs)

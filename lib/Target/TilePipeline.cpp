@@ -10,6 +10,12 @@ using namespace mlir;
 
 void tessel::target::buildTilePipeline(OpPassManager &pm,
                                        const TilePipelineOptions &options) {
+  // First: the rest of the pipeline sees each CTA's part of the blocks.
+  if (options.numCtas > 1) {
+    tile::TileSplitProgramOptions split;
+    split.numCtas = options.numCtas;
+    pm.addNestedPass<func::FuncOp>(tile::createTileSplitProgram(split));
+  }
   tile::TileLowerDescriptorsOptions descriptors;
   descriptors.tensorMaps = options.tensorMaps;
   descriptors.numStages = options.numStages;

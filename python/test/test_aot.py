@@ -1,10 +1,12 @@
 """The ahead-of-time compiler (`python -m tessel.tools.compile`): kernels compiled by the tool, linked into a C
 program with the generated launcher, run and compared with numpy; and the command-line errors."""
 import hashlib
+import importlib.util
 import json
 import os
 import pathlib
 import platform
+import re
 import shutil
 import subprocess
 import sys
@@ -309,3 +311,19 @@ def test_cuda_cubin_and_driver_launcher(kernel_file, tmp_path, target, arch):
     # The image in the launcher is the cubin, byte for byte.
     first = ", ".join(str(b) for b in cubin[:24])
     assert first in source
+
+
+def test_cuda_launcher_of_a_cluster_program(kernel_file, tmp_path):
+    # --num-ctas 2: each program is a cluster of 2 CTAs, so the launcher starts twice the programs along x.
+    run_tool(kernel_file, tmp_path, "add", "*fp32:16, *fp32:16, *fp32:16, i32, 256", "(n + 255) / 256, 1, 1",
+             "--target", "cuda:90a", "--num-ctas", "2")
+    assert json.loads((tmp_path / "add.json").read_text())["num_ctas"] == 2
+    source = (tmp_path / "add.c").read_text()
+    assert "cuLaunchKernel(tessel_function, (unsigned)gx * 2u, (unsigned)gy, (unsigned)gz, 128, 1, 1" in source
+    subprocess.run([CC, "-std=c11", "-O1", "-Wall", "-Werror", "-c", "-I/usr/local/cuda/include", "add.c"],
+                   cwd=tmp_path, check=True, capture_output=True, text=True)
+    # The cubin asks the driver for clusters of 2 CTAs (cuobjdump ships in Triton's wheel).
+    cuobjdump = pathlib.Path(importlib.util.find_spec("triton").origin).parent / "backends/nvidia/bin/cuobjdump"
+    elf = subprocess.run([str(cuobjdump), "-elf", str(tmp_path / "add.cubin")], capture_output=True, text=True,
+                         check=True).stdout
+    assert re.search(r"EIATTR_CTA_PER_CLUSTER\s+Format:\s+EIFMT_SVAL\s+Value:\s+0x2 0x1 0x1", elf)

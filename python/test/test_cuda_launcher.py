@@ -87,6 +87,11 @@ def test_tensor_maps_encoded_by_the_driver(tmp_path):
     run_scenario("descriptors", tmp_path, capability=90, target="cuda:90a")
 
 
+def test_programs_of_several_ctas_launch_clusters(tmp_path):
+    # num_ctas=2 on sm_90a: each program is a cluster of 2 CTAs, so the launcher starts twice the programs along x.
+    run_scenario("clusters", tmp_path, capability=90, target="cuda:90a")
+
+
 def test_device_properties_come_from_the_driver(tmp_path):
     run_scenario("properties", tmp_path, capability=90)
 
@@ -388,6 +393,16 @@ def scenario_grids_and_faults():
         assert "kernel _unmasked_copy: cuLaunchKernel: CUDA_ERROR_LAUNCH_FAILED" in str(e), e
     else:
         raise AssertionError("the out-of-bounds access went unnoticed")
+
+
+def scenario_clusters():
+    driver = _Driver()
+    x, y = _rng().standard_normal(1000).astype(np.float32), _rng().standard_normal(1000).astype(np.float32) * 3
+    dx, dy, dout = DeviceArray(driver, x), DeviceArray(driver, y), DeviceArray(driver, np.zeros(1000, np.float32))
+    kernel = _add[(4,)](dx, dy, dout, 1000, BLOCK=256, num_ctas=2)
+    assert ".reqnctapercluster 2, 1, 1" in kernel.asm["ptx"]
+    np.testing.assert_array_equal(dout.numpy(), x + y)
+    assert driver.launches() == 1 and driver.last_dims() == [8, 1, 1, 128, 1, 1]
 
 
 def scenario_dlpack():

@@ -17,6 +17,9 @@ struct TilePipelineOptions {
   bool tensorMaps = false;
   bool pipelinedTensorMaps = false;
   int numStages = 1;
+  /// The CTAs that run one program (NVIDIA sm_90+ thread block clusters):
+  /// above 1, tile-split-program gives each a part of the blocks.
+  int numCtas = 1;
 };
 
 /// The target-independent tile-level passes every target runs before its own

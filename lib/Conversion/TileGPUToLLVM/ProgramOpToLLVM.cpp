@@ -1,7 +1,7 @@
 //===- ProgramOpToLLVM.cpp - Program ids, barriers, assumptions ---------------===//
 //
-// program_id and num_programs from the target's block indices, barriers
-// and assumptions.
+// program_id and num_programs from the target's block indices, a CTA's rank
+// in its program, barriers and assumptions.
 //
 //===----------------------------------------------------------------------===//
 #include "PatternTileGPUToLLVM.h"
@@ -37,6 +37,16 @@ struct NumProgramsLowering : TileGPUPattern<tile::GetNumProgramsOp> {
   }
 };
 
+struct CtaRankLowering : TileGPUPattern<tile::GetCtaRankOp> {
+  using TileGPUPattern::TileGPUPattern;
+  LogicalResult
+  matchAndRewrite(tile::GetCtaRankOp op, OneToNOpAdaptor,
+                  ConversionPatternRewriter &rw) const override {
+    rw.replaceOp(op, target.ctaRank(rw, op.getLoc()));
+    return success();
+  }
+};
+
 struct BarrierLowering : TileGPUPattern<tilegpu::BarrierOp> {
   using TileGPUPattern::TileGPUPattern;
   LogicalResult
@@ -65,5 +75,5 @@ struct AssumeLowering : TileGPUPattern<tile::AssumeOp> {
 void gpu::lowering::populateProgramOpToLLVMPatterns(
     TypeConverter &tc, RewritePatternSet &patterns,
     const GPUTargetInfo &target) {
-  patterns.add<ProgramIdLowering, NumProgramsLowering, BarrierLowering, AssumeLowering>(tc, patterns.getContext(), target);
+  patterns.add<ProgramIdLowering, NumProgramsLowering, CtaRankLowering, BarrierLowering, AssumeLowering>(tc, patterns.getContext(), target);
 }

@@ -32,6 +32,9 @@ public:
                                 unsigned axis) const = 0;
   virtual mlir::Value numPrograms(mlir::OpBuilder &b, mlir::Location loc,
                                   unsigned axis) const = 0;
+  /// The index (i32) of this CTA among those running its program
+  /// (tile.get_cta_rank).
+  virtual mlir::Value ctaRank(mlir::OpBuilder &b, mlir::Location loc) const = 0;
   /// A barrier for all threads of the program (shared memory visible).
   virtual void barrier(mlir::OpBuilder &b, mlir::Location loc) const = 0;
   /// The i32 value of lane (lane ^ laneMask) of the warp.

@@ -17,8 +17,9 @@ namespace {
 struct ConvertTileGPUToNVVM
     : public tessel::nvidia::impl::ConvertTileGPUToNVVMBase<
           ConvertTileGPUToNVVM> {
+  using ConvertTileGPUToNVVMBase::ConvertTileGPUToNVVMBase;
   void runOnOperation() override {
-    tessel::nvidia::NVIDIATargetInfo target;
+    tessel::nvidia::NVIDIATargetInfo target(numCtas);
     if (failed(tessel::gpu::lowerTileGPUToLLVM(getOperation(), target)))
       return signalPassFailure();
     // NVVM ops without an LLVM intrinsic (wgmma.mma_async) become the PTX

@@ -99,6 +99,13 @@ Value NVIDIATargetInfo::threadId(OpBuilder &b, Location loc) const {
 Value NVIDIATargetInfo::programId(OpBuilder &b, Location loc,
                                   unsigned axis) const {
   Type i32 = b.getI32Type();
+  if (numCtas > 1) {
+    if (axis == 0)
+      return b.create<NVVM::ClusterIdXOp>(loc, i32);
+    if (axis == 1)
+      return b.create<NVVM::ClusterIdYOp>(loc, i32);
+    return b.create<NVVM::ClusterIdZOp>(loc, i32);
+  }
   if (axis == 0)
     return b.create<NVVM::BlockIdXOp>(loc, i32);
   if (axis == 1)
@@ -109,11 +116,24 @@ Value NVIDIATargetInfo::programId(OpBuilder &b, Location loc,
 Value NVIDIATargetInfo::numPrograms(OpBuilder &b, Location loc,
                                     unsigned axis) const {
   Type i32 = b.getI32Type();
+  if (numCtas > 1) {
+    if (axis == 0)
+      return b.create<NVVM::ClusterDimXOp>(loc, i32);
+    if (axis == 1)
+      return b.create<NVVM::ClusterDimYOp>(loc, i32);
+    return b.create<NVVM::ClusterDimZOp>(loc, i32);
+  }
   if (axis == 0)
     return b.create<NVVM::GridDimXOp>(loc, i32);
   if (axis == 1)
     return b.create<NVVM::GridDimYOp>(loc, i32);
   return b.create<NVVM::GridDimZOp>(loc, i32);
+}
+
+Value NVIDIATargetInfo::ctaRank(OpBuilder &b, Location loc) const {
+  if (numCtas == 1)
+    return b.create<LLVM::ConstantOp>(loc, b.getI32Type(), 0);
+  return b.create<NVVM::ClusterId>(loc, b.getI32Type()); // %cluster_ctarank
 }
 
 void NVIDIATargetInfo::barrier(OpBuilder &b, Location loc) const {
@@ -543,6 +563,11 @@ void NVIDIATargetInfo::markKernel(Operation *func, int numThreads) const {
                       b.getUnitAttr());
   func->setAttr(NVVM::NVVMDialect::getMaxntidAttrName(),
                 b.getDenseI32ArrayAttr({numThreads, 1, 1}));
+  // A program's CTAs are one cluster (.explicitcluster, .reqnctapercluster):
+  // a launch of numCtas times the programs along x makes the clusters.
+  if (numCtas > 1)
+    func->setAttr(NVVM::NVVMDialect::getClusterDimAttrName(),
+                  b.getDenseI32ArrayAttr({numCtas, 1, 1}));
 }
 
 void NVIDIATargetInfo::populateMathPatterns(

@@ -41,11 +41,11 @@ public:
               void *stream) const override {
     if (gx == 0 || gy == 0 || gz == 0)
       return;
-    if (gx > 0x7fffffff || gy > 65535 || gz > 65535)
+    if (gx * data.numCtas > 0x7fffffff || gy > 65535 || gz > 65535)
       throw std::runtime_error(
           "kernel " + name + ": grid (" + std::to_string(gx) + ", " +
           std::to_string(gy) + ", " + std::to_string(gz) +
-          ") exceeds what CUDA launches (at most 2^31-1 programs along axis "
+          ") exceeds what CUDA launches (at most 2^31-1 CTAs along axis "
           "0 and 65535 along axes 1 and 2)");
     CUfunction fn = unwrap(function());
     for (const runtime::LaunchArg &arg : args) {
@@ -68,7 +68,8 @@ public:
       params.push_back(&map);
     }
     CUresult r = driver.launchKernel(
-        fn, unsigned(gx), unsigned(gy), unsigned(gz), unsigned(32 * data.numWarps),
+        fn, unsigned(gx * data.numCtas), unsigned(gy), unsigned(gz),
+        unsigned(32 * data.numWarps),
         1, 1, unsigned(data.sharedBytes), static_cast<CUstream>(stream),
         params.data(), nullptr);
     if (r != CUDA_SUCCESS)

@@ -66,9 +66,11 @@ int64_t sharedLimit(int sm) {
 }
 
 /// "launch" stage: what a launcher needs besides the binary.
-std::string launchStage(int numWarps, int64_t shared, int registers,
+std::string launchStage(int numWarps, int numCtas, int64_t shared,
+                        int registers,
                         llvm::ArrayRef<nvidia::TensorMapSpec> maps) {
   std::string text = "num_warps=" + std::to_string(numWarps) +
+                     "\nnum_ctas=" + std::to_string(numCtas) +
                      "\nshared=" + std::to_string(shared) +
                      "\nregisters=" + std::to_string(registers) + "\n";
   for (const nvidia::TensorMapSpec &map : maps)
@@ -156,9 +158,17 @@ llvm::Error compileNVIDIA(ModuleOp module, int sm, bool archSpecific,
       (options.numWarps & (options.numWarps - 1)))
     return failWith("num_warps must be a power of two from 1 to 32, got " +
                     llvm::Twine(options.numWarps));
-  if (options.numCtas != 1)
-    return failWith("num_ctas other than 1 is not supported yet");
   std::string arch = "sm_" + std::to_string(sm) + (archSpecific ? "a" : "");
+  // A program's CTAs form a thread block cluster: at most 8 (the portable
+  // cluster size), on sm_90 and newer.
+  if (options.numCtas < 1 || options.numCtas > 8 ||
+      (options.numCtas & (options.numCtas - 1)))
+    return failWith("num_ctas must be 1, 2, 4 or 8, got " +
+                    llvm::Twine(options.numCtas));
+  if (options.numCtas > 1 && sm < 90)
+    return failWith("num_ctas=" + llvm::Twine(options.numCtas) +
+                    " runs a program on a thread block cluster, which " + arch +
+                    " does not have (sm_90 and newer do): use num_ctas=1");
   MLIRContext *ctx = module.getContext();
   DialectRegistry registry;
   registry.insert<tilegpu::TileGPUDialect, LLVM::LLVMDialect, NVVM::NVVMDialect,
@@ -187,6 +197,7 @@ llvm::Error compileNVIDIA(ModuleOp module, int sm, bool archSpecific,
   tileOptions.pipelinedTensorMaps =
       sm == 90 && archSpecific && options.numWarps % 4 == 0;
   tileOptions.numStages = options.numStages;
+  tileOptions.numCtas = options.numCtas;
   buildTilePipeline(toGPU, tileOptions);
   ConvertTileToTileGPUOptions layoutOptions;
   layoutOptions.numWarps = options.numWarps;
@@ -223,7 +234,9 @@ llvm::Error compileNVIDIA(ModuleOp module, int sm, bool archSpecific,
   std::vector<nvidia::TensorMapSpec> tensorMaps = tensorMapsOf(kernel);
 
   PassManager toLLVM(ctx);
-  toLLVM.addPass(nvidia::createConvertTileGPUToNVVM());
+  nvidia::ConvertTileGPUToNVVMOptions nvvmOptions;
+  nvvmOptions.numCtas = options.numCtas;
+  toLLVM.addPass(nvidia::createConvertTileGPUToNVVM(nvvmOptions));
   toLLVM.addPass(createCanonicalizerPass());
   toLLVM.addPass(createCSEPass());
   if (failed(toLLVM.run(module)))
@@ -269,7 +282,8 @@ llvm::Error compileNVIDIA(ModuleOp module, int sm, bool archSpecific,
     result.object = ptx; // the driver compiles PTX itself
   }
   result.stages.push_back(
-      {"launch", launchStage(options.numWarps, shared, registers, tensorMaps)});
+      {"launch", launchStage(options.numWarps, options.numCtas, shared, registers,
+                             tensorMaps)});
   result.entryName = result.name;
   return llvm::Error::success();
 }
@@ -310,9 +324,10 @@ public:
     data.sm = sm;
     data.archSpecific = archSpecific;
     data.numWarps = int(launchValue(kernel, "num_warps"));
+    data.numCtas = int(launchValue(kernel, "num_ctas"));
     data.sharedBytes = launchValue(kernel, "shared");
     data.tensorMaps = tensorMapsOf(kernel);
-    if (data.numWarps < 1 || data.sharedBytes < 0)
+    if (data.numWarps < 1 || data.numCtas < 1 || data.sharedBytes < 0)
       return failWith("kernel " + kernel.name + " has no launch data");
     return nvidia::loadCudaKernel(kernel, data);
   }
@@ -326,9 +341,10 @@ private:
 class SimKernel : public LoadedKernel {
 public:
   SimKernel(gpusim::Module module, std::string name, int numWarps,
-            int64_t shared, std::vector<nvidia::TensorMapSpec> tensorMaps)
+            int numCtas, int64_t shared,
+            std::vector<nvidia::TensorMapSpec> tensorMaps)
       : module(std::move(module)), name(std::move(name)), numWarps(numWarps),
-        shared(shared), tensorMaps(std::move(tensorMaps)) {}
+        numCtas(numCtas), shared(shared), tensorMaps(std::move(tensorMaps)) {}
 
   bool needsExtents() const override { return true; }
 
@@ -336,7 +352,7 @@ public:
               llvm::ArrayRef<runtime::LaunchArg> args,
               void * /*stream*/) const override {
     gpusim::LaunchConfig config;
-    config.grid[0] = uint32_t(gx);
+    config.grid[0] = uint32_t(gx * numCtas); // programs are clusters along x
     config.grid[1] = uint32_t(gy);
     config.grid[2] = uint32_t(gz);
     config.block[0] = uint32_t(32 * numWarps);
@@ -449,6 +465,7 @@ private:
   gpusim::Module module;
   std::string name;
   int numWarps;
+  int numCtas;
   int64_t shared;
   std::vector<nvidia::TensorMapSpec> tensorMaps;
 };
@@ -475,13 +492,14 @@ public:
   load(const runtime::CacheEntry &kernel) const override {
     llvm::StringRef ptx = stageText(kernel, "ptx");
     int64_t warps = launchValue(kernel, "num_warps");
+    int64_t ctas = launchValue(kernel, "num_ctas");
     int64_t shared = launchValue(kernel, "shared");
-    if (ptx.empty() || warps < 1 || shared < 0)
+    if (ptx.empty() || warps < 1 || ctas < 1 || shared < 0)
       return failWith("kernel " + kernel.name + " has no PTX or launch data");
     try {
       gpusim::Module module = gpusim::parsePTX(ptx.str());
       return std::make_unique<SimKernel>(std::move(module), kernel.entryName,
-                                         int(warps), shared,
+                                         int(warps), int(ctas), shared,
                                          tensorMapsOf(kernel));
     } catch (const gpusim::SimError &e) {
       return failWith("kernel " + kernel.name +

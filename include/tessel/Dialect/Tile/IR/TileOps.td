@@ -78,6 +78,18 @@ def Tile_GetNumProgramsOp : Tile_Op<"get_num_programs", [Pure]> {
   let assemblyFormat = "$axis attr-dict";
 }
 
+def Tile_GetCtaRankOp : Tile_Op<"get_cta_rank", [Pure]> {
+  let summary = "Index of this CTA among the CTAs that run one program";
+  let description = [{
+    A program launched with `num_ctas` > 1 runs on that many cooperating
+    CTAs (a thread block cluster on NVIDIA), which `tile-split-program`
+    gives a part of each block; the result is this CTA's index among them,
+    from 0 to num_ctas - 1.
+  }];
+  let results = (outs I32:$result);
+  let assemblyFormat = "attr-dict";
+}
+
 //===----------------------------------------------------------------------===//
 // Creation and shape
 //===----------------------------------------------------------------------===//

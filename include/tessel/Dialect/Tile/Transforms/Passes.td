@@ -21,6 +21,36 @@ def TileCarriedPointersToOffsets
                            "::tessel::tile::TileDialect"];
 }
 
+def TileSplitProgram : Pass<"tile-split-program", "mlir::func::FuncOp"> {
+  let summary = "Run each program on num-ctas cooperating CTAs, each with a "
+                "part of every block";
+  let description = [{
+    A kernel launched with `num_ctas` = C > 1 runs each program on C CTAs
+    (an NVIDIA thread block cluster). The pass picks one dimension class of
+    the kernel's blocks, dimensions that must be cut alike (an element-wise
+    op's operands and result, a dot's rows with its A's rows, its columns
+    with B's, loop-carried values with what the loop yields), and gives
+    each CTA 1/C of it: `tile.get_cta_rank` r picks the part, a `make_range`
+    [s, e) becomes [s, s + (e - s) / C) + r * (e - s) / C, and a descriptor
+    access moves its offset by as much. Classes that cannot be cut are
+    those along which a reduction, a dot's K, a reshape or an op the pass
+    does not know combines elements, or whose sizes C does not divide; of
+    the rest the pass cuts the one whose loaded blocks and dot results hold
+    the most elements (what is not cut, each CTA loads and computes whole).
+    Blocks outside the class (a dot's shared operand, scalars) are computed
+    by every CTA, and their stores are made by CTA 0 alone, so each element
+    is written once, as by one CTA. With no class to cut, every CTA runs
+    the whole program and CTA 0 stores.
+  }];
+  let options = [
+    Option<"numCtas", "num-ctas", "int", /*default=*/"1",
+           "The CTAs that run one program (a power of two)">
+  ];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::scf::SCFDialect",
+                           "::tessel::tile::TileDialect"];
+}
+
 def TileLowerDescriptors
     : Pass<"tile-lower-descriptors", "mlir::func::FuncOp"> {
   let summary = "Tensor descriptor accesses as masked pointer accesses";

@@ -26,6 +26,9 @@ struct CudaLaunchData {
   int sm = 80;               ///< the architecture compiled for
   bool archSpecific = false; ///< sm_90a: runs on exactly that architecture
   int numWarps = 4;
+  /// CTAs per program: the programs along x are clusters of this many CTAs
+  /// (the kernel's .reqnctapercluster).
+  int numCtas = 1;
   int64_t sharedBytes = 0;   ///< dynamic shared memory per program
   /// The tensor maps passed after the runtime arguments.
   std::vector<TensorMapSpec> tensorMaps;

@@ -7,14 +7,17 @@
 namespace tessel::nvidia {
 
 /// Special registers, bar.sync, shfl.sync.bfly, mma.sync, wgmma and
-/// libdevice, as NVVM ops.
+/// libdevice, as NVVM ops. With `numCtas` > 1 a program is a thread block
+/// cluster of that many CTAs along x: its id is the cluster's.
 class NVIDIATargetInfo : public gpu::GPUTargetInfo {
 public:
+  explicit NVIDIATargetInfo(int numCtas = 1) : numCtas(numCtas) {}
   mlir::Value threadId(mlir::OpBuilder &b, mlir::Location loc) const override;
   mlir::Value programId(mlir::OpBuilder &b, mlir::Location loc,
                         unsigned axis) const override;
   mlir::Value numPrograms(mlir::OpBuilder &b, mlir::Location loc,
                           unsigned axis) const override;
+  mlir::Value ctaRank(mlir::OpBuilder &b, mlir::Location loc) const override;
   void barrier(mlir::OpBuilder &b, mlir::Location loc) const override;
   mlir::Value shuffleXor(mlir::OpBuilder &b, mlir::Location loc,
                          mlir::Value i32Value, int laneMask) const override;
@@ -91,6 +94,9 @@ public:
   void markKernel(mlir::Operation *func, int numThreads) const override;
   void populateMathPatterns(mlir::LLVMTypeConverter &converter,
                             mlir::RewritePatternSet &patterns) const override;
+
+private:
+  int numCtas;
 };
 
 } // namespace tessel::nvidia

@@ -10,8 +10,15 @@ def ConvertTileGPUToNVVM : Pass<"convert-tilegpu-to-nvvm", "mlir::ModuleOp"> {
     special registers, barriers, warp shuffles and libdevice math; kernels
     become `nvvm.kernel` functions with `nvvm.maxntid` set to the program's
     thread count, and the module records the dynamic shared memory a program
-    needs as `tilegpu.shared`.
+    needs as `tilegpu.shared`. With `num-ctas` > 1, a program runs on a
+    thread block cluster of that many CTAs along x (`nvvm.cluster_dim`):
+    program ids and counts are the cluster's, `tile.get_cta_rank` the CTA's
+    rank in it.
   }];
+  let options = [
+    Option<"numCtas", "num-ctas", "int", /*default=*/"1",
+           "The CTAs of one program (a thread block cluster)">
+  ];
   let dependentDialects = ["mlir::LLVM::LLVMDialect", "mlir::NVVM::NVVMDialect",
                            "mlir::cf::ControlFlowDialect"];
 }
