@@ -49,11 +49,25 @@ def cases(quick: bool) -> list[gpu_static.Case]:
             gpu_static.layer_norm_case(False, rows=4096), gpu_static.matmul_case("fp16", False, n=2048),
             gpu_static.matmul_case("bf16", False, n=2048), gpu_static.matmul_case("fp32", False, n=2048),
             gpu_static.matmul_case("int8", False, n=2048), gpu_static.matmul_case("fp8", False, n=2048),
+            gpu_static.matmul_case("fp16", False, n=2048, num_ctas=2),
+            gpu_static.matmul_descriptor_case(False, b_kn=False, n=2048),
+            gpu_static.matmul_descriptor_case(False, b_kn=True, n=2048),
             gpu_static.attention_case(False, bh=16, ctx=1024)]
 
 
 # ---------------------------------------------------------------------------------------------------------------
 # bundle: here, with the compiler.
+
+def launcher_args(case: gpu_static.Case, args: list[Any], addresses: list[Any]) -> list[Any]:
+    """The C launcher's arguments: each array's device address, a tensor descriptor's as its base, sizes and strides
+    (elements; all but the last), as tessel.tools.compile expands it."""
+    flat = []
+    for name, value, address in zip(gpu_static.runtime_names(case), args, addresses):
+        flat.append(address)
+        if case.signature[name].startswith("tensordesc"):
+            flat += [*value.shape, *(stride // value.itemsize for stride in value.strides[:-1])]
+    return flat
+
 
 def signature(case: gpu_static.Case, args: list[Any]) -> str:
     """tessel.tools.compile's --signature of the case as a launch with distinct, 16-byte-aligned GPU arrays
@@ -238,7 +252,7 @@ def run(bundle_dir: pathlib.Path, libcuda: str | None, json_path: pathlib.Path) 
             launch = build_launcher(bundle_dir, case.key, libcuda, work)
             args, check = case.setup(np.random.default_rng(0))
             pointers = [driver.to_device(a) if isinstance(a, np.ndarray) else a for a in args]
-            status = launch(None, *pointers)
+            status = launch(None, *launcher_args(case, args, pointers))
             if status != 0:
                 raise RuntimeError(f"{case.key}: the launch failed with CUDA error {status}")
             results = [driver.to_host(p, a) if isinstance(a, np.ndarray) else a for p, a in zip(pointers, args)]
@@ -262,7 +276,7 @@ def time_case(torch: Any, triton_kernels: Any, case: gpu_static.Case, launch: An
     """Tessel, Triton 3.6 and torch on the same GPU tensors, in one run."""
     tensors = [torch.from_numpy(a).cuda() if isinstance(a, np.ndarray) else a for a in args]
     stream = ctypes.c_void_p(torch.cuda.current_stream().cuda_stream)
-    pointers = [t.data_ptr() if isinstance(t, torch.Tensor) else t for t in tensors]
+    pointers = launcher_args(case, args, [t.data_ptr() if isinstance(t, torch.Tensor) else t for t in tensors])
     times = {"tessel ms": cuda_ms(torch, lambda: launch(stream, *pointers))}
     if triton_kernels is not None:
         kernel = getattr(triton_kernels, case.kernel)
@@ -270,6 +284,10 @@ def time_case(torch: Any, triton_kernels: Any, case: gpu_static.Case, launch: An
         views = {"*bf16": torch.bfloat16, "*fp8e4nv": torch.float8_e4m3fn}
         named = {name: t.view(views[case.signature[name]]) if case.signature[name] in views else t
                  for name, t in zip(gpu_static.runtime_names(case), tensors)}
+        for name, kind in case.signature.items():  # Triton's host-made descriptors of the same arrays
+            if kind.startswith("tensordesc"):
+                from triton.tools.tensor_descriptor import TensorDescriptor
+                named[name] = TensorDescriptor.from_tensor(named[name], gpu_static.descriptor_block(kind))
         times["triton ms"] = cuda_ms(torch, lambda: kernel[case.grid](
             **named, **case.constexprs, num_warps=case.num_warps, num_stages=case.num_stages,
             num_ctas=case.num_ctas))

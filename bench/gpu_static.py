@@ -235,7 +235,7 @@ def matmul_case(dtype: str, quick: bool, n: int | None = None, num_ctas: int = 1
                 num_ctas=num_ctas)
 
 
-def _descriptor_block(sig: str) -> list[int]:
+def descriptor_block(sig: str) -> list[int]:
     """The block of a "tensordesc<fp16[64, 32]>" signature."""
     return [int(x) for x in re.search(r"\[(.*)\]", sig).group(1).split(",")]
 
@@ -439,7 +439,7 @@ def compile_tessel(case: Case, target: str, args: list[Any]) -> dict:
     def as_launched(value: Any, sig: str) -> Any:
         if sig.startswith("tensordesc"):
             from tessel.tools.tensor_descriptor import TensorDescriptor
-            return TensorDescriptor.from_tensor(value, _descriptor_block(sig))
+            return TensorDescriptor.from_tensor(value, descriptor_block(sig))
         if sig in ("*bf16", "*fp8e4nv"):
             import torch
             return torch.from_numpy(value).view(torch.bfloat16 if sig == "*bf16" else torch.float8_e4m3fn)

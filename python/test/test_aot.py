@@ -49,6 +49,13 @@ def gather(x_ptr, out_ptr, n, stride, BLOCK: tl.constexpr):
     tl.store(out_ptr + offs, tl.load(x_ptr + offs * stride, mask=offs < n), mask=offs < n)
 
 
+@tessel.jit
+def transpose_blocks(x_desc, y_desc, BM: tl.constexpr, BN: tl.constexpr):
+    # y = x.T through two host-made tensor descriptors: block (i, j) of x lands as block (j, i) of y.
+    i, j = tl.program_id(0), tl.program_id(1)
+    y_desc.store([j * BN, i * BM], x_desc.load([i * BM, j * BN]).T)
+
+
 @tessel.autotune(configs=[tessel.Config({"BLOCK": 64}), tessel.Config({"BLOCK": 128})], key=["n"])
 @tessel.jit
 def copy_tuned(x_ptr, out_ptr, n, DTYPE: tl.constexpr, BLOCK: tl.constexpr):
@@ -275,6 +282,68 @@ int main(void) {{
     (out,) = build_and_run(tmp_path, main_c, ["add"])
     x, y = inputs(n)
     np.testing.assert_array_equal(out, x + y)
+
+
+@needs_cc
+def test_tensor_descriptor_parameters(kernel_file, tmp_path):
+    # Each descriptor is passed as its base, sizes and strides (but the last); the ragged edges of a 50 x 70 array
+    # in 16 x 32 blocks are masked off. The strides are the arrays' own rows, wider than their used columns.
+    run_tool(kernel_file, tmp_path, "transpose_blocks", "tensordesc<fp32[16, 32]>, tensordesc<fp32[32, 16]>, 16, 32",
+             "(x_desc_shape0 + 15) / 16, (x_desc_shape1 + 31) / 32")
+    header = (tmp_path / "transpose_blocks.h").read_text()
+    assert ("void transpose_blocks_launch(float *x_desc_base, int32_t x_desc_shape0, int32_t x_desc_shape1, "
+            "int64_t x_desc_stride0, float *y_desc_base, int32_t y_desc_shape0, int32_t y_desc_shape1, "
+            "int64_t y_desc_stride0)") in header
+    meta = json.loads((tmp_path / "transpose_blocks.json").read_text())
+    assert meta["arg_types"] == ["*fp32:16", "i32", "i32", "i64"] * 2
+    main_c = """
+#include <stdio.h>
+#include <stdlib.h>
+#include "transpose_blocks.h"
+
+int main(void) {
+  float *x = aligned_alloc(16, 50 * 72 * sizeof(float)), *y = aligned_alloc(16, 70 * 52 * sizeof(float));
+  for (int i = 0; i < 50 * 72; ++i) x[i] = (i % 97) * 0.5f - 20;
+  for (int i = 0; i < 70 * 52; ++i) y[i] = -1;
+  transpose_blocks_launch(x, 50, 70, 72, y, 70, 50, 52);
+  for (int i = 0; i < 70 * 52; ++i) printf("%.9g ", y[i]);
+  printf("\\n");
+  return 0;
+}
+"""
+    (out,) = build_and_run(tmp_path, main_c, ["transpose_blocks"])
+    x = (np.arange(50 * 72) % 97 * 0.5 - 20).reshape(50, 72)
+    want = np.full((70, 52), -1.0)
+    want[:, :50] = x[:, :70].T
+    np.testing.assert_array_equal(out.reshape(70, 52), want)
+
+
+def test_tensor_descriptors_on_the_copy_engine(kernel_file, tmp_path):
+    # On cuda:90a both descriptors go through TMA: the launcher encodes their tensor maps at each launch from the
+    # same arguments (sizes and strides innermost first, strides in bytes) and passes them after the others.
+    run_tool(kernel_file, tmp_path, "transpose_blocks", "tensordesc<fp32[16, 32]>, tensordesc<fp32[32, 16]>, 16, 32",
+             "(x_desc_shape0 + 15) / 16, (x_desc_shape1 + 31) / 32", "--target", "cuda:90a")
+    source = (tmp_path / "transpose_blocks.c").read_text()
+    assert source.count("cuTensorMapEncodeTiled(") == 2
+    assert "const cuuint64_t dims[] = {(cuuint64_t)x_desc_shape1, (cuuint64_t)x_desc_shape0}, " \
+           "strides[] = {(cuuint64_t)x_desc_stride0 * 4};" in source
+    assert "const cuuint32_t box[] = {32, 16}" in source and "const cuuint32_t box[] = {16, 32}" in source
+    assert "&y_desc_stride0, &tessel_map0, &tessel_map1};" in source
+    subprocess.run([CC, "-std=c11", "-O1", "-Wall", "-Werror", "-c", "-I/usr/local/cuda/include",
+                    "transpose_blocks.c"], cwd=tmp_path, check=True, capture_output=True, text=True)
+
+
+@pytest.mark.parametrize("entry,message", [
+    ("tensordesc<fp32>", "'tensordesc<fp32>' is not a tensor descriptor type"),
+    ("tensordesc<f32[16, 32]>", "is not a tensor descriptor type"),
+    ("tensordesc<fp32[16, 24]>", "needs 1 to 5 block dimensions, each a power of 2"),
+])
+def test_bad_tensor_descriptor_entries(kernel_file, tmp_path, entry, message):
+    result = subprocess.run(
+        [sys.executable, "-m", "tessel.tools.compile", str(kernel_file), "-n", "transpose_blocks", "-s",
+         f"{entry}, tensordesc<fp32[32, 16]>, 16, 32", "-g", "1", "-o", str(tmp_path)],
+        capture_output=True, text=True, env=TOOL_ENV)
+    assert result.returncode == 2 and message in result.stderr, result.stderr
 
 
 def test_error_exit_status_of_the_command(kernel_file, tmp_path):

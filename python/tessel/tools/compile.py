@@ -21,7 +21,11 @@ The signature follows Triton's tool: one entry per parameter of K, in order. A r
 ("*fp32", "i32", "*fp16:16": ":16" marks a multiple of 16; "*fp32:16:noalias" promises that the array overlaps no
 other pointer argument's, which lets loads fuse with the stores that follow them, as at launch, where the launcher
 checks it), or 1 for an int compiled in as launches compile ints equal to 1 (a unit stride; it leaves the C
-signature); a tl.constexpr parameter takes a value (1024, 0.5,
+signature); a tensor descriptor parameter takes "tensordesc<fp16[64, 64]>" (its element type and block; ",nan"
+after the block pads with NaN) and is passed to the C functions as NAME_base (the array, 16-byte aligned),
+NAME_shape0... (int32 sizes) and NAME_stride0... (int64 strides, in elements, of every dimension but the last, which
+is contiguous), as the launcher passes a host-made TensorDescriptor (on cuda:90a the C launcher encodes the tensor
+maps the copy engine reads at each launch); a tl.constexpr parameter takes a value (1024, 0.5,
 True, or a dtype name such as fp16); None stands for a compile-time None for either kind, as at launch. Grid entries
 are integers or C expressions of the run-time scalar arguments and the int/float constexprs.
 
@@ -54,6 +58,11 @@ EXIT_USAGE = 2  # argparse's own status for a bad command line
 # The C type of each scalar type string of the binding contract. fp16 and bf16 have no portable C type: their bits
 # travel as uint16_t, which is also how the entry reads a scalar of those types (2 bytes behind argv[i]).
 _C_TYPES = {t["name"]: t["c_type"] for t in _C.scalar_types()}
+_BITS = {t["name"]: t["bits"] for t in _C.scalar_types()}
+
+# A tensor descriptor parameter's entry, as Triton spells it: "tensordesc<fp16[64, 64]>" (",nan" after the block
+# for NaN padding, as the launcher's tag has it).
+_DESCRIPTOR = re.compile(r"tensordesc<(\w+)\[([0-9,\s]+)\](,\s*nan)?>")
 
 # dtype values a constexpr entry may name: tessel.language's names (float16), Triton's (fp16) and the type strings
 # (i32).
@@ -88,9 +97,12 @@ class UsageError(Exception):
 
 @dataclasses.dataclass(frozen=True)
 class RuntimeArg:
-    """A run-time parameter of the kernel and its type string as given, divisibility mark included ("*fp32:16")."""
+    """A run-time parameter of the kernel and its type string as given, divisibility mark included ("*fp32:16").
+    A tensor descriptor's type is the launcher's tag of it, and it is passed as its `parts`: the base
+    (`<name>_base`), the sizes (`<name>_shape<d>`) and the strides but the last, which is 1 (`<name>_stride<d>`)."""
     name: str
     type: str
+    parts: tuple["RuntimeArg", ...] = ()
 
     @property
     def base_type(self) -> str:
@@ -114,6 +126,11 @@ class Specialization:
     args: list[RuntimeArg]
     constexprs: dict[str, Any]
 
+    @property
+    def c_args(self) -> list[RuntimeArg]:
+        """The arguments of the C functions and of the compiled entry: a descriptor's parts in its place."""
+        return [part for arg in self.args for part in (arg.parts or (arg,))]
+
 
 @dataclasses.dataclass(frozen=True)
 class Launcher:
@@ -126,11 +143,13 @@ class Launcher:
     description: str  # the kernel and its specialization, for the files' opening comments
     backend: str = "cpu"
     # GPU kernels: the binary (cubin, or PTX when ptxas was absent), threads per program, dynamic shared memory,
-    # CTAs per program (a cluster along x).
+    # CTAs per program (a cluster along x), the tensor maps it takes after its arguments (the launch stage's
+    # "tensor_map=" lines: TensorMapSpec).
     image: bytes = b""
     threads: int = 0
     shared: int = 0
     ctas: int = 1
+    tensor_maps: tuple[str, ...] = ()
 
 
 # ------------------------------------------------------------------------------------------- command line parsing
@@ -147,9 +166,20 @@ def parse_target(text: str) -> str:
     return target
 
 
+def _split_entries(text: str) -> list[str]:
+    """The comma-separated entries of `text`, commas inside <>, [] or () left in their entry."""
+    entries, depth, start = [], 0, 0
+    for i, char in enumerate(text):
+        depth += (char in "<[(") - (char in ">])")
+        if char == "," and depth == 0:
+            entries.append(text[start:i].strip())
+            start = i + 1
+    return entries + [text[start:].strip()]
+
+
 def parse_signature(kernel: JITFunction, text: str) -> Specialization:
     names = kernel.arg_names
-    entries = [entry.strip() for entry in text.split(",")] if text.strip() else []
+    entries = _split_entries(text) if text.strip() else []
     if len(entries) != len(names):
         if len(entries) < len(names):
             problem = f"parameter '{names[len(entries)]}' has no entry"
@@ -194,7 +224,34 @@ def _constexpr_value(name: str, entry: str) -> Any:
                      f"True, False, None or a dtype name such as fp16), not '{entry}'")
 
 
+def _descriptor_arg(name: str, entry: str) -> RuntimeArg:
+    match = _DESCRIPTOR.fullmatch(entry)
+    element = match.group(1) if match else None
+    if element not in _C_TYPES or element == "i1":
+        raise UsageError(f"--signature: parameter '{name}': '{entry}' is not a tensor descriptor type; write "
+                         "tensordesc<ELEMENT[BLOCK, ...]> (tensordesc<fp16[64, 64]>), ELEMENT one of "
+                         f"{', '.join(t for t in _C_TYPES if t != 'i1')}")
+    block = [int(size) for size in match.group(2).split(",") if size.strip()]
+    if not 1 <= len(block) <= 5 or any(size < 1 or size & (size - 1) for size in block):
+        raise UsageError(f"--signature: parameter '{name}': '{entry}' needs 1 to 5 block dimensions, each a power "
+                         "of 2")
+    _check_c_name(name, f"parameter '{name}'")
+    # As the launcher passes a descriptor: the base 16-byte aligned, int32 sizes, int64 strides (whole 16 bytes).
+    stride_mark = f":{max(1, 128 // _BITS[element])}"
+    parts = ((RuntimeArg(f"{name}_base", f"*{element}:16"),) +
+             tuple(RuntimeArg(f"{name}_shape{d}", "i32") for d in range(len(block))) +
+             tuple(RuntimeArg(f"{name}_stride{d}", "i64") for d in range(len(block) - 1)))
+    for part in parts:
+        _check_c_name(part.name, f"parameter '{name}'")
+    tag = (f"tensordesc<{element}[{','.join(map(str, block))}]{',nan' if match.group(3) else ''}>(" +
+           ",".join([parts[0].type] + [p.type for p in parts[1:1 + len(block)]] +
+                    [p.type + stride_mark for p in parts[1 + len(block):]]) + ")")
+    return RuntimeArg(name, tag, parts)
+
+
 def _runtime_arg(name: str, entry: str) -> RuntimeArg:
+    if entry.startswith("tensordesc"):
+        return _descriptor_arg(name, entry)
     if _number(entry) is not None:
         raise UsageError(f"--signature: parameter '{name}' is a run-time argument, so its entry must be a type (such "
                          f"as i32 or *fp32) or 1 (compiled in, as launches do with ints equal to 1), not the value "
@@ -226,7 +283,7 @@ def parse_grid(text: str, kernel: JITFunction,
     entries = [entry.strip() for entry in text.split(",")]
     if not 1 <= len(entries) <= 3:
         raise UsageError(f"--grid {text!r}: expected 1 to 3 comma-separated entries, got {len(entries)}")
-    args = {arg.name: arg for arg in spec.args}
+    args = {arg.name: arg for arg in spec.args + spec.c_args}
     constants: dict[str, tuple[str, str]] = {}
     for entry in entries:
         # "/*", "*/" and "//" would start or end a comment (the header quotes the grid in one).
@@ -235,8 +292,9 @@ def parse_grid(text: str, kernel: JITFunction,
                              "scalar arguments (numbers, names, operators and parentheses)")
         for name in _NAME_IN_EXPRESSION.findall(entry):
             if name in args:
-                if args[name].is_pointer:
-                    raise UsageError(f"--grid entry {entry!r} uses '{name}', a pointer argument")
+                if args[name].is_pointer or args[name].parts:
+                    raise UsageError(f"--grid entry {entry!r} uses '{name}', a pointer argument" +
+                                     (" (a tensor descriptor)" if args[name].parts else ""))
             elif name in spec.constexprs:
                 value = spec.constexprs[name]
                 if not isinstance(value, (bool, int, float)):
@@ -319,8 +377,8 @@ def metadata(kernel: JITFunction, spec: Specialization, launcher: Launcher, comp
         "kernel_name": kernel.__name__,
         "entry": launcher.entry,
         "signature": spec.entries,
-        "arg_names": [arg.name for arg in spec.args],
-        "arg_types": [arg.type for arg in spec.args],
+        "arg_names": [arg.name for arg in spec.c_args],
+        "arg_types": [arg.type for arg in spec.c_args],
         "constexprs": {name: value.name if isinstance(value, tl.dtype) else value
                        for name, value in spec.constexprs.items()},
         "grid": launcher.grid,
@@ -514,13 +572,53 @@ CUresult {launcher.name}_launch_grid({_cuda_grid_parameters(launcher.args)});
 """
 
 
+# A tensor map's element type and swizzle (the launch stage's names) as the driver's enumerators.
+_TENSOR_MAP_TYPES = {"u8": "UINT8", "u16": "UINT16", "s32": "INT32", "s64": "INT64", "f16": "FLOAT16",
+                     "bf16": "BFLOAT16", "f32": "FLOAT32", "f64": "FLOAT64"}
+_TENSOR_MAP_BYTES = {"u8": 1, "u16": 2, "s32": 4, "s64": 8, "f16": 2, "bf16": 2, "f32": 4, "f64": 8}
+_TENSOR_MAP_SWIZZLES = {"0": "NONE", "32": "32B", "64": "64B", "128": "128B"}
+
+
+def _tensor_map_code(launcher: Launcher) -> tuple[str, list[str]]:
+    """C statements that encode the kernel's tensor maps (cuTensorMapEncodeTiled) from its descriptors' arguments,
+    as the JIT's launcher does, and the maps' names; the dimensions innermost first, strides in bytes."""
+    code, names = [], []
+    for i, line in enumerate(launcher.tensor_maps):
+        arg, element, nan, box, swizzle = line.removeprefix("tensor_map=").split()
+        first, box = int(arg), [int(size) for size in box.split("x")]
+        rank, size = len(box), _TENSOR_MAP_BYTES[element]
+        base = launcher.args[first].name
+        shape = [launcher.args[first + 1 + d].name for d in range(rank)]
+        strides = [launcher.args[first + 1 + rank + d].name for d in range(rank - 1)]
+        dims = ", ".join(f"(cuuint64_t){name}" for name in reversed(shape))
+        bytes_ = ", ".join(f"(cuuint64_t){name} * {size}" for name in reversed(strides)) or "0"
+        boxes = ", ".join(str(size) for size in reversed(box))
+        ones = ", ".join(["1"] * rank)
+        fill = "NAN_REQUEST_ZERO_FMA" if nan == "1" else "NONE"
+        names.append(f"tessel_map{i}")
+        code.append(f"""  CUtensorMap tessel_map{i};
+  {{
+    const cuuint64_t dims[] = {{{dims}}}, strides[] = {{{bytes_}}};
+    const cuuint32_t box[] = {{{boxes}}}, element_strides[] = {{{ones}}};
+    status = cuTensorMapEncodeTiled(&tessel_map{i}, CU_TENSOR_MAP_DATA_TYPE_{_TENSOR_MAP_TYPES[element]}, {rank},
+                                    (void *){base}, dims, strides, box, element_strides,
+                                    CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_{_TENSOR_MAP_SWIZZLES[swizzle]},
+                                    CU_TENSOR_MAP_L2_PROMOTION_L2_128B, CU_TENSOR_MAP_FLOAT_OOB_FILL_{fill});
+    if (status != CUDA_SUCCESS)
+      return status;
+  }}
+""")
+    return "".join(code), names
+
+
 def render_cuda_source(launcher: Launcher) -> str:
     """The CUDA launcher: the kernel's image embedded, loaded with the driver API once per context's first use, and
     launched with cuLaunchKernel; nothing but libcuda is needed (link with -lcuda)."""
     image = launcher.image + (b"\0" if not launcher.image.startswith(b"\x7fELF") else b"")  # PTX is a C string
     rows = [", ".join(str(b) for b in image[i:i + 24]) for i in range(0, len(image), 24)]
     data = ",\n  ".join(rows)
-    params = ", ".join(f"&{arg.name}" for arg in launcher.args) or "NULL"
+    maps, map_names = _tensor_map_code(launcher)
+    params = ", ".join(f"&{name}" for name in [arg.name for arg in launcher.args] + map_names) or "NULL"
     constants = "".join(f"  const {ctype} {name} = {literal};\n"
                         for name, (ctype, literal) in launcher.grid_constants.items())
     grid = ", ".join(f"(int32_t)({expression})" for expression in launcher.grid)
@@ -561,7 +659,7 @@ CUresult {launcher.name}_launch_grid({_cuda_grid_parameters(launcher.args)}) {{
   CUresult status = tessel_load();
   if (status != CUDA_SUCCESS)
     return status;
-  void *tessel_params[] = {{{params}}};
+{maps}  void *tessel_params[] = {{{params}}};
   return cuLaunchKernel(tessel_function, (unsigned)gx{cluster}, (unsigned)gy, (unsigned)gz, {launcher.threads}, 1, 1,
                         {launcher.shared}, stream, tessel_params, NULL);
 }}
@@ -622,14 +720,16 @@ def run(options: argparse.Namespace) -> None:
                                "num_ctas": options.num_ctas})
     backend = target.split(":")[0]
     if backend == "cuda":
-        launch = dict(line.split("=", 1) for line in compiled.asm["launch"].split())
+        lines = compiled.asm["launch"].splitlines()
+        launch = dict(line.split("=", 1) for line in lines if line and not line.startswith("tensor_map="))
         binary = "cubin" if compiled.object.startswith(b"\x7fELF") else "ptx"
-        launcher = Launcher(name, compiled.name, spec.args, grid, grid_constants,
+        maps = tuple(line for line in lines if line.startswith("tensor_map="))
+        launcher = Launcher(name, compiled.name, spec.c_args, grid, grid_constants,
                             _description(kernel, spec, options), backend, compiled.object,
-                            32 * int(launch["num_warps"]), int(launch["shared"]), int(launch["num_ctas"]))
+                            32 * int(launch["num_warps"]), int(launch["shared"]), int(launch["num_ctas"]), maps)
     else:
         binary = "o"
-        launcher = Launcher(name, f"{compiled.name}_tessel_entry", spec.args, grid, grid_constants,
+        launcher = Launcher(name, f"{compiled.name}_tessel_entry", spec.c_args, grid, grid_constants,
                             _description(kernel, spec, options))
     out = options.out_dir
     out.mkdir(parents=True, exist_ok=True)
