@@ -15,6 +15,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Verifier.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/EquivalenceClasses.h"
 
 namespace tessel::tile {
@@ -250,6 +251,20 @@ private:
   DenseSet<unsigned> dotColumns;
 };
 
+/// Whether `op` (no regions) writes memory: its own side effect, not that of
+/// ops it holds, nor a fact on another resource (tile.assume's).
+bool writesMemory(Operation *op) {
+  auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+  if (!effects || op->getNumRegions())
+    return false;
+  SmallVector<MemoryEffects::EffectInstance> list;
+  effects.getEffects(list);
+  return llvm::any_of(list, [](const MemoryEffects::EffectInstance &e) {
+    return isa<MemoryEffects::Write>(e.getEffect()) &&
+           e.getResource() == SideEffects::DefaultResource::get();
+  });
+}
+
 /// `offsets[dim]` moved to the CTA's part, `partSize` long, of a block.
 void moveOffset(OpBuilder &b, Location loc, MutableOperandRange offsets,
                 unsigned dim, int64_t partSize, Value rank) {
@@ -325,10 +340,11 @@ struct TileSplitProgram
       }
     }
 
-    // Stores: of a cut block, at the CTA's part; of anything else, by CTA 0.
+    // Stores: of a cut block, at the CTA's part; of anything else (any op
+    // that writes memory), by CTA 0.
     SmallVector<Operation *> stores;
     fn.walk([&](Operation *op) {
-      if (isa<StoreOp, DescriptorStoreOp>(op))
+      if (writesMemory(op))
         stores.push_back(op);
     });
     for (Operation *op : stores) {
@@ -340,7 +356,8 @@ struct TileSplitProgram
                      blockType(store.getValue()).getDimSize(at->second), rank);
           continue;
         }
-      } else if (llvm::any_of(op->getOperands(),
+      } else if (isa<StoreOp>(op) &&
+                 llvm::any_of(op->getOperands(),
                               [&](Value v) { return split.contains(v); })) {
         continue;
       }
