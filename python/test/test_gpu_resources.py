@@ -131,3 +131,21 @@ def test_a_cubin_ptxas_could_not_write_whole_is_an_error(target, tmp_path):
     assert p.returncode == 0, p.stderr
     assert p.stdout.startswith("error BackendError ptxas wrote an incomplete cubin (2500 bytes of "), p.stdout
     assert "is the disk full?" in p.stdout
+
+
+@pytest.mark.parametrize("name", ["matmul", "column_major_b", "attention"])
+def test_warpgroup_mmas_stay_in_flight(target, name):
+    # On sm_90a a K loop whose wgmma accumulates straight into its loop-carried sums keeps one group of MMAs in
+    # flight (wgmma.wait_group 1, the last ones retired after the loop), as Triton does; attention reads its sums
+    # in the loop (the online softmax rescales them), so it waits for each dot. ptxas finds nothing reading the
+    # accumulators early: no wait it had to inject, no MMAs it had to serialize.
+    kernel = COLUMN_MAJOR_B() if name == "column_major_b" else KERNELS[name]()
+    ptx, report = kernel.asm["ptx"], kernel.asm["ptxas"]
+    waits = re.findall(r"wgmma\.wait_group\.sync\.aligned\s+(\d+);", ptx)
+    if target == "cuda:80":
+        assert not waits and "mma.sync.aligned" in ptx
+    elif name == "attention":
+        assert waits == ["0", "0"], waits
+    else:
+        assert waits == ["1", "0"], waits
+    assert "injected" not in report and "serialized" not in report, report

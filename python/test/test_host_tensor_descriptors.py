@@ -4,6 +4,7 @@ described view and zero (or NaN) for the rest, and write only the elements insid
 OpenAI Triton's interpreter with Triton's TensorDescriptor (the semantic oracle). Bad descriptors are ValueErrors."""
 import dataclasses
 import os
+import re
 import types
 from typing import Any
 
@@ -192,6 +193,8 @@ def test_pipelined_copy_engine_matmul(rng, target, dtype, M, N, K, BN, BK, stage
                             f"tensor_map=4 {element} 0 {BN}x{swizzle // size} {swizzle}"]
         assert "wgmma.mma_async" in ptx and "cp.async.cg" not in ptx and "ld.global" not in ptx
         assert "mbarrier.try_wait.parity" in ptx and "mbarrier.inval" in ptx
+        # One group of MMAs stays in flight across iterations; the last retires after the loop.
+        assert re.findall(r"wgmma\.wait_group\.sync\.aligned\s+(\d+);", ptx) == ["1", "0"]
         # A and B's copies: (stages - 1) in the prologue and one in the loop, each of BK * size / swizzle boxes
         # (stages may drop to fit shared memory: never below 2).
         boxes = ptx.count("cp.async.bulk.tensor.2d.shared::cluster.global")

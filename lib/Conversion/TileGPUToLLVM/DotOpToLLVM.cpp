@@ -448,10 +448,36 @@ struct DotLowering : TileGPUPattern<tile::DotOp> {
   }
 };
 
+/// wgmma.wait_group `pending`; the accumulators it retires pass through.
+struct WarpgroupMmaWaitLowering
+    : TileGPUPattern<tilegpu::WarpgroupMmaWaitOp> {
+  using TileGPUPattern::TileGPUPattern;
+
+  LogicalResult
+  matchAndRewrite(tilegpu::WarpgroupMmaWaitOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rw) const override {
+    SmallVector<Value> flat;
+    for (ValueRange registers : adaptor.getValues())
+      llvm::append_range(flat, registers);
+    SmallVector<Value> waited =
+        target.warpgroupMmaWait(rw, op.getLoc(), flat, op.getPending());
+    SmallVector<SmallVector<Value>> results;
+    size_t at = 0;
+    for (ValueRange registers : adaptor.getValues()) {
+      results.emplace_back(waited.begin() + at,
+                           waited.begin() + at + registers.size());
+      at += registers.size();
+    }
+    rw.replaceOpWithMultiple(op, std::move(results));
+    return success();
+  }
+};
+
 } // namespace
 
 void gpu::lowering::populateDotOpToLLVMPatterns(
     TypeConverter &tc, RewritePatternSet &patterns,
     const GPUTargetInfo &target) {
-  patterns.add<DotLowering>(tc, patterns.getContext(), target);
+  patterns.add<DotLowering, WarpgroupMmaWaitLowering>(tc, patterns.getContext(),
+                                                      target);
 }

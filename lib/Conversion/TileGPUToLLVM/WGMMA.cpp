@@ -38,7 +38,8 @@ WgmmaTiles wgmmaTiles(tile::DotOp dot, const std::vector<int32_t> &warps) {
 /// wgmma.mma_async m64nNkK (K: 32 bytes of a row, 16 or 32 elements) for
 /// each of its accumulator tiles, K steps innermost so one accumulator's
 /// MMAs follow each other, through descriptors of the tiles' rows; one
-/// commit and a wait for all at the end.
+/// commit and a wait for all at the end (none for a dot kept in flight,
+/// whose accumulators go straight to the next MMAs).
 SmallVector<Value> lowerWgmmaDot(OpBuilder &b, Location loc,
                                  const gpu::GPUTargetInfo &target,
                                  tile::DotOp op, ValueRange a, ValueRange bv,
@@ -175,7 +176,12 @@ SmallVector<Value> lowerWgmmaDot(OpBuilder &b, Location loc,
     }
     std::copy(acc.begin(), acc.end(), d.begin() + first);
   }
-  SmallVector<Value> sums = target.warpgroupMmaWait(b, loc, d);
+  target.warpgroupMmaCommit(b, loc);
+  // A dot kept in flight (tilegpu-pipeline: its accumulator goes only to the
+  // next iteration's MMAs) is waited for by a tilegpu.warpgroup_mma_wait.
+  if (op->hasAttr(tilegpu::kWarpgroupMmaInFlight))
+    return d;
+  SmallVector<Value> sums = target.warpgroupMmaWait(b, loc, d, 0);
   if (accElt.isF16())
     for (Value &v : sums)
       v = b.create<arith::TruncFOp>(loc, accElt, v);

@@ -1,4 +1,5 @@
 // RUN: tessel-opt %s -split-input-file -tile-lower-descriptors="tensor-maps=1 num-stages=3 pipelined-tensor-maps=1" -convert-tile-to-tilegpu="num-warps=4 compute-capability=90" -canonicalize -tilegpu-pipeline="num-stages=3" -canonicalize | FileCheck %s
+// RUN: tessel-opt %s -split-input-file -tile-lower-descriptors="tensor-maps=1 num-stages=3 pipelined-tensor-maps=1" -convert-tile-to-tilegpu="num-warps=4 compute-capability=90" -canonicalize -tilegpu-remove-layout-conversions -canonicalize -tilegpu-pipeline="num-stages=3" -canonicalize | FileCheck %s --check-prefix=FLIGHT
 
 // A K loop of a dot on warpgroup MMA whose A and B (N x K, transposed) are
 // blocks of host-made descriptors: the copy engine fills the slots. One
@@ -8,6 +9,27 @@
 // read last (if in range) and waits for its own slot's phase, whose parity
 // flips as the read slot wraps; the barriers are invalidated after the loop.
 // B's slot is read straight into the dot's operand layout.
+// With the accumulator carried in the dot's layout (as the compiler's own
+// pipeline has it, after tilegpu-remove-layout-conversions) the MMAs stay in
+// flight: each iteration waits for its slot's phase, starts its MMAs, waits
+// for all but them (those of the iteration before), then a barrier, and
+// only then refills the slot those read. After the loop the last MMAs
+// retire, their slots live until then, before the barriers go.
+// FLIGHT-LABEL: func.func @matmul
+// FLIGHT: scf.for
+// FLIGHT-NOT: tilegpu.barrier
+// FLIGHT: tilegpu.mbarrier_wait
+// FLIGHT-NOT: tilegpu.barrier
+// FLIGHT: tile.dot {{.*}} {tilegpu.in_flight, tilegpu.wgmma}
+// FLIGHT-NEXT: tilegpu.warpgroup_mma_wait {pending = 1 : i32}
+// FLIGHT-NEXT: tilegpu.barrier
+// FLIGHT: tilegpu.async_tma_copy
+// FLIGHT: tilegpu.async_tma_copy
+// FLIGHT-NEXT: scf.yield
+// FLIGHT-NEXT: }
+// FLIGHT-NEXT: %[[SUM:.*]] = tilegpu.warpgroup_mma_wait %{{.*}}#0 : tensor<64x64xf32, {{.*}}> reads %{{.*}}, %{{.*}} : {{.*}} {pending = 0 : i32} -> tensor<64x64xf32
+// FLIGHT-NEXT: tilegpu.mbarrier_inval
+// FLIGHT: tilegpu.convert_layout %[[SUM]]
 // CHECK-LABEL: func.func @matmul
 // CHECK-SAME: %[[MA:[^:]*]]: !llvm.ptr {{{.*}}tilegpu.tensor_map = {arg = 0 : i32, box = array<i64: 64, 32>, element = f16, nan = false, swizzle = 64 : i32}}
 // CHECK-SAME: %[[MB:[^:]*]]: !llvm.ptr {{{.*}}tilegpu.tensor_map = {arg = 4 : i32, box = array<i64: 64, 32>, element = f16, nan = false, swizzle = 64 : i32}})

@@ -115,12 +115,16 @@ public:
                         mlir::ValueRange aRegs, mlir::Value descB,
                         mlir::ValueRange acc, int n, bool bf16,
                         bool bMNMajor) const = 0;
-  /// Commits the warpgroup's MMAs and waits for all of them; returns
-  /// `values` (their accumulators, f32 or i32) as they are once they are
-  /// done, so that nothing reads them earlier.
+  /// Closes a group of the warpgroup's MMAs: those started since the last.
+  virtual void warpgroupMmaCommit(mlir::OpBuilder &b,
+                                  mlir::Location loc) const = 0;
+  /// Waits until at most `pending` of the warpgroup's committed groups of
+  /// MMAs are in flight; returns `values` (accumulators of the groups
+  /// retired, f32 or i32) as they are after the wait, so that nothing reads
+  /// them earlier.
   virtual llvm::SmallVector<mlir::Value>
   warpgroupMmaWait(mlir::OpBuilder &b, mlir::Location loc,
-                   mlir::ValueRange values) const = 0;
+                   mlir::ValueRange values, int pending) const = 0;
   /// Whether the target copies blocks of tensors described by tensor maps
   /// into shared memory (NVIDIA TMA, sm_90 and later: tilegpu.tma_load).
   virtual bool hasTensorMaps() const = 0;

@@ -523,6 +523,12 @@ SmallVector<int64_t> tilegpu::tmaSlotBox(SharedBufferType buffer) {
           buffer.getSwizzle() / buffer.getElementBytes()};
 }
 
+LogicalResult WarpgroupMmaWaitOp::verify() {
+  if (getResultTypes() != getValues().getTypes())
+    return emitOpError("results must have the types of the values");
+  return success();
+}
+
 LogicalResult AsyncTmaCopyOp::verify() {
   SharedBufferType buffer = getBuffer().getType();
   if (buffer.getOrder() == SharedOrder::Gather)

@@ -35,6 +35,16 @@
 //          mbarrier_wait bars[i % S], parity; a = local_load ...
 //   mbarrier_inval bars
 //
+// A dot on warpgroup MMA that accumulates straight into its loop-carried sums
+// leaves its MMAs in flight: the slot read in i-1 is refilled at the end of
+// iteration i, once those MMAs are done:
+//
+//   for i: [async_wait; barrier]  or  mbarrier_wait ...; local_load ...
+//          acc = dot(a, b, acc) {in_flight}
+//          warpgroup_mma_wait {pending = 1}; barrier
+//          copy iteration i+S-1 -> the slot read in i-1
+//   warpgroup_mma_wait(acc) {pending = 0}
+//
 //===----------------------------------------------------------------------===//
 #include "tessel/Dialect/TileGPU/Transforms/Passes.h"
 #include "tessel/Dialect/TileGPU/Transforms/TensorMapArguments.h"
@@ -325,6 +335,41 @@ struct TileGPUPipeline
     return out;
   }
 
+  /// The dots of `loop` whose warpgroup MMAs can stay in flight into the
+  /// next iteration, with the iter_arg each accumulates into; none unless
+  /// every dot of the loop qualifies: on warpgroup MMA, both operands read
+  /// from slots the pipeline fills, accumulating (fp32 or int32) into an
+  /// iter_arg that nothing else reads, its result going only back to it.
+  SmallVector<std::pair<tile::DotOp, unsigned>>
+  inFlightDots(scf::ForOp loop, ArrayRef<Candidate> candidates) {
+    SmallVector<std::pair<tile::DotOp, unsigned>> dots;
+    bool all = true;
+    loop.getBody()->walk([&](tile::DotOp dot) {
+      unsigned slotted = llvm::count_if(
+          candidates, [&](const Candidate &c) { return c.dot == dot; });
+      auto arg = dyn_cast<BlockArgument>(dot.getC());
+      Type acc = dot.getD().getType().getElementType();
+      if (!wgmmaWarps(dot) || slotted != 2 || acc.isF16() || !arg ||
+          arg.getOwner() != loop.getBody() || arg.getArgNumber() == 0 ||
+          !arg.hasOneUse() || !dot.getD().hasOneUse()) {
+        all = false;
+        return;
+      }
+      unsigned j = arg.getArgNumber() - 1;
+      OpOperand &use = *dot.getD().getUses().begin();
+      if (!isa<scf::YieldOp>(use.getOwner()) ||
+          use.getOwner()->getParentOp() != loop.getOperation() ||
+          use.getOperandNumber() != j) {
+        all = false;
+        return;
+      }
+      dots.push_back({dot, j});
+    });
+    if (!all)
+      dots.clear();
+    return dots;
+  }
+
   void pipeline(scf::ForOp loop, ArrayRef<Candidate> candidates, int stages) {
     Location loc = loop.getLoc();
     Block *body = loop.getBody();
@@ -338,6 +383,11 @@ struct TileGPUPipeline
       asyncCopies = true;
       asyncProxy |= wgmmaWarps(c.dot).has_value();
     }
+    // Warpgroup MMAs left in flight: the slot an iteration refills is the one
+    // the MMAs of the iteration before read, so its copies go after a wait
+    // for all but the newest group of MMAs, at the end of the iteration.
+    SmallVector<std::pair<tile::DotOp, unsigned>> inFlight =
+        inFlightDots(loop, candidates);
 
     // The carried state the addresses need, and which of it can move ahead
     // in place: its result unused after the loop, and everything reading it
@@ -518,10 +568,10 @@ struct TileGPUPipeline
         wait.setAsyncProxy(true);
     }
     // Every thread's copies are published, and every thread is done reading
-    // the slot about to be refilled.
-    BarrierOp::create(bb, loc);
-    Value at = arith::AddIOp::create(bb, loc, newLoop.getInductionVar(),
-                                     aheadBy);
+    // the slot about to be refilled (with MMAs in flight, the refill waits
+    // at the end of the iteration).
+    if (asyncCopies || inFlight.empty())
+      BarrierOp::create(bb, loc);
     SmallVector<Value> cur;
     for (unsigned j : carried) {
       auto pos = llvm::find(extra, j);
@@ -529,7 +579,22 @@ struct TileGPUPipeline
                         ? Value(newArgs[pos - extra.begin()])
                         : Value(newLoop.getRegionIterArgs()[j]));
     }
-    SmallVector<Value> next = issue(bb, newLoop, at, cur, fillSlot);
+    SmallVector<Value> next;
+    if (inFlight.empty()) {
+      Value at = arith::AddIOp::create(bb, loc, newLoop.getInductionVar(),
+                                       aheadBy);
+      next = issue(bb, newLoop, at, cur, fillSlot);
+    } else {
+      OpBuilder tail(nb->getTerminator());
+      WarpgroupMmaWaitOp::create(tail, loc, TypeRange{}, ValueRange{},
+                                 ValueRange{}, 1);
+      BarrierOp::create(tail, loc);
+      Value at = arith::AddIOp::create(tail, loc, newLoop.getInductionVar(),
+                                       aheadBy);
+      next = issue(tail, newLoop, at, cur, fillSlot);
+      for (auto [dot, j] : inFlight)
+        dot->setAttr(kWarpgroupMmaInFlight, UnitAttr::get(dot.getContext()));
+    }
     if (barriers)
       MBarrierWaitOp::create(bb, loc, barriers, readSlot, phase);
     // The loads go once the body is built: `bb` inserts before the body's
@@ -586,6 +651,17 @@ struct TileGPUPipeline
 
     OpBuilder after(newLoop->getContext());
     after.setInsertionPointAfter(newLoop);
+    if (!inFlight.empty()) {
+      // The last MMAs retire before anything reads their sums or reuses
+      // their slots.
+      SmallVector<Value> sums;
+      for (auto [dot, j] : inFlight)
+        sums.push_back(newLoop.getResult(j));
+      auto wait = WarpgroupMmaWaitOp::create(after, loc, ValueRange(sums).getTypes(),
+                                             sums, buffers, 0);
+      for (auto [sum, waited] : llvm::zip(sums, wait.getResults()))
+        sum.replaceAllUsesExcept(waited, wait);
+    }
     if (asyncCopies)
       AsyncWaitOp::create(after, loc, 0);
     if (barriers)

@@ -378,11 +378,15 @@ SmallVector<Value> NVIDIATargetInfo::warpgroupMmaRegisterA(
   return inlinePtx(b, loc, b.getF32Type(), count, operands, text, constraints);
 }
 
+void NVIDIATargetInfo::warpgroupMmaCommit(OpBuilder &b, Location loc) const {
+  b.create<NVVM::WgmmaGroupSyncAlignedOp>(loc);
+}
+
 SmallVector<Value> NVIDIATargetInfo::warpgroupMmaWait(OpBuilder &b,
                                                      Location loc,
-                                                     ValueRange values) const {
-  b.create<NVVM::WgmmaGroupSyncAlignedOp>(loc);
-  b.create<NVVM::WgmmaWaitGroupSyncOp>(loc, 0);
+                                                     ValueRange values,
+                                                     int pending) const {
+  b.create<NVVM::WgmmaWaitGroupSyncOp>(loc, pending);
   // The wait defines no value, so LLVM could move a use of an accumulator
   // above it. Each accumulator passes through an empty asm with side effects
   // after the wait (asm statements keep their order), in pieces of at most

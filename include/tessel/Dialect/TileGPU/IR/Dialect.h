@@ -48,6 +48,10 @@ int32_t accessWidth(mlir::Operation *op, const gpu::LinearLayout &layout);
 /// (takesWarpgroupMma) with K a multiple of the instruction's, its
 /// accumulator in the wgmma layout of that split. Nothing otherwise.
 std::optional<std::vector<int32_t>> wgmmaWarps(mlir::Operation *dot);
+/// A warpgroup-MMA dot whose MMAs are committed and left in flight
+/// (tilegpu-pipeline): its accumulators go only to the MMAs of the next
+/// iteration's dot, and a tilegpu.warpgroup_mma_wait retires them.
+constexpr llvm::StringLiteral kWarpgroupMmaInFlight = "tilegpu.in_flight";
 /// Whether a dot (a, b, c -> d) runs on mma.sync m16n8k16: fp16/bf16 into
 /// fp32 or fp16 into fp16, its accumulator in the mma.sync layout of some
 /// split of its warps.

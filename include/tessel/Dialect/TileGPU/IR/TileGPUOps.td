@@ -365,4 +365,26 @@ def TileGPU_MBarrierInvalOp : TileGPU_Op<"mbarrier_inval",
   let assemblyFormat = "$barriers attr-dict `:` qualified(type($barriers))";
 }
 
+def TileGPU_WarpgroupMmaWaitOp : TileGPU_Op<"warpgroup_mma_wait",
+    [AttrSizedOperandSegments, MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "Waits until at most `pending` groups of warpgroup MMAs are "
+                "in flight";
+  let description = [{
+    The dots marked `tilegpu.in_flight` commit their MMAs without waiting
+    for them. Here each warp waits until at most `pending` of its committed
+    groups are in flight. The results are `values`, accumulators of the
+    groups retired, as they are once complete; `buffers` are the shared
+    memory those MMAs read, live until here.
+  }];
+  let arguments = (ins Variadic<AnyType>:$values,
+                       Variadic<TileGPU_SharedBufferType>:$buffers,
+                       ConfinedAttr<I32Attr, [IntNonNegative]>:$pending);
+  let results = (outs Variadic<AnyType>:$results);
+  let assemblyFormat = [{
+    ($values^ `:` type($values))? (`reads` $buffers^ `:` qualified(type($buffers)))?
+    attr-dict (`->` type($results)^)?
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // TESSEL_TILEGPU_OPS

@@ -143,6 +143,15 @@ def TileGPUPipeline : Pass<"tilegpu-pipeline", "mlir::func::FuncOp"> {
     Loops may mix both kinds (8-bit operands contiguous along M or N, which
     wgmma reads K-major only, stay cp.async copies).
 
+    Where every dot of the loop runs on warpgroup MMA with both operands in
+    slots, accumulating (fp32 or int32) into a loop-carried value that only
+    it reads and whose result only goes back to it, its MMAs stay in flight
+    into the next iteration (`tilegpu.in_flight`): the refill moves to the
+    end of the iteration, after `tilegpu.warpgroup_mma_wait {pending = 1}`
+    (the previous iteration's MMAs, the readers of that slot, are done) and
+    a barrier, and a `warpgroup_mma_wait {pending = 0}` after the loop
+    retires the last ones before anything reads the sums or the slots.
+
     `shared-limit` (bytes, 0: none): stages are dropped, down to 2, until the
     function's buffers plus the largest scratch a conversion or dot stages
     through fit; a loop whose 2 stages do not fit is left as it is.

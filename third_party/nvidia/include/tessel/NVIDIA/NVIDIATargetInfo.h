@@ -56,9 +56,11 @@ public:
   warpgroupMma(mlir::OpBuilder &b, mlir::Location loc, mlir::Value descA,
                mlir::Value descB, mlir::ValueRange acc, int n, mlir::Type aType,
                mlir::Type bType, bool aMNMajor, bool bMNMajor) const override;
+  void warpgroupMmaCommit(mlir::OpBuilder &b,
+                          mlir::Location loc) const override;
   llvm::SmallVector<mlir::Value>
   warpgroupMmaWait(mlir::OpBuilder &b, mlir::Location loc,
-                   mlir::ValueRange values) const override;
+                   mlir::ValueRange values, int pending) const override;
   bool hasTensorMaps() const override { return true; }
   void mbarrierInit(mlir::OpBuilder &b, mlir::Location loc, mlir::Value barrier,
                     mlir::Value pred, int32_t arrivals) const override;
