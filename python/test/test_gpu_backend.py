@@ -245,6 +245,20 @@ def test_matmul_matches_numpy(sim, rng, dtype, shape, blocks):
         assert "mma.sync" not in ptx or "wgmma" not in ptx
 
 
+def test_a_sum_into_the_dot_keeps_its_mmas_in_flight(sim, rng):
+    # matmul_kernel's `acc += tl.dot(a, b)` accumulates into the dot (tile.dot's canonicalization, as Triton combines
+    # it); on sm_90a, with both operands prefetched into slots, the loop leaves each iteration's MMAs in flight and
+    # waits for them after it (the sums as numpy's).
+    M, N, K = 128, 128, 96
+    a = rng.standard_normal((M, K)).astype(np.float16)
+    b = rng.standard_normal((K, N)).astype(np.float16)
+    c = np.zeros((M, N), np.float32)
+    kernel = matmul_kernel[(2, 2)](a, b, c, M, N, K, BM=64, BN=64, BK=32)
+    np.testing.assert_allclose(c, a.astype(np.float64) @ b.astype(np.float64), rtol=1e-4, atol=1e-4)
+    waits = re.findall(r"wgmma\.wait_group\.sync\.aligned\s+(\d+);", kernel.asm["ptx"])
+    assert waits == (["1", "0"] if sim.endswith("sm_90a") else [])
+
+
 @tessel.jit
 def precision_dot_kernel(a_ptr, b_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr,
                          PRECISION: tl.constexpr):

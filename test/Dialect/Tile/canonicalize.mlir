@@ -93,3 +93,38 @@ func.func @fold_trans_splat() -> tensor<32x16xf16> {
   %t = tile.trans %c {order = array<i32: 1, 0>} : tensor<16x32xf16> -> tensor<32x16xf16>
   return %t : tensor<32x16xf16>
 }
+
+// -----
+
+// A sum with a dot that starts from zero accumulates into the dot, either
+// operand order, floats and integers; not when the dot starts elsewhere or
+// its result is read again.
+// CHECK-LABEL: func.func @accumulate_into_dot
+// CHECK-SAME: (%[[A:[^:]*]]: tensor<16x16xf16>, %[[B:[^:]*]]: tensor<16x16xf16>, %[[ACC:[^:]*]]: tensor<16x16xf32>, %[[IA:[^:]*]]: tensor<16x16xi8>, %[[IACC:[^:]*]]: tensor<16x16xi32>)
+// CHECK: %[[D1:.*]] = tile.dot %[[A]], %[[B]], %[[ACC]] : tensor<16x16xf16>, tensor<16x16xf16> -> tensor<16x16xf32>
+// CHECK: %[[D2:.*]] = tile.dot %[[A]], %[[B]], %[[D1]] input_precision = tf32
+// CHECK: %[[I:.*]] = tile.dot %[[IA]], %[[IA]], %[[IACC]] : tensor<16x16xi8>, tensor<16x16xi8> -> tensor<16x16xi32>
+// CHECK: %[[KEPT:.*]] = tile.dot %[[A]], %[[B]], %[[ACC]]
+// CHECK: %[[SUM:.*]] = arith.addf %[[KEPT]], %[[D2]]
+// CHECK: %[[TWICE:.*]] = tile.dot %[[A]], %[[B]], %{{.*}} :
+// CHECK: %[[S2:.*]] = arith.addf %[[TWICE]], %[[ACC]]
+// CHECK: %[[S3:.*]] = arith.addf %[[S2]], %[[TWICE]]
+// CHECK: return %[[D2]], %[[I]], %[[SUM]], %[[S3]]
+func.func @accumulate_into_dot(%a: tensor<16x16xf16>, %b: tensor<16x16xf16>, %acc: tensor<16x16xf32>,
+                               %ia: tensor<16x16xi8>, %iacc: tensor<16x16xi32>)
+    -> (tensor<16x16xf32>, tensor<16x16xi32>, tensor<16x16xf32>, tensor<16x16xf32>) {
+  %zero = arith.constant dense<0.0> : tensor<16x16xf32>
+  %izero = arith.constant dense<0> : tensor<16x16xi32>
+  %d1 = tile.dot %a, %b, %zero : tensor<16x16xf16>, tensor<16x16xf16> -> tensor<16x16xf32>
+  %s1 = arith.addf %acc, %d1 : tensor<16x16xf32>
+  %d2 = tile.dot %a, %b, %zero input_precision = tf32 : tensor<16x16xf16>, tensor<16x16xf16> -> tensor<16x16xf32>
+  %s2 = arith.addf %d2, %s1 : tensor<16x16xf32>
+  %i = tile.dot %ia, %ia, %izero : tensor<16x16xi8>, tensor<16x16xi8> -> tensor<16x16xi32>
+  %si = arith.addi %i, %iacc : tensor<16x16xi32>
+  %kept = tile.dot %a, %b, %acc : tensor<16x16xf16>, tensor<16x16xf16> -> tensor<16x16xf32>
+  %sum = arith.addf %kept, %s2 : tensor<16x16xf32>
+  %twice = tile.dot %a, %b, %zero : tensor<16x16xf16>, tensor<16x16xf16> -> tensor<16x16xf32>
+  %t1 = arith.addf %twice, %acc : tensor<16x16xf32>
+  %t2 = arith.addf %t1, %twice : tensor<16x16xf32>
+  return %s2, %si, %sum, %t2 : tensor<16x16xf32>, tensor<16x16xi32>, tensor<16x16xf32>, tensor<16x16xf32>
+}

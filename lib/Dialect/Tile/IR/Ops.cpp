@@ -389,6 +389,38 @@ LogicalResult ReduceOp::verifyRegions() {
 // DotOp
 //===----------------------------------------------------------------------===//
 
+namespace {
+/// dot(a, b, 0) + d -> dot(a, b, d), the sum of a float (AddFOp) or integer
+/// (AddIOp) dot, its only use, accumulating into the dot.
+template <typename AddOp> struct AccumulateIntoDot : OpRewritePattern<AddOp> {
+  using OpRewritePattern<AddOp>::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(AddOp add,
+                                PatternRewriter &rw) const override {
+    for (unsigned i = 0; i < 2; ++i) {
+      auto dot = add->getOperand(i).template getDefiningOp<DotOp>();
+      Value sum = add->getOperand(1 - i);
+      if (!dot || !dot->hasOneUse() || sum.getType() != dot.getType() ||
+          !(matchPattern(dot.getC(), m_AnyZeroFloat()) ||
+            matchPattern(dot.getC(), m_Zero())))
+        continue;
+      rw.replaceOpWithNewOp<DotOp>(add, dot.getType(), dot.getA(), dot.getB(),
+                                   sum, dot.getInputPrecisionAttr(),
+                                   dot.getMaxNumImpreciseAccAttr());
+      rw.eraseOp(dot);
+      return success();
+    }
+    return failure();
+  }
+};
+} // namespace
+
+void DotOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                        MLIRContext *context) {
+  results.add<AccumulateIntoDot<arith::AddFOp>, AccumulateIntoDot<arith::AddIOp>>(
+      context);
+}
+
 LogicalResult DotOp::verify() {
   auto a = getA().getType(), b = getB().getType(), c = getC().getType();
   if (a.getRank() != 2 || b.getRank() != 2 || c.getRank() != 2)

@@ -316,6 +316,10 @@ def Tile_DotOp : Tile_Op<"dot", [Pure, AllTypesMatch<["c", "d"]>]> {
     (absent: the target's default); `max_num_imprecise_acc` bounds how many
     products an fp8 dot may add in reduced precision before accumulating in
     full (absent: the target's default). The CPU computes every dot as ieee.
+
+    Canonicalization accumulates a sum into the dot, as Triton does:
+    `dot(a, b, 0) + d` becomes `dot(a, b, d)` (`acc += tl.dot(a, b)` is
+    `acc = tl.dot(a, b, acc)`).
   }];
   let arguments = (ins Tile_Tensor:$a, Tile_Tensor:$b, Tile_Tensor:$c,
                        OptionalAttr<Tile_InputPrecision>:$inputPrecision,
@@ -327,6 +331,7 @@ def Tile_DotOp : Tile_Op<"dot", [Pure, AllTypesMatch<["c", "d"]>]> {
     attr-dict `:` type($a) `,` type($b) `->` type($d)
   }];
   let hasVerifier = 1;
+  let hasCanonicalizer = 1;
 }
 
 #endif // TESSEL_TILE_OPS
