@@ -219,6 +219,37 @@ def test_fp16_result_dot_runs_on_tensor_cores(sim, rng, shape, blocks, num_warps
     assert "cp.async" in ptx
 
 
+@pytest.mark.parametrize("blocks,num_warps", [((64, 64, 32), 4), ((128, 128, 32), 8), ((64, 32, 32), 4)],
+                         ids=["64x64", "128x128-w8", "64x32"])
+def test_16_bit_sums_leave_the_accumulator_as_matrices(sim, rng, blocks, num_warps):
+    # The fp16 sums go from the accumulator layout through shared memory to the store's layout; on sm_90a the
+    # writes are stmatrix .x4 (16 bytes of a lane's registers per instruction, as Triton's epilogues) into a
+    # layout where they are conflict free; on sm_80, which has no stmatrix, vector stores. The simulator runs
+    # the PTX: the sums as numpy's, and no bank conflicts.
+    from tessel import gpusim
+    M, N, K = 128, 128, 64
+    BM, BN, BK = blocks
+    a = rng.uniform(-1, 1, (M, K)).astype(np.float16)
+    b = rng.uniform(-1, 1, (K, N)).astype(np.float16)
+    c = np.zeros((M, N), np.float16)
+    kernel = matmul_f16_result_kernel.warmup(a, b, c, M, N, K, BM=BM, BN=BN, BK=BK, num_warps=num_warps,
+                                             grid=(1,))
+    ptx = kernel.asm["ptx"]
+    shared = int(dict(f.split("=", 1) for f in kernel.asm["launch"].split() if "=" in f)["shared"])
+    counters = gpusim.launch(ptx, kernel.name, (M // BM, N // BN), num_warps=num_warps, shared_bytes=shared,
+                             args=[a, b, c, M, N, K])
+    want = a.astype(np.float64) @ b.astype(np.float64)
+    bound = (np.abs(a).astype(np.float64) @ np.abs(b).astype(np.float64)).max()
+    np.testing.assert_allclose(c.astype(np.float64), want, rtol=0, atol=triton_cdiv(K, BK) * 2.0 ** -11 * bound)
+    stores = ptx.count("stmatrix.sync.aligned.m8n8.x4.shared.b16")
+    if sim == "sim:sm_90a":
+        # Each warp's 16 x BN accumulator tile (64 rows per warpgroup) in 8x8 matrices, four per instruction.
+        assert stores == BM * BN // (num_warps * 32 * 8), stores
+    else:
+        assert stores == 0
+    assert counters["shared_store_bank_conflicts"] == 0, counters
+
+
 @pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32"])
 @pytest.mark.parametrize("shape,blocks", [((64, 64, 64), (32, 32, 32)), ((100, 80, 72), (64, 32, 16))],
                          ids=["64x64x64", "100x80x72"])

@@ -12,6 +12,9 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 
+#include <array>
+#include <optional>
+
 using namespace mlir;
 using namespace tessel;
 using namespace tessel::gpu::lowering;
@@ -137,11 +140,52 @@ Value slotOffset(OpBuilder &b, Location loc, const LinearLayout &inverse,
 }
 
 /// Writes an operand of a warpgroup MMA, held in registers as `layout` over
+/// For 16-bit elements stored through `toOffset` (register, lane, warp ->
+/// element offset) as 8x8 matrices (stmatrix .x4), the offsets of the rows
+/// lane l addresses: lane bits 0-2 pick the row of a matrix, bits 3-4 the
+/// matrix. That takes each lane's registers 0 and 1 at consecutive offsets,
+/// its lane bits 0 and 1 on the next 4 and 8 bytes (the 4 lanes of a 16-byte
+/// row), lane bits 2-4 and register bits 1-2 (the matrices) on whole 16-byte
+/// rows, no element held twice, and a matrix's 8 rows in distinct bank
+/// groups (no conflicts).
+static std::optional<std::array<int32_t, 5>>
+matrixStoreRows(const LinearLayout &layout, const LinearLayout &toOffset,
+                int32_t size) {
+  using gpu::kLane, gpu::kRegister, gpu::kWarp;
+  if (size != 2 || toOffset.inLog2(kLane) != 5 ||
+      toOffset.inLog2(kRegister) < 3 || layout.freeBits(kRegister) ||
+      layout.freeBits(kLane) || layout.freeBits(kWarp))
+    return std::nullopt;
+  auto at = [&](const char *in, int bit) {
+    return toOffset.apply({{in, 1 << bit}})[0];
+  };
+  if (at(kRegister, 0) != 1 || at(kLane, 0) != 2 || at(kLane, 1) != 4)
+    return std::nullopt;
+  std::array<int32_t, 5> rows = {at(kLane, 2), at(kLane, 3), at(kLane, 4),
+                                 at(kRegister, 1), at(kRegister, 2)};
+  if (llvm::any_of(rows, [](int32_t r) { return r % 8 != 0; }))
+    return std::nullopt;
+  uint32_t groups = 0; // bank groups of 16 bytes reached by one matrix
+  for (int32_t row = 0; row < 8; ++row) {
+    int32_t offset = 0;
+    for (int bit = 0; bit < 3; ++bit)
+      if (row & (1 << bit))
+        offset ^= rows[bit];
+    groups |= 1u << ((offset * size / 16) % 8);
+  }
+  if (groups != 0xff)
+    return std::nullopt;
+  return rows;
+}
+
+/// Writes a tensor held as `layout` (register, lane, warp -> coordinates),
 /// [row, k], to shared memory from byte `base` as `shared` (offset -> [row,
 /// k]) places it. Both maps are linear, so a register's offset is the
 /// thread's part (from its lane and warp) XOR a constant per register; runs
 /// of registers at consecutive offsets are stored as one vector of up to 16
-/// bytes.
+/// bytes, or, for 16-bit elements held as the 8x8 matrices of MMA
+/// accumulators, four matrices at a time where the target stores matrices
+/// (stmatrix): 16 bytes of a lane's registers per instruction.
 void writeOperandToShared(OpBuilder &b, Location loc,
                           const gpu::GPUTargetInfo &target,
                           const LinearLayout &layout,
@@ -151,6 +195,39 @@ void writeOperandToShared(OpBuilder &b, Location loc,
   Type elt = values[0].getType();
   int32_t size = storageBytes(elt);
   ThreadIds ids = threadIds(b, loc, target);
+  Value start = basePtr ? basePtr
+                        : sharedAddress(b, loc, target.sharedAddressSpace(),
+                                        i32Const(b, loc, base));
+  std::optional<std::array<int32_t, 5>> rows;
+  if (target.hasStoreMatrix())
+    rows = matrixStoreRows(layout, toOffset, size);
+  if (rows) {
+    // Lane l addresses row l % 8 of matrix l / 8, its warp's part added.
+    std::vector<LinearLayout::InDim> ins{{gpu::kLane, {}}};
+    for (int32_t r : *rows)
+      ins[0].bases.push_back({r});
+    if (int w = toOffset.inIndex(gpu::kWarp); w >= 0)
+      ins.push_back(toOffset.ins()[w]);
+    LinearLayout rowOf(ins, toOffset.outs());
+    SmallVector<Value> hw{i32Const(b, loc, 0)};
+    hw = hardwarePart(b, loc, rowOf, gpu::kLane, ids.lane, hw);
+    hw = hardwarePart(b, loc, rowOf, gpu::kWarp, ids.warp, hw);
+    auto pairTy = VectorType::get({2}, elt);
+    for (int32_t r = 0; r < int32_t(values.size()); r += 8) {
+      SmallVector<Value> words;
+      for (int32_t m = 0; m < 4; ++m) {
+        Value pair = b.create<LLVM::PoisonOp>(loc, pairTy);
+        for (int32_t i = 0; i < 2; ++i)
+          pair = b.create<LLVM::InsertElementOp>(
+              loc, pair, values[r + 2 * m + i], i32Const(b, loc, i));
+        words.push_back(b.create<LLVM::BitcastOp>(loc, b.getI32Type(), pair));
+      }
+      int32_t c = toOffset.apply({{gpu::kRegister, r}})[0];
+      target.storeMatrix(b, loc, xorElementAddress(b, loc, start, hw[0], c, size),
+                         words);
+    }
+    return;
+  }
   SmallVector<Value> hw{i32Const(b, loc, 0)};
   hw = hardwarePart(b, loc, toOffset, gpu::kLane, ids.lane, hw);
   hw = hardwarePart(b, loc, toOffset, gpu::kWarp, ids.warp, hw);
@@ -161,9 +238,6 @@ void writeOperandToShared(OpBuilder &b, Location loc,
     if (isCopyRegister(layout, r))
       continue;
     int32_t c = toOffset.apply({{gpu::kRegister, r}})[0];
-    Value start = basePtr ? basePtr
-                          : sharedAddress(b, loc, target.sharedAddressSpace(),
-                                          i32Const(b, loc, base));
     Value addr = xorElementAddress(b, loc, start, hw[0], c, size);
     Value v = values[r];
     if (vec > 1) {

@@ -198,6 +198,15 @@ public:
   virtual llvm::SmallVector<mlir::Value>
   loadMatrix(mlir::OpBuilder &b, mlir::Location loc, mlir::Value sharedPtr,
              int count, bool transpose) const = 0;
+  /// Whether the target has storeMatrix (NVIDIA stmatrix, sm_90 and later).
+  virtual bool hasStoreMatrix() const = 0;
+  /// The warp's collective store of `words.size()` (1, 2 or 4) 8x8 matrices
+  /// of 16-bit elements to shared memory (stmatrix): lane i gives the
+  /// address of row i % 8 of matrix i / 8; words[j] is this lane's pair of
+  /// elements (row lane / 4, columns 2 (lane % 4) and the next) of matrix j.
+  virtual void storeMatrix(mlir::OpBuilder &b, mlir::Location loc,
+                           mlir::Value sharedPtr,
+                           mlir::ValueRange words) const = 0;
   /// The address space of memory shared by a program's threads.
   virtual unsigned sharedAddressSpace() const = 0;
   /// Marks the lowered function as a kernel launched with `numThreads`

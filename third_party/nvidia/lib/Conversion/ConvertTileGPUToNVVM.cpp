@@ -19,7 +19,7 @@ struct ConvertTileGPUToNVVM
           ConvertTileGPUToNVVM> {
   using ConvertTileGPUToNVVMBase::ConvertTileGPUToNVVMBase;
   void runOnOperation() override {
-    tessel::nvidia::NVIDIATargetInfo target(numCtas);
+    tessel::nvidia::NVIDIATargetInfo target(numCtas, computeCapability);
     if (failed(tessel::gpu::lowerTileGPUToLLVM(getOperation(), target)))
       return signalPassFailure();
     // NVVM ops without an LLVM intrinsic (wgmma.mma_async) become the PTX

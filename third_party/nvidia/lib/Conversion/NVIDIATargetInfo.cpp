@@ -555,6 +555,14 @@ SmallVector<Value> NVIDIATargetInfo::loadMatrix(OpBuilder &b, Location loc,
   return out;
 }
 
+void NVIDIATargetInfo::storeMatrix(OpBuilder &b, Location loc, Value sharedPtr,
+                                   ValueRange words) const {
+  MLIRContext *ctx = b.getContext();
+  b.create<NVVM::StMatrixOp>(loc, sharedPtr, words, NVVM::MMALayout::row,
+                             NVVM::LdStMatrixShapeAttr::get(ctx, 8, 8),
+                             NVVM::LdStMatrixEltType::B16);
+}
+
 void NVIDIATargetInfo::markKernel(Operation *func, int numThreads) const {
   Builder b(func->getContext());
   func->setAttr(NVVM::NVVMDialect::getKernelFuncAttrName(), b.getUnitAttr());

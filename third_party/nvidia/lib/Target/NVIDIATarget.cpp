@@ -236,6 +236,7 @@ llvm::Error compileNVIDIA(ModuleOp module, int sm, bool archSpecific,
   PassManager toLLVM(ctx);
   nvidia::ConvertTileGPUToNVVMOptions nvvmOptions;
   nvvmOptions.numCtas = options.numCtas;
+  nvvmOptions.computeCapability = sm;
   toLLVM.addPass(nvidia::createConvertTileGPUToNVVM(nvvmOptions));
   toLLVM.addPass(createCanonicalizerPass());
   toLLVM.addPass(createCSEPass());

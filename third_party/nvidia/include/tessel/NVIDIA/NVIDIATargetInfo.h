@@ -11,7 +11,8 @@ namespace tessel::nvidia {
 /// cluster of that many CTAs along x: its id is the cluster's.
 class NVIDIATargetInfo : public gpu::GPUTargetInfo {
 public:
-  explicit NVIDIATargetInfo(int numCtas = 1) : numCtas(numCtas) {}
+  explicit NVIDIATargetInfo(int numCtas = 1, int computeCapability = 80)
+      : numCtas(numCtas), computeCapability(computeCapability) {}
   mlir::Value threadId(mlir::OpBuilder &b, mlir::Location loc) const override;
   mlir::Value programId(mlir::OpBuilder &b, mlir::Location loc,
                         unsigned axis) const override;
@@ -92,6 +93,10 @@ public:
                                             mlir::Location loc,
                                             mlir::Value sharedPtr, int count,
                                             bool transpose) const override;
+  bool hasStoreMatrix() const override { return computeCapability >= 90; }
+  void storeMatrix(mlir::OpBuilder &b, mlir::Location loc,
+                   mlir::Value sharedPtr,
+                   mlir::ValueRange words) const override;
   unsigned sharedAddressSpace() const override { return 3; }
   void markKernel(mlir::Operation *func, int numThreads) const override;
   void populateMathPatterns(mlir::LLVMTypeConverter &converter,
@@ -99,6 +104,7 @@ public:
 
 private:
   int numCtas;
+  int computeCapability;
 };
 
 } // namespace tessel::nvidia

@@ -17,7 +17,10 @@ def ConvertTileGPUToNVVM : Pass<"convert-tilegpu-to-nvvm", "mlir::ModuleOp"> {
   }];
   let options = [
     Option<"numCtas", "num-ctas", "int", /*default=*/"1",
-           "The CTAs of one program (a thread block cluster)">
+           "The CTAs of one program (a thread block cluster)">,
+    Option<"computeCapability", "compute-capability", "int",
+           /*default=*/"80",
+           "The architecture (90: stmatrix for 16-bit register tiles)">
   ];
   let dependentDialects = ["mlir::LLVM::LLVMDialect", "mlir::NVVM::NVVMDialect",
                            "mlir::cf::ControlFlowDialect"];
