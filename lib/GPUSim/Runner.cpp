@@ -68,7 +68,8 @@ uint64_t ExecContext::sreg(Sreg s, int lane) const {
     return cta.ctaid[0] % kernel.cluster[0] +
            kernel.cluster[0] * (cta.ctaid[1] % kernel.cluster[1] +
                            kernel.cluster[1] * (cta.ctaid[2] % kernel.cluster[2]));
-  case Sreg::ClusterNctaRank: return kernel.cluster[0] * kernel.cluster[1] * kernel.cluster[2];
+  case Sreg::ClusterNctaRank:
+    return kernel.cluster[0] * kernel.cluster[1] * kernel.cluster[2];
   }
   return 0;
 }

@@ -75,5 +75,7 @@ struct AssumeLowering : TileGPUPattern<tile::AssumeOp> {
 void gpu::lowering::populateProgramOpToLLVMPatterns(
     TypeConverter &tc, RewritePatternSet &patterns,
     const GPUTargetInfo &target) {
-  patterns.add<ProgramIdLowering, NumProgramsLowering, CtaRankLowering, BarrierLowering, AssumeLowering>(tc, patterns.getContext(), target);
+  patterns.add<ProgramIdLowering, NumProgramsLowering, CtaRankLowering,
+               BarrierLowering, AssumeLowering>(tc, patterns.getContext(),
+                                                target);
 }

@@ -223,8 +223,8 @@ void writeOperandToShared(OpBuilder &b, Location loc,
         words.push_back(b.create<LLVM::BitcastOp>(loc, b.getI32Type(), pair));
       }
       int32_t c = toOffset.apply({{gpu::kRegister, r}})[0];
-      target.storeMatrix(b, loc, xorElementAddress(b, loc, start, hw[0], c, size),
-                         words);
+      Value addr = xorElementAddress(b, loc, start, hw[0], c, size);
+      target.storeMatrix(b, loc, addr, words);
     }
     return;
   }

@@ -417,8 +417,8 @@ template <typename AddOp> struct AccumulateIntoDot : OpRewritePattern<AddOp> {
 
 void DotOp::getCanonicalizationPatterns(RewritePatternSet &results,
                                         MLIRContext *context) {
-  results.add<AccumulateIntoDot<arith::AddFOp>, AccumulateIntoDot<arith::AddIOp>>(
-      context);
+  results.add<AccumulateIntoDot<arith::AddFOp>,
+              AccumulateIntoDot<arith::AddIOp>>(context);
 }
 
 LogicalResult DotOp::verify() {

@@ -69,7 +69,8 @@ public:
           !c.values.insert(value).second) // two dimensions of one block
         c.usable = false;
       c.elements += blockType(value).getNumElements();
-      if (isa_and_nonnull<LoadOp, DescriptorLoadOp, DotOp>(value.getDefiningOp()))
+      Operation *def = value.getDefiningOp();
+      if (isa_and_nonnull<LoadOp, DescriptorLoadOp, DotOp>(def))
         c.loaded += blockType(value).getNumElements();
       c.dimensionSum += dim;
       c.dotColumns |= dotColumns.contains(id);

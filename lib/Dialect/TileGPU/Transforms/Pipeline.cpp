@@ -657,8 +657,8 @@ struct TileGPUPipeline
       SmallVector<Value> sums;
       for (auto [dot, j] : inFlight)
         sums.push_back(newLoop.getResult(j));
-      auto wait = WarpgroupMmaWaitOp::create(after, loc, ValueRange(sums).getTypes(),
-                                             sums, buffers, 0);
+      auto wait = WarpgroupMmaWaitOp::create(
+          after, loc, ValueRange(sums).getTypes(), sums, buffers, 0);
       for (auto [sum, waited] : llvm::zip(sums, wait.getResults()))
         sum.replaceAllUsesExcept(waited, wait);
     }

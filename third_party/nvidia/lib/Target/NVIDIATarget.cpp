@@ -283,8 +283,8 @@ llvm::Error compileNVIDIA(ModuleOp module, int sm, bool archSpecific,
     result.object = ptx; // the driver compiles PTX itself
   }
   result.stages.push_back(
-      {"launch", launchStage(options.numWarps, options.numCtas, shared, registers,
-                             tensorMaps)});
+      {"launch", launchStage(options.numWarps, options.numCtas, shared,
+                             registers, tensorMaps)});
   result.entryName = result.name;
   return llvm::Error::success();
 }
