@@ -63,9 +63,10 @@ def launcher_args(case: gpu_static.Case, args: list[Any], addresses: list[Any]) 
     (elements; all but the last), as tessel.tools.compile expands it."""
     flat = []
     for name, value, address in zip(gpu_static.runtime_names(case), args, addresses):
-        flat.append(address)
         if case.signature[name].startswith("tensordesc"):
-            flat += [*value.shape, *(stride // value.itemsize for stride in value.strides[:-1])]
+            flat += gpu_static.tessel_descriptor_parts(address, value)
+        else:
+            flat.append(address)
     return flat
 
 

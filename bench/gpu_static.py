@@ -240,6 +240,12 @@ def descriptor_block(sig: str) -> list[int]:
     return [int(x) for x in re.search(r"\[(.*)\]", sig).group(1).split(",")]
 
 
+def tessel_descriptor_parts(base: Any, array: np.ndarray) -> list[Any]:
+    """How Tessel's launchers (the JIT's, the AOT tool's C launcher) pass a host-made descriptor of a whole array:
+    `base` (the array, or its device address), its sizes, and its strides in elements but the last."""
+    return [base, *array.shape, *(stride // array.itemsize for stride in array.strides[:-1])]
+
+
 def descriptor_launch_args(case: Case, compiler: str, compiled: dict, args: list[Any]) -> list[Any]:
     """What each launcher passes for host-made descriptors (of whole arrays): Triton, per descriptor, its tensor
     map (the box and swizzle of metadata.tensordesc_meta), then its shape and strides; Tessel, per descriptor,
@@ -253,14 +259,13 @@ def descriptor_launch_args(case: Case, compiler: str, compiled: dict, args: list
         if not sig.startswith("tensordesc"):
             out.append(value)
             continue
-        strides = [s // value.itemsize for s in value.strides]
         if compiler == "triton":
             meta = next(metas)
             out += [gpusim.TensorMap(value, meta["block_size"], swizzle={0: None, 1: 32, 2: 64, 3: 128}[
-                meta["swizzle"]]), *value.shape, *strides]
+                meta["swizzle"]]), *value.shape, *(s // value.itemsize for s in value.strides)]
         else:
             bases[len(out)] = value
-            out += [value, *value.shape, *strides[:-1]]
+            out += tessel_descriptor_parts(value, value)
     if compiler == "tessel":
         for line in compiled["launch"].splitlines():
             if line.startswith("tensor_map="):
