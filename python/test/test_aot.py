@@ -194,7 +194,7 @@ int main(void) {{
 def test_a_runtime_int_given_as_1_is_compiled_in(kernel_file, tmp_path):
     # As launches specialize an int equal to 1 (a unit stride): it is a constant of the kernel, not a C parameter.
     run_tool(kernel_file, tmp_path, "gather", "*fp32, *fp32, i32, 1, 64", "(n + 63) / 64")
-    assert "void gather_launch(float *x_ptr, float *out_ptr, int32_t n);" in (tmp_path / "gather.h").read_text()
+    assert "int gather_launch(float *x_ptr, float *out_ptr, int32_t n);" in (tmp_path / "gather.h").read_text()
     assert json.loads((tmp_path / "gather.json").read_text())["constexprs"] == {"stride": 1, "BLOCK": 64}
     n = 300
     main_c = f"""
@@ -221,8 +221,8 @@ def test_autotuned_kernel_and_header(kernel_file, tmp_path):
             "-o", str(tmp_path), "--out-name", "copy_f16_bf16"]
     assert aot.main(argv) == 0
     header = (tmp_path / "copy_f16_bf16.h").read_text()
-    assert "void copy_f16_bf16_launch(uint16_t *x_ptr, uint16_t *out_ptr, int64_t n);" in header
-    assert ("void copy_f16_bf16_launch_grid(int32_t gx, int32_t gy, int32_t gz, uint16_t *x_ptr, uint16_t *out_ptr, "
+    assert "int copy_f16_bf16_launch(uint16_t *x_ptr, uint16_t *out_ptr, int64_t n);" in header
+    assert ("int copy_f16_bf16_launch_grid(int32_t gx, int32_t gy, int32_t gz, uint16_t *x_ptr, uint16_t *out_ptr, "
             "int64_t n);") in header
     meta = json.loads((tmp_path / "copy_f16_bf16.json").read_text())
     assert meta["constexprs"] == {"DTYPE": "bf16", "BLOCK": 64}
@@ -239,6 +239,32 @@ def test_autotuned_kernel_and_header(kernel_file, tmp_path):
     ("add", "*fp32, *fp32, *fp32, i32, 256", "(m + 255) / 256", "cpu", 2, "uses 'm', which is not a parameter"),
     ("add", "*fp32, *fp32, *fp32, i32, 256", "x_ptr", "cpu", 2, "uses 'x_ptr', a pointer argument"),
     ("add", "*fp32, *fp32, *fp32, i32, 256", "n; abort()", "cpu", 2, "--grid entry 'n; abort()'"),
+    # Grid entries are checked as Python expressions of the integer scalars and constexprs, and the C is made from
+    # what was checked: nothing else reaches the launcher.
+    ("add", "*fp32, *fp32, *fp32, i32, 256", "(n + 1", "cpu", 2, "--grid entry '(n + 1' is not an expression"),
+    ("add", "*fp32, *fp32, *fp32, i32, 256", "(n, 2)", "cpu", 2,
+     "--grid entry '(n, 2)' is a tuple: write the dimensions without parentheses, \"n, 2\""),
+    ("add", "*fp32, *fp32, *fp32, i32, 256", "n = 0", "cpu", 2, "--grid entry 'n = 0' is not an expression"),
+    ("add", "*fp32, *fp32, *fp32, i32, 256", "n # */ abort();", "cpu", 2, "'#' and '\\' have no place in a grid"),
+    ("add", "*fp32, *fp32, *fp32, i32, 256", "1, n == 0", "cpu", 2,
+     "--grid entry 'n == 0': 'n == 0' is not allowed in a grid"),
+    ("add", "*fp32, *fp32, *fp32, i32, 256", "n + abs(n)", "cpu", 2, "'abs(n)' is not allowed in a grid"),
+    ("scale_2d", "*fp32, *fp32, None, i32, i32, fp32, 16, 32", "M * alpha", "cpu", 2,
+     "--grid entry 'M * alpha' uses 'alpha', a fp32 argument: a grid dimension is an integer"),
+    ("add", "*fp32, *fp32, *fp32, i32, 0.5", "n * BLOCK", "cpu", 2,
+     "uses the constexpr 'BLOCK', whose value 0.5 is not an integer"),
+    # Out of range where the tool can tell: never truncated to int32_t.
+    ("add", "*fp32, *fp32, *fp32, i32, 256", "1099511627776", "cpu", 2,
+     "--grid entry '1099511627776' is 1099511627776 programs along x, more than a launch can run (2147483647)"),
+    ("add", "*fp32, *fp32, *fp32, i32, 256", "1, BLOCK << 40", "cpu", 2,
+     "--grid entry 'BLOCK << 40' is 281474976710656 programs along y"),
+    ("add", "*fp32, *fp32, *fp32, i32, 256", "n, 1, 65536", "cuda:80", 2,
+     "--grid entry '65536' is 65536 programs along z, more than a launch can run (65535)"),
+    ("add", "*fp32, *fp32, *fp32, i32, 256", "n + 9223372036854775808", "cpu", 2,
+     "the integer 9223372036854775808 does not fit in int64_t"),
+    ("add", "*fp32, *fp32, *fp32, i32, 256", "(n + 255) / (BLOCK - 256)", "cpu", 2,
+     "--grid entry '(n + 255) / (BLOCK - 256)': computing it overflows int64_t, divides by 0"),
+    ("add", "*fp32, *fp32, *fp32, i32, 256", "n * (BLOCK << 55)", "cpu", 2, "computing it overflows int64_t"),
     ("add", "*fp32, *fp32, *fp32, i32, 256", "1", "sim:sm_80", 2, "writes no launcher for the sim backend"),
     ("add", "*fp32, *fp32, *fp32, i32, 256", "1", "hip:gfx942", 2, "hip backend is not available in this build"),
     ("add", "*fp32, *fp32, *fp32, i32, 256", "1", "tpu", 2, "unknown target"),
@@ -291,7 +317,7 @@ def test_tensor_descriptor_parameters(kernel_file, tmp_path):
     run_tool(kernel_file, tmp_path, "transpose_blocks", "tensordesc<fp32[16, 32]>, tensordesc<fp32[32, 16]>, 16, 32",
              "(x_desc_shape0 + 15) / 16, (x_desc_shape1 + 31) / 32")
     header = (tmp_path / "transpose_blocks.h").read_text()
-    assert ("void transpose_blocks_launch(float *x_desc_base, int32_t x_desc_shape0, int32_t x_desc_shape1, "
+    assert ("int transpose_blocks_launch(float *x_desc_base, int32_t x_desc_shape0, int32_t x_desc_shape1, "
             "int64_t x_desc_stride0, float *y_desc_base, int32_t y_desc_shape0, int32_t y_desc_shape1, "
             "int64_t y_desc_stride0)") in header
     meta = json.loads((tmp_path / "transpose_blocks.json").read_text())
@@ -346,6 +372,102 @@ def test_bad_tensor_descriptor_entries(kernel_file, tmp_path, entry, message):
     assert result.returncode == 2 and message in result.stderr, result.stderr
 
 
+@pytest.mark.parametrize("grid", ["(n + 1", "(n, 2)", "n = 0", "1099511627776"])
+def test_bad_grid_exit_status_of_the_command(kernel_file, tmp_path, grid):
+    result = subprocess.run(
+        [sys.executable, "-m", "tessel.tools.compile", str(kernel_file), "-n", "add", "-s",
+         "*fp32, *fp32, *fp32, i32, 256", "-g", grid, "-o", str(tmp_path)], capture_output=True, text=True,
+        env=TOOL_ENV)
+    assert result.returncode == 2, result.stderr
+    assert f"--grid entry {grid!r}" in result.stderr and "Traceback" not in result.stderr
+    assert not list(tmp_path.iterdir())
+
+
+@needs_cc
+def test_grid_floor_division_and_shifts(kernel_file, tmp_path):
+    # -(-n // BLOCK) rounds up with Python's floor division (C's / would round -1000 / 256 toward 0, one program
+    # short); a shift's > is not a bracket that would keep ", 1" in its entry.
+    run_tool(kernel_file, tmp_path, "add", "*fp32, *fp32, *fp32, i32, 256", "-(-n // BLOCK)")
+    run_tool(kernel_file, tmp_path, "add", "*fp32, *fp32, *fp32, i32, 256", "(n + 255) >> 8, 1", "--out-name",
+             "add_shift")
+    assert json.loads((tmp_path / "add_shift.json").read_text())["grid"] == ["(n + 255) >> 8", "1", "1"]
+    n = 1000
+    main_c = f"""
+#include <stdio.h>
+#include <stdlib.h>
+#include "add.h"
+#include "add_shift.h"
+
+int main(void) {{
+  float *x = malloc({n} * sizeof(float)), *y = malloc({n} * sizeof(float));
+  float *out = calloc({n}, sizeof(float)), *out_shift = calloc({n}, sizeof(float));
+  {C_INPUTS.format(n=n, x="x", y="y")}
+  if (add_launch(x, y, out, {n}) != 0 || add_shift_launch(x, y, out_shift, {n}) != 0)
+    return 1;
+  for (int i = 0; i < {n}; ++i) printf("%.9g ", out[i]);
+  printf("\\n");
+  for (int i = 0; i < {n}; ++i) printf("%.9g ", out_shift[i]);
+  printf("\\n");
+  return 0;
+}}
+"""
+    out, out_shift = build_and_run(tmp_path, main_c, ["add", "add_shift"])
+    x, y = inputs(n)
+    np.testing.assert_array_equal(out, x + y)
+    np.testing.assert_array_equal(out_shift, x + y)
+
+
+@needs_cc
+def test_a_grid_out_of_range_at_run_time_is_refused(kernel_file, tmp_path):
+    # n is an int64_t: (n + 255) / 256 may be more programs than an int32_t holds, and n * n may overflow int64_t.
+    # Refused, nothing run, rather than truncated (2^32 + 3 programs would have been 3).
+    run_tool(kernel_file, tmp_path, "add", "*fp32, *fp32, *fp32, i64, 256", "(n + 255) / 256")
+    run_tool(kernel_file, tmp_path, "add", "*fp32, *fp32, *fp32, i64, 256", "n * n / 256", "--out-name", "add_square")
+    assert "int add_launch(float *x_ptr, float *y_ptr, float *out_ptr, int64_t n);" in (tmp_path / "add.h").read_text()
+    (tmp_path / "main.c").write_text("""
+#include <stdio.h>
+#include <stdlib.h>
+#include "add.h"
+#include "add_square.h"
+
+static float sum(const float *out) {
+  float total = 0;
+  for (int i = 0; i < 768; ++i) total += out[i];
+  return total;
+}
+
+int main(void) {
+  float *x = malloc(768 * sizeof(float)), *y = malloc(768 * sizeof(float)), *out = calloc(768, sizeof(float));
+  for (int i = 0; i < 768; ++i) { x[i] = i; y[i] = 1; }
+  int status = add_launch(x, y, out, INT64_C(256) * ((INT64_C(1) << 32) + 3));
+  printf("%d %g\\n", status, sum(out));
+  status = add_square_launch(x, y, out, INT64_C(1) << 32);
+  printf("%d %g\\n", status, sum(out));
+  /* More programs than int64_t ids number. */
+  status = add_launch_grid(2147483647, 2147483647, 3, x, y, out, 768);
+  printf("%d %g\\n", status, sum(out));
+  /* An empty grid, however negative, runs nothing and is no error (as int32_t, -2^32 + 3 programs are 3). */
+  status = add_launch(x, y, out, -INT64_C(256) * ((INT64_C(1) << 32) - 3) - 255);
+  printf("%d %g\\n", status, sum(out));
+  status = add_launch(x, y, out, 768);
+  printf("%d %g\\n", status, sum(out));
+  return 0;
+}
+""")
+    sources = ["main.c", "add.c", "add.o", "add_square.c", "add_square.o"]
+    subprocess.run([CC, "-O1", "-Wall", "-Werror", *sources, "-lm", "-o", "prog"], cwd=tmp_path, check=True,
+                   capture_output=True, text=True)
+    result = subprocess.run([str(tmp_path / "prog")], capture_output=True, text=True, check=True)
+    assert result.stdout.splitlines() == ["-1 0", "-1 0", "-1 0", "0 0", f"0 {sum(range(1, 769))}"]
+    assert result.stderr.splitlines() == [
+        "add_launch: the grid ((n + 255) / 256, 1, 1) is (4294967299, 1, 1) programs, over the limit of 2147483647 "
+        "per dimension; nothing ran",
+        "add_square_launch: computing the grid (n * n / 256, 1, 1) overflows int64_t, divides by 0 or shifts out of "
+        "range; nothing ran",
+        "add_launch_grid: a grid of 2147483647 x 2147483647 x 3 programs has more than 2^63 - 1 of them; nothing ran",
+    ]
+
+
 def test_error_exit_status_of_the_command(kernel_file, tmp_path):
     result = subprocess.run(
         [sys.executable, "-m", "tessel.tools.compile", str(kernel_file), "-n", "add", "-s", "*fp32, i32", "-g", "1",
@@ -380,6 +502,63 @@ def test_cuda_cubin_and_driver_launcher(kernel_file, tmp_path, target, arch):
     # The image in the launcher is the cubin, byte for byte.
     first = ", ".join(str(b) for b in cubin[:24])
     assert first in source
+
+
+@needs_cc
+def test_cuda_launcher_refuses_a_grid_out_of_range(kernel_file, tmp_path):
+    # No GPU needed: the program defines the four driver functions the launcher calls, and records the launches.
+    # Programs are clusters of 2 CTAs: 2^31 - 1 CTAs along x are (2^31 - 1) / 2 programs.
+    run_tool(kernel_file, tmp_path, "add", "*fp32:16, *fp32:16, *fp32:16, i64, 256", "(n + 255) / 256, 1, 1",
+             "--target", "cuda:90a", "--num-ctas", "2")
+    assert "65535" in (tmp_path / "add.h").read_text()
+    (tmp_path / "main.c").write_text("""
+#include <stdio.h>
+#include "add.h"
+
+static int launches;
+static unsigned grid[3];
+
+CUresult CUDAAPI cuModuleLoadData(CUmodule *module, const void *image) {
+  *module = (CUmodule)&launches;
+  return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuModuleGetFunction(CUfunction *function, CUmodule module, const char *name) {
+  *function = (CUfunction)&launches;
+  return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuFuncSetAttribute(CUfunction function, CUfunction_attribute attribute, int value) {
+  return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
+                                unsigned bz, unsigned shared, CUstream stream, void **params, void **extra) {
+  ++launches;
+  grid[0] = gx, grid[1] = gy, grid[2] = gz;
+  return CUDA_SUCCESS;
+}
+
+int main(void) {
+  int ok = add_launch(0, NULL, NULL, NULL, 1000) == CUDA_SUCCESS;
+  printf("%d %d %u %u %u\\n", ok, launches, grid[0], grid[1], grid[2]);
+  /* As int32_t, 2^32 + 3 programs would have been 3. */
+  ok = add_launch(0, NULL, NULL, NULL, INT64_C(256) * ((INT64_C(1) << 32) + 3)) == CUDA_ERROR_INVALID_VALUE;
+  printf("%d %d\\n", ok, launches);
+  /* 2^30 programs are 2^31 CTAs, one too many: times 2 as an unsigned, 2^31 programs would have been 0 CTAs. */
+  ok = add_launch(0, NULL, NULL, NULL, INT64_C(256) << 30) == CUDA_ERROR_INVALID_VALUE &&
+       add_launch_grid(0, 1073741824, 1, 1, NULL, NULL, NULL, 0) == CUDA_ERROR_INVALID_VALUE &&
+       add_launch_grid(0, 1, 65536, 1, NULL, NULL, NULL, 0) == CUDA_ERROR_INVALID_VALUE;
+  printf("%d %d\\n", ok, launches);
+  ok = add_launch(0, NULL, NULL, NULL, INT64_C(256) * 1073741823) == CUDA_SUCCESS;
+  printf("%d %d %u %u %u\\n", ok, launches, grid[0], grid[1], grid[2]);
+  return 0;
+}
+""")
+    subprocess.run([CC, "-std=c11", "-O1", "-Wall", "-Werror", "-I/usr/local/cuda/include", "main.c", "add.c", "-o",
+                    "prog"], cwd=tmp_path, check=True, capture_output=True, text=True)
+    result = subprocess.run([str(tmp_path / "prog")], capture_output=True, text=True, check=True)
+    assert result.stdout.splitlines() == ["1 1 8 1 1", "1 1", "1 1", "1 2 2147483646 1 1"]
 
 
 def test_cuda_launcher_of_a_cluster_program(kernel_file, tmp_path):

@@ -6,9 +6,10 @@
 writes, in D, under the name N (default: K):
     N.o     the kernel: an ELF relocatable object for the --target CPU (cpu: this host's model; cpu:<model>, e.g.
             cpu:x86-64-v3, for other machines) defining the entry `N_tessel_entry`
-    N.h     `void N_launch(<args>)`, which runs the --grid, and `void N_launch_grid(gx, gy, gz, <args>)`
+    N.h     `int N_launch(<args>)`, which runs the --grid, and `int N_launch_grid(gx, gy, gz, <args>)`
     N.c     those two functions: they pack the arguments for the entry and run the grid, serially, or over
-            pthreads when compiled with -DTESSEL_AOT_THREADS (TESSEL_NUM_THREADS caps the threads)
+            pthreads when compiled with -DTESSEL_AOT_THREADS (TESSEL_NUM_THREADS caps the threads); they return 0,
+            or -1 and run nothing (with a line on stderr) for a grid out of range (see below)
     N.json  metadata: names, signature, constexprs, grid, target, tessel version, sha256 of the object
 A program links them with `cc main.c N.c N.o -lm` (and `-DTESSEL_AOT_THREADS -pthread` for threads).
 
@@ -26,8 +27,15 @@ after the block pads with NaN) and is passed to the C functions as NAME_base (th
 NAME_shape0... (int32 sizes) and NAME_stride0... (int64 strides, in elements, of every dimension but the last, which
 is contiguous), as the launcher passes a host-made TensorDescriptor (on cuda:90a the C launcher encodes the tensor
 maps the copy engine reads at each launch); a tl.constexpr parameter takes a value (1024, 0.5,
-True, or a dtype name such as fp16); None stands for a compile-time None for either kind, as at launch. Grid entries
-are integers or C expressions of the run-time scalar arguments and the int/float constexprs.
+True, or a dtype name such as fp16); None stands for a compile-time None for either kind, as at launch.
+
+The grid is 1 to 3 comma-separated integer expressions of the kernel's integer run-time scalar arguments and integer
+constexprs: integers, names, + - * / // % << >> & | ^, unary - + ~ and parentheses, nothing else. The launcher
+computes them in int64_t: `/` and `%` are C's (they truncate toward 0), `//` is Python's floor division. A dimension
+<= 0 is an empty grid. One that is over the launch limit (2^31 - 1 programs; on CUDA 65535 along y and z, and
+(2^31 - 1) / --num-ctas along x) or whose computation overflows int64_t, divides by 0 or shifts by a negative count
+(or left by more than 62) is refused, never truncated: by this tool where it uses no run-time argument, at run time
+by the launch function, which then runs nothing and returns -1 (CUDA_ERROR_INVALID_VALUE on CUDA).
 
 Exit status: 0 on success, 2 for a wrong command line, 1 for a kernel that does not compile.
 """
@@ -40,7 +48,6 @@ import dataclasses
 import hashlib
 import importlib.util
 import json
-import math
 import pathlib
 import re
 import sys
@@ -84,11 +91,17 @@ _RESERVED_C_NAMES = frozenset("""
 """.split())
 
 _C_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-# What a grid entry may contain: numbers, names, C operators and parentheses. Anything else (;, braces, quotes)
-# would turn the expression into other C code.
-_GRID_CHARACTERS = re.compile(r"[0-9A-Za-z_\s+\-*/%()<>=!&|^~?:.]+")
-# A name in a C expression; the word boundary skips the letters inside numbers such as 0x400 or 16u.
-_NAME_IN_EXPRESSION = re.compile(r"\b[A-Za-z_][A-Za-z0-9_]*")
+
+# The types of the run-time arguments a grid may use.
+_INTEGER_TYPES = frozenset(t["name"] for t in _C.scalar_types() if not t["is_float"])
+_INT32_MAX = 2**31 - 1
+_INT64_MIN, _INT64_MAX = -2**63, 2**63 - 1
+# A grid entry's binary operators, each as the launcher computes it in int64_t: by a function of the C code that
+# clears `tessel_ok` where C's operator would overflow, divide by 0 or shift out of range (_GRID_C_FUNCTIONS), or by
+# C's own operator where that cannot go wrong.
+_GRID_OPERATORS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.FloorDiv: "floordiv",
+                   ast.Mod: "mod", ast.LShift: "shl", ast.RShift: "shr", ast.BitAnd: "&", ast.BitOr: "|",
+                   ast.BitXor: "^"}
 
 
 class UsageError(Exception):
@@ -138,8 +151,7 @@ class Launcher:
     name: str  # prefix of the C functions
     entry: str  # the entry symbol defined by the object
     args: list[RuntimeArg]
-    grid: list[str]  # three C expressions
-    grid_constants: dict[str, tuple[str, str]]  # the constexprs the grid expressions use: name -> (C type, value)
+    grid: Grid
     description: str  # the kernel and its specialization, for the files' opening comments
     backend: str = "cpu"
     # GPU kernels: the binary (cubin, or PTX when ptxas was absent), threads per program, dynamic shared memory,
@@ -166,11 +178,12 @@ def parse_target(text: str) -> str:
     return target
 
 
-def _split_entries(text: str) -> list[str]:
-    """The comma-separated entries of `text`, commas inside <>, [] or () left in their entry."""
+def _split_entries(text: str, opening: str = "<[(", closing: str = ">])") -> list[str]:
+    """The comma-separated entries of `text`, commas inside <>, [] or () (the `opening` and `closing` brackets) left
+    in their entry."""
     entries, depth, start = [], 0, 0
     for i, char in enumerate(text):
-        depth += (char in "<[(") - (char in ">])")
+        depth += (char in opening) - (char in closing)
         if char == "," and depth == 0:
             entries.append(text[start:i].strip())
             start = i + 1
@@ -276,50 +289,194 @@ def _check_c_name(name: str, what: str) -> None:
                          "identifier, not a C or C++ keyword, gx, gy, gz or tessel_*): rename it")
 
 
-def parse_grid(text: str, kernel: JITFunction,
-               spec: Specialization) -> tuple[list[str], dict[str, tuple[str, str]]]:
-    """The three grid expressions (missing trailing dimensions are 1) and the constexprs they use, as a C type and
-    a C literal by name."""
-    entries = [entry.strip() for entry in text.split(",")]
+def grid_limits(backend: str, num_ctas: int) -> tuple[int, int, int]:
+    """The most programs a launch runs along x, y and z: the CPU entry takes int32_t dimensions; CUDA runs up to
+    2^31 - 1 CTAs along x (a program is num_ctas of them) and 65535 along y and z."""
+    if backend == "cuda":
+        return _INT32_MAX // max(1, num_ctas), 65535, 65535
+    return _INT32_MAX, _INT32_MAX, _INT32_MAX
+
+
+@dataclasses.dataclass(frozen=True)
+class Grid:
+    """The --grid checked: its three dimensions as the metadata and the comments show them, and as C expressions
+    of int64_t that clear `tessel_ok` where computing them goes wrong; the constexprs and the functions of
+    _GRID_C_FUNCTIONS that those use."""
+    entries: list[str]
+    c: list[str]
+    constants: dict[str, int]
+    functions: list[str]
+
+
+class _GridOverflow(ArithmeticError):
+    """The grid's int64_t arithmetic went wrong: an overflow, a division by 0 or a shift out of range."""
+
+
+def _int64(value: int) -> int:
+    if not _INT64_MIN <= value <= _INT64_MAX:
+        raise _GridOverflow
+    return value
+
+
+def _c_division(a: int, b: int) -> tuple[int, int]:
+    """C's a / b (rounded toward 0) and a % b, where they are defined."""
+    if b == 0 or (a == _INT64_MIN and b == -1):
+        raise _GridOverflow
+    quotient = abs(a) // abs(b) * (1 if (a < 0) == (b < 0) else -1)
+    return quotient, a - b * quotient
+
+
+def _floor_division(a: int, b: int) -> int:
+    if b == 0:
+        raise _GridOverflow
+    return _int64(a // b)
+
+
+def _shift_left(a: int, b: int) -> int:
+    if not 0 <= b <= 62:
+        raise _GridOverflow
+    return _int64(a << b)
+
+
+def _shift_right(a: int, b: int) -> int:
+    if b < 0:
+        raise _GridOverflow
+    return a >> min(b, 63)
+
+
+# What the launcher's int64_t arithmetic makes of constant operands: the tool computes the constant parts of the
+# grid as the C code would, to refuse what would always fail or be out of range.
+_GRID_ARITHMETIC = {
+    "add": lambda a, b: _int64(a + b), "sub": lambda a, b: _int64(a - b), "mul": lambda a, b: _int64(a * b),
+    "div": lambda a, b: _c_division(a, b)[0], "mod": lambda a, b: _c_division(a, b)[1],
+    "floordiv": _floor_division, "shl": _shift_left, "shr": _shift_right,
+    "&": lambda a, b: a & b, "|": lambda a, b: a | b, "^": lambda a, b: a ^ b, "neg": lambda a: _int64(-a),
+}
+
+
+class _GridTranslator:
+    """Translates the entries of --grid to C, checking each node against what a grid may contain."""
+
+    ALLOWED = ("an entry is an integer expression of the kernel's integer scalar arguments and integer constexprs: "
+               "integers, names, + - * / // % << >> & | ^, unary - + ~ and parentheses")
+
+    def __init__(self, kernel: JITFunction, spec: Specialization):
+        self.kernel = kernel
+        self.spec = spec
+        self.args = {arg.name: arg for arg in spec.args + spec.c_args}
+        self.constants: dict[str, int] = {}
+        self.functions: set[str] = set()
+        self.text = ""  # the entry being translated, for messages
+
+    def entry(self, entry: str) -> tuple[str, str, int | None]:
+        """The entry as shown (on one line), its C, and its value where it uses no run-time argument."""
+        self.text = entry
+        # Besides what the tree holds, an entry could only hide a comment or a line continuation, which would not
+        # be quoted safely in the C.
+        if "#" in entry or "\\" in entry:
+            raise UsageError(f"--grid entry {entry!r}: '#' and '\\' have no place in a grid; {self.ALLOWED}")
+        try:
+            tree = ast.parse(entry, mode="eval")
+        except (SyntaxError, ValueError):
+            raise UsageError(f"--grid entry {entry!r} is not an expression; {self.ALLOWED}") from None
+        if isinstance(tree.body, ast.Tuple):
+            raise UsageError(f"--grid entry {entry!r} is a tuple: write the dimensions without parentheses, "
+                             f"\"{', '.join(ast.unparse(e) for e in tree.body.elts)}\"")
+        try:
+            c, value = self._translate(tree.body)
+            return " ".join(entry.split()), c, value
+        except RecursionError:
+            raise UsageError(f"--grid entry {entry!r} is too deeply nested") from None
+
+    def _compute(self, operation: str, *values: int | None) -> int | None:
+        """The value of the C code's operation, where its operands are known. A division by 0 or a shift count
+        out of range fails whatever the left operand is (as it does for 0): that is refused here too."""
+        try:
+            if any(value is None for value in values):
+                if operation in ("div", "mod", "floordiv", "shl", "shr") and values[1] is not None:
+                    _GRID_ARITHMETIC[operation](0, values[1])
+                return None
+            return _GRID_ARITHMETIC[operation](*values)
+        except _GridOverflow:
+            raise UsageError(f"--grid entry {self.text!r}: computing it overflows int64_t, divides by 0 or shifts "
+                             "out of range (by a negative count, or left by more than 62)") from None
+
+    def _translate(self, node: ast.expr) -> tuple[str, int | None]:
+        if isinstance(node, ast.Constant) and type(node.value) is int:
+            if node.value > _INT64_MAX:
+                raise UsageError(f"--grid entry {self.text!r}: the integer {node.value} does not fit in int64_t")
+            return f"INT64_C({node.value})", node.value
+        if isinstance(node, ast.Name):
+            return self._name(node.id)
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.UAdd, ast.USub, ast.Invert)):
+            c, value = self._translate(node.operand)
+            if isinstance(node.op, ast.UAdd):
+                return c, value
+            if isinstance(node.op, ast.Invert):
+                return f"(~{c})", None if value is None else ~value
+            self.functions.add("neg")
+            return f"tessel_grid_neg({c}, &tessel_ok)", self._compute("neg", value)
+        if isinstance(node, ast.BinOp) and type(node.op) in _GRID_OPERATORS:
+            operation = _GRID_OPERATORS[type(node.op)]
+            (left, a), (right, b) = self._translate(node.left), self._translate(node.right)
+            value = self._compute(operation, a, b)
+            if operation in _GRID_C_FUNCTIONS:
+                self.functions.add(operation)
+                return f"tessel_grid_{operation}({left}, {right}, &tessel_ok)", value
+            return f"({left} {operation} {right})", value
+        raise UsageError(f"--grid entry {self.text!r}: '{ast.unparse(node)}' is not allowed in a grid; "
+                         f"{self.ALLOWED}")
+
+    def _name(self, name: str) -> tuple[str, int | None]:
+        entry = self.text
+        if name in self.args:
+            arg = self.args[name]
+            if arg.is_pointer or arg.parts:
+                raise UsageError(f"--grid entry {entry!r} uses '{name}', a pointer argument" +
+                                 (" (a tensor descriptor)" if arg.parts else ""))
+            if arg.base_type not in _INTEGER_TYPES:
+                raise UsageError(f"--grid entry {entry!r} uses '{name}', a {arg.base_type} argument: a grid "
+                                 "dimension is an integer")
+            if arg.base_type == "u64":
+                # Above INT64_MAX it has no int64_t value: refused at run time.
+                self.functions.add("u64")
+                return f"tessel_grid_u64({name}, &tessel_ok)", None
+            return f"(int64_t){name}", None
+        if name in self.spec.constexprs:
+            value = self.spec.constexprs[name]
+            if type(value) not in (bool, int):
+                raise UsageError(f"--grid entry {entry!r} uses the constexpr '{name}', whose value {value!r} is "
+                                 "not an integer")
+            if not _INT64_MIN <= value <= _INT64_MAX:
+                raise UsageError(f"--grid entry {entry!r} uses the constexpr '{name}', whose value {value} does "
+                                 "not fit in int64_t")
+            _check_c_name(name, f"--grid entry {entry!r}")
+            self.constants[name] = int(value)
+            return name, int(value)
+        raise UsageError(f"--grid entry {entry!r} uses '{name}', which is not a parameter of "
+                         f"{self.kernel.__name__}({', '.join(self.kernel.arg_names)})")
+
+
+def parse_grid(text: str, kernel: JITFunction, spec: Specialization, limits: tuple[int, int, int]) -> Grid:
+    """The grid, checked, in three dimensions (missing trailing ones are 1). The C is made from the checked
+    expressions, so it computes what was checked; dimensions that use no run-time argument must be within
+    `limits`."""
+    # Only brackets nest here: < and > are halves of shifts.
+    entries = _split_entries(text, "([{", ")]}")
     if not 1 <= len(entries) <= 3:
         raise UsageError(f"--grid {text!r}: expected 1 to 3 comma-separated entries, got {len(entries)}")
-    args = {arg.name: arg for arg in spec.args + spec.c_args}
-    constants: dict[str, tuple[str, str]] = {}
-    for entry in entries:
-        # "/*", "*/" and "//" would start or end a comment (the header quotes the grid in one).
-        if not _GRID_CHARACTERS.fullmatch(entry) or any(marker in entry for marker in ("/*", "*/", "//")):
-            raise UsageError(f"--grid entry {entry!r}: an entry is an integer or a C expression of the kernel's "
-                             "scalar arguments (numbers, names, operators and parentheses)")
-        for name in _NAME_IN_EXPRESSION.findall(entry):
-            if name in args:
-                if args[name].is_pointer or args[name].parts:
-                    raise UsageError(f"--grid entry {entry!r} uses '{name}', a pointer argument" +
-                                     (" (a tensor descriptor)" if args[name].parts else ""))
-            elif name in spec.constexprs:
-                value = spec.constexprs[name]
-                if not isinstance(value, (bool, int, float)):
-                    raise UsageError(f"--grid entry {entry!r} uses the constexpr '{name}', whose value {value!r} is "
-                                     "not a number")
-                _check_c_name(name, f"--grid entry {entry!r}")
-                constants[name] = _c_literal(value)
-            else:
-                raise UsageError(f"--grid entry {entry!r} uses '{name}', which is not a parameter of "
-                                 f"{kernel.__name__}({', '.join(kernel.arg_names)})")
-    return entries + ["1"] * (3 - len(entries)), constants
-
-
-def _c_literal(value: bool | int | float) -> tuple[str, str]:
-    """(C type, C literal) of a constexpr a grid expression uses."""
-    if isinstance(value, bool):
-        return "int", str(int(value))
-    if isinstance(value, int):
-        # -2**63 is left out: C has no literal for it (the minus applies to a literal that overflows).
-        if not -2**63 < value < 2**63:
-            raise UsageError(f"the constexpr value {value} used by --grid does not fit in int64_t")
-        return "int64_t", str(value)
-    if not math.isfinite(value):
-        raise UsageError(f"the constexpr value {value} used by --grid is not a finite number")
-    return "double", repr(value)
+    translator = _GridTranslator(kernel, spec)
+    shown, c = [], []
+    for axis, entry, limit in zip("xyz", entries, limits):
+        spelled, code, value = translator.entry(entry)
+        if value is not None and value > limit:
+            raise UsageError(f"--grid entry {entry!r} is {value} programs along {axis}, more than a launch can "
+                             f"run ({limit})")
+        shown.append(spelled)
+        c.append(code)
+    missing = 3 - len(entries)
+    return Grid(shown + ["1"] * missing, c + ["INT64_C(1)"] * missing, translator.constants,
+                sorted(translator.functions))
 
 
 def load_kernel(path: pathlib.Path, name: str) -> JITFunction:
@@ -381,7 +538,7 @@ def metadata(kernel: JITFunction, spec: Specialization, launcher: Launcher, comp
         "arg_types": [arg.type for arg in spec.c_args],
         "constexprs": {name: value.name if isinstance(value, tl.dtype) else value
                        for name, value in spec.constexprs.items()},
-        "grid": launcher.grid,
+        "grid": launcher.grid.entries,
         "num_warps": options.num_warps,
         "num_stages": options.num_stages,
         "num_ctas": options.num_ctas,
@@ -393,8 +550,121 @@ def metadata(kernel: JITFunction, spec: Specialization, launcher: Launcher, comp
 
 # ---------------------------------------------------------------------------------------------- C code generation
 
-# The part of every launcher that does not depend on the kernel: running a grid through an entry.
+# The checked int64_t arithmetic of the grids, by operation (_GRID_OPERATORS): each function clears *ok where C's
+# operator would overflow, divide by 0 or shift out of range (undefined behaviour all), and returns some value then.
+# Launchers define those their grid uses (an unused static function would be warned about). The overflow builtins
+# are GCC's and Clang's.
+_GRID_C_FUNCTIONS = {
+    "add": """static int64_t tessel_grid_add(int64_t a, int64_t b, int *ok) {
+  int64_t r = 0;
+  if (__builtin_add_overflow(a, b, &r))
+    *ok = 0;
+  return r;
+}
+""",
+    "sub": """static int64_t tessel_grid_sub(int64_t a, int64_t b, int *ok) {
+  int64_t r = 0;
+  if (__builtin_sub_overflow(a, b, &r))
+    *ok = 0;
+  return r;
+}
+""",
+    "mul": """static int64_t tessel_grid_mul(int64_t a, int64_t b, int *ok) {
+  int64_t r = 0;
+  if (__builtin_mul_overflow(a, b, &r))
+    *ok = 0;
+  return r;
+}
+""",
+    "div": """static int64_t tessel_grid_div(int64_t a, int64_t b, int *ok) {
+  if (b == 0 || (a == INT64_MIN && b == -1)) {
+    *ok = 0;
+    return 0;
+  }
+  return a / b;
+}
+""",
+    "mod": """static int64_t tessel_grid_mod(int64_t a, int64_t b, int *ok) {
+  if (b == 0 || (a == INT64_MIN && b == -1)) {
+    *ok = 0;
+    return 0;
+  }
+  return a % b;
+}
+""",
+    "floordiv": """/* Python's a // b: C's quotient, one less where C rounded a negative quotient up (toward 0). */
+static int64_t tessel_grid_floordiv(int64_t a, int64_t b, int *ok) {
+  if (b == 0 || (a == INT64_MIN && b == -1)) {
+    *ok = 0;
+    return 0;
+  }
+  return a / b - (a % b != 0 && (a < 0) != (b < 0));
+}
+""",
+    "shl": """/* a * 2^b: C's << is undefined for a negative a and for a result out of range. */
+static int64_t tessel_grid_shl(int64_t a, int64_t b, int *ok) {
+  int64_t r = 0;
+  if (b < 0 || b > 62 || __builtin_mul_overflow(a, (int64_t)1 << b, &r))
+    *ok = 0;
+  return r;
+}
+""",
+    "shr": """/* Rounds toward minus infinity for a negative a too, as Python's >> does (C leaves that open). */
+static int64_t tessel_grid_shr(int64_t a, int64_t b, int *ok) {
+  if (b < 0) {
+    *ok = 0;
+    return 0;
+  }
+  if (b > 63)
+    b = 63;
+  return a < 0 ? ~(~a >> b) : a >> b;
+}
+""",
+    "neg": """static int64_t tessel_grid_neg(int64_t a, int *ok) {
+  if (a == INT64_MIN) {
+    *ok = 0;
+    return 0;
+  }
+  return -a;
+}
+""",
+    "u64": """static int64_t tessel_grid_u64(uint64_t a, int *ok) {
+  if (a > (uint64_t)INT64_MAX) {
+    *ok = 0;
+    return 0;
+  }
+  return (int64_t)a;
+}
+""",
+}
+
+
+def _grid_code(launcher: Launcher, refuse: str) -> tuple[str, str, str]:
+    """The parts of a launch function that compute its grid: the definitions of the checked operations it uses, the
+    statements that compute gx, gy and gz in int64_t and run `refuse` (statements) where that failed or a dimension
+    is over its limit, and the three dimensions as int32_t arguments."""
+    grid = launcher.grid
+    functions = "".join("\n" + _GRID_C_FUNCTIONS[name] for name in grid.functions)
+    constants = "".join(f"  const int64_t {name} = INT64_C({value});\n" for name, value in grid.constants.items())
+    limits = grid_limits(launcher.backend, launcher.ctas)
+    over = " || ".join(f"{axis} > INT64_C({limit})" for axis, limit in zip(("gx", "gy", "gz"), limits))
+    statements = f"""{constants}  int tessel_ok = 1;
+  const int64_t gx = {grid.c[0]};
+  const int64_t gy = {grid.c[1]};
+  const int64_t gz = {grid.c[2]};
+  /* Refused rather than truncated to int32_t. */
+  if (!tessel_ok || {over}) {{
+{refuse}  }}
+"""
+    # A dimension <= 0 is an empty grid, whatever int32_t would make of it.
+    return functions, statements, ", ".join(f"{axis} > 0 ? (int32_t){axis} : 0" for axis in ("gx", "gy", "gz"))
+
+
+# The part of every CPU launcher that does not depend on the kernel: running a grid through an entry.
 _RUN_GRID_C = r"""
+#include <inttypes.h>
+#include <stdio.h>
+
 typedef void (*tessel_entry_fn)(void **argv, int64_t begin, int64_t end, int32_t gx, int32_t gy, int32_t gz);
 
 #ifdef TESSEL_AOT_THREADS
@@ -428,11 +698,29 @@ static int64_t tessel_num_threads(void) {
 }
 #endif
 
-/* Runs every program of a gx x gy x gz grid; a grid with a dimension <= 0 has none. */
-static void tessel_run_grid(tessel_entry_fn entry, void **argv, int32_t gx, int32_t gy, int32_t gz) {
+/* Why `launch` runs nothing: computing its grid went wrong (ok is 0) or a dimension is over the entry's int32_t. */
+static void tessel_refuse_grid(const char *launch, const char *grid, int ok, int64_t gx, int64_t gy, int64_t gz) {
+  if (ok)
+    fprintf(stderr, "%s: the grid (%s) is (%" PRId64 ", %" PRId64 ", %" PRId64 ") programs, over the limit of "
+            "2147483647 per dimension; nothing ran\n", launch, grid, gx, gy, gz);
+  else
+    fprintf(stderr, "%s: computing the grid (%s) overflows int64_t, divides by 0 or shifts out of range; nothing "
+            "ran\n", launch, grid);
+}
+
+/* Runs every program of a gx x gy x gz grid; a grid with a dimension <= 0 has none. Returns 0, or -1 for a grid
+ * of more programs than the int64_t ids number. */
+static int tessel_run_grid(const char *launch, tessel_entry_fn entry, void **argv, int32_t gx, int32_t gy,
+                           int32_t gz) {
   if (gx <= 0 || gy <= 0 || gz <= 0)
-    return;
-  int64_t total = (int64_t)gx * gy * gz;
+    return 0;
+  int64_t total;
+  /* gx * gy fits in int64_t; times gz it may not. */
+  if (__builtin_mul_overflow((int64_t)gx * gy, (int64_t)gz, &total)) {
+    fprintf(stderr, "%s: a grid of %" PRId32 " x %" PRId32 " x %" PRId32 " programs has more than 2^63 - 1 of "
+            "them; nothing ran\n", launch, gx, gy, gz);
+    return -1;
+  }
 #ifdef TESSEL_AOT_THREADS
   /* Programs are independent: each thread runs a contiguous chunk of ids, the calling thread the first one. */
   int64_t n = tessel_num_threads();
@@ -463,6 +751,7 @@ static void tessel_run_grid(tessel_entry_fn entry, void **argv, int32_t gx, int3
 #else
   entry(argv, 0, total, gx, gy, gz);
 #endif
+  return 0;
 }
 """
 
@@ -491,11 +780,14 @@ def render_header(launcher: Launcher) -> str:
 extern "C" {{
 #endif
 
-/* Runs the kernel on the grid ({', '.join(launcher.grid)}). */
-void {launcher.name}_launch({_c_parameters(launcher.args)});
+/* Runs the kernel on the grid ({', '.join(launcher.grid.entries)}), computed in int64_t (none when a
+ * dimension is <= 0). Returns 0, or -1 without running anything (and a line on stderr) when a dimension is over
+ * 2147483647 or computing it overflows, divides by 0 or shifts out of range: the grid is never truncated. */
+int {launcher.name}_launch({_c_parameters(launcher.args)});
 
-/* Runs the kernel on a gx x gy x gz grid (none when a dimension is <= 0). */
-void {launcher.name}_launch_grid({_c_grid_parameters(launcher.args)});
+/* Runs the kernel on a gx x gy x gz grid (none when a dimension is <= 0). Returns 0, or -1 without running
+ * anything (and a line on stderr) for a grid of more than 2^63 - 1 programs. */
+int {launcher.name}_launch_grid({_c_grid_parameters(launcher.args)});
 
 #ifdef __cplusplus
 }}
@@ -508,27 +800,29 @@ void {launcher.name}_launch_grid({_c_grid_parameters(launcher.args)});
 def render_source(launcher: Launcher) -> str:
     # A C array may not be empty: a kernel without run-time arguments passes one null pointer.
     argv = ", ".join(f"&{arg.name}" for arg in launcher.args) or "NULL"
-    constants = "".join(f"  const {ctype} {name} = {literal};\n"
-                        for name, (ctype, literal) in launcher.grid_constants.items())
-    grid = ", ".join(f"(int32_t)({expression})" for expression in launcher.grid)
+    # The grid as the messages quote it: names, numbers and operators only (no quote, backslash or %).
+    shown = ", ".join(launcher.grid.entries)
+    functions, statements, grid = _grid_code(
+        launcher, f'    tessel_refuse_grid("{launcher.name}_launch", "{shown}", tessel_ok, gx, gy, gz);\n'
+                  "    return -1;\n")
     names = ", ".join([grid] + [arg.name for arg in launcher.args])
     return f"""/* {launcher.description}
  * Generated by tessel.tools.compile (tessel {__version__}); do not edit. */
 #include "{launcher.name}.h"
 
 #include <stddef.h>
-{_RUN_GRID_C}
+{_RUN_GRID_C}{functions}
 /* Defined in {launcher.name}.o: runs the programs with linear ids [begin, end) of a gx x gy x gz grid, program
  * (x, y, z) having the id x + gx * (y + gy * z); argv[i] points to the value of run-time argument i. */
 void {launcher.entry}(void **argv, int64_t begin, int64_t end, int32_t gx, int32_t gy, int32_t gz);
 
-void {launcher.name}_launch_grid({_c_grid_parameters(launcher.args)}) {{
+int {launcher.name}_launch_grid({_c_grid_parameters(launcher.args)}) {{
   void *tessel_argv[] = {{{argv}}};
-  tessel_run_grid({launcher.entry}, tessel_argv, gx, gy, gz);
+  return tessel_run_grid("{launcher.name}_launch_grid", {launcher.entry}, tessel_argv, gx, gy, gz);
 }}
 
-void {launcher.name}_launch({_c_parameters(launcher.args)}) {{
-{constants}  {launcher.name}_launch_grid({names});
+int {launcher.name}_launch({_c_parameters(launcher.args)}) {{
+{statements}  return {launcher.name}_launch_grid({names});
 }}
 """
 
@@ -544,6 +838,7 @@ def _cuda_grid_parameters(args: Sequence[RuntimeArg]) -> str:
 
 def render_cuda_header(launcher: Launcher) -> str:
     guard = f"TESSEL_AOT_{launcher.name.upper()}_H"
+    x, y, z = grid_limits(launcher.backend, launcher.ctas)
     return f"""/* {launcher.description}
  * Generated by tessel.tools.compile (tessel {__version__}); do not edit. */
 #ifndef {guard}
@@ -557,11 +852,14 @@ def render_cuda_header(launcher: Launcher) -> str:
 extern "C" {{
 #endif
 
-/* Launches the kernel on the grid ({', '.join(launcher.grid)}) on `stream` (pointer arguments are device
- * addresses) in the current CUDA context; loads the module on first use. Returns the driver's status. */
+/* Launches the kernel on the grid ({', '.join(launcher.grid.entries)}), computed in int64_t, on `stream`
+ * (pointer arguments are device addresses) in the current CUDA context; loads the module on first use. Returns the
+ * driver's status, or CUDA_ERROR_INVALID_VALUE without launching when a dimension is over its limit ({x}, {y},
+ * {z}) or computing it overflows, divides by 0 or shifts out of range: the grid is never truncated. */
 CUresult {launcher.name}_launch({_cuda_parameters(launcher.args)});
 
-/* Launches the kernel on a gx x gy x gz grid (nothing when a dimension is <= 0). */
+/* Launches the kernel on a gx x gy x gz grid (nothing when a dimension is <= 0); CUDA_ERROR_INVALID_VALUE
+ * without launching when a dimension is over its limit ({x}, {y}, {z}). */
 CUresult {launcher.name}_launch_grid({_cuda_grid_parameters(launcher.args)});
 
 #ifdef __cplusplus
@@ -619,9 +917,8 @@ def render_cuda_source(launcher: Launcher) -> str:
     data = ",\n  ".join(rows)
     maps, map_names = _tensor_map_code(launcher)
     params = ", ".join(f"&{name}" for name in [arg.name for arg in launcher.args] + map_names) or "NULL"
-    constants = "".join(f"  const {ctype} {name} = {literal};\n"
-                        for name, (ctype, literal) in launcher.grid_constants.items())
-    grid = ", ".join(f"(int32_t)({expression})" for expression in launcher.grid)
+    functions, statements, grid = _grid_code(launcher, "    return CUDA_ERROR_INVALID_VALUE;\n")
+    x, y, z = grid_limits(launcher.backend, launcher.ctas)
     names = ", ".join(["stream", grid] + [arg.name for arg in launcher.args])
     # A program of several CTAs is a cluster of them along x (the kernel's .reqnctapercluster).
     cluster = f" * {launcher.ctas}u" if launcher.ctas > 1 else ""
@@ -630,7 +927,7 @@ def render_cuda_source(launcher: Launcher) -> str:
 #include "{launcher.name}.h"
 
 #include <stddef.h>
-
+{functions}
 static const unsigned char tessel_image[] __attribute__((aligned(8))) = {{
   {data}
 }};
@@ -656,6 +953,9 @@ static CUresult tessel_load(void) {{
 CUresult {launcher.name}_launch_grid({_cuda_grid_parameters(launcher.args)}) {{
   if (gx <= 0 || gy <= 0 || gz <= 0)
     return CUDA_SUCCESS;
+  /* The driver's limits, checked here too: x times the CTAs of a program would wrap around. */
+  if (gx > {x} || gy > {y} || gz > {z})
+    return CUDA_ERROR_INVALID_VALUE;
   CUresult status = tessel_load();
   if (status != CUDA_SUCCESS)
     return status;
@@ -665,7 +965,7 @@ CUresult {launcher.name}_launch_grid({_cuda_grid_parameters(launcher.args)}) {{
 }}
 
 CUresult {launcher.name}_launch({_cuda_parameters(launcher.args)}) {{
-{constants}  return {launcher.name}_launch_grid({names});
+{statements}  return {launcher.name}_launch_grid({names});
 }}
 """
 
@@ -691,7 +991,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--kernel-name", "-n", required=True, help="name of the @tessel.jit function")
     parser.add_argument("--signature", "-s", required=True,
                         help="one entry per parameter: a type for a run-time one, a value for a constexpr one")
-    parser.add_argument("--grid", "-g", required=True, help="1 to 3 comma-separated C expressions")
+    parser.add_argument("--grid", "-g", required=True,
+                        help="1 to 3 comma-separated integer expressions of the integer scalar arguments and "
+                             "constexprs (/ and %% truncate toward 0 as in C, // is floor division)")
     parser.add_argument("--target", "-t", default="cpu",
                         help="cpu (the host CPU; the default), cpu:<model>, or cuda:80 / cuda:90a (a cubin and a "
                              "launcher that needs only the CUDA driver)")
@@ -714,22 +1016,22 @@ def run(options: argparse.Namespace) -> None:
     _check_c_name(name, "--out-name" if options.out_name else "--kernel-name")
     kernel = load_kernel(pathlib.Path(options.path), options.kernel_name)
     spec = parse_signature(kernel, options.signature)
-    grid, grid_constants = parse_grid(options.grid, kernel, spec)
+    backend = target.split(":")[0]
+    grid = parse_grid(options.grid, kernel, spec, grid_limits(backend, options.num_ctas))
     compiled = compile_kernel(kernel, spec, name, target,
                               {"num_warps": options.num_warps, "num_stages": options.num_stages,
                                "num_ctas": options.num_ctas})
-    backend = target.split(":")[0]
     if backend == "cuda":
         lines = compiled.asm["launch"].splitlines()
         launch = dict(line.split("=", 1) for line in lines if line and not line.startswith("tensor_map="))
         binary = "cubin" if compiled.object.startswith(b"\x7fELF") else "ptx"
         maps = tuple(line for line in lines if line.startswith("tensor_map="))
-        launcher = Launcher(name, compiled.name, spec.c_args, grid, grid_constants,
+        launcher = Launcher(name, compiled.name, spec.c_args, grid,
                             _description(kernel, spec, options), backend, compiled.object,
                             32 * int(launch["num_warps"]), int(launch["shared"]), int(launch["num_ctas"]), maps)
     else:
         binary = "o"
-        launcher = Launcher(name, f"{compiled.name}_tessel_entry", spec.c_args, grid, grid_constants,
+        launcher = Launcher(name, f"{compiled.name}_tessel_entry", spec.c_args, grid,
                             _description(kernel, spec, options))
     out = options.out_dir
     out.mkdir(parents=True, exist_ok=True)
