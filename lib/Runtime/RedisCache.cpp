@@ -10,13 +10,18 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <pthread.h>
+#include <signal.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
+#include <condition_variable>
 #include <cstring>
 #include <tuple>
+#include <utility>
 
 using namespace tessel::runtime;
 
@@ -144,20 +149,111 @@ llvm::Expected<bool> waitFor(int fd, short events,
   }
 }
 
-// A non-blocking TCP connection to host:port, made before `deadline`.
-llvm::Expected<int> openConnection(const RedisUrl &url,
-                                   std::chrono::steady_clock::time_point deadline,
-                                   std::chrono::milliseconds timeout) {
+using Addresses = std::unique_ptr<addrinfo, void (*)(addrinfo *)>;
+
+// How many host-name lookups may be running at once. One whose connect()
+// gave up at its deadline still holds its thread until the resolver answers
+// or gives up itself (its own timeouts add up to minutes): past this many,
+// connecting fails rather than pile up threads.
+constexpr int kMaxLookups = 8;
+std::atomic<int> lookupsRunning{0};
+
+// A host-name lookup, shared by its thread and the connect() waiting for it:
+// whichever lets go last frees it, with the addresses nobody took.
+struct Lookup {
+  std::string host, port;
+  decltype(RedisCacheOptions::resolve) resolve;
+  std::mutex mutex;
+  std::condition_variable finished;
+  bool done = false;
+  int rc = 0;
+  addrinfo *addresses = nullptr;
+  ~Lookup() {
+    if (addresses)
+      ::freeaddrinfo(addresses);
+  }
+};
+
+void *runLookup(void *arg) {
+  // The thread's own reference to the lookup.
+  std::unique_ptr<std::shared_ptr<Lookup>> owner(
+      static_cast<std::shared_ptr<Lookup> *>(arg));
+  Lookup &lookup = **owner;
   addrinfo hints{};
   hints.ai_family = AF_UNSPEC;
   hints.ai_socktype = SOCK_STREAM;
   addrinfo *addresses = nullptr;
-  if (int rc = ::getaddrinfo(url.host.c_str(), url.port.c_str(), &hints,
-                             &addresses))
-    return fail("cannot resolve " + url.host + ": " + gai_strerror(rc));
+  int rc = lookup.resolve
+               ? lookup.resolve(lookup.host.c_str(), lookup.port.c_str(),
+                                &hints, &addresses)
+               : ::getaddrinfo(lookup.host.c_str(), lookup.port.c_str(),
+                               &hints, &addresses);
+  {
+    std::lock_guard<std::mutex> lock(lookup.mutex);
+    lookup.rc = rc;
+    lookup.addresses = rc == 0 ? addresses : nullptr;
+    lookup.done = true;
+  }
+  lookup.finished.notify_one();
+  lookupsRunning.fetch_sub(1);
+  return nullptr;
+}
+
+// The addresses of host:port, looked up before `deadline`. getaddrinfo has
+// no timeout, so it runs on a detached thread of its own, which is left to
+// finish alone when the deadline comes first.
+llvm::Expected<Addresses>
+resolve(const RedisUrl &url, const RedisCacheOptions &options,
+        std::chrono::steady_clock::time_point deadline) {
+  if (lookupsRunning.fetch_add(1) >= kMaxLookups) {
+    lookupsRunning.fetch_sub(1);
+    return fail("cannot resolve " + url.host + ": " +
+                llvm::Twine(kMaxLookups) +
+                " earlier lookups are still waiting for an answer");
+  }
+  auto lookup = std::make_shared<Lookup>();
+  lookup->host = url.host;
+  lookup->port = url.port;
+  lookup->resolve = options.resolve;
+  auto *owner = new std::shared_ptr<Lookup>(lookup);
+  // The thread blocks every signal (it inherits the mask it starts with):
+  // they go to the application's threads, as if there were no lookup thread.
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &old);
+  pthread_attr_t attributes;
+  pthread_attr_init(&attributes);
+  pthread_attr_setdetachstate(&attributes, PTHREAD_CREATE_DETACHED);
+  pthread_t thread;
+  int error = ::pthread_create(&thread, &attributes, runLookup, owner);
+  pthread_attr_destroy(&attributes);
+  pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  if (error != 0) {
+    delete owner;
+    lookupsRunning.fetch_sub(1);
+    return fail("cannot resolve " + url.host + ": no thread for the lookup: " +
+                std::strerror(error));
+  }
+  std::unique_lock<std::mutex> lock(lookup->mutex);
+  if (!lookup->finished.wait_until(lock, deadline,
+                                   [&] { return lookup->done; }))
+    return fail("cannot resolve " + url.host + ": no answer within " +
+                seconds(options.timeout));
+  if (lookup->rc != 0)
+    return fail("cannot resolve " + url.host + ": " + gai_strerror(lookup->rc));
+  return Addresses(std::exchange(lookup->addresses, nullptr), ::freeaddrinfo);
+}
+
+// A non-blocking TCP connection to host:port, made before `deadline`.
+llvm::Expected<int> openConnection(const RedisUrl &url,
+                                   std::chrono::steady_clock::time_point deadline,
+                                   const RedisCacheOptions &options) {
+  llvm::Expected<Addresses> addresses = resolve(url, options, deadline);
+  if (!addresses)
+    return addresses.takeError();
   std::string lastError = "no address";
   int fd = -1;
-  for (addrinfo *a = addresses; a && fd < 0; a = a->ai_next) {
+  for (addrinfo *a = addresses->get(); a && fd < 0; a = a->ai_next) {
     fd = ::socket(a->ai_family, a->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC,
                   a->ai_protocol);
     if (fd < 0) {
@@ -171,7 +267,6 @@ llvm::Expected<int> openConnection(const RedisUrl &url,
         llvm::Expected<bool> ready = waitFor(fd, POLLOUT, deadline);
         if (!ready) {
           ::close(fd);
-          ::freeaddrinfo(addresses);
           return ready.takeError();
         }
         socklen_t size = sizeof(error);
@@ -182,13 +277,13 @@ llvm::Expected<int> openConnection(const RedisUrl &url,
       }
     }
     if (error != 0) {
-      lastError = error == ETIMEDOUT ? "no answer within " + seconds(timeout)
-                                     : std::strerror(error);
+      lastError = error == ETIMEDOUT
+                      ? "no answer within " + seconds(options.timeout)
+                      : std::strerror(error);
       ::close(fd);
       fd = -1;
     }
   }
-  ::freeaddrinfo(addresses);
   if (fd < 0)
     return fail("cannot connect to " + url.shown() + ": " + lastError);
   int one = 1;
@@ -207,7 +302,7 @@ RedisCache::connect(llvm::StringRef url, RedisCacheOptions options) {
     return fail("a shared kernel cache needs a secret key to authenticate "
                 "its entries");
   auto deadline = Clock::now() + options.timeout;
-  llvm::Expected<int> fd = openConnection(*parsed, deadline, options.timeout);
+  llvm::Expected<int> fd = openConnection(*parsed, deadline, options);
   if (!fd)
     return fd.takeError();
   std::unique_ptr<RedisCache> cache(new RedisCache(*fd, std::move(options)));

@@ -321,6 +321,17 @@ def test_a_server_with_a_password(tmp_path, machine, redis_with_password):
     assert not any("wrong-password" in str(w.message) for w in caught)
 
 
+def test_a_server_by_host_name(tmp_path, machine, redis_port):
+    # The name is looked up by getaddrinfo on a thread of its own, waited for until the request's deadline
+    # (unittest/RedisCacheTest.cpp makes a lookup that never answers).
+    compiles = machine()
+    knobs.cache_remote = f"redis://localhost:{redis_port}"
+    _run(_kernel_source_module(tmp_path, 31), 31)
+    machine()
+    _run(_kernel_source_module(tmp_path, 31), 31)
+    assert compiles[0] == 1  # from the server
+
+
 def test_unreachable_server_only_warns(tmp_path, remote_knobs):
     knobs.cache_dir = tmp_path / "local"
     knobs.cache_remote = f"redis://127.0.0.1:{_free_port()}"

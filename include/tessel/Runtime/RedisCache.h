@@ -6,8 +6,9 @@
 // store any code under any key, so every value carries an HMAC-SHA256 over
 // its key and content made with a secret the team shares; a value without a
 // valid MAC is never loaded. The server is not trusted either: replies are
-// capped in size and every request has a deadline. Speaks RESP over one TCP
-// connection (no TLS); no client library is needed.
+// capped in size and every request has a deadline, connecting included (the
+// host name's lookup too). Speaks RESP over one TCP connection (no TLS); no
+// client library is needed.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TESSEL_RUNTIME_REDISCACHE_H
@@ -21,10 +22,13 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
+
+struct addrinfo;
 
 namespace tessel::runtime {
 
@@ -35,6 +39,13 @@ struct RedisCacheOptions {
   uint64_t maxEntryBytes = uint64_t(256) << 20;
   /// The most a request (connecting included) may take, all reads together.
   std::chrono::milliseconds timeout{5000};
+  /// Looks up the server's host name with getaddrinfo's contract (the list
+  /// is freed with freeaddrinfo); getaddrinfo itself when empty. Tests put a
+  /// slow one here: a lookup that outlasts the deadline is left to finish on
+  /// its own thread, so it must not use what connect()'s caller may free.
+  std::function<int(const char *host, const char *port,
+                    const addrinfo *hints, addrinfo **result)>
+      resolve;
 };
 
 class RedisCache {
