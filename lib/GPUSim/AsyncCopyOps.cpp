@@ -86,7 +86,8 @@ void cpAsyncOp(ExecContext &c, const Inst &I, uint32_t mask) {
                   "the address must be a multiple of the copy size");
       const uint8_t *p = c.global.translate(src, srcSize);
       if (!p)
-        copyError(l, "out-of-bounds source", "global", src, srcSize, c.global.describe(src));
+        copyError(l, "out-of-bounds source", "global", src, srcSize,
+                  c.global.describe(src, srcSize));
       std::memcpy(cp.bytes, p, srcSize);
       gaddrs[reads++] = src;
       readBytes += srcSize;

@@ -71,7 +71,7 @@ uint8_t *atomicAddress(ExecContext &c, const Inst &I, int lane, unsigned size,
   isGlobal = true;
   uint8_t *p = c.global.translate(addr, size);
   if (!p)
-    fail("out-of-bounds atomic", c.global.describe(addr));
+    fail("out-of-bounds atomic", c.global.describe(addr, size));
   return p;
 }
 

@@ -516,7 +516,8 @@ uint8_t *tensorMapAt(ExecContext &c, const Inst &I, int lane, uint64_t addr,
     throw LaneError(lane, std::string(what) + ": a tensor map must be 64-byte aligned");
   uint8_t *p = c.global.translate(addr, kTensorMapBytes);
   if (!p)
-    throw LaneError(lane, std::string(what) + ": " + c.global.describe(addr));
+    throw LaneError(lane, std::string(what) + ": " +
+                              c.global.describe(addr, kTensorMapBytes));
   return p;
 }
 
@@ -609,7 +610,8 @@ void tensormapCopyOp(ExecContext &c, const Inst &I, uint32_t mask) {
     throw LaneError(l0, "tensormap.cp_fenceproxy: the global tensor map must be 64-byte aligned");
   uint8_t *g = c.global.translate(dst, kTensorMapBytes);
   if (!g)
-    throw LaneError(l0, "tensormap.cp_fenceproxy: " + c.global.describe(dst));
+    throw LaneError(l0, "tensormap.cp_fenceproxy: " +
+                            c.global.describe(dst, kTensorMapBytes));
   std::memcpy(g, c.cta.shared.at(off), kTensorMapBytes);
 }
 

@@ -58,7 +58,7 @@ uint8_t *GlobalMemory::translate(uint64_t addr, uint64_t size) {
   return it->data.data() + (addr - it->base);
 }
 
-std::string GlobalMemory::describe(uint64_t addr) const {
+std::string GlobalMemory::describe(uint64_t addr, uint64_t size) const {
   std::ostringstream os;
   os << "address 0x" << std::hex << addr << std::dec;
   const Allocation *best = nullptr;
@@ -66,9 +66,16 @@ std::string GlobalMemory::describe(uint64_t addr) const {
     if (a.base <= addr)
       best = &a;
   if (best) {
-    uint64_t off = addr - best->base;
-    os << " is " << off - best->data.size() << " bytes past the end of "
-       << best->name << " (" << best->data.size() << " bytes)";
+    uint64_t off = addr - best->base, n = best->data.size();
+    // An access that starts inside the allocation and runs off its end (a
+    // v4 store straddling it) has no "bytes past the end" of its start.
+    if (off < n)
+      os << " is byte " << off << " of " << best->name << " (" << n
+         << " bytes): the " << size << "-byte access reaches "
+         << off + size - n << " bytes past its end";
+    else
+      os << " is " << off - n << " bytes past the end of " << best->name
+         << " (" << n << " bytes)";
   } else if (!allocs_.empty()) {
     os << " is below every allocation";
   } else {

@@ -50,7 +50,7 @@ Access resolve(ExecContext &c, int lane, StateSpace sp, uint64_t addr,
   case StateSpace::Global: {
     uint8_t *p = c.global.translate(addr, size);
     if (!p)
-      accessError(c, lane, what, sp, addr, size, c.global.describe(addr));
+      accessError(c, lane, what, sp, addr, size, c.global.describe(addr, size));
     return {p, sp, 0};
   }
   case StateSpace::Shared: {

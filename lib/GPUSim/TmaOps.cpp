@@ -72,7 +72,8 @@ const uint8_t *findTensorMap(ExecContext &c, const Operand &a, int lane) {
     tmaError(lane, "the tensor map must be in global, const or param memory, not shared");
   const uint8_t *p = c.global.translate(addr, kTensorMapBytes);
   if (!p)
-    tmaError(lane, "tensor map: " + c.global.describe(addr));
+    tmaError(lane,
+             "tensor map: " + c.global.describe(addr, kTensorMapBytes));
   return p;
 }
 
@@ -191,13 +192,13 @@ uint64_t tensorCopy(ExecContext &c, const Inst &I, int lane, bool load,
       const uint8_t *g = c.global.translate(gaddr, m.esize);
       if (!g)
         tmaError(lane, "box element read outside the tensor's allocation: " +
-                           c.global.describe(gaddr));
+                           c.global.describe(gaddr, m.esize));
       std::memcpy(sh.at(soff), g, m.esize);
     } else if (inside) {
       uint8_t *g = c.global.translate(gaddr, m.esize);
       if (!g)
         tmaError(lane, "box element written outside the tensor's allocation: " +
-                           c.global.describe(gaddr));
+                           c.global.describe(gaddr, m.esize));
       std::memcpy(g, sh.at(soff), m.esize);
     }
   }
@@ -234,7 +235,7 @@ void bulkOp(ExecContext &c, const Inst &I, uint32_t mask) {
                               "cp.async.bulk");
     uint8_t *g = c.global.translate(gaddr, size);
     if (!g)
-      throw LaneError(l, "cp.async.bulk: " + c.global.describe(gaddr));
+      throw LaneError(l, "cp.async.bulk: " + c.global.describe(gaddr, size));
     if (load) {
       std::memcpy(c.cta.shared.at(s), g, size);
       c.counters.asyncCopyBytes += size;

@@ -53,8 +53,11 @@ public:
   /// Host pointer to [addr, addr + size) if it lies inside one allocation,
   /// else nullptr.
   uint8_t *translate(uint64_t addr, uint64_t size);
-  /// Describes where addr lies relative to the allocations (for errors).
-  std::string describe(uint64_t addr) const;
+  /// Describes where an access of `size` bytes at addr lies relative to the
+  /// allocations (for errors): how far past an allocation's end it starts,
+  /// or, when it starts inside one, its offset there and how far past the
+  /// end it reaches.
+  std::string describe(uint64_t addr, uint64_t size) const;
 
 private:
   std::vector<Allocation> allocs_; // sorted by base
