@@ -110,7 +110,19 @@ void resolveImm(const DecodeInput &in, Operand &o, PType type) {
       in.fail("floating-point immediate for a ." + std::string(typeName(type)) +
               " operand");
   } else {
+    // A literal must fit the operand's width as a signed or an unsigned
+    // value, [-2^(w-1), 2^w - 1] (-1 is a fine .u32, 0xffffffff a fine
+    // .s32), as ptxas requires: 4294967296 is not a .u32 that is 0.
+    if (w > 0 && w < 64) {
+      uint64_t magnitude = o.immNeg ? uint64_t(0) - o.imm : o.imm;
+      if (o.immNeg ? magnitude > (uint64_t(1) << (w - 1))
+                   : magnitude >> w != 0)
+        in.fail("immediate " + std::string(o.immNeg ? "-" : "") +
+                std::to_string(magnitude) + " does not fit a ." +
+                typeName(type) + " operand");
+    }
     o.imm = truncBits(o.imm, w);
+    o.immNeg = false; // a second resolveImm sees the operand's bits
   }
 }
 

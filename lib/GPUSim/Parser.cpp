@@ -19,6 +19,7 @@
 #include "tessel/GPUSim/Program.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <unordered_map>
@@ -137,11 +138,16 @@ private:
     if (t.kind != Token::Number)
       fail("expected a number, found '" + t.text + "'", t.line);
     char *end = nullptr;
+    errno = 0;
     uint64_t v = std::strtoull(t.text.c_str(), &end, 0);
     if (*end == 'U' || *end == 'u')
       ++end;
     if (*end)
       fail("bad number '" + t.text + "'", t.line);
+    // PTX integer literals are 64-bit: strtoull would give UINT64_MAX.
+    if (errno == ERANGE)
+      fail("integer literal '" + t.text + "' does not fit in 64 bits",
+           t.line);
     return v;
   }
   void skipToLineEnd(uint32_t line) {
@@ -1022,7 +1028,10 @@ RawOperand Parser::parseOperand(size_t b, size_t e, uint32_t line,
         o.immFloat = -o.immFloat;
     } else {
       uint64_t v = number(toks_[i]);
-      o.imm = neg ? uint64_t(-int64_t(v)) : v;
+      if (neg && v > (uint64_t(1) << 63))
+        fail("integer literal '-" + n + "' does not fit in 64 bits", line);
+      o.imm = neg ? uint64_t(0) - v : v;
+      o.immNeg = neg;
     }
     return ro;
   }

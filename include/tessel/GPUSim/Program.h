@@ -67,6 +67,7 @@ struct Operand {
   bool immIsFloat = false;
   uint8_t immFloatWidth = 0; // 32 for 0f..., 64 for 0d..., 0 for decimal
   double immFloat = 0;
+  bool immNeg = false; // an integer literal written with '-'
   // Addr whose base is a variable: the variable's state space.
   bool hasSymbol = false;
   StateSpace symSpace = StateSpace::Generic;
