@@ -61,7 +61,7 @@ Access resolve(ExecContext &c, int lane, StateSpace sp, uint64_t addr,
     return {c.cta.shared.at(uint32_t(addr)), sp, uint32_t(addr)};
   }
   case StateSpace::Local: {
-    uint32_t per = c.kernel.localBytes;
+    uint64_t per = c.kernel.localBytes;
     if (addr + size > per || addr + size < addr)
       accessError(c, lane, what, sp, addr, size,
                   "the thread has " + std::to_string(per) + " bytes of local memory");

@@ -43,9 +43,27 @@ struct Symbol {
 struct PendingVar {
   std::string name;
   StateSpace space;
-  uint32_t size, align;
+  uint64_t size;
+  uint32_t align;
   bool isExtern;
 };
+
+/// Bounds on what a PTX text may declare, so that hostile or broken input
+/// is an error instead of gigabytes of simulator state. Registers: ptxas
+/// gives a thread at most 255 32-bit registers, but PTX declares virtual
+/// registers (LLVM's SSA values, Triton's inline asm), and the simulator
+/// keeps 8 bytes for each in every thread: 16384 of them are 128 KiB a
+/// thread, 128 MiB for a CTA of 1024 threads, and 16x what the largest
+/// kernels of the tests declare (Triton 3.6's matmuls about 1000, Tessel's
+/// about 750).
+constexpr uint64_t kMaxRegisters = 16384;
+/// .const: the PTX ISA's 64 KB of constant memory.
+constexpr uint64_t kMaxConstBytes = 64 * 1024;
+/// .global variables: the simulator zero-fills and copies them at every
+/// launch; real modules have a few bytes of them (Triton has none).
+constexpr uint64_t kMaxGlobalVarBytes = uint64_t(1) << 30;
+/// Kernel parameters: CUDA's limit (32764 bytes from sm_70 and PTX 8.1).
+constexpr uint64_t kMaxParamBytes = 32764;
 
 struct RawOperand {
   Operand op;
@@ -77,6 +95,7 @@ private:
   std::vector<PendingVar> moduleShared_;
   std::unordered_map<std::string, Symbol> moduleSymbols_;
   uint64_t nextGlobal_ = kGlobalVarBase;
+  uint64_t globalBytes_ = 0, constBytes_ = 0; // module variables so far
 
   // Per kernel.
   Kernel *k_ = nullptr;
@@ -149,6 +168,14 @@ private:
       fail("integer literal '" + t.text + "' does not fit in 64 bits",
            t.line);
     return v;
+  }
+  /// An .align value: a power of two up to 2^31.
+  uint32_t alignment(const Token &t) {
+    uint64_t a = number(t);
+    if (a == 0 || (a & (a - 1)) || a > (uint64_t(1) << 31))
+      fail("bad alignment '" + t.text + "' (a power of two up to 2^31)",
+           t.line);
+    return uint32_t(a);
   }
   void skipToLineEnd(uint32_t line) {
     while (peek().kind != Token::End && peek().line == line)
@@ -410,23 +437,26 @@ void Parser::parseVariable(bool isExtern, std::vector<PendingVar> *into) {
     fail("unknown state space '" + spaceTok + "'", line);
   uint32_t align = 0;
   if (accept(".align"))
-    align = uint32_t(number(next()));
+    align = alignment(next());
   std::string tyName = next().text;
   PType ty = tyName.size() > 1 ? parseType(tyName.substr(1)) : PType::None;
   if (ty == PType::None || ty == PType::Pred)
     fail("unknown variable type '" + tyName + "'", line);
   std::string name = next().text;
-  uint64_t count = 1;
+  // Sizes in 64 bits with overflow checks: a 4 GiB array must not wrap to
+  // 0 bytes (each space's bound is checked at layout or launch).
+  uint32_t elem = byteWidth(ty);
+  uint64_t bytes = elem;
   bool unsized = false;
   while (accept("[")) {
     if (accept("]")) {
       unsized = true;
       continue;
     }
-    count *= number(next());
+    if (__builtin_mul_overflow(bytes, number(next()), &bytes))
+      fail("array '" + name + "' has more than 2^64 bytes", line);
     expect("]");
   }
-  uint32_t elem = byteWidth(ty);
   if (!align)
     align = elem;
   if (unsized && !isExtern)
@@ -450,7 +480,7 @@ void Parser::parseVariable(bool isExtern, std::vector<PendingVar> *into) {
     } while (list && accept(","));
     if (list)
       expect("}");
-    if (init.size() > count * elem)
+    if (init.size() > bytes)
       fail("too many initializers for '" + name + "'", line);
   }
   expect(";");
@@ -458,16 +488,26 @@ void Parser::parseVariable(bool isExtern, std::vector<PendingVar> *into) {
     if (into != &moduleShared_)
       fail("function-scope ." + std::string(spaceName(space)) +
                " variables are not simulated", line);
+    // Refused before the zero-filled bytes are made.
+    uint64_t &total = space == StateSpace::Const ? constBytes_ : globalBytes_;
+    uint64_t limit =
+        space == StateSpace::Const ? kMaxConstBytes : kMaxGlobalVarBytes;
+    if (bytes > limit - total)
+      fail("." + std::string(spaceName(space)) + " variable '" + name +
+               "' of " + std::to_string(bytes) + " bytes: the module's ." +
+               spaceName(space) + " variables would need more than " +
+               std::to_string(limit) + " bytes",
+           line);
+    total += bytes;
     uint64_t a = std::max<uint64_t>(align, 16);
     nextGlobal_ = (nextGlobal_ + a - 1) / a * a;
-    init.resize(count * elem, 0);
+    init.resize(bytes, 0);
     mod_.globals.push_back({name, space, nextGlobal_, std::move(init)});
     moduleSymbols_[name] = {space, nextGlobal_};
-    nextGlobal_ += count * elem + 4096;
+    nextGlobal_ += bytes + 4096;
     return;
   }
-  into->push_back({name, space, uint32_t(count * elem), align,
-                   unsized || isExtern});
+  into->push_back({name, space, bytes, align, unsized || isExtern});
 }
 
 void Parser::parseParams() {
@@ -479,7 +519,7 @@ void Parser::parseParams() {
       fail("expected .param in the kernel signature", line);
     uint32_t alignFirst = 0; // `.param .align 64 .b8 name[128]`
     if (accept(".align"))
-      alignFirst = uint32_t(number(next()));
+      alignFirst = alignment(next());
     std::string tyName = next().text;
     PType ty = tyName.size() > 1 ? parseType(tyName.substr(1)) : PType::None;
     if (ty == PType::None || ty == PType::Pred)
@@ -491,7 +531,7 @@ void Parser::parseParams() {
       if (m == ".ptr")
         isPtr = true;
       else if (m == ".align")
-        align = uint32_t(number(next()));
+        align = alignment(next());
       else if (m == ".global" || m == ".shared" || m == ".const" ||
                m == ".local")
         ; // pointee space: informational
@@ -499,16 +539,23 @@ void Parser::parseParams() {
         fail("unknown parameter attribute '" + m + "'", line);
     }
     std::string name = next().text;
-    uint32_t size = byteWidth(ty);
+    uint64_t size = byteWidth(ty);
     if (accept("[")) {
-      size *= uint32_t(number(next()));
+      // Checked in 64 bits: a 4 GiB + 4 array is not a 4-byte one.
+      if (__builtin_mul_overflow(size, number(next()), &size))
+        size = UINT64_MAX;
       expect("]");
     }
     uint32_t a = byteWidth(ty);
     if (!isPtr && align)
       a = align;
     offset = (offset + a - 1) / a * a;
-    k_->params.push_back({name, ty, size, a, offset,
+    if (size > kMaxParamBytes || offset + size > kMaxParamBytes)
+      fail("parameter '" + name + "' ends past " +
+               std::to_string(kMaxParamBytes) +
+               " bytes, CUDA's limit on kernel parameters",
+           line);
+    k_->params.push_back({name, ty, uint32_t(size), a, offset,
                           isPtr || (bitWidth(ty) == 64 && isInteger(ty))});
     symbols_[name] = {StateSpace::Param, offset};
     offset += size;
@@ -582,29 +629,35 @@ void Parser::parseEntry(bool isEntry) {
 }
 
 void Parser::layoutVariables() {
-  uint32_t shared = 0, local = 0;
+  // In 64 bits with overflow checks: the launch refuses more shared or local
+  // memory than a GPU has, but only if the sums did not wrap first.
+  uint64_t shared = 0, local = 0;
+  auto alignUp = [&](uint64_t top, uint64_t a, const std::string &name) {
+    uint64_t up;
+    if (__builtin_add_overflow(top, a - 1, &up))
+      fail("variable '" + name + "' lies past 2^64 bytes");
+    return up / a * a;
+  };
   std::vector<PendingVar *> externs;
   for (PendingVar &v : vars_) {
     if (v.space == StateSpace::Shared && v.isExtern) {
       externs.push_back(&v);
       continue;
     }
-    uint32_t &top = v.space == StateSpace::Shared ? shared : local;
-    uint32_t a = std::max(v.align, 1u);
-    top = (top + a - 1) / a * a;
+    uint64_t &top = v.space == StateSpace::Shared ? shared : local;
+    top = alignUp(top, std::max(v.align, 1u), v.name);
     symbols_[v.name] = {v.space, top};
-    top += v.size;
+    if (__builtin_add_overflow(top, v.size, &top))
+      fail("variable '" + v.name + "' ends past 2^64 bytes");
   }
-  uint32_t dyn = (shared + 15) / 16 * 16;
-  for (PendingVar *v : externs) {
-    uint32_t a = std::max(v->align, 16u);
-    dyn = (dyn + a - 1) / a * a;
-  }
+  uint64_t dyn = alignUp(shared, 16, "(dynamic shared memory)");
+  for (PendingVar *v : externs)
+    dyn = alignUp(dyn, std::max(v->align, 16u), v->name);
   for (PendingVar *v : externs)
     symbols_[v->name] = {StateSpace::Shared, dyn};
   k_->staticSharedBytes = shared;
   k_->dynamicSharedOffset = dyn;
-  k_->localBytes = (local + 15) / 16 * 16;
+  k_->localBytes = alignUp(local, 16, "(local memory)");
 }
 
 void Parser::decodeOne(RawInst &ri) {
@@ -785,15 +838,27 @@ void Parser::parseRegDecl() {
   if (ty == PType::None)
     fail("unknown register type '" + tyName + "'", line);
   do {
+    size_t first = p_;
     std::string name = next().text;
-    if (accept("<")) {
-      uint64_t n = number(next());
+    bool range = accept("<");
+    uint64_t n = 1;
+    if (range) {
+      n = number(next());
       expect(">");
+    }
+    // Checked before any is made: `%r<100000000>` would take gigabytes.
+    if (n > kMaxRegisters || k_->regs.size() + n > kMaxRegisters)
+      fail("'.reg " + tyName + " " + statementText(first, p_ - 1) +
+               "' declares " + std::to_string(n) +
+               " registers: a kernel may declare at most " +
+               std::to_string(kMaxRegisters) + " (" +
+               std::to_string(k_->regs.size()) + " before this)",
+           line);
+    if (range)
       for (uint64_t i = 0; i < n; ++i)
         addReg(name + std::to_string(i), ty, line);
-    } else {
+    else
       addReg(name, ty, line);
-    }
   } while (accept(","));
   expect(";");
 }

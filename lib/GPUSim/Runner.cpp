@@ -395,12 +395,19 @@ LaunchResult launch(const Module &module, const std::string &name,
     }
     std::memcpy(params.data() + p.offset, &bits, byteWidth(p.type));
   }
-  uint64_t sharedBytes = uint64_t(k.dynamicSharedOffset) + cfg.dynamicSharedBytes;
-  if (cfg.dynamicSharedBytes == 0)
-    sharedBytes = std::max<uint64_t>(k.staticSharedBytes, 0);
+  uint64_t sharedBytes = k.staticSharedBytes;
+  if (cfg.dynamicSharedBytes &&
+      __builtin_add_overflow(k.dynamicSharedOffset, cfg.dynamicSharedBytes,
+                             &sharedBytes))
+    sharedBytes = UINT64_MAX;
   if (sharedBytes > 228 * 1024)
     throw SimError("the kernel needs " + std::to_string(sharedBytes) +
                    " bytes of shared memory per CTA, more than 228 KiB");
+  // ptxas's limit; the simulator keeps the local memory of every thread of
+  // the CTAs it runs at once.
+  if (k.localBytes > 512 * 1024)
+    throw SimError("the kernel needs " + std::to_string(k.localBytes) +
+                   " bytes of local memory per thread, more than 512 KiB");
 
   LaunchResult result;
   const uint32_t numWarps = (threads + 31) / 32;
@@ -455,6 +462,15 @@ LaunchResult launch(const Module &module, const std::string &name,
   };
   unsigned workers = cfg.threads ? cfg.threads : std::thread::hardware_concurrency();
   workers = unsigned(std::max<uint64_t>(1, std::min<uint64_t>(workers ? workers : 1, numCTAs)));
+  // Each worker keeps the registers and local memory of one CTA: up to
+  // 640 MiB (16384 registers and 512 KiB of local memory in each of 1024
+  // threads). Fewer workers keep a launch under 2 GiB of them; the results
+  // do not depend on the number.
+  const uint64_t perWorker =
+      (k.localBytes + uint64_t(k.regs.size()) * 8) * numWarps * 32;
+  if (perWorker)
+    workers = unsigned(std::min<uint64_t>(
+        workers, std::max<uint64_t>(1, (uint64_t(2) << 30) / perWorker)));
   counters.resize(workers);
   if (workers == 1) {
     worker(counters[0].c);

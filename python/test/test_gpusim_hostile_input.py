@@ -15,6 +15,90 @@ def kernel(body, decls="", params=".param .u64 p0", module=""):
             f"{decls}{body}\n ret;\n}}\n")
 
 
+# Registers: ptxas gives a thread at most 255 32-bit registers, but PTX declares virtual
+# registers; the simulator allows 16384 a kernel (the largest Triton and Tessel kernels of the tests
+# declare about 1000).
+
+def test_a_huge_register_declaration_is_refused_before_it_is_made():
+    with pytest.raises(gpusim.SimulatorError) as e:
+        gpusim.launch(kernel("", " .reg .b32 %q<100000000>;\n"), "k", 1, num_warps=32, args=[None])
+    msg = str(e.value)
+    assert "PTX line 8" in msg
+    assert "'.reg .b32 %q<100000000>' declares 100000000 registers" in msg
+    assert "at most 16384 (16 before this)" in msg
+
+
+def test_registers_just_past_the_bound_are_refused_and_at_it_run():
+    # kernel() declares 16 registers: 16368 more is exactly the bound.
+    out = np.zeros(1, np.uint32)
+    body = " ld.param.u64 %rd1, [p0];\n mov.u32 %q16367, 7;\n st.global.u32 [%rd1], %q16367;"
+    gpusim.launch(kernel(body, " .reg .b32 %q<16368>;\n"), "k", 1, num_warps=1, args=[out])
+    assert out[0] == 7
+    # The count is per kernel, over every declaration: the one past it is named.
+    with pytest.raises(gpusim.SimulatorError,
+                       match=r"PTX line 9: '.reg .pred %p<2>' declares 2 registers: "
+                             r"a kernel may declare at most 16384 \(16383 before this\)"):
+        gpusim.launch(kernel("", " .reg .b32 %q<16367>;\n .reg .pred %p<2>;\n"), "k", 1, num_warps=1, args=[None])
+
+
+# Sizes: computed in 64 bits with overflow checks, so 4 GiB is not 0 bytes and 4 GiB + 4 not 4.
+
+@pytest.mark.parametrize("decl,needs", [
+    (" .shared .b8 a[2147483648];\n", 2147483648),
+    (" .shared .b8 a[4294967296];\n", 4294967296),
+    (" .shared .b8 a[4294967300];\n", 4294967300),
+    (" .shared .b32 a[65536][16384];\n", 4294967296),  # dimensions and element size multiplied
+    (" .shared .b8 a[2147483648];\n .shared .b8 b[2147483648];\n", 4294967296),  # a sum that wrapped
+])
+def test_shared_arrays_of_4_gib_are_refused(decl, needs):
+    with pytest.raises(gpusim.SimulatorError,
+                       match=f"the kernel needs {needs} bytes of shared memory per CTA, more than 228 KiB"):
+        gpusim.launch(kernel("", decl), "k", 1, num_warps=1, args=[None])
+
+
+@pytest.mark.parametrize("decl,needs", [
+    (" .local .b8 a[2147483648];\n", 2147483648),
+    (" .local .b8 a[4294967296];\n", 4294967296),
+    (" .local .b8 a[4294967300];\n", 4294967312),  # local memory is laid out in 16-byte units
+    (" .local .b64 a[536870912];\n", 4294967296),
+    (" .local .align 8 .b8 a[524289];\n", 524304),  # one byte past ptxas's 512 KiB
+])
+def test_local_arrays_past_512_kib_are_refused(decl, needs):
+    with pytest.raises(gpusim.SimulatorError,
+                       match=f"the kernel needs {needs} bytes of local memory per thread, more than 512 KiB"):
+        gpusim.launch(kernel("", decl), "k", 1, num_warps=1, args=[None])
+
+
+def test_local_memory_at_512_kib_runs():
+    body = (" mov.u64 %rd2, a;\n mov.u32 %r1, 5;\n st.local.u32 [%rd2+524284], %r1;\n"
+            " ld.local.u32 %r2, [%rd2+524284];\n ld.param.u64 %rd1, [p0];\n st.global.u32 [%rd1], %r2;")
+    out = np.zeros(1, np.uint32)
+    gpusim.launch(kernel(body, " .local .align 4 .b8 a[524288];\n"), "k", 1, num_warps=1, args=[out])
+    assert out[0] == 5
+
+
+@pytest.mark.parametrize("module,match", [
+    # 2^62 x 4 bytes is 2^64: it wrapped to an empty variable.
+    (".global .b32 g[4611686018427387904][4];\n", "array 'g' has more than 2\\^64 bytes"),
+    (".global .b8 g[1073741825];\n", ".global variable 'g' of 1073741825 bytes: the module's .global "
+                                     "variables would need more than 1073741824 bytes"),
+    (".const .b8 c[65536];\n.const .b8 d[4];\n", ".const variable 'd' of 4 bytes: the module's .const "
+                                                 "variables would need more than 65536 bytes"),
+])
+def test_global_and_const_variables_are_bounded(module, match):
+    line = 3 + module.count("\n")  # the last declaration's
+    with pytest.raises(gpusim.SimulatorError, match=f"PTX line {line}: " + match):
+        gpusim.launch(kernel("", module=module), "k", 1, num_warps=1, args=[None])
+
+
+def test_parameter_arrays_do_not_wrap():
+    with pytest.raises(gpusim.SimulatorError,
+                       match="parameter 'q' ends past 32764 bytes, CUDA's limit on kernel parameters"):
+        gpusim.launch(kernel("", params=".param .align 4 .b8 q[4294967300]"), "k", 1, num_warps=1, args=[None])
+    with pytest.raises(gpusim.SimulatorError, match="bad alignment '4294967296'"):
+        gpusim.launch(kernel("", " .shared .align 4294967296 .b8 a[4];\n"), "k", 1, num_warps=1, args=[None])
+
+
 # Immediates: a literal must fit its operand's type, signed or unsigned: [-2^(w-1), 2^w - 1].
 
 @pytest.mark.parametrize("inst,match", [

@@ -142,9 +142,11 @@ struct Kernel {
   std::vector<std::pair<uint32_t, uint64_t>> constants;
   std::vector<Inst> insts;
   std::vector<std::string> text; // the source text of each instruction
-  uint32_t staticSharedBytes = 0;
-  uint32_t dynamicSharedOffset = 0; // where .extern .shared arrays start
-  uint32_t localBytes = 0;
+  // 64-bit: the launch refuses more than a GPU has (228 KiB of shared
+  // memory a CTA, 512 KiB of local memory a thread), sizes never wrap.
+  uint64_t staticSharedBytes = 0;
+  uint64_t dynamicSharedOffset = 0; // where .extern .shared arrays start
+  uint64_t localBytes = 0;          // per thread
   uint32_t reqntid[3] = {0, 0, 0};
   uint32_t maxntid[3] = {0, 0, 0};
   /// CTAs per cluster (.reqnctapercluster); 1 x 1 x 1 without it.
