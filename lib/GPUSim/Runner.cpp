@@ -6,7 +6,9 @@
 // finished waits at the barrier, the barrier completes (exited threads count
 // as arrived) and the race-check epoch advances. A warp instruction is
 // fetched from the top of the warp's reconvergence stack; its guard predicate
-// narrows the active mask; its handler runs the lanes together.
+// narrows the active mask; its handler runs the lanes together. Meanwhile the
+// launching thread watches the wall-clock limit and asks the caller whether
+// to stop (Ctrl-C); the workers look at its flag every 1024 instructions.
 //
 //===----------------------------------------------------------------------===//
 #include "Decode.h"
@@ -16,6 +18,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstring>
 #include <mutex>
 #include <sstream>
@@ -96,16 +99,27 @@ std::string ExecContext::where(int lane) const {
 
 namespace {
 
-/// The launch's instruction limit, shared by the worker threads: each takes
-/// chunks of it from the pool as it runs out.
+/// What stops a launch, shared by the worker threads: the instruction limit,
+/// of which each takes chunks from the pool as it runs out, and a flag the
+/// launching thread raises (wall-clock limit, interrupt) with the message
+/// the workers then fail with.
+struct Limits {
+  uint64_t instructionLimit;
+  std::atomic<uint64_t> pool;
+  std::atomic<bool> stop{false};
+  std::string stopMessage; // written before stop is raised
+};
+
 struct Budget {
-  std::atomic<uint64_t> *pool;
+  Limits *limits;
   uint64_t left = 0;
   bool refill() {
-    uint64_t have = pool->load(std::memory_order_relaxed);
+    std::atomic<uint64_t> &pool = limits->pool;
+    uint64_t have = pool.load(std::memory_order_relaxed);
     while (have) {
       uint64_t take = std::min<uint64_t>(have, 1u << 20);
-      if (pool->compare_exchange_weak(have, have - take, std::memory_order_relaxed)) {
+      if (pool.compare_exchange_weak(have, have - take,
+                                     std::memory_order_relaxed)) {
         left = take;
         return true;
       }
@@ -151,8 +165,16 @@ bool runWarp(ExecContext &c, Budget &budget) {
     ++k.byClass[size_t(I.cls)];
     k.threadInstructions += __builtin_popcount(mask);
     if (budget.left == 0 && !budget.refill())
-      failAt(c, -1, "instruction limit reached (an endless loop?)");
+      failAt(c, -1, "the simulation reached its instruction limit of " +
+                        std::to_string(budget.limits->instructionLimit) +
+                        " warp instructions (instruction_limit; an endless "
+                        "loop?)");
     --budget.left;
+    // Stopped by the launching thread (wall-clock limit, Ctrl-C)? Looked at
+    // every 1024 instructions: a few microseconds apart.
+    if ((k.warpInstructions & 1023) == 0 &&
+        budget.limits->stop.load(std::memory_order_acquire))
+      failAt(c, -1, budget.limits->stopMessage);
     switch (I.op) {
     case Op::Generic:
       if (mask) {
@@ -412,7 +434,9 @@ LaunchResult launch(const Module &module, const std::string &name,
   LaunchResult result;
   const uint32_t numWarps = (threads + 31) / 32;
   const uint64_t numCTAs = uint64_t(cfg.grid[0]) * cfg.grid[1] * cfg.grid[2];
-  std::atomic<uint64_t> pool{cfg.instructionLimit};
+  Limits limits;
+  limits.instructionLimit = cfg.instructionLimit;
+  limits.pool = cfg.instructionLimit;
   // CTAs are independent: workers take them in order from a shared counter.
   // After a failure, CTAs past the lowest failing one are skipped; every CTA
   // before it still runs, so the error reported (the lowest failing CTA's) is
@@ -428,16 +452,14 @@ LaunchResult launch(const Module &module, const std::string &name,
     Counters c;
   };
   std::vector<WorkerCounters> counters;
-  auto worker = [&](Counters &counts) {
-    CTAState cta;
+  auto worker = [&](Counters &counts, CTAState &cta) {
     ExecContext c{k, global, params, counts, cta,
                   {cfg.grid[0], cfg.grid[1], cfg.grid[2]},
                   {cfg.block[0], cfg.block[1], cfg.block[2]},
                   numWarps, cfg.dynamicSharedBytes};
     std::vector<Warp> warps(numWarps);
-    Budget budget{&pool};
-    cta.local.assign(size_t(k.localBytes) * threads, 0);
-    while (true) {
+    Budget budget{&limits};
+    while (!limits.stop.load(std::memory_order_relaxed)) {
       uint64_t id = nextCTA.fetch_add(1);
       if (id >= numCTAs || id > firstFailed.load())
         return;
@@ -472,17 +494,73 @@ LaunchResult launch(const Module &module, const std::string &name,
     workers = unsigned(std::min<uint64_t>(
         workers, std::max<uint64_t>(1, (uint64_t(2) << 30) / perWorker)));
   counters.resize(workers);
-  if (workers == 1) {
-    worker(counters[0].c);
-  } else {
-    std::vector<std::thread> pool_;
-    for (unsigned i = 0; i < workers; ++i)
-      pool_.emplace_back(worker, std::ref(counters[i].c));
-    for (std::thread &t : pool_)
+  // Each worker's local memory, allocated here so that running out of
+  // memory is an exception of this thread.
+  std::vector<CTAState> ctas(workers);
+  for (CTAState &cta : ctas)
+    cta.local.assign(size_t(k.localBytes) * threads, 0);
+  // The workers run on threads of their own (one included) while this
+  // thread watches the clock and asks `cfg.interrupt` whether to stop.
+  std::mutex doneMutex;
+  std::condition_variable doneCond;
+  unsigned running = workers;
+  std::vector<std::thread> pool;
+  auto stopWorkers = [&](std::string message) {
+    if (limits.stop.load(std::memory_order_relaxed))
+      return; // the workers may be reading the first message
+    limits.stopMessage = std::move(message);
+    limits.stop.store(true, std::memory_order_release);
+  };
+  auto joinWorkers = [&] {
+    for (std::thread &t : pool)
       t.join();
+  };
+  bool interrupted = false;
+  try {
+    for (unsigned i = 0; i < workers; ++i)
+      pool.emplace_back([&, i] {
+        worker(counters[i].c, ctas[i]);
+        std::lock_guard<std::mutex> lock(doneMutex);
+        if (--running == 0)
+          doneCond.notify_one();
+      });
+    while (true) {
+      {
+        std::unique_lock<std::mutex> lock(doneMutex);
+        if (doneCond.wait_for(lock, std::chrono::milliseconds(20),
+                              [&] { return running == 0; }))
+          break;
+      }
+      if (limits.stop.load(std::memory_order_relaxed))
+        continue; // waiting for the workers to notice
+      if (cfg.interrupt && cfg.interrupt()) {
+        interrupted = true;
+        stopWorkers("interrupted");
+      } else if (cfg.timeLimit > 0 &&
+                 std::chrono::duration<double>(
+                     std::chrono::steady_clock::now() - t0)
+                         .count() >= cfg.timeLimit) {
+        std::ostringstream os;
+        os << "the simulation ran past its wall-clock limit of "
+           << cfg.timeLimit << " s (time_limit; an endless loop?)";
+        stopWorkers(os.str());
+      }
+    }
+  } catch (...) {
+    // A thread that did not start or an interrupt callback that threw: the
+    // running workers must stop before their state goes away.
+    stopWorkers("interrupted");
+    joinWorkers();
+    throw;
   }
+  joinWorkers();
+  if (interrupted)
+    throw Interrupted();
   if (failedCTA != UINT64_MAX)
     throw SimError(failure);
+  // Stopped between two CTAs, with none of them failing.
+  if (limits.stop.load(std::memory_order_relaxed) && nextCTA.load() < numCTAs)
+    throw SimError(limits.stopMessage);
   for (const WorkerCounters &w : counters)
     result.counters.add(w.c);
   // Copy the arrays back.

@@ -1,10 +1,12 @@
 //===- GPUSim.cpp - Python bindings of the PTX simulator -------------------===//
 //
-// _C.gpusim_launch(ptx, kernel, grid, block, shared_bytes, args, race_check)
-// runs a kernel of the PTX text; arrays (C-contiguous numpy arrays) are
-// copied into their own simulated allocations and back after the launch
-// (when writeable); returns the counters as a dict. Every simulator error is
-// a GPUSimError (a RuntimeError). tessel/gpusim.py is the public face.
+// _C.gpusim_launch(ptx, kernel, grid, block, shared_bytes, args, race_check,
+// instruction_limit, threads, time_limit) runs a kernel of the PTX text;
+// arrays (C-contiguous numpy arrays) are copied into their own simulated
+// allocations and back after the launch (when writeable); returns the
+// counters as a dict. Every simulator error is a GPUSimError (a
+// RuntimeError); Ctrl-C during a launch raises KeyboardInterrupt within
+// about 20 ms. tessel/gpusim.py is the public face.
 //
 //===----------------------------------------------------------------------===//
 #include "tessel/GPUSim/Error.h"
@@ -37,7 +39,7 @@ void bindGPUSim(py::module_ &m) {
       [](const std::string &ptx, const std::string &kernel,
          std::vector<uint32_t> grid, std::vector<uint32_t> block,
          uint32_t sharedBytes, py::list pyArgs, bool raceCheck,
-         uint64_t instructionLimit, unsigned threads) {
+         uint64_t instructionLimit, unsigned threads, double timeLimit) {
         if (grid.empty() || grid.size() > 3 || block.empty() || block.size() > 3)
           throw SimError("grid and block have 1 to 3 dimensions");
         LaunchConfig cfg;
@@ -49,6 +51,16 @@ void bindGPUSim(py::module_ &m) {
         cfg.raceCheck = raceCheck;
         cfg.instructionLimit = instructionLimit;
         cfg.threads = threads;
+        if (!(timeLimit >= 0))
+          throw SimError("time_limit must be a non-negative number of "
+                         "seconds (0: none)");
+        cfg.timeLimit = timeLimit;
+        // The launch runs without the GIL; the signal handlers (Ctrl-C's
+        // KeyboardInterrupt) run when it is asked whether to stop.
+        cfg.interrupt = [] {
+          py::gil_scoped_acquire gil;
+          return PyErr_CheckSignals() != 0;
+        };
         std::vector<LaunchArg> args(pyArgs.size());
         std::vector<py::buffer_info> keep;
         keep.reserve(pyArgs.size());
@@ -111,9 +123,14 @@ void bindGPUSim(py::module_ &m) {
         }
         Module module = parsePTX(ptx);
         LaunchResult r;
-        {
+        try {
           py::gil_scoped_release release;
           r = launch(module, kernel, cfg, args);
+        } catch (const Interrupted &) {
+          // The exception a signal handler raised is pending: raise it.
+          if (!PyErr_Occurred())
+            PyErr_SetNone(PyExc_KeyboardInterrupt);
+          throw py::error_already_set();
         }
         py::dict out;
         for (auto &[k, v] : r.counters.toMap())
@@ -124,7 +141,8 @@ void bindGPUSim(py::module_ &m) {
       py::arg("ptx"), py::arg("kernel"), py::arg("grid"), py::arg("block"),
       py::arg("shared_bytes"), py::arg("args"), py::arg("race_check") = true,
       py::arg("instruction_limit") = LaunchConfig().instructionLimit,
-      py::arg("threads") = 0u);
+      py::arg("threads") = 0u,
+      py::arg("time_limit") = LaunchConfig().timeLimit);
 }
 
 } // namespace tessel::python

@@ -154,11 +154,17 @@ def _argument(value: Any, index: int) -> Any:
 def launch(ptx: str, kernel_name: str, grid: int | Sequence[int], *, num_warps: int = 4,
            block: int | Sequence[int] | None = None, shared_bytes: int = 0,
            args: Iterable[Any] = (), race_check: bool = True,
-           instruction_limit: int = 20_000_000_000, threads: int = 0) -> dict:
+           instruction_limit: int = 20_000_000_000, threads: int = 0,
+           time_limit: float | None = 600.0) -> dict:
     """Runs ``kernel_name`` from ``ptx``; returns the counters.
 
     CTAs run on ``threads`` worker threads (0: one per hardware thread); the
     results, counters and errors (the lowest failing CTA's) do not depend on it.
+
+    A runaway kernel stops with a ``SimulatorError`` after
+    ``instruction_limit`` warp instructions or ``time_limit`` seconds of wall
+    clock (None: no time limit), whichever comes first; Ctrl-C
+    (KeyboardInterrupt) stops a launch within a few tens of milliseconds.
 
     ``block`` overrides ``num_warps`` with explicit CTA dimensions.
     ``shared_bytes`` is the dynamic shared memory per CTA (Triton's
@@ -177,6 +183,10 @@ def launch(ptx: str, kernel_name: str, grid: int | Sequence[int], *, num_warps: 
         raise SimulatorError(f"shared_bytes must be a non-negative int, got {shared_bytes!r}")
     if isinstance(threads, bool) or not isinstance(threads, int) or threads < 0:
         raise SimulatorError(f"threads must be a non-negative int, got {threads!r}")
+    if time_limit is None:
+        time_limit = 0.0  # the simulator's "no limit"
+    elif isinstance(time_limit, bool) or not isinstance(time_limit, (int, float)) or not 0 < time_limit < float("inf"):
+        raise SimulatorError(f"time_limit must be a positive number of seconds or None, got {time_limit!r}")
     converted = [_argument(a, i) for i, a in enumerate(args)]
     return _C.gpusim_launch(ptx, kernel_name, grid_dims, block_dims, shared_bytes, converted,
-                            race_check, instruction_limit, threads)
+                            race_check, instruction_limit, threads, float(time_limit))

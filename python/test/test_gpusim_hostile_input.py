@@ -2,6 +2,11 @@
 hostile input is a SimulatorError naming what is wrong, never gigabytes of
 simulator state, a size or immediate that silently wraps, an endless run that
 Ctrl-C cannot stop, or a nonsense number in a message."""
+import os
+import signal
+import threading
+import time
+
 import numpy as np
 import pytest
 
@@ -148,6 +153,60 @@ def test_64_bit_immediates_are_kept(inst, value):
     out = np.zeros(1, np.uint64)
     gpusim.launch(kernel(body), "k", 1, num_warps=1, args=[out])
     assert int(out[0]) == value
+
+
+# Endless loops: a wall-clock limit next to the instruction limit, and Ctrl-C.
+
+ENDLESS = HEADER + ".visible .entry k()\n{\nLOOP:\n bra LOOP;\n}\n"
+
+
+@pytest.mark.parametrize("grid,threads", [(1, 1), (4, 2)])
+def test_an_endless_loop_stops_at_the_time_limit(grid, threads):
+    start = time.monotonic()
+    with pytest.raises(gpusim.SimulatorError) as e:
+        gpusim.launch(ENDLESS, "k", grid, num_warps=2, instruction_limit=10 ** 15, time_limit=0.3,
+                      threads=threads)
+    elapsed = time.monotonic() - start
+    msg = str(e.value)
+    assert "the simulation ran past its wall-clock limit of 0.3 s (time_limit" in msg
+    assert "PTX line 7: 'bra LOOP;'" in msg
+    assert 0.3 <= elapsed < 3, elapsed
+
+
+def test_the_instruction_limit_names_itself():
+    with pytest.raises(gpusim.SimulatorError,
+                       match=r"reached its instruction limit of 10000 warp instructions \(instruction_limit"):
+        gpusim.launch(ENDLESS, "k", 1, num_warps=1, instruction_limit=10_000)
+
+
+@pytest.mark.parametrize("bad", [0, -1.0, float("nan"), float("inf"), "10", True])
+def test_time_limit_must_be_a_positive_number(bad):
+    with pytest.raises(gpusim.SimulatorError, match="time_limit must be a positive number of seconds or None"):
+        gpusim.launch(ENDLESS, "k", 1, num_warps=1, time_limit=bad)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_ctrl_c_interrupts_a_launch_within_a_second(threads):
+    # The handler runs on the main thread; the signal comes from another one,
+    # as a terminal's Ctrl-C arrives while the launch is running.
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    timer = threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT))
+    start = time.monotonic()
+    try:
+        timer.start()
+        with pytest.raises(KeyboardInterrupt):
+            gpusim.launch(ENDLESS, "k", 4, num_warps=4, instruction_limit=10 ** 15, time_limit=20,
+                          threads=threads)
+        elapsed = time.monotonic() - start
+    finally:
+        timer.cancel()
+        signal.signal(signal.SIGINT, previous)
+    assert elapsed < 1.5, elapsed
+    # The simulator is usable afterwards.
+    out = np.zeros(1, np.uint32)
+    gpusim.launch(kernel(" ld.param.u64 %rd1, [p0];\n mov.u32 %r1, 3;\n st.global.u32 [%rd1], %r1;"), "k", 1,
+                  num_warps=1, args=[out])
+    assert out[0] == 3
 
 
 # Messages: an access that starts inside an array and runs off its end.

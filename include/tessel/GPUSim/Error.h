@@ -29,6 +29,14 @@ public:
   int lane;
 };
 
+/// Thrown by launch() when its interrupt callback asked it to stop (Ctrl-C
+/// in Python): not a SimError, since nothing is wrong with the kernel; the
+/// caller raises whatever its callback saw.
+class Interrupted : public std::runtime_error {
+public:
+  Interrupted() : std::runtime_error("the launch was interrupted") {}
+};
+
 } // namespace tessel::gpusim
 
 #endif // TESSEL_GPUSIM_ERROR_H

@@ -6,6 +6,7 @@
 #include "tessel/GPUSim/Program.h"
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -43,6 +44,14 @@ struct LaunchConfig {
   bool raceCheck = true;
   /// Stops a runaway kernel (warp instructions, whole launch).
   uint64_t instructionLimit = 20'000'000'000ull;
+  /// Stops it by wall-clock time too (seconds, whole launch; 0: no limit):
+  /// an endless loop reaches the instruction limit in about 90 s, but one of
+  /// slow instructions (wgmma, TMA) may take hours to.
+  double timeLimit = 600;
+  /// Called on the launching thread about every 20 ms while CTAs run; true
+  /// stops the launch, which then throws Interrupted. The Python binding
+  /// checks for signals here (Ctrl-C), so this library needs no Python.
+  std::function<bool()> interrupt;
   /// Worker threads running CTAs (0: one per hardware thread).
   unsigned threads = 0;
 };
@@ -52,8 +61,9 @@ struct LaunchResult {
   double seconds = 0;
 };
 
-/// Runs `kernel` of `module`; throws SimError on any failure (the buffers are
-/// then left as they were).
+/// Runs `kernel` of `module`; throws SimError on any failure and Interrupted
+/// when `config.interrupt` asked it to stop (the buffers are then left as
+/// they were).
 LaunchResult launch(const Module &module, const std::string &kernel,
                     const LaunchConfig &config, std::vector<LaunchArg> &args);
 
