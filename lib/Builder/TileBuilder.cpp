@@ -2,7 +2,9 @@
 //
 // Numeric rules follow Triton 3.6's (tests check them against its interpreter): C-like
 // promotion with signedness, Python literals never widen a tensor of the same
-// or a higher kind, fp16/bf16 division in fp32, numpy-style broadcasting.
+// or a higher kind in arithmetic (and must fit its type) but have their own
+// type in comparisons, fp16/bf16 division in fp32, numpy-style broadcasting,
+// block shapes of powers of 2.
 //
 //===----------------------------------------------------------------------===//
 #include "tessel/Builder/TileBuilder.h"
@@ -18,6 +20,8 @@
 #include "llvm/Support/MathExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cmath>
+#include <limits>
 #include <sstream>
 
 using namespace mlir;
@@ -36,14 +40,18 @@ std::string shapeStr(ArrayRef<int64_t> shape) {
   throw CompileError(message);
 }
 
-/// Checks a block shape that `what` is about to create: every dimension is
-/// positive and the block has at most kMaxBlockElements elements.
+/// Checks a block shape that `what` is about to create: every dimension is a
+/// positive power of 2 and the block has at most kMaxBlockElements elements.
 void checkBlockShape(ArrayRef<int64_t> shape, const std::string &what) {
   uint64_t numel = 1;
-  for (int64_t d : shape) {
+  for (auto [i, d] : llvm::enumerate(shape)) {
     if (d <= 0)
       fail(what + ": invalid block shape " + shapeStr(shape) +
            " (every dimension must be positive)");
+    // Triton's limit (its block types refuse other sizes), with its words.
+    if (!llvm::isPowerOf2_64(d))
+      fail(what + ": Shape element " + std::to_string(i) +
+           " must be a power of 2, got the shape " + shapeStr(shape));
     numel = llvm::SaturatingMultiply(numel, uint64_t(d));
   }
   if (numel > uint64_t(kMaxBlockElements))
@@ -72,7 +80,12 @@ DType tessel::literalType(const Operand &x) {
       return DType{ScalarKind::U32};
     return DType{ScalarKind::I64};
   }
-  return DType{ScalarKind::F32};
+  // fp32 unless fp32 would flush or overflow it: a normal fp32 magnitude, 0,
+  // an infinity or a NaN.
+  double d = std::abs(std::get<double>(x));
+  bool fp32 = d == 0.0 || std::isinf(d) || std::isnan(d) ||
+              (d >= 0x1p-126 && d <= double(std::numeric_limits<float>::max()));
+  return DType{fp32 ? ScalarKind::F32 : ScalarKind::F64};
 }
 
 namespace {
@@ -91,6 +104,68 @@ DType integerPromote(DType a, DType b) {
   if (ua)
     return wa >= wb ? a : b;
   return wb >= wa ? b : a;
+}
+
+/// Triton's name of a type ("int8", "uint8"), for the messages it words.
+std::string tritonName(DType t) {
+  for (const ScalarInfo &info : scalarTypes())
+    if (info.kind == t.kind)
+      return info.tritonName;
+  return t.str();
+}
+
+/// Whether the integer type `t` holds `v` (Triton's int1 is unsigned: 0, 1).
+bool holds(DType t, int64_t v) {
+  if (t.isBool())
+    return v == 0 || v == 1;
+  unsigned bits = t.bitwidth();
+  if (bits == 64)
+    return !t.isUnsigned() || v >= 0;
+  if (t.isUnsigned())
+    return v >= 0 && v < (int64_t(1) << bits);
+  int64_t half = int64_t(1) << (bits - 1);
+  return v >= -half && v < half;
+}
+
+/// The value of an integer literal (a bool is 0 or 1), if `x` is one.
+std::optional<int64_t> intLiteral(const Operand &x) {
+  if (auto *i = std::get_if<int64_t>(&x))
+    return *i;
+  if (auto *b = std::get_if<bool>(&x))
+    return int64_t(*b);
+  return std::nullopt;
+}
+
+/// Triton's checks on the Python ints of an operation computed in `type`
+/// (the other operand's type, for a literal of the same or a lower kind): a
+/// literal would otherwise wrap silently (int8 x + 300 adding 44), so it must
+/// be a value of `type`, and not negative if `type` is unsigned.
+void checkIntLiterals(const Operand &a, const Operand &b, DType type,
+                      const std::string &op) {
+  if (!type.isInt())
+    return;
+  std::optional<int64_t> la = intLiteral(a), lb = intLiteral(b);
+  auto show = [](const Operand &x, std::optional<int64_t> literal) {
+    return literal ? std::to_string(*literal) : describeOperand(x);
+  };
+  bool unsignedType = type.isUnsigned() || type.isBool();
+  if (unsignedType && ((la && *la < 0) || (lb && *lb < 0)))
+    fail(op + ": Cannot perform a binary operation between an unsigned "
+              "tensor and a negative scalar (" + show(a, la) + " and " +
+         show(b, lb) + "); cast one of them to a signed type first");
+  auto checkRange = [&](std::optional<int64_t> literal, const Operand &other) {
+    if (!literal || holds(type, *literal))
+      return;
+    std::string hint;
+    if (!isLiteral(other))
+      hint = " (a Python int takes the type of the tensor it meets, here " +
+             std::get<TValue>(other).describe() +
+             "; cast the tensor to a wider type first)";
+    fail(op + ": Scalar " + std::to_string(*literal) +
+         " is out of range for type " + tritonName(type) + hint);
+  };
+  checkRange(la, b);
+  checkRange(lb, a);
 }
 
 /// A load's or store's cache modifier as Triton 3.6 spells it ("" for the
@@ -531,10 +606,6 @@ TValue TileBuilder::arange(int64_t start, int64_t end) {
 TValue TileBuilder::full(const std::vector<int64_t> &shape, Operand value,
                          const std::string &dtype) {
   DType t = parseDType(dtype);
-  for (int64_t d : shape)
-    if (d <= 0 || !llvm::isPowerOf2_64(d))
-      fail("full: block shape " + shapeStr(shape) +
-           ": every dimension must be a positive power of 2");
   checkBlockShape(shape, "full");
   TValue scalar = castTo(toValue(value, t), t);
   if (scalar.isBlock())
@@ -549,6 +620,19 @@ TValue TileBuilder::full(const std::vector<int64_t> &shape, Operand value,
 TValue TileBuilder::binary(const std::string &op, Operand lhs, Operand rhs) {
   if (isLiteral(lhs) && isLiteral(rhs))
     fail(op + ": at least one operand must be a tensor");
+  // Comparisons, tl.maximum/minimum and tl.div_rn make a Python number a
+  // value of its own type first (Triton's to_tensor), which then promotes
+  // with the other operand as any value does: int8 x < 300 compares in int32
+  // and fp16 x < 0.1 in fp32. The other operations give a literal the other
+  // operand's type (checkIntLiterals).
+  if (llvm::is_contained({"eq", "ne", "lt", "le", "gt", "ge", "maximum",
+                          "minimum", "div_rn"},
+                         op)) {
+    if (isLiteral(lhs))
+      lhs = toValue(lhs);
+    if (isLiteral(rhs))
+      rhs = toValue(rhs);
+  }
   auto dtypeOf = [](const Operand &x) {
     return isLiteral(x) ? literalType(x) : std::get<TValue>(x).dtype;
   };
@@ -582,6 +666,16 @@ TValue TileBuilder::binary(const std::string &op, Operand lhs, Operand rhs) {
          describeOperand(rhs));
 
   if (op == "logical_and" || op == "logical_or") {
+    // Triton bitcasts both operands to int1, so only 1-bit values pass (an
+    // integer's truth would need x != 0); its words, then ours.
+    for (const Operand &x : {lhs, rhs}) {
+      DType t = dtypeOf(x);
+      if (!t.isPointer && t.bitwidth() != 1)
+        fail(op + ": Cannot bitcast data-type of size " +
+             std::to_string(t.bitwidth()) +
+             " to data-type of size 1: `and` and `or` take booleans, got " +
+             describeOperand(x) + " (write x != 0 to test a number)");
+    }
     TValue a = toBool(toValue(lhs)), b = toBool(toValue(rhs));
     auto [va, vb] = promoteAndBroadcast(a, b, DType{ScalarKind::I1}, op);
     Value r = op == "logical_and"
@@ -592,6 +686,7 @@ TValue TileBuilder::binary(const std::string &op, Operand lhs, Operand rhs) {
 
   if (op == "truediv" || op == "div_rn") {
     DType t = computationType(lhs, rhs, /*divOrMod=*/true, op);
+    checkIntLiterals(lhs, rhs, t, op);
     if (t.isInt())
       t = DType{ScalarKind::F32};
     auto [a, b] = promoteAndBroadcast(lhs, rhs, t, op);
@@ -605,6 +700,7 @@ TValue TileBuilder::binary(const std::string &op, Operand lhs, Operand rhs) {
 
   bool divOrMod = op == "floordiv" || op == "mod";
   DType t = computationType(lhs, rhs, divOrMod, op);
+  checkIntLiterals(lhs, rhs, t, op);
   bool isBitwise = op == "and" || op == "or" || op == "xor" ||
                    op == "lshift" || op == "rshift";
   if ((isBitwise || op == "floordiv") && t.isFloat())
@@ -736,6 +832,7 @@ TValue TileBuilder::where(Operand cond, Operand x, Operand y) {
            vx.describe() + " and " + vy.describe());
   } else {
     DType t = computationType(x, y, false, "where");
+    checkIntLiterals(x, y, t, "where");
     vx = castTo(toValue(x, t), t);
     vy = castTo(toValue(y, t), t);
   }

@@ -52,8 +52,9 @@ struct TValue {
 using Operand = std::variant<TValue, bool, int64_t, double>;
 
 /// The type a Python literal takes inside a kernel (Triton's rule: an int is
-/// i32 if it fits, else u32, else i64; a float fp32; a bool i1). Arguments
-/// follow another rule (the driver's: i32, else i64, else u64).
+/// i32 if it fits, else u32, else i64; a float fp32, or fp64 where fp32 would
+/// flush it to 0 or overflow; a bool i1). Arguments follow another rule (the
+/// driver's: i32, else i64, else u64; a float fp32).
 DType literalType(const Operand &literal);
 
 /// Registers every dialect a kernel module may hold.
