@@ -20,6 +20,7 @@ import numbers
 import operator
 import os
 import types
+import warnings
 from typing import Any, Callable
 
 from .. import _C
@@ -617,17 +618,31 @@ class CodeGenerator(ast.NodeVisitor):
         return python_op(operand)
 
     def visit_BoolOp(self, node: ast.BoolOp) -> Any:
+        """`and`/`or` as Triton's code generator does them: the operands are walked in order; a compile-time one ends
+        the walk and is the result where Python's short circuit stops (`False and ...`, `True or ...`), and is dropped
+        otherwise; the tensors left are combined from the right with logical_and/logical_or, which take booleans only
+        (the builder checks). On blocks Triton deprecates them with a warning (use `&`/`|`): given here too."""
         is_and = isinstance(node.op, ast.And)
-        result = self.visit(node.values[0])
-        for value_node in node.values[1:]:
-            if isinstance(result, tensor):
-                rhs = self.visit(value_node)
-                result = result.logical_and(rhs, _builder=self.builder) if is_and else \
-                    result.logical_or(rhs, _builder=self.builder)
-            elif bool(result) != is_and:
-                return result  # Python's short circuit: `False and ...`, `True or ...`
-            else:
-                result = self.visit(value_node)
+        tensors = []
+        value = None
+        for value_node in node.values:
+            value = self.visit(value_node)
+            if not isinstance(value, tensor):
+                if bool(value) != is_and:
+                    return value
+                continue
+            if value.handle.is_block:
+                warnings.warn_explicit("Logical operators 'and' and 'or' are deprecated for non-scalar tensors; please "
+                                       "use '&' or '|' instead", category=UserWarning, filename=self.fn.file,
+                                       lineno=self.fn.first_line + node.lineno - 1, source=ast.unparse(node))
+            tensors.append(value)
+        if not tensors:
+            return value  # every operand was a compile-time value that did not stop the walk: the last one
+        result = tensors.pop()
+        while tensors:
+            lhs = tensors.pop()
+            result = lhs.logical_and(result, _builder=self.builder) if is_and else \
+                lhs.logical_or(result, _builder=self.builder)
         return result
 
     def visit_Compare(self, node: ast.Compare) -> Any:
