@@ -67,6 +67,23 @@ template <class F> double withRounding(Rounding r, F f) {
   return v;
 }
 
+// An integer as a double rounded to odd: exact up to 53 bits; beyond, the
+// bits cut off set the last one kept, so that rounding it again to f16 or
+// bf16 rounds once (as double(x) it rounded twice: cvt.rn.bf16.s64 of
+// 2^62 + 2^54 + 1, just above a bf16 midpoint, gave 2^62, not 2^62 + 2^55).
+double intToOddDouble(bool sgn, int64_t si, uint64_t ui) {
+  bool negative = sgn && si < 0;
+  uint64_t mag = !sgn ? ui : negative ? 0 - uint64_t(si) : uint64_t(si);
+  int drop = 0;
+  while ((mag >> drop) >> 53)
+    ++drop;
+  uint64_t kept = mag >> drop;
+  if (drop && (mag & ((uint64_t(1) << drop) - 1)))
+    kept |= 1;
+  double v = std::ldexp(double(kept), drop);
+  return negative ? -v : v;
+}
+
 // Converts one value; src bits are in the source type.
 uint64_t convert(const Inst &I, PType dt, PType st, uint64_t bits) {
   Rounding r = Rounding(I.rnd);
@@ -135,9 +152,9 @@ uint64_t convert(const Inst &I, PType dt, PType st, uint64_t bits) {
       return sgn ? double(a) : double(b);
     }));
   case PType::F16:
-    return roundToSmallFloat(sgn ? double(si) : double(ui), 5, 10, r, false);
+    return roundToSmallFloat(intToOddDouble(sgn, si, ui), 5, 10, r, false);
   case PType::BF16:
-    return roundToSmallFloat(sgn ? double(si) : double(ui), 8, 7, r, false);
+    return roundToSmallFloat(intToOddDouble(sgn, si, ui), 8, 7, r, false);
   default:
     return 0;
   }

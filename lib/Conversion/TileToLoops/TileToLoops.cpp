@@ -435,71 +435,6 @@ Value floatMinMax(OpBuilder &b, Location loc, Value x, Value y, bool isMax) {
   return arith::SelectOp::create(b, loc, better, y, t);
 }
 
-/// fp64 to fp32 rounded to odd: a value from which rounding again to fp16 or
-/// bf16 gives the fp64 value's nearest-even fp16/bf16 (fp32 keeps enough
-/// extra bits: 24 >= 11 + 2), without the runtime routines (__truncdfhf2,
-/// __truncdfbf2) LLVM would call and the kernel loader does not have.
-Value truncateF64ToOddF32(OpBuilder &b, Location loc, Value x) {
-  Type f32 = b.getF32Type(), i32 = b.getI32Type();
-  Value nearest = arith::TruncFOp::create(b, loc, f32, x);
-  Value back = arith::ExtFOp::create(b, loc, x.getType(), nearest);
-  // Inexact (NaN excluded): step back toward zero if the rounding went away
-  // from it, then make the last bit odd.
-  Value inexact =
-      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::ONE, back, x);
-  Value absBack = math::AbsFOp::create(b, loc, back);
-  Value absX = math::AbsFOp::create(b, loc, x);
-  Value away =
-      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, absBack, absX);
-  Value bits = arith::BitcastOp::create(b, loc, i32, nearest);
-  auto cst = [&](int64_t v) {
-    return arith::ConstantOp::create(b, loc, i32, b.getI32IntegerAttr(v));
-  };
-  Value towardZero = arith::SelectOp::create(
-      b, loc, away, arith::SubIOp::create(b, loc, bits, cst(1)), bits);
-  Value odd = arith::OrIOp::create(b, loc, towardZero, cst(1));
-  return arith::BitcastOp::create(
-      b, loc, f32, arith::SelectOp::create(b, loc, inexact, odd, bits));
-}
-
-/// fp32 to bf16 rounded to nearest even, subnormals included, in integer
-/// arithmetic: x86's conversion instruction (VCVTNEPS2BF16) flushes
-/// subnormal inputs and results to zero.
-Value truncateF32ToBF16(OpBuilder &b, Location loc, Value x) {
-  Type i32 = b.getI32Type(), i16 = b.getI16Type();
-  auto cst = [&](int64_t v) {
-    return arith::ConstantOp::create(b, loc, i32, b.getI32IntegerAttr(v));
-  };
-  Value bits = arith::BitcastOp::create(b, loc, i32, x);
-  // Add just under half a bf16 ulp, plus one when the kept part is odd, and
-  // drop the low half: ties go to even, carries reach the exponent.
-  Value lsb = arith::AndIOp::create(
-      b, loc, arith::ShRUIOp::create(b, loc, bits, cst(16)), cst(1));
-  Value rounded = arith::AddIOp::create(
-      b, loc, bits, arith::AddIOp::create(b, loc, lsb, cst(0x7FFF)));
-  Value high = arith::ShRUIOp::create(b, loc, rounded, cst(16));
-  // A NaN keeps its sign and becomes quiet (rounding could make it inf).
-  Value quietNaN = arith::OrIOp::create(
-      b, loc, arith::ShRUIOp::create(b, loc, bits, cst(16)), cst(0x40));
-  Value isNaN = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, x, x);
-  Value result = arith::SelectOp::create(b, loc, isNaN, quietNaN, high);
-  return arith::BitcastOp::create(b, loc, b.getBF16Type(),
-                                  arith::TruncIOp::create(b, loc, i16, result));
-}
-
-/// Float truncation as this CPU backend emits it: the cases LLVM would get
-/// wrong or call missing runtime routines for go through the helpers above.
-Value truncateFloat(OpBuilder &b, Location loc, Value x, Type to) {
-  Type from = x.getType();
-  if (from.isF64() && (to.isF16() || to.isBF16()))
-    x = truncateF64ToOddF32(b, loc, x), from = x.getType();
-  if (from == to)
-    return x;
-  if (from.isF32() && to.isBF16())
-    return truncateF32ToBF16(b, loc, x);
-  return arith::TruncFOp::create(b, loc, to, x);
-}
-
 /// Unsigned to float without uitofp: LLVM 22 narrows uitofp(sext x) to
 /// uitofp of the narrow x (vectorized loops), which zero-extends what should
 /// be sign-extended (int32 -1000 as uint64 became 4.29e9, not 1.8e19; int16 -1
@@ -531,9 +466,6 @@ Value KernelLowering::cloneScalarOp(Operation *op, ValueRange operands) {
     return unsignedToFloat(b, op->getLoc(), x,
                            getElementTypeOrSelf(op->getResult(0).getType()));
   }
-  if (auto trunc = dyn_cast<arith::TruncFOp>(op))
-    return truncateFloat(b, op->getLoc(), operands[0],
-                         getElementTypeOrSelf(trunc.getType()));
   if (isa<arith::DivSIOp, arith::DivUIOp, arith::RemSIOp, arith::RemUIOp>(op))
     return guardedIntegerDivision(b, op, operands[0], operands[1]);
   if (isa<arith::MaxNumFOp, arith::MinNumFOp>(op))
@@ -1157,8 +1089,8 @@ LogicalResult KernelLowering::lowerDot(DotOp op) {
     Value d = allocBuffer(cType.getShape(), resultElt);
     emitLoopNest(cType.getShape(), loc, [&](ValueRange idx) {
       Value v = memref::LoadOp::create(b, loc, c, idx);
-      memref::StoreOp::create(b, loc, truncateFloat(b, loc, v, resultElt), d,
-                              idx);
+      memref::StoreOp::create(
+          b, loc, arith::TruncFOp::create(b, loc, resultElt, v), d, idx);
     });
     buffers[op.getD()] = d;
     return success();

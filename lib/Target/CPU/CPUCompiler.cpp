@@ -1,6 +1,7 @@
 //===- CPUCompiler.cpp - Tile IR to a native object for the host ----------===//
 //
 // tile IR -> (canonicalize, CSE) -> convert-tile-to-loops -> approximate math
+// -> narrow floats (bf16 arithmetic in fp32, single roundings)
 // -> SCF to CF -> convert-to-llvm -> LLVM IR -> O3 -> ELF object for the host
 // CPU with its real features. No external tool runs.
 //
@@ -84,6 +85,7 @@ void buildTileToLoopsPipeline(OpPassManager &pm) {
 
 void buildLoopsToLLVMPipeline(OpPassManager &pm) {
   pm.addPass(createApproximateMath());
+  pm.addPass(createNarrowFloats());
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(createConvertToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());

@@ -14,6 +14,31 @@ func.func @exp(%x: f32) -> f32 {
   return %y : f32
 }
 
+// Results below 2^-126 stay subnormals: 2^n is applied in two normal halves
+// (n >> 1 and n - (n >> 1)), one rounding at the last multiply.
+// CHECK-LABEL: func.func @exp_subnormal
+// CHECK: %[[K:.*]] = arith.fptosi %{{.*}} : f32 to i32
+// CHECK: %[[K1:.*]] = arith.shrsi %[[K]], %{{.*}} : i32
+// CHECK: arith.subi %[[K]], %[[K1]] : i32
+// CHECK: %[[HALF:.*]] = arith.mulf %{{.*}}, %{{.*}} : f32
+// CHECK: arith.mulf %[[HALF]], %{{.*}} : f32
+func.func @exp_subnormal(%x: f32) -> f32 {
+  %y = math.exp %x : f32
+  return %y : f32
+}
+
+// log of a subnormal: the operand times 2^24, the result minus 24 ln 2.
+// CHECK-LABEL: func.func @log_subnormal
+// CHECK: %[[SMALL:.*]] = arith.cmpf olt, %{{.*}}, %{{.*}} : f32
+// CHECK: %[[ARG:.*]] = arith.select %[[SMALL]]
+// CHECK-NOT: math.log
+// CHECK: arith.subf %{{.*}}, %{{.*}} : f32
+// CHECK: arith.select %[[SMALL]]
+func.func @log_subnormal(%x: f32) -> f32 {
+  %y = math.log %x : f32
+  return %y : f32
+}
+
 // CHECK-LABEL: func.func @sqrt
 // CHECK: math.sqrt
 func.func @sqrt(%x: f32) -> f32 {

@@ -17,4 +17,26 @@ def ApproximateMath : Pass<"tessel-cpu-approximate-math"> {
                            "mlir::vector::VectorDialect"];
 }
 
+def NarrowFloats : Pass<"tessel-cpu-narrow-floats"> {
+  let summary = "bf16 arithmetic in fp32, narrow conversions rounded once";
+  let description = [{
+    LLVM's x86 code for bf16 arithmetic rounds its fp32 results with
+    VCVTNEPS2BF16 where the CPU has AVX512-BF16, which flushes subnormal
+    inputs and results to zero, and calls __truncsfbf2 elsewhere, which the
+    kernel loader does not have; fp64 to fp16/bf16 calls routines it does not
+    have either. After this pass LLVM only moves bf16 values:
+    - arith and math ops on bf16 compute on fp32 values (exact for +, -, *,
+      /, sqrt: fp32 holds more than twice bf16's precision, so rounding twice
+      is rounding once);
+    - fma on fp16/bf16 and integer to bf16 conversions, which would round
+      twice, are exact in fp64 (two-sum for what fp64 cannot hold) and
+      rounded to odd into fp32, then to nearest even;
+    - bf16 <-> fp32 conversions are integer arithmetic (subnormals kept,
+      NaNs keep their sign), and fp64 to fp16/bf16 goes through fp32 rounded
+      to odd.
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::math::MathDialect"];
+}
+
 #endif // TESSEL_TARGET_CPU_PASSES
