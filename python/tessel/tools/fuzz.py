@@ -9,11 +9,15 @@ reshaped, broadcast views). The expected memory comes from the model in fuzz_ir.
 language definition, never from tessel. bf16 buffers are passed as torch CPU tensors (numpy has no bf16); without
 torch, bf16 is left out of the dtypes and the run says so.
 
+Buffers of every float type may hold subnormals ("tiny" data), and kernels scale values into the subnormal range
+before arithmetic, take log/sqrt of subnormals and exp of arguments whose results are subnormal: no target may flush
+them to zero.
+
 Kernels run in a worker subprocess (a crash, a segfault or a hang is reported with the kernel's source; the worker is
-restarted) with `--timeout` seconds per kernel (compile + run). Each failure prints the seed, the index, the kind
-(mismatch, error, crash, timeout), the expected vs got elements and the source; `--minimize` first shrinks the
-kernel (drops statements, replaces subexpressions by their operands or literals, single program, one loop trip)
-while it still fails the same way. The exit status is 1 if any kernel failed.
+restarted) with `--timeout` seconds per kernel (compile + run). Each failure prints the seed, the index, a one-line
+replay command, the kind (mismatch, error, crash, timeout), the expected vs got elements and the source; `--minimize`
+first shrinks the kernel (drops statements, replaces subexpressions by their operands or literals, single program, one
+loop trip) while it still fails the same way. The exit status is 1 if any kernel failed.
 
 `--oracle triton` runs the same kernels with OpenAI Triton's interpreter (TRITON_INTERPRET=1, torch CPU tensors)
 instead of tessel: a check of the model itself.
@@ -39,7 +43,7 @@ import traceback
 
 import numpy as np
 
-from .fuzz_ir import (MANT, NP, Lit, Model, ModelTypeError, Node, Program, Reject, is_float, render_program, unit)
+from .fuzz_ir import (MANT, NP, TINY, Lit, Model, ModelTypeError, Node, Program, Reject, is_float, render_program, unit)
 
 # ------------------------------------------------------------------------------------------------- in the worker
 
@@ -89,6 +93,9 @@ def compare(prog: Program, model: Model, got: list) -> list[str]:
         if is_float(dt):
             r64, g64 = ref.astype(np.float64), g.astype(np.float64)
             tol = 2 * err + 2 * unit(dt) * np.abs(r64) + 1e-300
+            # Below 2**EMIN the spacing of floats is TINY, not relative: an inexact result (its bound above fval's
+            # baseline) may round to the neighbouring subnormal. Exact ones must match exactly, flushed or not.
+            tol = tol + np.where(err > 2.0**-51 * np.abs(r64), TINY[dt], 0.0)
             with np.errstate(invalid="ignore"):
                 bad = ~(np.abs(g64 - r64) <= tol)
         else:
@@ -341,9 +348,18 @@ def minimize(prog: Program, failure: dict, worker: Worker, budget_s: float = 180
 
 # ---------------------------------------------------------------------------------------------------------- CLI
 
+def replay_command(seed: int, index: int, flavor: str = "tessel") -> str:
+    """The one line that runs kernel `index` of `seed` again (on this run's target) and shrinks it."""
+    target = os.environ.get("TESSEL_TARGET", "").strip()
+    oracle = " --oracle triton" if flavor == "triton" else ""
+    return (f"{'TESSEL_TARGET=' + target + ' ' if target else ''}python -m tessel.tools.fuzz --seed {seed} "
+            f"--index {index} --minimize{oracle}")
+
+
 def report(seed: int, index: int, prog: Program, res: dict, flavor: str = "tessel") -> str:
     lines = [f"=== FAIL seed={seed} index={index} kind={res['kind']} grid=({prog.P},) "
-             f"buffers={[b[0] for b in prog.buffers]}", res.get("detail", "")]
+             f"buffers={[b[0] for b in prog.buffers]}", f"replay: {replay_command(seed, index, flavor)}",
+             res.get("detail", "")]
     if res.get("trace") and res["kind"] in ("crash", "error", "generator"):
         lines.append(res["trace"].rstrip()[-1500:])
     lines.append("--- kernel source:")

@@ -11,8 +11,8 @@ import random
 
 import numpy as np
 
-from .fuzz_ir import (FLOATS, INTS, Arange, Bin, Lit, Model, ModelTypeError, Name, Node, Program, Reject, bits,
-                      is_float, is_int, signed)
+from .fuzz_ir import (FLOATS, INTS, SUBNORMAL_SCALE, Arange, Bin, Lit, Model, ModelTypeError, Name, Node, Program,
+                      Reject, bits, is_float, is_int, signed)
 
 R = 1024  # elements per program per buffer
 SHAPES_1D = [16, 32, 64, 128, 256]
@@ -72,7 +72,7 @@ class Gen:
                  (want == "int" and is_int(dt)) or (want == "float" and is_float(dt)) or (want == "bool" and dt == "i1")]
         if not cands:
             dt = self.pick_dt(want)
-            self.buffers.append((dt, self.r.choice(["small", "small", "wide", "pos"])))
+            self.buffers.append((dt, self.r.choice(["small", "small", "wide", "pos", "tiny"])))
             self.model.mem.append(np.zeros((self.P, R), dtype=np.float64).astype(
                 __import__("tessel.tools.fuzz_ir", fromlist=["NP"]).NP[dt]))
             self.model.memerr.append(np.zeros((self.P, R)))
@@ -277,6 +277,9 @@ class Gen:
                 o = "//"
             if ta == "i1" or tb == "i1":
                 raise Retry("bool arithmetic")
+            if is_float(ta) and o in ("+", "-", "*", "/") and r.random() < 0.15:
+                # Into the subnormal range: results that round there (and must not flush to zero).
+                a = Bin("*", a, Lit(SUBNORMAL_SCALE[ta]))
             return Bin(o, a, b)
         if c in ("bitwise", "shift"):
             a = self.expr(shape, "int", depth - 1)
@@ -319,8 +322,17 @@ class Gen:
             dt = self.typ(x)[0]
             if f != "abs" and dt not in ("fp32", "fp64"):
                 x = Node("cast", [x], dt=r.choice(["fp32", "fp32", "fp64"]))
+            dt = self.typ(x)[0]
             if f in ("log", "log2", "sqrt", "rsqrt"):
-                x = Bin("+", Node("math", [x], f="abs"), Lit(1.0))
+                if r.random() < 0.25:  # subnormal operands, in (scale, 5 scale]
+                    scale = Lit(SUBNORMAL_SCALE[dt])
+                    x = Bin("+", Bin("*", Node("math", [x], f="abs"), scale), scale)
+                else:
+                    x = Bin("+", Node("math", [x], f="abs"), Lit(1.0))
+            elif f in ("exp", "exp2") and r.random() < 0.3:
+                # Results in the subnormal range: e^(x - 90) in fp32, e^(x - 712) in fp64 (2^(x - 130), 2^(x - 1030)).
+                shift = {"exp": {"fp32": 90.0, "fp64": 712.0}, "exp2": {"fp32": 130.0, "fp64": 1030.0}}[f][dt]
+                x = Bin("-", Node("bin", [x, Lit(4.0)], o="minimum"), Lit(shift))
             elif f in ("exp", "exp2") and r.random() < 0.7:
                 x = Node("bin", [x, Lit(8.0)], o="minimum")
             return Node("math", [x], f=f)

@@ -40,6 +40,11 @@ TL = {"i1": "tl.int1", "i8": "tl.int8", "i16": "tl.int16", "i32": "tl.int32", "i
       "u16": "tl.uint16", "u32": "tl.uint32", "u64": "tl.uint64", "fp16": "tl.float16", "bf16": "tl.bfloat16",
       "fp32": "tl.float32", "fp64": "tl.float64"}
 MANT = {"fp16": 11, "bf16": 8, "fp32": 24, "fp64": 53}  # significand bits: unit roundoff is 2**-MANT
+EMIN = {"fp16": -14, "bf16": -126, "fp32": -126, "fp64": -1022}  # smallest normal exponent; subnormals below
+# The smallest subnormal: the spacing of every float below 2**EMIN (where rounding errors are absolute, not relative).
+TINY = {dt: 2.0 ** (EMIN[dt] - MANT[dt] + 1) for dt in MANT}
+# A factor that takes the generator's values (|x| <= 4 or so) into the subnormal range of each type.
+SUBNORMAL_SCALE = {"fp16": 2.0**-20, "bf16": 2.0**-140, "fp32": 2.0**-140, "fp64": 2.0**-1060}
 LIMIT = {"fp16": 3e4, "bf16": 1e30, "fp32": 1e30, "fp64": 1e200}  # larger magnitudes: Reject (overflow risk)
 
 
@@ -415,6 +420,10 @@ def make_data(p: Program) -> list[np.ndarray]:
                 x = rng.integers(-32, 33, n) / 8.0
             elif k == "pos":
                 x = rng.uniform(0.5, 4.0, n)
+            elif k == "tiny":  # subnormals and the smallest normals, of both signs, and zeros
+                x = rng.uniform(1.0, 2.0, n) * np.exp2(rng.integers(EMIN[dt] - MANT[dt], EMIN[dt] + 2, n))
+                x = np.where(rng.random(n) < 0.5, -x, x)
+                x[rng.random(n) < 0.05] = 0.0
             else:
                 x = rng.uniform(-4.0, 4.0, n)
             a = round_to(x, dt)
