@@ -161,6 +161,34 @@ llvm::Error tessel::runtime::expandDescriptor(const TensorDescriptorArg &desc,
   if (desc.block.back() * bytes < 16)
     return bad("the block's last dimension must span at least 16 bytes, got " +
                llvm::Twine(desc.block.back()) + " x " + llvm::Twine(bytes));
+  // Where the array's extent is known, every element the shape and strides
+  // name must lie in it: the targets trust the descriptor (a larger one made
+  // the CPU write past its array). 128-bit: strides are any int64.
+  if (desc.base.extentKnown) {
+    __int128 low = 0, high = bytes;
+    for (size_t d = 0; d < rank; ++d) {
+      __int128 span = __int128(desc.shape[d] - 1) * desc.strides[d] * bytes;
+      (span < 0 ? low : high) += span;
+    }
+    __int128 first = __int128(desc.base.lo) - __int128(desc.base.bits);
+    __int128 end = __int128(desc.base.hi) - __int128(desc.base.bits);
+    if (low < first || high > end) {
+      auto list = [](llvm::ArrayRef<int64_t> values) {
+        std::string text;
+        for (int64_t v : values)
+          text += (text.empty() ? "" : ", ") + std::to_string(v);
+        return "[" + text + "]";
+      };
+      auto number = [](__int128 v) {
+        return v < INT64_MIN || v > INT64_MAX ? std::string("over 2^63")
+                                              : std::to_string(int64_t(v));
+      };
+      return bad("its shape " + list(desc.shape) + " and strides " +
+                 list(desc.strides) + " reach bytes [" + number(low) + ", " +
+                 number(high) + ") from its base, but its array holds bytes [" +
+                 number(first) + ", " + number(end) + ")");
+    }
+  }
   auto part = [&](LaunchArg arg) {
     arg.name = name;
     specialize(arg, /*byValue=*/false, byAlignment);

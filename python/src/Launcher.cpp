@@ -369,7 +369,12 @@ std::array<int64_t, 3> Launcher::gridDims(py::handle grid,
     py::object index = py::reinterpret_steal<py::object>(PyNumber_Index(d.ptr()));
     if (!index)
       throw py::error_already_set();
-    return index.cast<int64_t>();
+    int overflow = 0;
+    long long value = PyLong_AsLongLongAndOverflow(index.ptr(), &overflow);
+    if (overflow) // past int64: out of range like any dimension past int32
+      throw py::value_error(name + ": grid dimensions must fit in int32, got " +
+                            std::string(py::repr(g)));
+    return value;
   };
   llvm::SmallVector<int64_t, 3> dims;
   if (PyTuple_Check(g.ptr()) || PyList_Check(g.ptr())) {
@@ -410,6 +415,8 @@ py::object Launcher::launch(py::handle grid, bool warmup, py::args args,
     if (isTensorDescriptor(value)) {
       // Passed as its base, shape and strides (runtime::expandDescriptor).
       runtime::TensorDescriptorArg desc = readDescriptor(i, value, tensor);
+      if (tensor && !desc.base.extentKnown) // checked against the descriptor
+        readTensorExtent(tensor, desc.base);
       size_t first = runtimeArgs.size();
       check<py::value_error>(runtime::expandDescriptor(
           desc, specializeAlignment[i], runtimeArgs));

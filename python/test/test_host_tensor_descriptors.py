@@ -468,6 +468,24 @@ def test_launcher_checks_descriptors_of_any_class(x_desc, message):
     assert "'X'" in str(info.value), str(info.value)
 
 
+@pytest.mark.parametrize("kind", ["numpy", "torch"])
+@pytest.mark.parametrize("shape,strides,reach", [([8, 32], [32, 1], "[0, 1024)"), ([4, 64], [32, 1], "[0, 640)"),
+                                                 ([4, 32], [64, 1], "[0, 896)")], ids=["rows", "columns", "stride"])
+def test_a_descriptor_larger_than_its_array_is_refused(kind, shape, strides, reach):
+    """Every element a host-made descriptor names must be inside its array: the targets trust it (the CPU stored 256
+    elements past an array)."""
+    import torch
+    x = np.ones((4, 32), np.float32)
+    guard = np.zeros(512, np.float32)  # the descriptors reach into the rest
+    y = guard[:128].reshape(4, 32)
+    base = torch.from_numpy(y) if kind == "torch" else y
+    with pytest.raises(ValueError) as info:
+        copy_one_block[(1,)](TensorDescriptor.from_tensor(x, [4, 16]), TensorDescriptor(base, shape, strides, [4, 16]))
+    message = str(info.value)
+    assert "'Y'" in message and f"reach bytes {reach}" in message and "holds bytes [0, 512)" in message, message
+    assert not guard.any()
+
+
 def test_read_only_base_is_refused_for_stores():
     x = np.ones((4, 32), np.float32)
     y = np.zeros((4, 32), np.float32)

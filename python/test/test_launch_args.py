@@ -99,6 +99,17 @@ def test_grid_must_be_integers(grid):
     assert not y.any()
 
 
+@pytest.mark.parametrize("grid", [(2**64,), (1, 2**64), (2**31,), 2**100, (np.uint64(2**64 - 1),)])
+def test_grids_past_int32_are_a_value_error(grid):
+    """Not pybind11's 'Unable to cast': a ValueError that names the grid."""
+    x = np.ones(64, np.float32)
+    y = np.zeros(64, np.float32)
+    with pytest.raises(ValueError, match=r"grid dimensions must fit in int32, got .*" + str(int(
+            (grid if isinstance(grid, int) else max(int(g) for g in grid))))):
+        _scaled_copy[grid](x, y, 64, BLOCK=16)
+    assert not y.any()
+
+
 @pytest.mark.parametrize("grid", [(4,), 4, (np.int64(4),), (np.int32(4), 1), [4, 1, 1], (triton.language.constexpr(4),),
                                   lambda meta: (triton.cdiv(meta["n"], meta["BLOCK"]),)])
 def test_integer_grids(grid):

@@ -93,10 +93,12 @@ struct TensorDescriptorArg {
 /// Checks a descriptor as Triton does (1 to 5 dimensions, a 16-byte aligned
 /// base, 16-byte multiples for every stride but the last, which is 1, a
 /// positive shape within int32, power-of-two blocks spanning at least 16
-/// bytes along the last dimension) and appends the runtime arguments it is
-/// passed as: the base, the shape ("i32" each), the strides but the last
-/// ("i64" each; the last is compiled in as 1), each specialized by alignment
-/// when `byAlignment`. Errors name the argument (`desc.base.name`).
+/// bytes along the last dimension, and, where the base array's extent is
+/// known, every element it names inside that array) and appends the runtime
+/// arguments it is passed as: the base, the shape ("i32" each), the strides
+/// but the last ("i64" each; the last is compiled in as 1), each specialized
+/// by alignment when `byAlignment`. Errors name the argument
+/// (`desc.base.name`).
 llvm::Error expandDescriptor(const TensorDescriptorArg &desc, bool byAlignment,
                              std::vector<LaunchArg> &out);
 
