@@ -80,6 +80,8 @@ DType tessel::literalType(const Operand &x) {
       return DType{ScalarKind::U32};
     return DType{ScalarKind::I64};
   }
+  if (std::holds_alternative<uint64_t>(x))
+    return DType{ScalarKind::U64};
   // fp32 unless fp32 would flush or overflow it: a normal fp32 magnitude, 0,
   // an infinity or a NaN.
   double d = std::abs(std::get<double>(x));
@@ -127,12 +129,24 @@ bool holds(DType t, int64_t v) {
   return v >= -half && v < half;
 }
 
-/// The value of an integer literal (a bool is 0 or 1), if `x` is one.
-std::optional<int64_t> intLiteral(const Operand &x) {
+/// An integer literal: `value`, or `big` (one of 2^63 to 2^64 - 1, which
+/// only uint64 holds; then `value` is its bits).
+struct IntLiteral {
+  int64_t value;
+  bool big;
+  std::string str() const {
+    return big ? std::to_string(uint64_t(value)) : std::to_string(value);
+  }
+};
+
+/// The integer literal `x` is (a bool is 0 or 1), if it is one.
+std::optional<IntLiteral> intLiteral(const Operand &x) {
   if (auto *i = std::get_if<int64_t>(&x))
-    return *i;
+    return IntLiteral{*i, false};
+  if (auto *u = std::get_if<uint64_t>(&x))
+    return IntLiteral{int64_t(*u), true};
   if (auto *b = std::get_if<bool>(&x))
-    return int64_t(*b);
+    return IntLiteral{int64_t(*b), false};
   return std::nullopt;
 }
 
@@ -144,25 +158,30 @@ void checkIntLiterals(const Operand &a, const Operand &b, DType type,
                       const std::string &op) {
   if (!type.isInt())
     return;
-  std::optional<int64_t> la = intLiteral(a), lb = intLiteral(b);
-  auto show = [](const Operand &x, std::optional<int64_t> literal) {
-    return literal ? std::to_string(*literal) : describeOperand(x);
+  std::optional<IntLiteral> la = intLiteral(a), lb = intLiteral(b);
+  auto show = [](const Operand &x, std::optional<IntLiteral> literal) {
+    return literal ? literal->str() : describeOperand(x);
+  };
+  auto negative = [](std::optional<IntLiteral> literal) {
+    return literal && !literal->big && literal->value < 0;
   };
   bool unsignedType = type.isUnsigned() || type.isBool();
-  if (unsignedType && ((la && *la < 0) || (lb && *lb < 0)))
+  if (unsignedType && (negative(la) || negative(lb)))
     fail(op + ": Cannot perform a binary operation between an unsigned "
               "tensor and a negative scalar (" + show(a, la) + " and " +
          show(b, lb) + "); cast one of them to a signed type first");
-  auto checkRange = [&](std::optional<int64_t> literal, const Operand &other) {
-    if (!literal || holds(type, *literal))
+  auto checkRange = [&](std::optional<IntLiteral> literal,
+                        const Operand &other) {
+    if (!literal || (literal->big ? type.kind == ScalarKind::U64
+                                  : holds(type, literal->value)))
       return;
     std::string hint;
     if (!isLiteral(other))
       hint = " (a Python int takes the type of the tensor it meets, here " +
              std::get<TValue>(other).describe() +
              "; cast the tensor to a wider type first)";
-    fail(op + ": Scalar " + std::to_string(*literal) +
-         " is out of range for type " + tritonName(type) + hint);
+    fail(op + ": Scalar " + literal->str() + " is out of range for type " +
+         tritonName(type) + hint);
   };
   checkRange(la, b);
   checkRange(lb, a);
@@ -353,6 +372,8 @@ Value TileBuilder::constantScalar(const Operand &literal, DType dtype) {
       v = *d;
     else if (auto *i = std::get_if<int64_t>(&literal))
       v = static_cast<double>(*i);
+    else if (auto *u = std::get_if<uint64_t>(&literal))
+      v = static_cast<double>(*u);
     else
       v = std::get<bool>(literal) ? 1.0 : 0.0;
     // An 8-bit float literal is rounded as a cast from fp32 rounds it
@@ -369,6 +390,8 @@ Value TileBuilder::constantScalar(const Operand &literal, DType dtype) {
   int64_t v;
   if (auto *i = std::get_if<int64_t>(&literal))
     v = *i;
+  else if (auto *u = std::get_if<uint64_t>(&literal))
+    v = int64_t(*u); // the bits: a u64 constant, or truncated as a cast would
   else if (auto *b = std::get_if<bool>(&literal))
     v = *b;
   else {
@@ -1032,6 +1055,9 @@ Value TileBuilder::descriptorIndex(const Operand &x, DType type,
       fail(what + " must fit in " + type.str() + ", got " +
            std::to_string(*literal));
   }
+  if (auto *literal = std::get_if<uint64_t>(&x))
+    fail(what + " must fit in " + type.str() + ", got " +
+         std::to_string(*literal));
   if (std::holds_alternative<double>(x) || std::holds_alternative<bool>(x))
     fail(what + " must be an integer");
   TValue v = toValue(x, type);

@@ -272,7 +272,7 @@ PYBIND11_MODULE(_C, m) {
   m.def("build_id", &runtime::compilerBuildId);
   m.def(
       "literal_type",
-      [](std::variant<bool, int64_t, double> value) {
+      [](std::variant<bool, int64_t, uint64_t, double> value) {
         return std::visit([](auto v) { return literalType(Operand(v)).str(); },
                           value);
       },

@@ -7,6 +7,7 @@ import pytest
 
 import tessel as triton
 import tessel.language as tl
+from tessel import _C
 
 # Read by _global_read_kernel: a plain global, not a tl.constexpr, so a kernel may not
 # depend on it (its value could change after the kernel was compiled).
@@ -143,6 +144,10 @@ def _literal_kernel(x_ptr, out_ptr, OP: tl.constexpr):
         z = x + 2147483648
     elif OP == "x * -1":
         z = x * -1
+    elif OP == "x + 9223372036854775808":
+        z = x + 9223372036854775808
+    elif OP == "x + 18446744073709551616":
+        z = x + 18446744073709551616
     # Legal: the literal fits the tensor's type, or the operation gives the literal its own type.
     elif OP == "x + 127":
         z = x + 127
@@ -178,6 +183,12 @@ def _literal_kernel(x_ptr, out_ptr, OP: tl.constexpr):
         z = x + 1e300
     elif OP == "x > 1e-50":
         z = x > 1e-50
+    elif OP == "x * 0x9E3779B97F4A7C15":
+        z = x * 0x9E3779B97F4A7C15
+    elif OP == "x & 0xFFFFFFFFFFFFFFFF":
+        z = x & 0xFFFFFFFFFFFFFFFF
+    elif OP == "x < 9223372036854775808":
+        z = x < 9223372036854775808
     else:
         tl.static_assert(OP == "x + 4294967295")
         z = x + 4294967295
@@ -212,6 +223,9 @@ _LITERAL_ERRORS = [
     ("x + 2147483648", np.int32, _OUT_OF_RANGE.format(2147483648, "int32")),
     ("x * -1", np.uint32, _NEGATIVE),
     ("x * -1", np.uint64, _NEGATIVE),
+    # An int from 2**63 to 2**64 - 1 is a uint64 literal: only uint64 holds it (before, it became a float).
+    ("x + 9223372036854775808", np.int64, _OUT_OF_RANGE.format(2**63, "int64")),
+    ("x + 18446744073709551616", np.uint64, "Nonrepresentable integer 18446744073709551616"),
 ]
 
 
@@ -231,6 +245,7 @@ _X = {
     # fp16(0.1) is below 0.1: Triton compares it with the fp32 literal in fp32 (true), not in fp16 (false).
     np.float16: [np.float16(0.1), -2, -0.5, 0, 0.25, 1, 3, 65504],
     np.float64: [0, 1e-60, -1e-50, 1e-50, 2e-50, 1, -1, 3],
+    np.uint64: [0, 1, 2, 3, 2**32, 2**63 - 1, 2**63, 2**64 - 1], np.int64: [-2**63, -1, 0, 1, 2, 3, 5, 2**63 - 1],
 }
 
 # (expression, tensor dtype, result dtype, numpy reference). Comparisons and tl.maximum/minimum give a literal its
@@ -255,6 +270,9 @@ _LITERAL_LEGAL = [
     ("tl.maximum(x, 0.0)", np.float16, np.float32, lambda x: np.maximum(x.astype(np.float32), 0)),
     ("x + 1e300", np.int32, np.float64, lambda x: x.astype(np.float64) + 1e300),
     ("x > 1e-50", np.float64, np.bool_, lambda x: x > 1e-50),
+    ("x * 0x9E3779B97F4A7C15", np.uint64, np.uint64, lambda x: x * np.uint64(0x9E3779B97F4A7C15)),
+    ("x & 0xFFFFFFFFFFFFFFFF", np.uint64, np.uint64, lambda x: x),
+    ("x < 9223372036854775808", np.int64, np.bool_, lambda x: x.astype(np.uint64) < np.uint64(2**63)),  # as uint64
 ]
 
 
@@ -267,6 +285,13 @@ def test_a_literal_the_operation_can_hold_is_legal(expr, dtype, out_dtype, ref):
         expected = ref(x).astype(out_dtype)
     _literal_kernel[(1,)](x, out, OP=expr)
     np.testing.assert_array_equal(out, expected)
+
+
+def test_the_types_of_literals_beyond_int64_and_fp32():
+    # Triton's to_tensor: ints up to 2**64 - 1 (uint64), floats fp32 unless fp32 flushes or overflows them (fp64).
+    assert [_C.literal_type(v) for v in (2**63 - 1, 2**63, 2**64 - 1)] == ["i64", "u64", "u64"]
+    assert [_C.literal_type(v) for v in (1.5, 2.0**-126, 1e-50, 1e300, 0.0, float("inf"))] == \
+        ["fp32", "fp32", "fp64", "fp64", "fp32", "fp32"]
 
 
 @triton.jit

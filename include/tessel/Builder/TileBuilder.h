@@ -48,13 +48,14 @@ struct TValue {
   std::string describe() const;
 };
 
-/// A Python literal (bool, int or float) or an IR value.
-using Operand = std::variant<TValue, bool, int64_t, double>;
+/// A Python literal (bool, int or float) or an IR value. An int is an int64_t
+/// unless only uint64 holds it (2^63 to 2^64 - 1, Triton's uint64 literals).
+using Operand = std::variant<TValue, bool, int64_t, uint64_t, double>;
 
 /// The type a Python literal takes inside a kernel (Triton's rule: an int is
-/// i32 if it fits, else u32, else i64; a float fp32, or fp64 where fp32 would
-/// flush it to 0 or overflow; a bool i1). Arguments follow another rule (the
-/// driver's: i32, else i64, else u64; a float fp32).
+/// i32 if it fits, else u32, else i64, else u64; a float fp32, or fp64 where
+/// fp32 would flush it to 0 or overflow; a bool i1). Arguments follow another
+/// rule (the driver's: i32, else i64, else u64; a float fp32).
 DType literalType(const Operand &literal);
 
 /// Registers every dialect a kernel module may hold.

@@ -281,7 +281,12 @@ def _operand(value: Any, what: str) -> Any:
     if isinstance(value, bool):
         return value
     if isinstance(value, numbers.Integral):
-        return int(value)
+        value = int(value)
+        # The builder takes an int64 or a uint64 (Triton's literal types); the conversion would make any other int a
+        # float.
+        if not -2**63 <= value < 2**64:
+            raise ValueError(f"{what}: Nonrepresentable integer {value}.")
+        return value
     if isinstance(value, numbers.Real):
         return float(value)
     raise TypeError(f"{what}: expected a tensor or a Python number, got {type(value).__name__} {value!r}")
