@@ -210,6 +210,7 @@ _LITERAL_ERRORS = [
     ("x / 300", np.int8, _OUT_OF_RANGE.format(300, "int8")),  # checked before / goes to fp32
     ("x // 128", np.int8, _OUT_OF_RANGE.format(128, "int8")),
     ("x % 300", np.int8, _OUT_OF_RANGE.format(300, "int8")),
+    ("x + 255", np.int8, _OUT_OF_RANGE.format(255, "int8")),  # uint8's range does not count
     ("x & 255", np.int8, _OUT_OF_RANGE.format(255, "int8")),
     ("x | -129", np.int8, _OUT_OF_RANGE.format(-129, "int8")),
     ("x ^ 256", np.uint8, _OUT_OF_RANGE.format(256, "uint8")),
