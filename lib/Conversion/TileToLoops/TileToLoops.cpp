@@ -281,6 +281,11 @@ void KernelLowering::planMaterialization() {
         return s > from && s <= to && mayAlias(load, store);
       });
     }
+    // A volatile load is read exactly once per element: evaluated lazily it
+    // would be read again at every point its value is needed (a broadcast's
+    // every row, a reduction's every pass).
+    if (auto load = dyn_cast<LoadOp>(op); load && load.getIsVolatile())
+      materialize = true;
     // A reshape that does more than add or drop unit dimensions reads its
     // source as a buffer: decomposing each index by division and remainder
     // is slow, and LLVM 22's loop vectorizer miscompiles the masked index it

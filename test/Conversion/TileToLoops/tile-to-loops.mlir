@@ -411,3 +411,69 @@ func.func @u64_to_f32(%o: !tile.ptr<f32>, %x: i64) attributes {tile.kernel} {
   tile.store %o, %f : !tile.ptr<f32>, f32
   return
 }
+
+// -----
+
+// A volatile load is read once per element, into a buffer, even when its one
+// use (a broadcast to 8 rows) evaluates it once per row; a plain load there
+// stays lazy, read in the 8 x 4 nest.
+// CHECK-LABEL: func.func private @volatile_once
+// CHECK: %[[BUF:.*]] = memref.alloca() {{.*}} : memref<4xf32>
+// CHECK: scf.for
+// CHECK: llvm.load volatile
+// CHECK: memref.store %{{.*}}, %[[BUF]]
+// CHECK: scf.for
+// CHECK: scf.for
+// CHECK: memref.load %[[BUF]]
+// CHECK-NOT: llvm.load volatile
+// CHECK-LABEL: func.func @volatile_once_tessel_entry
+func.func @volatile_once(%p: !tile.ptr<f32> {tile.noalias}, %q: !tile.ptr<f32> {tile.noalias}) attributes {tile.kernel} {
+  %r = tile.make_range {start = 0 : i32, end = 4 : i32} : tensor<4xi32>
+  %ps = tile.splat %p : tensor<4x!tile.ptr<f32>>
+  %pa = tile.addptr %ps, %r : tensor<4x!tile.ptr<f32>>, tensor<4xi32>
+  %v = tile.load %pa volatile : tensor<4x!tile.ptr<f32>> -> tensor<4xf32>
+  %e = tile.expand_dims %v {axis = 0 : i32} : tensor<4xf32> -> tensor<1x4xf32>
+  %b = tile.broadcast %e : tensor<1x4xf32> -> tensor<8x4xf32>
+  %r8 = tile.make_range {start = 0 : i32, end = 8 : i32} : tensor<8xi32>
+  %rc = tile.expand_dims %r8 {axis = 1 : i32} : tensor<8xi32> -> tensor<8x1xi32>
+  %rb = tile.broadcast %rc : tensor<8x1xi32> -> tensor<8x4xi32>
+  %c4 = arith.constant 4 : i32
+  %c4s = tile.splat %c4 : tensor<8x4xi32>
+  %rows = arith.muli %rb, %c4s : tensor<8x4xi32>
+  %cr = tile.expand_dims %r {axis = 0 : i32} : tensor<4xi32> -> tensor<1x4xi32>
+  %cb = tile.broadcast %cr : tensor<1x4xi32> -> tensor<8x4xi32>
+  %off = arith.addi %rows, %cb : tensor<8x4xi32>
+  %qs = tile.splat %q : tensor<8x4x!tile.ptr<f32>>
+  %qa = tile.addptr %qs, %off : tensor<8x4x!tile.ptr<f32>>, tensor<8x4xi32>
+  tile.store %qa, %b : tensor<8x4x!tile.ptr<f32>>, tensor<8x4xf32>
+  return
+}
+
+// -----
+
+// CHECK-LABEL: func.func private @plain_lazy
+// CHECK-NOT: memref.alloca
+// CHECK: scf.for
+// CHECK: scf.for
+// CHECK: llvm.load %
+func.func @plain_lazy(%p: !tile.ptr<f32> {tile.noalias}, %q: !tile.ptr<f32> {tile.noalias}) attributes {tile.kernel} {
+  %r = tile.make_range {start = 0 : i32, end = 4 : i32} : tensor<4xi32>
+  %ps = tile.splat %p : tensor<4x!tile.ptr<f32>>
+  %pa = tile.addptr %ps, %r : tensor<4x!tile.ptr<f32>>, tensor<4xi32>
+  %v = tile.load %pa : tensor<4x!tile.ptr<f32>> -> tensor<4xf32>
+  %e = tile.expand_dims %v {axis = 0 : i32} : tensor<4xf32> -> tensor<1x4xf32>
+  %b = tile.broadcast %e : tensor<1x4xf32> -> tensor<8x4xf32>
+  %r8 = tile.make_range {start = 0 : i32, end = 8 : i32} : tensor<8xi32>
+  %rc = tile.expand_dims %r8 {axis = 1 : i32} : tensor<8xi32> -> tensor<8x1xi32>
+  %rb = tile.broadcast %rc : tensor<8x1xi32> -> tensor<8x4xi32>
+  %c4 = arith.constant 4 : i32
+  %c4s = tile.splat %c4 : tensor<8x4xi32>
+  %rows = arith.muli %rb, %c4s : tensor<8x4xi32>
+  %cr = tile.expand_dims %r {axis = 0 : i32} : tensor<4xi32> -> tensor<1x4xi32>
+  %cb = tile.broadcast %cr : tensor<1x4xi32> -> tensor<8x4xi32>
+  %off = arith.addi %rows, %cb : tensor<8x4xi32>
+  %qs = tile.splat %q : tensor<8x4x!tile.ptr<f32>>
+  %qa = tile.addptr %qs, %off : tensor<8x4x!tile.ptr<f32>>, tensor<8x4xi32>
+  tile.store %qa, %b : tensor<8x4x!tile.ptr<f32>>, tensor<8x4xf32>
+  return
+}
