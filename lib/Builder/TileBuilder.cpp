@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "tessel/Builder/TileBuilder.h"
+#include "tessel/Analysis/LaunchChecks.h"
 
 #include "tessel/Dialect/Tile/IR/Dialect.h"
 
@@ -1064,6 +1065,62 @@ Value TileBuilder::descriptorIndex(const Operand &x, DType type,
   if (v.isBlock() || !v.dtype.isInt() || v.dtype.isBool())
     fail(what + " must be an integer scalar, got " + v.describe());
   return castTo(v, type).value;
+}
+
+void TileBuilder::checkDescriptorAlignment(
+    const TValue &base, const std::vector<Operand> &strides) {
+  const std::string what = "tl.make_tensor_descriptor()";
+  if (!base.dtype.isPointer || base.isBlock())
+    return; // refused with the first access
+  uint64_t elementBytes = std::max(1u, base.dtype.pointee().bitwidth() / 8);
+  std::string where;
+  if (auto fileLine = dyn_cast<FileLineColLoc>(loc))
+    where = fileLine.getFilename().str() + ":" +
+            std::to_string(fileLine.getLine()) + ": ";
+  // `value` (in units of `unit` bytes) must be a multiple of 16 bytes.
+  auto check = [&](std::optional<ArgumentAffine> value, uint64_t unit,
+                   const std::string &rule, const std::string &unitText) {
+    if (!value)
+      return;
+    uint64_t scale = value->scale * unit, offset = value->offset * unit;
+    func::FuncOp kernel;
+    if (value->argument) {
+      // The function being built (argumentAffine saw its argument).
+      Operation *parent = builder.getInsertionBlock()->getParentOp();
+      kernel = dyn_cast<func::FuncOp>(parent);
+      if (!kernel)
+        kernel = parent->getParentOfType<func::FuncOp>();
+      // A specialized divisibility of the argument may settle it.
+      if (auto d = kernel.getArgAttrOfType<IntegerAttr>(
+              *value->argument, "tile.divisibility"))
+        if ((scale * uint64_t(d.getInt())) % 16 == 0)
+          scale = 0;
+    }
+    if (scale % 16 == 0) {
+      if (offset % 16)
+        fail(what + ": " + rule + ", got " +
+             (value->argument
+                  ? std::to_string(offset % 16) + " bytes past one"
+                  : std::to_string(int64_t(value->offset)) + unitText));
+      return;
+    }
+    addLaunchCheck(kernel, {*value->argument, scale, offset, 16,
+                            where + what + ": " + rule});
+  };
+  auto affineOf = [&](const Operand &x) -> std::optional<ArgumentAffine> {
+    if (auto *literal = std::get_if<int64_t>(&x))
+      return ArgumentAffine{std::nullopt, 0, uint64_t(*literal)};
+    if (auto *v = std::get_if<TValue>(&x))
+      if (!v->isBlock() && v->dtype.isInt() && !v->dtype.isBool())
+        return argumentAffine(v->value);
+    return std::nullopt; // refused with the first access
+  };
+  check(argumentAffine(base.value), 1,
+        "the base's address must be a multiple of 16 bytes", "");
+  for (size_t d = 0; d + 1 < strides.size(); ++d)
+    check(affineOf(strides[d]), elementBytes,
+          "strides[" + std::to_string(d) + "] must be a multiple of 16 bytes",
+          " elements of " + std::to_string(elementBytes) + " bytes");
 }
 
 TileBuilder::DescriptorOperands TileBuilder::descriptorOperands(

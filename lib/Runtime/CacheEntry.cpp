@@ -4,6 +4,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/SHA256.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -13,7 +14,7 @@ using namespace tessel::runtime;
 
 namespace {
 
-constexpr int kFormatVersion = 3;
+constexpr int kFormatVersion = 4;
 constexpr llvm::StringLiteral kObjectFile = "kernel.bin";
 constexpr llvm::StringLiteral kBlobMagic = "tessel-cache-entry\n";
 
@@ -51,11 +52,20 @@ std::string tessel::runtime::entryMetadata(llvm::StringRef key,
   llvm::json::Array writes;
   for (unsigned i : entry.writes)
     writes.push_back(int64_t(i));
+  llvm::json::Array checks;
+  for (const LaunchCheck &c : entry.checks)
+    checks.push_back(
+        llvm::json::Object{{"argument", int64_t(c.argument)},
+                           {"scale", std::to_string(c.scale)},
+                           {"offset", std::to_string(c.offset)},
+                           {"multiple", std::to_string(c.multiple)},
+                           {"message", c.message}});
   llvm::json::Object meta{
       {"version", kFormatVersion},  {"key", key.str()},
       {"name", entry.name},         {"entry", entry.entryName},
       {"target", entry.target},     {"options", entry.options},
       {"signature", std::move(signature)}, {"writes", std::move(writes)},
+      {"checks", std::move(checks)},
       {"stages", std::move(stages)},
       {"files", std::move(files)},
   };
@@ -80,8 +90,9 @@ std::optional<CacheEntry> tessel::runtime::entryFromFiles(
   const llvm::json::Array *signature = meta->getArray("signature");
   const llvm::json::Array *stages = meta->getArray("stages");
   const llvm::json::Array *writes = meta->getArray("writes");
+  const llvm::json::Array *checks = meta->getArray("checks");
   if (!files || !name || !entryName || !target || !options || !signature ||
-      !stages || !writes)
+      !stages || !writes || !checks)
     return std::nullopt;
   // Every file must be there with the recorded size and checksum.
   auto readChecked = [&](llvm::StringRef file) -> std::optional<std::string> {
@@ -109,6 +120,28 @@ std::optional<CacheEntry> tessel::runtime::entryFromFiles(
     if (!i || *i < 0 || size_t(*i) >= entry.signature.size())
       return std::nullopt;
     entry.writes.push_back(unsigned(*i));
+  }
+  for (const llvm::json::Value &v : *checks) {
+    const llvm::json::Object *c = v.getAsObject();
+    if (!c)
+      return std::nullopt;
+    std::optional<int64_t> argument = c->getInteger("argument");
+    auto number = [&](llvm::StringRef field) -> std::optional<uint64_t> {
+      std::optional<llvm::StringRef> text = c->getString(field);
+      uint64_t value;
+      if (!text || text->getAsInteger(10, value))
+        return std::nullopt;
+      return value;
+    };
+    std::optional<uint64_t> scale = number("scale"), offset = number("offset"),
+                            multiple = number("multiple");
+    std::optional<llvm::StringRef> message = c->getString("message");
+    if (!argument || *argument < 0 ||
+        size_t(*argument) >= entry.signature.size() || !scale || !offset ||
+        !multiple || !llvm::isPowerOf2_64(*multiple) || !message)
+      return std::nullopt;
+    entry.checks.push_back(
+        {unsigned(*argument), *scale, *offset, *multiple, message->str()});
   }
   std::optional<std::string> object = readChecked(kObjectFile);
   if (!object)

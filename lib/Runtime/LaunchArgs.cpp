@@ -2,6 +2,7 @@
 #include "tessel/Runtime/LaunchArgs.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/SmallVector.h"
 
 #include <cstring>
@@ -234,6 +235,26 @@ llvm::Error tessel::runtime::checkWritable(llvm::ArrayRef<LaunchArg> args,
       return fail(function + ": argument '" + args[w].name +
                   "' is a read-only array, but the kernel may store to it "
                   "(pass a writeable array, e.g. a copy)");
+  return llvm::Error::success();
+}
+
+llvm::Error tessel::runtime::checkLaunchChecks(
+    llvm::ArrayRef<LaunchArg> args, llvm::ArrayRef<LaunchCheck> checks,
+    llvm::StringRef function) {
+  for (const LaunchCheck &check : checks) {
+    if (check.argument >= args.size())
+      return fail(function + ": a launch check names argument " +
+                  llvm::Twine(check.argument) + " of " +
+                  llvm::Twine(args.size()));
+    const LaunchArg &arg = args[check.argument];
+    if (check.holds(arg.bits))
+      continue;
+    std::string value = arg.isPointer()
+                            ? "address 0x" + llvm::utohexstr(arg.bits)
+                            : std::to_string(int64_t(arg.bits));
+    return fail(function + ": " + check.message + " (argument '" + arg.name +
+                "' is " + value + ")");
+  }
   return llvm::Error::success();
 }
 

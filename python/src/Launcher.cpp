@@ -488,6 +488,8 @@ py::object Launcher::launch(py::handle grid, bool warmup, py::args args,
                                            kernel.parts.name, slots));
   check<py::value_error>(
       runtime::checkWritable(runtimeArgs, kernel.parts.writes, name));
+  check<py::value_error>(
+      runtime::checkLaunchChecks(runtimeArgs, kernel.parts.checks, name));
   std::vector<void *> argv(runtimeArgs.size());
   for (size_t i = 0; i < runtimeArgs.size(); ++i)
     argv[i] = &slots[i];

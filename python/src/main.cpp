@@ -135,6 +135,8 @@ PYBIND11_MODULE(_C, m) {
       .def("store", &B::store, py::arg("ptr"), py::arg("value"),
            py::arg("mask") = py::none(), py::arg("cache_modifier") = "",
            py::arg("eviction_policy") = "")
+      .def("check_descriptor_alignment", &B::checkDescriptorAlignment,
+           py::arg("base"), py::arg("strides"))
       .def("descriptor_load", &B::descriptorLoad, py::arg("base"),
            py::arg("shape"), py::arg("strides"), py::arg("offsets"),
            py::arg("block"), py::arg("nan_padding"),

@@ -42,8 +42,9 @@ def scale_blocks_2d(X, Y, M, N, stride_x, stride_y, shift_m, shift_n, BM: tl.con
     (5, 200, 8, 64, (0, 9)),      # fewer rows than a block
 ], ids=["whole", "ragged", "thin"])
 def test_blocks_read_inside_and_write_inside(rng, M, N, BM, BN, shift):
-    x = rng.standard_normal((M, N + 7)).astype(np.float32)  # row stride beyond the descriptor's N
-    y = np.full((M, N + 3), -1.0, np.float32)
+    # Row strides beyond the descriptor's N, 16-byte multiples (4 floats) as descriptors need.
+    x = rng.standard_normal((M, (N + 7 + 3) // 4 * 4)).astype(np.float32)
+    y = np.full((M, (N + 3 + 3) // 4 * 4), -1.0, np.float32)
     grid = (triton.cdiv(M + shift[0], BM), triton.cdiv(N + shift[1], BN))
     scale_blocks_2d[grid](x, y, M, N, x.shape[1], y.shape[1], shift[0], shift[1], BM=BM, BN=BN)
     want = np.full_like(y, -1.0)
@@ -208,6 +209,67 @@ def test_bad_descriptors_are_compile_errors_at_their_line(kernel, dtype, message
     assert "tl.make_tensor_descriptor(" in text or "desc." in text, text
 
 
+@triton.jit
+def _constant_stride_of_12_bytes(X, M, N):
+    desc = tl.make_tensor_descriptor(X, [M, N], [3, 1], [16, 16])
+    tl.store(X, tl.sum(tl.sum(desc.load([0, 0]), 0), 0))
+
+
+@triton.jit
+def _base_4_bytes_off(X, M, N):
+    desc = tl.make_tensor_descriptor(X + 1, [M, N], [N, 1], [16, 16])
+    tl.store(X, tl.sum(tl.sum(desc.load([0, 0]), 0), 0))
+
+
+@pytest.mark.parametrize("kernel,message", [
+    (_constant_stride_of_12_bytes, "strides[0] must be a multiple of 16 bytes, got 3 elements of 4 bytes"),
+    (_base_4_bytes_off, "the base's address must be a multiple of 16 bytes, got 4 bytes past one"),
+], ids=["stride", "base"])
+def test_misaligned_constants_are_compile_errors(kernel, message):
+    """The host TensorDescriptor's 16-byte rules, for a descriptor made in the kernel: a constant that breaks them
+    (and a base a constant away from an aligned argument) is refused where the descriptor is made."""
+    with pytest.raises(triton.CompilationError) as info:
+        kernel[(1,)](np.zeros((16, 16), np.float32), 16, 16)
+    text = str(info.value)
+    assert message in text and "tl.make_tensor_descriptor(X" in text, text
+
+
+@triton.jit
+def _strided_copy(X, Y, N, stride, STRIDE_TIMES: tl.constexpr):
+    x_desc = tl.make_tensor_descriptor(X, [16, N], [stride * STRIDE_TIMES, 1], [16, 16])
+    y_desc = tl.make_tensor_descriptor(Y, [16, N], [N, 1], [16, 16])
+    y_desc.store([0, 0], x_desc.load([0, 0]))
+
+
+_strided_copy_unspecialized = triton.jit(_strided_copy.fn, do_not_specialize=["stride"],
+                                         do_not_specialize_on_alignment=["X"])
+
+
+@pytest.mark.parametrize("kernel", [_strided_copy, _strided_copy_unspecialized], ids=["specialized", "not"])
+@pytest.mark.parametrize("times", [1, 3])
+def test_run_time_strides_and_bases_are_checked_at_launch(kernel, times):
+    """Strides and bases known only at run time: multiples of an argument are checked by the launcher, which names
+    the kernel line, the rule, the argument and its value; aligned ones run."""
+    buf = np.arange(16 * 96 + 4, dtype=np.float32)
+    y = np.zeros((16, 16), np.float32)
+    for stride in (4, 8, 32):  # 16, 32, 128 bytes (times 3: 48, 96, 384)
+        x = buf[:16 * stride * times].reshape(16, stride * times)
+        n = min(16, stride * times)
+        y[:] = 0
+        kernel[(1,)](x, y, n, stride, STRIDE_TIMES=times)
+        np.testing.assert_array_equal(y.ravel()[:16 * n].reshape(16, n), x[:, :n])
+    for stride in (3, 5, 18):
+        with pytest.raises(ValueError) as info:
+            kernel[(1,)](buf, y, 16, stride, STRIDE_TIMES=times)
+        text = str(info.value)
+        assert "strides[0] must be a multiple of 16 bytes" in text and f"argument 'stride' is {stride}" in text, text
+        assert "test_tensor_descriptors.py:" in text, text
+    with pytest.raises(ValueError) as info:  # a base 4 bytes past a 16-byte boundary
+        kernel[(1,)](buf[1:], y, 16, 32, STRIDE_TIMES=times)
+    text = str(info.value)
+    assert "the base's address must be a multiple of 16 bytes" in text and "argument 'X' is address 0x" in text, text
+
+
 def _store_block_src(X, Out, M, N, om, on, BM: tl.constexpr, BN: tl.constexpr, PADDING: tl.constexpr):
     # Written once, run by Triton's interpreter and by tessel: Out's block at (om, on) takes X's, tripled.
     x_desc = tl.make_tensor_descriptor(X, [M, N], [N, 1], [BM, BN], padding_option=PADDING)
@@ -236,3 +298,19 @@ def test_matches_tritons_interpreter(rng, padding, offsets):
     got = np.full(M * N + BM * BN, 7.0, np.float32)
     triton.jit(_store_block_src)[(1,)](x, got, M, N, offsets[0], offsets[1], BM=BM, BN=BN, PADDING=padding)
     np.testing.assert_array_equal(got, want.numpy())
+
+
+def test_launch_checks_come_back_from_the_disk_cache(tmp_path, monkeypatch):
+    """A kernel loaded from the disk cache (no compile) checks its arguments as the compiled one did."""
+    from tessel import _C, knobs
+    monkeypatch.setattr(knobs, "cache_dir", tmp_path / "cache")
+    compiled = []
+    real = _C.compile
+    monkeypatch.setattr(_C, "compile", lambda *a, **k: compiled.append(1) or real(*a, **k))
+    buf = np.zeros(16 * 96, np.float32)
+    y = np.zeros((16, 16), np.float32)
+    for _ in range(2):
+        fresh = triton.jit(_strided_copy.fn)  # an empty in-memory cache, as in a new process
+        with pytest.raises(ValueError, match="argument 'stride' is 5"):
+            fresh[(1,)](buf, y, 16, 5, STRIDE_TIMES=1)
+    assert len(compiled) == 1

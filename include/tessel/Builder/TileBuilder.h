@@ -117,6 +117,14 @@ public:
   // dimension but the last (contiguous). Sizes and offsets are int32,
   // strides int64 (integer scalars or literals, converted). `tensorMap`:
   // the kernel argument a host-made descriptor came in (tile.descriptor_load).
+  // The 16-byte rules of a descriptor made in the kernel, as the host's
+  // TensorDescriptor has them: its base address and every stride but the
+  // last, in bytes, are multiples of 16. A constant that breaks them is an
+  // error at this line; a multiple of a runtime argument plus a constant is
+  // recorded for the launcher to check (LaunchChecks.h); other values are
+  // not checked.
+  void checkDescriptorAlignment(const TValue &base,
+                                const std::vector<Operand> &strides);
   TValue descriptorLoad(const TValue &base, const std::vector<Operand> &shape,
                         const std::vector<Operand> &strides,
                         const std::vector<Operand> &offsets,

@@ -12,12 +12,28 @@
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringRef.h"
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 namespace tessel::runtime {
+
+/// A rule on a runtime argument that the compiler could not decide and the
+/// launcher checks before each launch: scale * value + offset (wrapping
+/// 64-bit arithmetic on the argument's bits, an address or an integer) is a
+/// multiple of `multiple` (a power of two). `message` names the rule and the
+/// kernel line that made it.
+struct LaunchCheck {
+  unsigned argument = 0;
+  uint64_t scale = 1, offset = 0, multiple = 16;
+  std::string message;
+
+  bool holds(uint64_t value) const {
+    return ((scale * value + offset) & (multiple - 1)) == 0;
+  }
+};
 
 struct CacheEntry {
   std::string name;      ///< the kernel's name
@@ -28,6 +44,8 @@ struct CacheEntry {
   /// The runtime arguments (indices into `signature`) the kernel may store
   /// through: the launcher refuses read-only arrays for them.
   std::vector<unsigned> writes;
+  /// What the launcher checks on the runtime arguments.
+  std::vector<LaunchCheck> checks;
   /// Every stage's text, in pipeline order.
   std::vector<std::pair<std::string, std::string>> stages;
   std::string object; ///< the binary

@@ -12,6 +12,8 @@
 #ifndef TESSEL_RUNTIME_LAUNCHARGS_H
 #define TESSEL_RUNTIME_LAUNCHARGS_H
 
+#include "tessel/Runtime/CacheEntry.h"
+
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallVector.h"
@@ -116,6 +118,14 @@ std::string descriptorTag(const TensorDescriptorArg &desc,
 llvm::Error checkWritable(llvm::ArrayRef<LaunchArg> args,
                           llvm::ArrayRef<unsigned> writes,
                           llvm::StringRef function);
+
+/// Refuses arguments that break the kernel's launch checks (rules the
+/// compiler left to the launcher, e.g. a tensor descriptor's 16-byte
+/// strides): the message names the rule, its kernel line, the argument and
+/// its value. `function` names the kernel.
+llvm::Error checkLaunchChecks(llvm::ArrayRef<LaunchArg> args,
+                              llvm::ArrayRef<LaunchCheck> checks,
+                              llvm::StringRef function);
 
 /// The grid, as text for error messages; asked only when there is an error.
 using DescribeGrid = llvm::function_ref<std::string()>;

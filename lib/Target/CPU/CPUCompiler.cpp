@@ -9,6 +9,7 @@
 #include "tessel/Target/CPU/CPUCompiler.h"
 #include "tessel/Target/CPU/SingleLaneMaskedStores.h"
 
+#include "tessel/Analysis/LaunchChecks.h"
 #include "tessel/Analysis/PointerRoots.h"
 #include "tessel/Support/FatalErrorGuard.h"
 #include "tessel/Target/Diagnostics.h"
@@ -249,6 +250,7 @@ llvm::Error compileModule(ModuleOp module, const CPUModel &model,
   result.entryName = cpuEntryName(kernel.getName());
   for (unsigned i : writtenArguments(kernel))
     result.writes.push_back(i);
+  result.checks = launchChecks(kernel);
   result.stages.push_back({"ttir", print(module)});
 
   PassManager toLoops(ctx);

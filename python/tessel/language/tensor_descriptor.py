@@ -122,6 +122,10 @@ def make_tensor_descriptor(base: tensor, shape: Sequence[Any], strides: Sequence
                          f"{element}")
     shape = [_index_arg(s, f"tl.make_tensor_descriptor(): shape[{d}]") for d, s in enumerate(shape)]
     strides = [_index_arg(s, f"tl.make_tensor_descriptor(): strides[{d}]") for d, s in enumerate(strides)]
+    # The base and the strides but the last are 16-byte multiples: constants are checked here, multiples of a
+    # runtime argument by the launcher.
+    _builder.check_descriptor_alignment(base.handle, [core._operand(s, "tl.make_tensor_descriptor()")
+                                                      for s in strides])
     return tensor_descriptor(base, shape, strides, block, padding)
 
 

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "tessel/NVIDIA/NVIDIATarget.h"
 
+#include "tessel/Analysis/LaunchChecks.h"
 #include "tessel/Analysis/PointerRoots.h"
 #include "tessel/Conversion/Passes.h"
 #include "tessel/Dialect/Tile/IR/Dialect.h"
@@ -187,6 +188,7 @@ llvm::Error compileNVIDIA(ModuleOp module, int sm, bool archSpecific,
   result.entryName = result.name;
   for (unsigned i : writtenArguments(kernel))
     result.writes.push_back(i);
+  result.checks = launchChecks(kernel);
   result.stages.push_back({"ttir", print(module)});
 
   PassManager toGPU(ctx);
