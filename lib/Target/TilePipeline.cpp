@@ -26,6 +26,9 @@ void tessel::target::buildTilePipeline(OpPassManager &pm,
   tile::TileExpandFP8Options fp8;
   fp8.native = options.nativeFP8;
   pm.addNestedPass<func::FuncOp>(tile::createTileExpandFP8(fp8));
+  tile::TileExactIntToBF16Options intToBF16;
+  intToBF16.native = options.nativeIntToBF16;
+  pm.addNestedPass<func::FuncOp>(tile::createTileExactIntToBF16(intToBF16));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   pm.addPass(createLoopInvariantCodeMotionPass());

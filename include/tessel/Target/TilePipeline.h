@@ -10,6 +10,8 @@ namespace tessel::target {
 struct TilePipelineOptions {
   /// Dots and fp32/fp16 conversions of 8-bit floats (NVIDIA sm_89+).
   bool nativeFP8 = false;
+  /// Integers to bf16 in one rounding (NVIDIA sm_90+).
+  bool nativeIntToBF16 = false;
   /// Loads of host-made tensor descriptors, for a tensor copy engine
   /// (NVIDIA sm_90+), except dot operands in loops when `numStages` > 1;
   /// those too where `pipelinedTensorMaps` (NVIDIA sm_90a's warpgroup MMA,

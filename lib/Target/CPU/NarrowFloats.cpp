@@ -7,6 +7,8 @@
 //===----------------------------------------------------------------------===//
 #include "tessel/Target/CPU/Passes.h"
 
+#include "tessel/Dialect/Tile/Transforms/RoundToOdd.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -23,37 +25,12 @@ namespace tessel::cpu {
 } // namespace tessel::cpu
 
 using namespace mlir;
+using tessel::tile::intConstant;
+using tessel::tile::oddSum;
+using tessel::tile::truncateF64ToOddF32;
+using tessel::tile::withElement;
 
 namespace {
-
-/// `element` in the shape of `like` (scalars stay scalars).
-Type withElement(Type like, Type element) {
-  if (auto shaped = dyn_cast<ShapedType>(like))
-    return shaped.clone(element);
-  return element;
-}
-
-Value constant(OpBuilder &b, Location loc, Type type, TypedAttr scalar) {
-  if (auto shaped = dyn_cast<ShapedType>(type))
-    return arith::ConstantOp::create(b, loc,
-                                     DenseElementsAttr::get(shaped, scalar));
-  return arith::ConstantOp::create(b, loc, scalar);
-}
-
-Value intConstant(OpBuilder &b, Location loc, Type type, int64_t v) {
-  return constant(b, loc, type,
-                  b.getIntegerAttr(getElementTypeOrSelf(type), v));
-}
-
-Value floatConstant(OpBuilder &b, Location loc, Type type, double v) {
-  return constant(b, loc, type, b.getFloatAttr(getElementTypeOrSelf(type), v));
-}
-
-/// The integer type of `x`'s width, in its shape.
-Type bitsType(OpBuilder &b, Value x) {
-  unsigned width = getElementTypeOrSelf(x).getIntOrFloatBitWidth();
-  return withElement(x.getType(), b.getIntegerType(width));
-}
 
 /// bf16 to fp32: the bits moved up (exact, subnormals and NaNs included).
 Value extendBF16(OpBuilder &b, Location loc, Value x) {
@@ -88,59 +65,6 @@ Value truncateF32ToBF16(OpBuilder &b, Location loc, Value x) {
       b, loc, withElement(x.getType(), b.getBF16Type()),
       arith::TruncIOp::create(
           b, loc, withElement(x.getType(), b.getI16Type()), result));
-}
-
-/// `nearest`, the value nearest to an exact one, rounded to odd instead:
-/// toward zero (one step back where `away`, when nearest is farther from zero
-/// than the exact value), then the last bit set where `inexact`. Rounding to
-/// odd with two or more extra bits, then to nearest, rounds once.
-Value roundedToOdd(OpBuilder &b, Location loc, Value nearest, Value away,
-                   Value inexact) {
-  Type bitsTy = bitsType(b, nearest);
-  Value bits = arith::BitcastOp::create(b, loc, bitsTy, nearest);
-  Value one = intConstant(b, loc, bitsTy, 1);
-  Value towardZero = arith::SelectOp::create(
-      b, loc, away, arith::SubIOp::create(b, loc, bits, one), bits);
-  Value odd = arith::OrIOp::create(b, loc, towardZero, one);
-  return arith::BitcastOp::create(
-      b, loc, nearest.getType(),
-      arith::SelectOp::create(b, loc, inexact, odd, bits));
-}
-
-/// fp64 to fp32 rounded to odd (NaNs and infinities as they are).
-Value truncateF64ToOddF32(OpBuilder &b, Location loc, Value x) {
-  Type f32 = withElement(x.getType(), b.getF32Type());
-  Value nearest = arith::TruncFOp::create(b, loc, f32, x);
-  Value back = arith::ExtFOp::create(b, loc, x.getType(), nearest);
-  Value inexact =
-      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::ONE, back, x);
-  Value away = arith::CmpFOp::create(
-      b, loc, arith::CmpFPredicate::OGT, math::AbsFOp::create(b, loc, back),
-      math::AbsFOp::create(b, loc, x));
-  return roundedToOdd(b, loc, nearest, away, inexact);
-}
-
-/// fp64 a + b rounded to odd: the nearest sum and its exact error (two-sum,
-/// exact where nothing overflows), then one step toward zero where the error
-/// points there.
-Value oddSum(OpBuilder &b, Location loc, Value x, Value y) {
-  Value s = arith::AddFOp::create(b, loc, x, y);
-  Value yPart = arith::SubFOp::create(b, loc, s, x);
-  Value xPart = arith::SubFOp::create(b, loc, s, yPart);
-  Value err = arith::AddFOp::create(
-      b, loc, arith::SubFOp::create(b, loc, x, xPart),
-      arith::SubFOp::create(b, loc, y, yPart));
-  Value zero = floatConstant(b, loc, s.getType(), 0.0);
-  // An infinite or NaN sum has a NaN error: not inexact.
-  Value inexact =
-      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::ONE, err, zero);
-  Type bitsTy = bitsType(b, s);
-  Value signs = arith::XOrIOp::create(
-      b, loc, arith::BitcastOp::create(b, loc, bitsTy, s),
-      arith::BitcastOp::create(b, loc, bitsTy, err));
-  Value away = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, signs,
-                                     intConstant(b, loc, bitsTy, 0));
-  return roundedToOdd(b, loc, s, away, inexact);
 }
 
 /// fp32 to `to` (fp16 or bf16), rounded to nearest even once.
@@ -181,51 +105,6 @@ struct NarrowFma : OpRewritePattern<math::FmaOp> {
     rewriter.replaceOp(
         op, truncateF32(rewriter, loc, truncateF64ToOddF32(rewriter, loc, sum),
                         op.getType()));
-    return success();
-  }
-};
-
-/// Integers to bf16, rounded once: up to 32 bits exactly through fp64; 64
-/// bits as an exact fp64 sum of their high and low halves, rounded to odd.
-/// (Through fp32 an integer rounds twice: 2^24 + 2^16 + 1 became 2^24.)
-template <class IntToFp>
-struct IntToBF16 : OpRewritePattern<IntToFp> {
-  using OpRewritePattern<IntToFp>::OpRewritePattern;
-  LogicalResult matchAndRewrite(IntToFp op,
-                                PatternRewriter &rewriter) const override {
-    if (!getElementTypeOrSelf(op.getType()).isBF16())
-      return failure();
-    constexpr bool isSigned = std::is_same_v<IntToFp, arith::SIToFPOp>;
-    Location loc = op.getLoc();
-    Value x = op.getIn();
-    Type f64 = withElement(x.getType(), rewriter.getF64Type());
-    Type i64 = withElement(x.getType(), rewriter.getI64Type());
-    unsigned width = getElementTypeOrSelf(x).getIntOrFloatBitWidth();
-    Value wide;
-    if (width <= 32) {
-      // Widened to 64 bits first, so that a signed conversion is exact for
-      // unsigned values too (uitofp is what LLVM 22 narrows wrongly).
-      x = isSigned ? Value(arith::ExtSIOp::create(rewriter, loc, i64, x))
-                   : Value(arith::ExtUIOp::create(rewriter, loc, i64, x));
-      wide = arith::SIToFPOp::create(rewriter, loc, f64, x);
-    } else {
-      if (width != 64)
-        return failure();
-      Value c32 = intConstant(rewriter, loc, i64, 32);
-      Value high =
-          isSigned ? Value(arith::ShRSIOp::create(rewriter, loc, x, c32))
-                   : Value(arith::ShRUIOp::create(rewriter, loc, x, c32));
-      Value low = arith::AndIOp::create(
-          rewriter, loc, x, intConstant(rewriter, loc, i64, 0xFFFFFFFFll));
-      Value highF = arith::MulFOp::create(
-          rewriter, loc, arith::SIToFPOp::create(rewriter, loc, f64, high),
-          floatConstant(rewriter, loc, f64, 4294967296.0));
-      Value lowF = arith::SIToFPOp::create(rewriter, loc, f64, low);
-      wide = oddSum(rewriter, loc, highF, lowF);
-    }
-    rewriter.replaceOp(
-        op, truncateF32ToBF16(rewriter, loc,
-                              truncateF64ToOddF32(rewriter, loc, wide)));
     return success();
   }
 };
@@ -325,10 +204,10 @@ struct NarrowFloats
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
     Operation *root = getOperation();
-    // 1. What would round twice through fp32.
+    // 1. What would round twice through fp32 (integers to bf16 are exact
+    // already: tile-exact-int-to-bf16).
     RewritePatternSet exact(ctx);
-    exact.add<NarrowFma, IntToBF16<arith::SIToFPOp>,
-              IntToBF16<arith::UIToFPOp>>(ctx);
+    exact.add<NarrowFma>(ctx);
     if (failed(applyPatternsGreedily(root, std::move(exact))))
       return signalPassFailure();
 

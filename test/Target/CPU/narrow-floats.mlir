@@ -70,21 +70,6 @@ func.func @fma16(%a: f16, %b: f16, %c: f16) -> f16 {
 
 // -----
 
-// Integers to bf16 through fp64 (32 bits: exact; 64 bits: halves summed and
-// rounded to odd), never through fp32 alone.
-// CHECK-LABEL: func.func @int_to_bf16
-// CHECK: arith.extsi %{{.*}} : i32 to i64
-// CHECK: arith.sitofp %{{.*}} : i64 to f64
-// CHECK: arith.shrsi %{{.*}}, %c32_i64
-// CHECK-NOT: to bf16
-func.func @int_to_bf16(%a: i32, %b: i64) -> (bf16, bf16) {
-  %x = arith.sitofp %a : i32 to bf16
-  %y = arith.sitofp %b : i64 to bf16
-  return %x, %y : bf16, bf16
-}
-
-// -----
-
 // fp64 to fp16 through fp32 rounded to odd (no __truncdfhf2); fp16 and fp32
 // arithmetic is left alone.
 // CHECK-LABEL: func.func @f64_to_f16

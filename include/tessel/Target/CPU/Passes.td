@@ -28,9 +28,8 @@ def NarrowFloats : Pass<"tessel-cpu-narrow-floats"> {
     - arith and math ops on bf16 compute on fp32 values (exact for +, -, *,
       /, sqrt: fp32 holds more than twice bf16's precision, so rounding twice
       is rounding once);
-    - fma on fp16/bf16 and integer to bf16 conversions, which would round
-      twice, are exact in fp64 (two-sum for what fp64 cannot hold) and
-      rounded to odd into fp32, then to nearest even;
+    - fma on fp16/bf16, which would round twice, is exact in fp64 (two-sum
+      for the sum) and rounded to odd into fp32, then to nearest even;
     - bf16 <-> fp32 conversions are integer arithmetic (subnormals kept,
       NaNs keep their sign), and fp64 to fp16/bf16 goes through fp32 rounded
       to odd.

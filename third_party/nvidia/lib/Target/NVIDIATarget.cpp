@@ -194,6 +194,7 @@ llvm::Error compileNVIDIA(ModuleOp module, int sm, bool archSpecific,
   PassManager toGPU(ctx);
   TilePipelineOptions tileOptions;
   tileOptions.nativeFP8 = sm >= 89;
+  tileOptions.nativeIntToBF16 = sm >= 90; // cvt.rn.bf16.s32 / .s64
   tileOptions.tensorMaps = sm >= 90; // TMA
   // Warpgroup MMA's pipeline slots filled by TMA.
   tileOptions.pipelinedTensorMaps =

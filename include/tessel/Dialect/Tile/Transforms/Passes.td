@@ -91,6 +91,27 @@ def TileLowerDescriptors
                            "::tessel::tile::TileDialect"];
 }
 
+def TileExactIntToBF16 : Pass<"tile-exact-int-to-bf16", "mlir::func::FuncOp"> {
+  let summary = "Integers to bf16 rounded once, through fp64 rounded to odd";
+  let description = [{
+    `arith.sitofp` / `arith.uitofp` to bf16 become a conversion to fp64
+    (exact up to 32 bits; 64 bits as the two-sum of their halves, rounded to
+    odd), rounded to odd into fp32, and `arith.truncf` from fp32 to bf16:
+    one rounding in all. Otherwise LLVM converts through fp32 to nearest and
+    rounds twice (2^24 + 2^16 + 1, just above a bf16 tie, became 2^24, not
+    2^24 + 2^17). `native`
+    leaves them alone where the target converts in one step (cvt.rn.bf16.s32
+    and .s64 on NVIDIA sm_90 and newer).
+  }];
+  let options = [
+    Option<"native", "native", "bool", /*default=*/"false",
+           "The target converts integers to bf16 in one rounding"
+           " (sm_90 and newer)">
+  ];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::math::MathDialect"];
+}
+
 def TileExpandFP8 : Pass<"tile-expand-fp8", "mlir::func::FuncOp"> {
   let summary = "Compute with 8-bit floats in fp32 and convert them in "
                 "integer arithmetic";
