@@ -733,6 +733,32 @@ def reduce(input: Any, axis: int | None, combine_fn: Any, keep_dims: bool = Fals
     return results[0] if single else tuple(results)
 
 
+@builtin
+def associative_scan(input: Any, axis: int, combine_fn: Any, reverse: bool = False, _builder: Any = None,
+                     _generator: Any = None) -> Any:
+    """Inclusive scan of `input` (a tensor or a tuple of same-shape tensors) along `axis` with the @jit `combine_fn`,
+    which receives (carry..., next...) scalars and returns as many values as there are inputs; element i combines
+    elements 0..i in order (i..n-1 with reverse=True)."""
+    single = isinstance(_unwrap(input), tensor)
+    inputs = [_tensor_arg(input, "tl.associative_scan(): input")] if single else \
+        [_tensor_arg(x, "tl.associative_scan(): input") for x in _unwrap(input)]
+    scan_axis = _int_arg(_unwrap(axis), "tl.associative_scan(): axis")
+    reverse = _unwrap(reverse)
+    if not isinstance(reverse, bool):
+        raise TypeError(f"tl.associative_scan(): reverse must be a compile-time bool, got {_describe(reverse)}")
+    # The builder checks the axis against the rank (a negative one counts from the end).
+    region_args = [tensor(h) for h in _builder.begin_scan([x.handle for x in inputs], scan_axis, reverse)]
+    combined = _generator.call_jit_function(combine_fn, region_args, {})
+    combined = list(combined) if isinstance(combined, tuple) else [combined]
+    if len(combined) != len(inputs):
+        raise TypeError(f"tl.associative_scan(): the combine function returned {len(combined)} value(s) for "
+                        f"{len(inputs)} input(s)")
+    handles = [c.handle if isinstance(c, tensor) else _builder.constant(_unwrap(c), x.handle.dtype)
+               for c, x in zip(combined, inputs)]
+    results = [tensor(h) for h in _builder.end_scan(handles)]
+    return results[0] if single else tuple(results)
+
+
 # ------------------------------------------------------------------------------------------------------------ hints
 
 
@@ -816,7 +842,7 @@ class range:
 
 
 # Tensor methods that mirror builtins (`x.reshape(...)`, `x.exp()`); standard.py adds sum/max/min/... the same way.
-for _fn in (reshape, view, broadcast_to, expand_dims, permute, trans, reduce, exp, exp2, log, log2, sqrt, rsqrt, abs,
-            sin, cos, floor, ceil, sigmoid, erf):
+for _fn in (reshape, view, broadcast_to, expand_dims, permute, trans, reduce, associative_scan, exp, exp2, log, log2, sqrt,
+            rsqrt, abs, sin, cos, floor, ceil, sigmoid, erf):
     setattr(tensor, _fn.__name__, _fn)
 del _fn
