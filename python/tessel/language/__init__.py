@@ -7,6 +7,7 @@ from .core import (abs, arange, associative_scan, assume, bfloat16, block_type, 
                    permute, pointer_type, program_id, range, reduce, reshape, rsqrt, sigmoid, sin, sqrt, sqrt_rn,
                    static_assert, static_print, static_range, store, tensor, trans, uint8, uint16, uint32, uint64,
                    view, where, zeros, zeros_like)
+from .dot_scaled import dot_scaled
 from .joining import cat, interleave, join, split
 from .standard import argmax, argmin, cdiv, cumprod, cumsum, max, min, softmax, sum
 from .tensor_descriptor import (load_tensor_descriptor, make_tensor_descriptor, store_tensor_descriptor,
@@ -14,7 +15,7 @@ from .tensor_descriptor import (load_tensor_descriptor, make_tensor_descriptor, 
 
 __all__ = [
     "abs", "arange", "argmax", "argmin", "associative_scan", "assume", "bfloat16", "block_type", "broadcast_to", "cast", "cat", "cdiv", "ceil",
-    "constexpr", "core", "cos", "cumprod", "cumsum", "div_rn", "dot", "dtype", "erf", "exp", "exp2", "expand_dims", "fdiv", "float8e4nv", "float8e5", "float16",
+    "constexpr", "core", "cos", "cumprod", "cumsum", "div_rn", "dot", "dot_scaled", "dtype", "erf", "exp", "exp2", "expand_dims", "fdiv", "float8e4nv", "float8e5", "float16",
     "float32", "float64", "floor", "full", "int1", "interleave", "int8", "int16", "int32", "int64", "join", "load", "load_tensor_descriptor",
     "log", "log2", "make_tensor_descriptor", "math",
     "max", "max_constancy", "max_contiguous", "maximum", "min", "minimum", "multiple_of", "num_programs", "permute",
