@@ -669,7 +669,7 @@ def trans(input: tensor, *dims: Any, _builder: Any = None) -> tensor:
 @builtin
 def dot(input: tensor, other: tensor, acc: tensor | None = None, input_precision: str | None = None,
         allow_tf32: bool | None = None, max_num_imprecise_acc: int | None = None, out_dtype: dtype | None = None,
-        _builder: Any = None) -> tensor:
+        _builder: Any = None, _generator: Any = None) -> tensor:
     # input_precision/allow_tf32 select tensor-core modes on GPUs, kept in the IR (None: the target's default); the
     # CPU computes in full fp32 (as "ieee"). out_dtype None lets the builder pick Triton's accumulator (fp32 for
     # floats, i32 for ints).
@@ -688,6 +688,15 @@ def dot(input: tensor, other: tensor, acc: tensor | None = None, input_precision
     max_num_imprecise_acc = _unwrap(max_num_imprecise_acc)
     if max_num_imprecise_acc is not None:
         max_num_imprecise_acc = _int_arg(max_num_imprecise_acc, "tl.dot(): max_num_imprecise_acc")
+    if len(a.shape) == 3 or len(b.shape) == 3:
+        if len(a.shape) != 3 or len(b.shape) != 3 or a.shape[0] != b.shape[0]:
+            raise ValueError(f"tl.dot(): batched operands must both be 3-D with the same batch size, got "
+                             f"{_describe(a)} and {_describe(b)}")
+        if acc is not None and (len(_tensor_arg(acc, "tl.dot(): acc").shape) != 3):
+            raise ValueError(f"tl.dot(): the accumulator of a batched dot must be 3-D, got {_describe(acc)}")
+        from .batched_dot import batched_dot
+        return _generator.call_jit_function(batched_dot, [a, b, acc, input_precision, max_num_imprecise_acc,
+                                                          out_dtype], {})
     return tensor(_builder.dot(a.handle, b.handle, None if acc is None else _tensor_arg(acc, "tl.dot(): acc").handle,
                                None if out_dtype is None else _dtype_arg(out_dtype, "tl.dot(): out_dtype"),
                                input_precision, max_num_imprecise_acc))
