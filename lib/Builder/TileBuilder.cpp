@@ -1420,6 +1420,36 @@ std::vector<TValue> TileBuilder::endReduce(const std::vector<TValue> &combined) 
                                                                   combined);
 }
 
+TValue TileBuilder::gather(const TValue &src, const TValue &indices,
+                           int axis) {
+  // Triton's checks, with its words.
+  if (!indices.dtype.isInt() || indices.dtype.isBool() ||
+      indices.dtype.isPointer)
+    fail("gather: index must be an integer tensor, got " +
+         indices.describe());
+  if (!src.isBlock() || src.dtype.isPointer)
+    fail("gather: the source must be a block of values, got " +
+         src.describe());
+  int rank = src.shape().size();
+  if (!indices.isBlock() || int(indices.shape().size()) != rank)
+    fail("gather: source and index tensors must have the same rank, got " +
+         src.describe() + " and " + indices.describe());
+  if (axis < -rank || axis >= rank)
+    fail("gather: gather axis " + std::to_string(axis) +
+         " must be < source rank (" + std::to_string(rank) + ")");
+  if (axis < 0)
+    axis += rank;
+  for (int d = 0; d < rank; ++d)
+    if (d != axis && indices.shape()[d] != src.shape()[d])
+      fail("gather: index dim " + std::to_string(d) +
+           " must match the corresponding source dim, got " +
+           src.describe() + " and " + indices.describe());
+  auto op = tile::GatherOp::create(
+      builder, loc, typeFor(src.dtype, indices.shape()), src.value,
+      indices.value, builder.getI32IntegerAttr(axis));
+  return make(op, src.dtype);
+}
+
 std::vector<TValue> TileBuilder::beginScan(const std::vector<TValue> &inputs,
                                            int axis, bool reverse) {
   axis = combineAxis("scan", inputs, axis);

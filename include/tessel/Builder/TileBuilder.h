@@ -147,6 +147,8 @@ public:
   // Reductions and linear algebra.
   std::vector<TValue> beginReduce(const std::vector<TValue> &inputs, int axis);
   std::vector<TValue> endReduce(const std::vector<TValue> &combined);
+  // src's elements picked along `axis` by `indices` (Triton's gather).
+  TValue gather(const TValue &src, const TValue &indices, int axis);
   // An inclusive scan along `axis` (reverse: from the end), with a combine
   // region as reduce's; results have the inputs' shapes.
   std::vector<TValue> beginScan(const std::vector<TValue> &inputs, int axis,

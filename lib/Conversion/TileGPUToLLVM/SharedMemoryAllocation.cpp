@@ -3,7 +3,8 @@
 // One dynamic shared array per program. Each pipeline buffer, the mbarriers
 // of its slots, and the scratch of each op that stages through shared memory
 // (layout conversions, reductions across warps, dots with operands in
-// registers; their lowerings address it from offset 0) claims bytes for its
+// registers, gathers; their lowerings address it from offset 0) claims bytes
+// for its
 // live range
 // (SharedMemoryLiveness); claims live at the same time get disjoint bytes,
 // the others may share them: the epilogue's conversion reuses the bytes of
@@ -69,6 +70,11 @@ int64_t scratchBytes(Operation *op, const gpu::GPUTargetInfo &target,
     // A swizzled block from where its pattern starts (address bits 4-9).
     alignment = tma.getSwizzle() ? 1024 : 128;
     return tmaBlockBytes(tma.getValue().getType());
+  }
+  if (auto gather = dyn_cast<tile::GatherOp>(op)) {
+    // The whole source, row-major.
+    auto src = cast<RankedTensorType>(gather.getSrc().getType());
+    return src.getNumElements() * int64_t(storageBytes(src.getElementType()));
   }
   auto red = dyn_cast<tile::ReduceOp>(op);
   if (!red)

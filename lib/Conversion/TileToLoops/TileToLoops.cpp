@@ -149,6 +149,7 @@ private:
   LogicalResult lowerWhile(scf::WhileOp op);
   LogicalResult lowerReduce(ReduceOp op);
   LogicalResult lowerScan(ScanOp op);
+  LogicalResult lowerGather(GatherOp op);
   LogicalResult lowerDot(DotOp op);
   LogicalResult lowerStore(StoreOp op);
   void createEntry(func::FuncOp kernel);
@@ -665,6 +666,8 @@ LogicalResult KernelLowering::lowerOp(Operation *op) {
     return lowerReduce(reduce);
   if (auto scan = dyn_cast<ScanOp>(op))
     return lowerScan(scan);
+  if (auto gather = dyn_cast<GatherOp>(op))
+    return lowerGather(gather);
   if (auto dot = dyn_cast<DotOp>(op))
     return lowerDot(dot);
   if (auto store = dyn_cast<StoreOp>(op))
@@ -1102,6 +1105,30 @@ LogicalResult KernelLowering::lowerScan(ScanOp op) {
   }
   for (unsigned i = 0; i < n; ++i)
     buffers[op.getResults()[i]] = outs[i];
+  return success();
+}
+
+LogicalResult KernelLowering::lowerGather(GatherOp op) {
+  Location loc = op.getLoc();
+  auto srcType = cast<RankedTensorType>(op.getSrc().getType());
+  auto resultType = cast<RankedTensorType>(op.getType());
+  Type elt = resultType.getElementType();
+  Value src = bufferFor(op.getSrc(), loc);
+  Value out = allocBuffer(resultType.getShape(), elt);
+  int64_t axis = op.getAxis();
+  Value len = index(srcType.getDimSize(axis), loc);
+  emitLoopNest(resultType.getShape(), loc, [&](ValueRange idx) {
+    Value i = arith::IndexCastOp::create(b, loc, b.getIndexType(),
+                                         emitAt(op.getIndices(), idx));
+    // An index outside the source reads its first element, never memory
+    // outside the buffer (negative ones are large unsigned).
+    Value inside =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, i, len);
+    SmallVector<Value> at(idx);
+    at[axis] = arith::SelectOp::create(b, loc, inside, i, index(0, loc));
+    bufferStore(out, idx, bufferLoad(src, at, elt, loc), loc);
+  });
+  buffers[op.getResult()] = out;
   return success();
 }
 

@@ -329,6 +329,11 @@ struct ConvertTileToTileGPU
           requireOperand(dot.getCMutable(), acc);
           produceWith(dot.getD(), acc);
         }
+      } else if (auto gather = dyn_cast<tile::GatherOp>(op)) {
+        // Each thread reads the elements of the result it holds: the indices
+        // in the same registers.
+        requireOperand(gather.getIndicesMutable(),
+                       *tilegpu::getLayout(gather.getResult().getType()));
       } else if (auto scan = dyn_cast<tile::ScanOp>(op)) {
         // Sequential in each thread: the axis lies in registers.
         LinearLayout want = gpu::scanLayout(

@@ -1,7 +1,7 @@
 """`tessel.language` (imported as `tl`): the kernel DSL, source-compatible with `triton.language`."""
 from . import core, math, standard
 from .core import (abs, arange, associative_scan, assume, bfloat16, block_type, broadcast_to, cast, ceil, constexpr, cos, div_rn, dot, dtype,
-                   erf, exp, exp2, expand_dims, fdiv, float8e4nv, float8e5, float16, float32,
+                   erf, exp, exp2, expand_dims, fdiv, float8e4nv, gather, float8e5, float16, float32,
                    float64, floor, full, int1, int8, int16, int32,
                    int64, load, log, log2, max_constancy, max_contiguous, maximum, minimum, multiple_of, num_programs,
                    permute, pointer_type, program_id, range, reduce, reshape, rsqrt, sigmoid, sin, sqrt, sqrt_rn,
@@ -16,7 +16,7 @@ from .tensor_descriptor import (load_tensor_descriptor, make_tensor_descriptor, 
 __all__ = [
     "abs", "arange", "argmax", "argmin", "associative_scan", "assume", "bfloat16", "block_type", "broadcast_to", "cast", "cat", "cdiv", "ceil",
     "constexpr", "core", "cos", "cumprod", "cumsum", "div_rn", "dot", "dot_scaled", "dtype", "erf", "exp", "exp2", "expand_dims", "fdiv", "float8e4nv", "float8e5", "float16",
-    "float32", "float64", "floor", "full", "int1", "interleave", "int8", "int16", "int32", "int64", "join", "load", "load_tensor_descriptor",
+    "float32", "float64", "floor", "full", "gather", "int1", "interleave", "int8", "int16", "int32", "int64", "join", "load", "load_tensor_descriptor",
     "log", "log2", "make_tensor_descriptor", "math",
     "max", "max_constancy", "max_contiguous", "maximum", "min", "minimum", "multiple_of", "num_programs", "permute",
     "pointer_type", "program_id", "range", "reduce", "reshape", "rsqrt", "sigmoid", "sin", "softmax", "split", "sqrt",

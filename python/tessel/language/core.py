@@ -743,6 +743,15 @@ def reduce(input: Any, axis: int | None, combine_fn: Any, keep_dims: bool = Fals
 
 
 @builtin
+def gather(src: tensor, index: tensor, axis: int, _builder: Any = None) -> tensor:
+    """src's elements picked along `axis` by `index` (same rank; every other dimension equal): the result has
+    index's shape, result[..., i, ...] = src[..., index[..., i, ...], ...]."""
+    src = _tensor_arg(src, "tl.gather(): src")
+    index = _tensor_arg(index, "tl.gather(): index")
+    return tensor(_builder.gather(src.handle, index.handle, _int_arg(_unwrap(axis), "tl.gather(): axis")))
+
+
+@builtin
 def associative_scan(input: Any, axis: int, combine_fn: Any, reverse: bool = False, _builder: Any = None,
                      _generator: Any = None) -> Any:
     """Inclusive scan of `input` (a tensor or a tuple of same-shape tensors) along `axis` with the @jit `combine_fn`,
@@ -851,7 +860,7 @@ class range:
 
 
 # Tensor methods that mirror builtins (`x.reshape(...)`, `x.exp()`); standard.py adds sum/max/min/... the same way.
-for _fn in (reshape, view, broadcast_to, expand_dims, permute, trans, reduce, associative_scan, exp, exp2, log, log2, sqrt,
-            rsqrt, abs, sin, cos, floor, ceil, sigmoid, erf):
+for _fn in (reshape, view, broadcast_to, expand_dims, permute, trans, reduce, associative_scan, gather, exp, exp2, log,
+            log2, sqrt, rsqrt, abs, sin, cos, floor, ceil, sigmoid, erf):
     setattr(tensor, _fn.__name__, _fn)
 del _fn

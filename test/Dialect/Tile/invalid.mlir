@@ -260,3 +260,11 @@ func.func @scan_region(%x: tensor<8xi32>) {
   }
   return
 }
+
+// -----
+
+func.func @gather_dims(%x: tensor<8x4xf32>, %i: tensor<8x2xi32>) {
+  // expected-error @+1 {{indices dimension 1 must match the source's: [8, 2] vs [8, 4]}}
+  %g = tile.gather %x[%i] {axis = 0 : i32} : tensor<8x4xf32>, tensor<8x2xi32> -> tensor<8x2xf32>
+  return
+}

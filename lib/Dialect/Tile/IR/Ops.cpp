@@ -423,6 +423,37 @@ LogicalResult ScanOp::verifyRegions() {
 }
 
 //===----------------------------------------------------------------------===//
+// GatherOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult GatherOp::verify() {
+  auto src = cast<RankedTensorType>(getSrc().getType());
+  auto indices = cast<RankedTensorType>(getIndices().getType());
+  if (!isa<IntegerType>(indices.getElementType()))
+    return emitOpError("indices must be integers, got ")
+           << indices.getElementType();
+  if (src.getRank() != indices.getRank())
+    return emitOpError("source and indices must have the same rank");
+  int64_t axis = getAxis();
+  if (axis < 0 || axis >= src.getRank())
+    return emitOpError("axis ") << axis << " out of range for rank "
+                                << src.getRank();
+  for (int64_t d = 0; d < src.getRank(); ++d)
+    if (d != axis && src.getDimSize(d) != indices.getDimSize(d))
+      return emitOpError("indices dimension ")
+             << d << " must match the source's: "
+             << shapeString(indices.getShape()) << " vs "
+             << shapeString(src.getShape());
+  auto result = cast<RankedTensorType>(getResult().getType());
+  if (result.getShape() != indices.getShape() ||
+      result.getElementType() != src.getElementType())
+    return emitOpError("result type ")
+           << result << " should have the indices' shape and the source's "
+           << "element type";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // DotOp
 //===----------------------------------------------------------------------===//
 

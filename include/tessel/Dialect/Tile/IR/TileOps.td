@@ -334,6 +334,21 @@ def Tile_ScanReturnOp : Tile_Op<"scan.return",
   let builders = [OpBuilder<(ins), [{ /* empty: for the implicit terminator */ }]>];
 }
 
+def Tile_GatherOp : Tile_Op<"gather", [Pure]> {
+  let summary = "Elements of a block picked along an axis by a block of indices";
+  let description = [{
+    The result has the indices' shape and the source's element type:
+    result[i_0, ..., i_r] is src at the same position but along `axis`, where
+    it is indices[i_0, ..., i_r]. Source and indices have one rank and agree
+    on every dimension but `axis`. An index outside [0, src's size along
+    `axis`) gives some element of the source (it never reads outside it).
+  }];
+  let arguments = (ins Tile_Tensor:$src, Tile_Tensor:$indices, I32Attr:$axis);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = "$src `[` $indices `]` attr-dict `:` type($src) `,` type($indices) `->` type($result)";
+  let hasVerifier = 1;
+}
+
 def Tile_DotOp : Tile_Op<"dot", [Pure, AllTypesMatch<["c", "d"]>]> {
   let summary = "Block matrix product with accumulation: d = a * b + c";
   let description = [{
