@@ -488,6 +488,17 @@ def arange(start: int, end: int, _builder: Any = None) -> tensor:
 
 
 @builtin
+def to_tensor(x: Any, _builder: Any = None) -> tensor:
+    """A tensor of `x`: a tensor as it is, a Python bool, int or float as a scalar of its own type (int32, else
+    uint32, int64, uint64; fp32, or fp64 outside fp32's normal range; int1), as Triton's `tl.to_tensor`."""
+    x = _unwrap(x)
+    if isinstance(x, tensor):
+        return x
+    value = _operand(x, "tl.to_tensor()")
+    return tensor(_builder.constant(value, _C.literal_type(value)))
+
+
+@builtin
 def full(shape: Sequence[int], value: Any, dtype: dtype, _builder: Any = None) -> tensor:
     return tensor(_builder.full(_shape_arg(shape, "tl.full()"), _operand(value, "tl.full() value"),
                                 _dtype_arg(dtype, "tl.full(): dtype")))

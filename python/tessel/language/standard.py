@@ -45,6 +45,18 @@ def _axis_length(shape: list[int], axis: int) -> int:
     return shape[axis]
 
 
+def _umulhi_dtype(x: core.dtype, y: core.dtype) -> core.dtype:
+    """The type tl.umulhi computes in: the operands' common type under Triton's integer promotion (the wider one; of
+    two as wide, the unsigned one). Only 32- and 64-bit integers are allowed, as in Triton."""
+    allowed = ("int32", "int64", "uint32", "uint64")
+    for t in (x, y):
+        if t.name not in allowed:
+            raise ValueError(f"tl.umulhi(): expected dtype {list(allowed)} but got {t.name}")
+    if x.int_bitwidth != y.int_bitwidth:
+        return x if x.int_bitwidth > y.int_bitwidth else y
+    return x if x.is_int_unsigned() else y
+
+
 # -------------------------------------------------------------------------------------------------- combine functions
 
 
@@ -175,6 +187,34 @@ def argmin(input, axis, tie_break_left=True, keep_dims=False):
 def cdiv(x, div):
     """Ceiling division; on compile-time integers it folds in Python."""
     return (x + div - 1) // div
+
+
+@jit
+def umulhi(x, y):
+    """The high half of the 2N-bit product of two N-bit integers (N = 32 or 64) read as unsigned, in their common
+    type. The product is exact on every target: 32-bit operands multiply in 64 bits, 64-bit ones as four products
+    of their 32-bit halves."""
+    x = core.to_tensor(x)
+    y = core.to_tensor(y)
+    dtype: core.constexpr = _umulhi_dtype(x.dtype, y.dtype)
+    if dtype.int_bitwidth == 32:
+        a = x.to(dtype).to(core.uint32, bitcast=True).to(core.uint64)
+        b = y.to(dtype).to(core.uint32, bitcast=True).to(core.uint64)
+        high = ((a * b) >> 32).to(core.uint32)
+    else:
+        a = x.to(dtype).to(core.uint64, bitcast=True)
+        b = y.to(dtype).to(core.uint64, bitcast=True)
+        a_lo = a & 0xFFFFFFFF
+        a_hi = a >> 32
+        b_lo = b & 0xFFFFFFFF
+        b_hi = b >> 32
+        lo_lo = a_lo * b_lo
+        hi_lo = a_hi * b_lo
+        lo_hi = a_lo * b_hi
+        # The middle column: at most 2 (2^32 - 1) + (2^32 - 1)^2 = 2^64 - 1, so it does not wrap.
+        middle = (lo_lo >> 32) + (hi_lo & 0xFFFFFFFF) + lo_hi
+        high = a_hi * b_hi + (hi_lo >> 32) + (middle >> 32)
+    return high.to(dtype, bitcast=True)
 
 
 @jit
