@@ -1,5 +1,6 @@
 """`tessel.language` (imported as `tl`): the kernel DSL, source-compatible with `triton.language`."""
 from . import core, math, random, standard
+from .block_pointer import advance, make_block_ptr
 from .core import (abs, arange, assume, bfloat16, block_type, broadcast_to, cast, ceil, constexpr, cos, div_rn, dot, dtype,
                    erf, exp, exp2, expand_dims, fdiv, float8e4nv, float8e5, float16, float32,
                    float64, floor, full, int1, int8, int16, int32,
@@ -14,10 +15,10 @@ from .tensor_descriptor import (load_tensor_descriptor, make_tensor_descriptor, 
                                 tensor_descriptor)
 
 __all__ = [
-    "abs", "arange", "argmax", "argmin", "assume", "bfloat16", "block_type", "broadcast_to", "cast", "cdiv", "ceil",
+    "abs", "advance", "arange", "argmax", "argmin", "assume", "bfloat16", "block_type", "broadcast_to", "cast", "cdiv", "ceil",
     "constexpr", "core", "cos", "div_rn", "dot", "dtype", "erf", "exp", "exp2", "expand_dims", "fdiv", "float8e4nv", "float8e5", "float16",
     "float32", "float64", "floor", "full", "int1", "int8", "int16", "int32", "int64", "load", "load_tensor_descriptor",
-    "log", "log2", "make_tensor_descriptor", "math",
+    "log", "log2", "make_block_ptr", "make_tensor_descriptor", "math",
     "max", "max_constancy", "max_contiguous", "maximum", "min", "minimum", "multiple_of", "num_programs",
     "pair_uniform_to_normal", "permute", "philox", "philox_impl", "pointer_type", "program_id", "rand", "rand4x",
     "randint", "randint4x", "randn", "randn4x", "random", "range", "reduce", "reshape", "rsqrt", "sigmoid", "sin",

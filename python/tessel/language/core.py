@@ -353,6 +353,23 @@ def _binary(op: str, lhs: Any, rhs: Any, builder: Any) -> tensor:
     return tensor(builder.binary(op, _operand(lhs, op), _operand(rhs, op)))
 
 
+# --------------------------------------------------------------------------------------------------------- aggregate
+
+
+class aggregate:
+    """A value of the DSL made of other values (tensors and compile-time values) that lives in the frontend, such as
+    a block pointer. The code generator carries it through ifs and loops as its leaves: `_flatten()` gives (leaves,
+    structure) and the classmethod `_unflatten(structure, leaves)` makes the value back; values of one class with
+    equal structures have leaves that correspond one to one."""
+
+    def _flatten(self) -> tuple[list[Any], Any]:
+        raise NotImplementedError
+
+    @classmethod
+    def _unflatten(cls, structure: Any, leaves: Sequence[Any]) -> "aggregate":
+        raise NotImplementedError
+
+
 # ------------------------------------------------------------------------------------------------------------ tensor
 
 
@@ -531,11 +548,20 @@ def cast(input: Any, dtype: dtype, fp_downcast_rounding: str | None = None, bitc
 @builtin
 def load(pointer: tensor, mask: Any = None, other: Any = None, boundary_check: Sequence[int] = (),
          padding_option: str = "", cache_modifier: str = "", eviction_policy: str = "", volatile: bool = False,
-         _builder: Any = None) -> tensor:
+         _builder: Any = None, _generator: Any = None) -> tensor:
     # cache_modifier and eviction_policy are GPU cache hints kept in the IR (the builder checks Triton's values);
     # a volatile load stays volatile on every target.
+    from . import block_pointer
+    pointer = _unwrap(pointer)
+    if isinstance(pointer, block_pointer.block_pointer):
+        checks, padding = block_pointer.check_load(pointer, mask, other, boundary_check, padding_option)
+        return _generator.call_jit_function(block_pointer.load_block, [
+            pointer, checks, padding, _str_arg(cache_modifier, "tl.load(): cache_modifier"),
+            _str_arg(eviction_policy, "tl.load(): eviction_policy"), _bool_arg(volatile, "tl.load(): volatile")], {})
     if _unwrap(boundary_check) or _unwrap(padding_option):
-        raise NotImplementedError("tl.load(): boundary_check/padding_option need block pointers, not supported yet")
+        raise ValueError("tl.load(): `padding_option` and `boundary_check` are only for block pointers (made by "
+                         "tl.make_block_ptr): for a tensor of pointers or a scalar the compiler does not know the "
+                         "boundary; use a mask")
     pointer = _tensor_arg(pointer, "tl.load(): pointer")
     mask = _unwrap(mask)
     other = _unwrap(other)
@@ -548,9 +574,18 @@ def load(pointer: tensor, mask: Any = None, other: Any = None, boundary_check: S
 
 @builtin
 def store(pointer: tensor, value: Any, mask: Any = None, boundary_check: Sequence[int] = (),
-          cache_modifier: str = "", eviction_policy: str = "", _builder: Any = None) -> None:
+          cache_modifier: str = "", eviction_policy: str = "", _builder: Any = None, _generator: Any = None) -> None:
+    from . import block_pointer
+    pointer = _unwrap(pointer)
+    if isinstance(pointer, block_pointer.block_pointer):
+        value, checks = block_pointer.check_store(pointer, value, mask, boundary_check, _builder)
+        _generator.call_jit_function(block_pointer.store_block, [
+            pointer, value, checks, _str_arg(cache_modifier, "tl.store(): cache_modifier"),
+            _str_arg(eviction_policy, "tl.store(): eviction_policy")], {})
+        return
     if _unwrap(boundary_check):
-        raise NotImplementedError("tl.store(): boundary_check needs block pointers, not supported yet")
+        raise ValueError("tl.store(): `boundary_check` is only for block pointers (made by tl.make_block_ptr): for a "
+                         "tensor of pointers or a scalar the compiler does not know the boundary; use a mask")
     pointer = _tensor_arg(pointer, "tl.store(): pointer")
     mask = _unwrap(mask)
     _builder.store(pointer.handle, _operand(value, "tl.store() value"),
