@@ -8,9 +8,11 @@ that compile-time arguments are compile-time, and forwards the call.
 from __future__ import annotations
 
 import builtins
+import enum
 import functools
 import inspect
 import numbers
+import warnings
 from typing import Any, Callable, Sequence
 
 from .. import _C
@@ -599,18 +601,70 @@ def store(pointer: tensor, value: Any, mask: Any = None, boundary_check: Sequenc
 
 @builtin
 def where(condition: Any, x: Any, y: Any, _builder: Any = None) -> tensor:
-    return tensor(_builder.where(_operand(condition, "tl.where() condition"), _operand(x, "tl.where() x"),
-                                 _operand(y, "tl.where() y")))
+    condition = _operand(condition, "tl.where() condition")
+    kind = condition.dtype if isinstance(condition, _C.Tensor) else _C.literal_type(condition)
+    if kind != "i1":
+        # Triton's deprecation warning; the condition is then x != 0, as there.
+        warnings.warn(f"tl.where with a non-boolean condition is deprecated and will error out in a future triton "
+                      f"release. Got {dtype_from_ir(kind)}")
+    return tensor(_builder.where(condition, _operand(x, "tl.where() x"), _operand(y, "tl.where() y")))
+
+
+class PropagateNan(enum.Enum):
+    """What tl.minimum, tl.maximum and tl.clamp do with NaN operands: NONE returns the other operand (IEEE minNum /
+    maxNum; the GPUs' min/max), ALL returns NaN."""
+    NONE = 0x0000
+    ALL = 0xFFFF
+
+
+def _propagates_nan(value: Any, what: str) -> bool:
+    value = _unwrap(value)
+    if value is PropagateNan.NONE or value is PropagateNan.ALL:
+        return value is PropagateNan.ALL
+    raise ValueError(f"{what}: propagate_nan must be tl.PropagateNan.NONE or tl.PropagateNan.ALL, got "
+                     f"{_describe(value)}")
+
+
+def _bf16_as_fp32(x: Any, builder: Any) -> Any:
+    """bf16 operands of min/max/clamp compute in fp32, as in Triton (the result is fp32)."""
+    x = _unwrap(x)
+    if isinstance(x, tensor) and x.dtype == bfloat16:
+        return cast(x, float32, _builder=builder)
+    return x
+
+
+def _min_max(op: str, x: Any, y: Any, propagate_nan: Any, builder: Any) -> tensor:
+    """minimum/maximum: the builder's (the non-NaN operand when one is NaN); with PropagateNan.ALL a NaN operand is
+    the result instead."""
+    propagate = _propagates_nan(propagate_nan, f"tl.{op}()")
+    x, y = _bf16_as_fp32(x, builder), _bf16_as_fp32(y, builder)
+    result = _binary(op, x, y, builder)
+    if propagate and result.dtype.is_floating():
+        for operand in (y, x):
+            operand = to_tensor(operand, _builder=builder)
+            result = where(_binary("ne", operand, operand, builder), operand, result, _builder=builder)
+    return result
 
 
 @builtin
-def maximum(x: Any, y: Any, propagate_nan: Any = None, _builder: Any = None) -> tensor:
-    return _binary("maximum", x, y, _builder)
+def maximum(x: Any, y: Any, propagate_nan: PropagateNan = PropagateNan.NONE, _builder: Any = None) -> tensor:
+    return _min_max("maximum", x, y, propagate_nan, _builder)
 
 
 @builtin
-def minimum(x: Any, y: Any, propagate_nan: Any = None, _builder: Any = None) -> tensor:
-    return _binary("minimum", x, y, _builder)
+def minimum(x: Any, y: Any, propagate_nan: PropagateNan = PropagateNan.NONE, _builder: Any = None) -> tensor:
+    return _min_max("minimum", x, y, propagate_nan, _builder)
+
+
+@builtin
+def clamp(x: Any, min: Any, max: Any, propagate_nan: PropagateNan = PropagateNan.NONE,
+          _builder: Any = None) -> tensor:
+    """x kept within [min, max] (undefined when min > max), of floats: minimum(maximum(x, min), max) in the three
+    operands' common type. propagate_nan concerns x only (a NaN bound gives an undefined result)."""
+    result = _min_max("minimum", _min_max("maximum", x, min, propagate_nan, _builder), max, propagate_nan, _builder)
+    if not result.dtype.is_floating():
+        raise TypeError(f"Unexpected dtype {result.dtype}. Only floating point clamp is supported")
+    return result
 
 
 def _math_builtin(name: str, fn: str) -> Callable[..., tensor]:
