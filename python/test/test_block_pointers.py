@@ -74,6 +74,48 @@ def test_matmul_advances_block_pointers_in_its_k_loop(rng, M, N, K, layout, dtyp
     np.testing.assert_allclose(c, want, rtol=1e-5, atol=1e-5 * K)
 
 
+@tessel.jit
+def attention_forward(Q, K, V, Out, sm_scale, N_CTX, D: tl.constexpr, BM: tl.constexpr, BN: tl.constexpr):
+    # The shape of the published block-pointer flash attention: K read transposed through order (0, 1), K and V
+    # advanced each iteration, an online softmax.
+    start_m = tl.program_id(0)
+    q_ptr = tl.make_block_ptr(Q, (N_CTX, D), (D, 1), (start_m * BM, 0), (BM, D), (1, 0))
+    kt_ptr = tl.make_block_ptr(K, (D, N_CTX), (1, D), (0, 0), (D, BN), (0, 1))
+    v_ptr = tl.make_block_ptr(V, (N_CTX, D), (D, 1), (0, 0), (BN, D), (1, 0))
+    m_i = tl.full([BM], float("-inf"), tl.float32)
+    l_i = tl.zeros([BM], tl.float32)
+    acc = tl.zeros([BM, D], tl.float32)
+    q = tl.load(q_ptr, boundary_check=(0,), padding_option="zero")
+    for start_n in range(0, N_CTX, BN):
+        kt = tl.load(kt_ptr, boundary_check=(1,), padding_option="zero")
+        qk = tl.dot(q, kt, input_precision="ieee") * sm_scale
+        qk = tl.where((start_n + tl.arange(0, BN))[None, :] < N_CTX, qk, float("-inf"))
+        m_new = tl.maximum(m_i, tl.max(qk, 1))
+        p = tl.exp(qk - m_new[:, None])
+        alpha = tl.exp(m_i - m_new)
+        v = tl.load(v_ptr, boundary_check=(0,), padding_option="zero")
+        acc = acc * alpha[:, None] + tl.dot(p, v, input_precision="ieee")
+        l_i = l_i * alpha + tl.sum(p, 1)
+        m_i = m_new
+        kt_ptr = tl.advance(kt_ptr, (0, BN))
+        v_ptr = tl.advance(v_ptr, (BN, 0))
+    o_ptr = tl.make_block_ptr(Out, (N_CTX, D), (D, 1), (start_m * BM, 0), (BM, D), (1, 0))
+    tl.store(o_ptr, acc / l_i[:, None], boundary_check=(0,))
+
+
+@pytest.mark.parametrize("n_ctx", [64, 100])
+def test_flash_attention_with_block_pointers(rng, n_ctx):
+    D, BM, BN = 32, 32, 32
+    q, k, v = (rng.standard_normal((n_ctx, D)).astype(np.float32) for _ in range(3))
+    out = np.zeros_like(q)
+    scale = 1 / np.sqrt(D)
+    attention_forward[(tessel.cdiv(n_ctx, BM),)](q, k, v, out, scale, n_ctx, D=D, BM=BM, BN=BN)
+    scores = (q.astype(np.float64) @ k.T.astype(np.float64)) * scale
+    weights = np.exp(scores - scores.max(axis=1, keepdims=True))
+    want = (weights / weights.sum(axis=1, keepdims=True)) @ v
+    np.testing.assert_allclose(out, want, rtol=1e-4, atol=1e-5)
+
+
 # ------------------------------------------------------------------------------------------ loads at any offsets
 
 
