@@ -146,6 +146,8 @@ class CodeGenerator(ast.NodeVisitor):
         self.returned = False
         self.ret_value: Any = None
         self.loop_depth = 0
+        # The call of the expression statement being generated: a call whose value is dropped.
+        self._unused_call: ast.Call | None = None
         # Names that went out of scope at the end of a run-time if or loop, and why: for a helpful NameError.
         self._out_of_scope: dict[str, str] = {}
         self._loc = loc
@@ -547,6 +549,8 @@ class CodeGenerator(ast.NodeVisitor):
             raise UnsupportedError(f"assignment to {ast.unparse(target)} is not supported in a kernel")
 
     def visit_Expr(self, node: ast.Expr) -> None:
+        if isinstance(node.value, ast.Call):
+            self._unused_call = node.value
         self.visit(node.value)
 
     def visit_Pass(self, node: ast.Pass) -> None:
@@ -706,6 +710,9 @@ class CodeGenerator(ast.NodeVisitor):
 
     def visit_Call(self, node: ast.Call) -> Any:
         fn = self.visit(node.func)
+        must_use = getattr(fn, "_must_use_result", None)
+        if must_use and node is self._unused_call:
+            raise UnsupportedError(f"The result of {ast.unparse(node.func)} is not being used. {must_use}")
         args: list[Any] = []
         for arg in node.args:
             if isinstance(arg, ast.Starred):
@@ -834,7 +841,8 @@ def _assigned_names(statements: list[ast.stmt]) -> list[str]:
 
 
 def _flatten(value: Any) -> tuple[list[Any], Any]:
-    """(leaves, tree) of a value: tuples and lists are walked, anything else is a leaf."""
+    """(leaves, tree) of a value: tuples, lists and aggregates (block pointers) are walked, anything else is a
+    leaf."""
     if type(value) in (tuple, list):
         leaves: list[Any] = []
         subtrees = []
@@ -843,12 +851,19 @@ def _flatten(value: Any) -> tuple[list[Any], Any]:
             leaves.extend(item_leaves)
             subtrees.append(subtree)
         return leaves, (type(value), tuple(subtrees))
+    if isinstance(value, core.aggregate):
+        parts, structure = value._flatten()
+        leaves, subtree = _flatten(tuple(parts))
+        return leaves, (type(value), structure, subtree)
     return [value], None
 
 
 def _unflatten(tree: Any, leaves: Any) -> Any:
     if tree is None:
         return next(leaves)
+    if len(tree) == 3:
+        kind, structure, subtree = tree
+        return kind._unflatten(structure, _unflatten(subtree, leaves))
     kind, subtrees = tree
     return kind(_unflatten(subtree, leaves) for subtree in subtrees)
 

@@ -8,9 +8,11 @@ that compile-time arguments are compile-time, and forwards the call.
 from __future__ import annotations
 
 import builtins
+import enum
 import functools
 import inspect
 import numbers
+import warnings
 from typing import Any, Callable, Sequence
 
 from .. import _C
@@ -353,6 +355,23 @@ def _binary(op: str, lhs: Any, rhs: Any, builder: Any) -> tensor:
     return tensor(builder.binary(op, _operand(lhs, op), _operand(rhs, op)))
 
 
+# --------------------------------------------------------------------------------------------------------- aggregate
+
+
+class aggregate:
+    """A value of the DSL made of other values (tensors and compile-time values) that lives in the frontend, such as
+    a block pointer. The code generator carries it through ifs and loops as its leaves: `_flatten()` gives (leaves,
+    structure) and the classmethod `_unflatten(structure, leaves)` makes the value back; values of one class with
+    equal structures have leaves that correspond one to one."""
+
+    def _flatten(self) -> tuple[list[Any], Any]:
+        raise NotImplementedError
+
+    @classmethod
+    def _unflatten(cls, structure: Any, leaves: Sequence[Any]) -> "aggregate":
+        raise NotImplementedError
+
+
 # ------------------------------------------------------------------------------------------------------------ tensor
 
 
@@ -488,6 +507,17 @@ def arange(start: int, end: int, _builder: Any = None) -> tensor:
 
 
 @builtin
+def to_tensor(x: Any, _builder: Any = None) -> tensor:
+    """A tensor of `x`: a tensor as it is, a Python bool, int or float as a scalar of its own type (int32, else
+    uint32, int64, uint64; fp32, or fp64 outside fp32's normal range; int1), as Triton's `tl.to_tensor`."""
+    x = _unwrap(x)
+    if isinstance(x, tensor):
+        return x
+    value = _operand(x, "tl.to_tensor()")
+    return tensor(_builder.constant(value, _C.literal_type(value)))
+
+
+@builtin
 def full(shape: Sequence[int], value: Any, dtype: dtype, _builder: Any = None) -> tensor:
     return tensor(_builder.full(_shape_arg(shape, "tl.full()"), _operand(value, "tl.full() value"),
                                 _dtype_arg(dtype, "tl.full(): dtype")))
@@ -520,11 +550,20 @@ def cast(input: Any, dtype: dtype, fp_downcast_rounding: str | None = None, bitc
 @builtin
 def load(pointer: tensor, mask: Any = None, other: Any = None, boundary_check: Sequence[int] = (),
          padding_option: str = "", cache_modifier: str = "", eviction_policy: str = "", volatile: bool = False,
-         _builder: Any = None) -> tensor:
+         _builder: Any = None, _generator: Any = None) -> tensor:
     # cache_modifier and eviction_policy are GPU cache hints kept in the IR (the builder checks Triton's values);
     # a volatile load stays volatile on every target.
+    from . import block_pointer
+    pointer = _unwrap(pointer)
+    if isinstance(pointer, block_pointer.block_pointer):
+        checks, padding = block_pointer.check_load(pointer, mask, other, boundary_check, padding_option)
+        return _generator.call_jit_function(block_pointer.load_block, [
+            pointer, checks, padding, _str_arg(cache_modifier, "tl.load(): cache_modifier"),
+            _str_arg(eviction_policy, "tl.load(): eviction_policy"), _bool_arg(volatile, "tl.load(): volatile")], {})
     if _unwrap(boundary_check) or _unwrap(padding_option):
-        raise NotImplementedError("tl.load(): boundary_check/padding_option need block pointers, not supported yet")
+        raise ValueError("tl.load(): `padding_option` and `boundary_check` are only for block pointers (made by "
+                         "tl.make_block_ptr): for a tensor of pointers or a scalar the compiler does not know the "
+                         "boundary; use a mask")
     pointer = _tensor_arg(pointer, "tl.load(): pointer")
     mask = _unwrap(mask)
     other = _unwrap(other)
@@ -537,9 +576,18 @@ def load(pointer: tensor, mask: Any = None, other: Any = None, boundary_check: S
 
 @builtin
 def store(pointer: tensor, value: Any, mask: Any = None, boundary_check: Sequence[int] = (),
-          cache_modifier: str = "", eviction_policy: str = "", _builder: Any = None) -> None:
+          cache_modifier: str = "", eviction_policy: str = "", _builder: Any = None, _generator: Any = None) -> None:
+    from . import block_pointer
+    pointer = _unwrap(pointer)
+    if isinstance(pointer, block_pointer.block_pointer):
+        value, checks = block_pointer.check_store(pointer, value, mask, boundary_check, _builder)
+        _generator.call_jit_function(block_pointer.store_block, [
+            pointer, value, checks, _str_arg(cache_modifier, "tl.store(): cache_modifier"),
+            _str_arg(eviction_policy, "tl.store(): eviction_policy")], {})
+        return
     if _unwrap(boundary_check):
-        raise NotImplementedError("tl.store(): boundary_check needs block pointers, not supported yet")
+        raise ValueError("tl.store(): `boundary_check` is only for block pointers (made by tl.make_block_ptr): for a "
+                         "tensor of pointers or a scalar the compiler does not know the boundary; use a mask")
     pointer = _tensor_arg(pointer, "tl.store(): pointer")
     mask = _unwrap(mask)
     _builder.store(pointer.handle, _operand(value, "tl.store() value"),
@@ -553,18 +601,70 @@ def store(pointer: tensor, value: Any, mask: Any = None, boundary_check: Sequenc
 
 @builtin
 def where(condition: Any, x: Any, y: Any, _builder: Any = None) -> tensor:
-    return tensor(_builder.where(_operand(condition, "tl.where() condition"), _operand(x, "tl.where() x"),
-                                 _operand(y, "tl.where() y")))
+    condition = _operand(condition, "tl.where() condition")
+    kind = condition.dtype if isinstance(condition, _C.Tensor) else _C.literal_type(condition)
+    if kind != "i1":
+        # Triton's deprecation warning; the condition is then x != 0, as there.
+        warnings.warn(f"tl.where with a non-boolean condition is deprecated and will error out in a future triton "
+                      f"release. Got {dtype_from_ir(kind)}")
+    return tensor(_builder.where(condition, _operand(x, "tl.where() x"), _operand(y, "tl.where() y")))
+
+
+class PropagateNan(enum.Enum):
+    """What tl.minimum, tl.maximum and tl.clamp do with NaN operands: NONE returns the other operand (IEEE minNum /
+    maxNum; the GPUs' min/max), ALL returns NaN."""
+    NONE = 0x0000
+    ALL = 0xFFFF
+
+
+def _propagates_nan(value: Any, what: str) -> bool:
+    value = _unwrap(value)
+    if value is PropagateNan.NONE or value is PropagateNan.ALL:
+        return value is PropagateNan.ALL
+    raise ValueError(f"{what}: propagate_nan must be tl.PropagateNan.NONE or tl.PropagateNan.ALL, got "
+                     f"{_describe(value)}")
+
+
+def _bf16_as_fp32(x: Any, builder: Any) -> Any:
+    """bf16 operands of min/max/clamp compute in fp32, as in Triton (the result is fp32)."""
+    x = _unwrap(x)
+    if isinstance(x, tensor) and x.dtype == bfloat16:
+        return cast(x, float32, _builder=builder)
+    return x
+
+
+def _min_max(op: str, x: Any, y: Any, propagate_nan: Any, builder: Any) -> tensor:
+    """minimum/maximum: the builder's (the non-NaN operand when one is NaN); with PropagateNan.ALL a NaN operand is
+    the result instead."""
+    propagate = _propagates_nan(propagate_nan, f"tl.{op}()")
+    x, y = _bf16_as_fp32(x, builder), _bf16_as_fp32(y, builder)
+    result = _binary(op, x, y, builder)
+    if propagate and result.dtype.is_floating():
+        for operand in (y, x):
+            operand = to_tensor(operand, _builder=builder)
+            result = where(_binary("ne", operand, operand, builder), operand, result, _builder=builder)
+    return result
 
 
 @builtin
-def maximum(x: Any, y: Any, propagate_nan: Any = None, _builder: Any = None) -> tensor:
-    return _binary("maximum", x, y, _builder)
+def maximum(x: Any, y: Any, propagate_nan: PropagateNan = PropagateNan.NONE, _builder: Any = None) -> tensor:
+    return _min_max("maximum", x, y, propagate_nan, _builder)
 
 
 @builtin
-def minimum(x: Any, y: Any, propagate_nan: Any = None, _builder: Any = None) -> tensor:
-    return _binary("minimum", x, y, _builder)
+def minimum(x: Any, y: Any, propagate_nan: PropagateNan = PropagateNan.NONE, _builder: Any = None) -> tensor:
+    return _min_max("minimum", x, y, propagate_nan, _builder)
+
+
+@builtin
+def clamp(x: Any, min: Any, max: Any, propagate_nan: PropagateNan = PropagateNan.NONE,
+          _builder: Any = None) -> tensor:
+    """x kept within [min, max] (undefined when min > max), of floats: minimum(maximum(x, min), max) in the three
+    operands' common type. propagate_nan concerns x only (a NaN bound gives an undefined result)."""
+    result = _min_max("minimum", _min_max("maximum", x, min, propagate_nan, _builder), max, propagate_nan, _builder)
+    if not result.dtype.is_floating():
+        raise TypeError(f"Unexpected dtype {result.dtype}. Only floating point clamp is supported")
+    return result
 
 
 def _math_builtin(name: str, fn: str) -> Callable[..., tensor]:

@@ -45,6 +45,37 @@ def _axis_length(shape: list[int], axis: int) -> int:
     return shape[axis]
 
 
+def _umulhi_dtype(x: core.dtype, y: core.dtype) -> core.dtype:
+    """The type tl.umulhi computes in: the operands' common type under Triton's integer promotion (the wider one; of
+    two as wide, the unsigned one). Only 32- and 64-bit integers are allowed, as in Triton."""
+    allowed = ("int32", "int64", "uint32", "uint64")
+    for t in (x, y):
+        if t.name not in allowed:
+            raise ValueError(f"tl.umulhi(): expected dtype {list(allowed)} but got {t.name}")
+    if x.int_bitwidth != y.int_bitwidth:
+        return x if x.int_bitwidth > y.int_bitwidth else y
+    return x if x.is_int_unsigned() else y
+
+
+def _signed_int_of_width(bits: int) -> core.dtype:
+    """The signed integer type as wide as `bits` (int1 for 1: a bool)."""
+    return {1: core.int1, 8: core.int8, 16: core.int16, 32: core.int32, 64: core.int64}[bits]
+
+
+def _flip_axis(shape: list[int], dim: int | None) -> int:
+    """The axis tl.flip reverses: the last one by default; it must be a power of 2 long (blocks are)."""
+    rank = len(shape)
+    if dim is None:
+        dim = rank - 1
+    if isinstance(dim, bool) or not isinstance(dim, int) or not -rank <= dim < rank:
+        raise ValueError(f"tl.flip(): dim {dim!r} is not an axis of a block of shape {list(shape)}")
+    return dim + rank if dim < 0 else dim
+
+
+def _log2(n: int) -> int:
+    return n.bit_length() - 1
+
+
 # -------------------------------------------------------------------------------------------------- combine functions
 
 
@@ -61,6 +92,16 @@ def _max_combine(a, b):
 @jit
 def _min_combine(a, b):
     return core.minimum(a, b)
+
+
+@jit
+def _xor_combine(a, b):
+    return a ^ b
+
+
+@jit
+def _or_combine(a, b):
+    return a | b
 
 
 @jit
@@ -155,6 +196,18 @@ def min(input, axis=None, return_indices=False, return_indices_tie_break_left=Tr
 
 
 @jit
+def xor_sum(input, axis=None, keep_dims=False):
+    core.static_assert(input.type.scalar.is_int(), "xor_sum only supported for integers")
+    return core.reduce(input, axis, _xor_combine, keep_dims=keep_dims)
+
+
+@jit
+def reduce_or(input, axis, keep_dims=False):
+    core.static_assert(input.type.scalar.is_int(), "reduce_or only supported for integers")
+    return core.reduce(input, axis, _or_combine, keep_dims=keep_dims)
+
+
+@jit
 def argmax(input, axis, tie_break_left=True, keep_dims=False):
     _, index = max(input, axis, return_indices=True, return_indices_tie_break_left=tie_break_left,
                    keep_dims=keep_dims)
@@ -203,6 +256,34 @@ def cdiv(x, div):
 
 
 @jit
+def umulhi(x, y):
+    """The high half of the 2N-bit product of two N-bit integers (N = 32 or 64) read as unsigned, in their common
+    type. The product is exact on every target: 32-bit operands multiply in 64 bits, 64-bit ones as four products
+    of their 32-bit halves."""
+    x = core.to_tensor(x)
+    y = core.to_tensor(y)
+    dtype: core.constexpr = _umulhi_dtype(x.dtype, y.dtype)
+    if dtype.int_bitwidth == 32:
+        a = x.to(dtype).to(core.uint32, bitcast=True).to(core.uint64)
+        b = y.to(dtype).to(core.uint32, bitcast=True).to(core.uint64)
+        high = ((a * b) >> 32).to(core.uint32)
+    else:
+        a = x.to(dtype).to(core.uint64, bitcast=True)
+        b = y.to(dtype).to(core.uint64, bitcast=True)
+        a_lo = a & 0xFFFFFFFF
+        a_hi = a >> 32
+        b_lo = b & 0xFFFFFFFF
+        b_hi = b >> 32
+        lo_lo = a_lo * b_lo
+        hi_lo = a_hi * b_lo
+        lo_hi = a_lo * b_hi
+        # The middle column: at most 2 (2^32 - 1) + (2^32 - 1)^2 = 2^64 - 1, so it does not wrap.
+        middle = (lo_lo >> 32) + (hi_lo & 0xFFFFFFFF) + lo_hi
+        high = a_hi * b_hi + (hi_lo >> 32) + (middle >> 32)
+    return high.to(dtype, bitcast=True)
+
+
+@jit
 def softmax(x, dim=None, keep_dims=False, ieee_rounding=False):
     # Same definition as Triton's, including its use of keep_dims for the intermediate max and sum.
     if dim is None:
@@ -215,7 +296,42 @@ def softmax(x, dim=None, keep_dims=False, ieee_rounding=False):
     return core.fdiv(num, den, ieee_rounding)
 
 
+# ------------------------------------------------------------------------------------------------- shape and indices
+
+
+@jit
+def ravel(x, can_reorder=False):
+    """The block's elements as a 1-D block, in row-major order."""
+    return core.reshape(x, [x.numel], can_reorder=can_reorder)
+
+
+@jit
+def flip(x, dim=None):
+    """The block reversed along `dim` (the last axis by default). The axis, 2^k long, is viewed as k axes of 2;
+    swapping the two halves of each (x ^ the xor of the pair) reverses every bit of the index."""
+    axis: core.constexpr = _flip_axis(x.shape, dim)
+    steps: core.constexpr = _log2(x.shape[axis])
+    bits = x.to(_signed_int_of_width(x.dtype.primitive_bitwidth), bitcast=True)
+    y = core.reshape(bits, x.shape[:axis] + [2] * steps + x.shape[axis + 1:])
+    for i in core.static_range(steps):
+        y = y ^ xor_sum(y, axis + i, True)
+    return core.reshape(y, x.shape).to(x.dtype, bitcast=True)
+
+
+@jit
+def swizzle2d(i, j, size_i, size_j, size_g):
+    """Maps the row-major index (i, j) of a size_i x size_j grid to the index that visits it column-major within
+    groups of size_g rows (the last group may have fewer): programs that run together then share rows and
+    columns (L2 reuse in matmuls)."""
+    linear = i * size_j + j
+    group_size = size_g * size_j
+    first_row = (linear // group_size) * size_g
+    rows = core.minimum(size_i - first_row, size_g)  # the last group's rows
+    in_group = linear % group_size
+    return first_row + in_group % rows, in_group // rows
+
+
 # Tensor methods: `x.sum(1)`, `x.max(0, keep_dims=True)`, ... (the code generator binds `x` as the first argument).
-for _fn in (sum, max, min, argmax, argmin, cumsum, cumprod, cdiv, softmax):
+for _fn in (sum, max, min, argmax, argmin, cumsum, cumprod, cdiv, softmax, xor_sum, reduce_or, ravel, flip):
     setattr(core.tensor, _fn.__name__, _fn)
 del _fn
