@@ -10,6 +10,7 @@ from .core import (PropagateNan, abs, arange, associative_scan, assume, bfloat16
                    zeros_like)
 from .dot_scaled import dot_scaled
 from .joining import cat, interleave, join, split
+from .sorting import bitonic_merge, sort, topk
 from .random import (pair_uniform_to_normal, philox, philox_impl, rand, rand4x, randint, randint4x, randn, randn4x,
                      uint_to_uniform_float)
 from .standard import (argmax, argmin, cdiv, cumprod, cumsum, flip, max, min, ravel, reduce_or, softmax, sum, swizzle2d,
@@ -18,7 +19,7 @@ from .tensor_descriptor import (load_tensor_descriptor, make_tensor_descriptor, 
                                 tensor_descriptor)
 
 __all__ = [
-    "abs", "advance", "arange", "argmax", "argmin", "associative_scan", "assume", "bfloat16", "block_type",
+    "abs", "advance", "arange", "argmax", "argmin", "associative_scan", "assume", "bfloat16", "bitonic_merge", "block_type",
     "broadcast_to", "cast", "cat", "cdiv", "ceil", "clamp", "constexpr", "core", "cos", "cumprod", "cumsum",
     "div_rn", "dot", "dot_scaled", "dtype", "erf", "exp", "exp2", "expand_dims", "fdiv", "flip", "float16",
     "float32", "float64", "float8e4nv", "float8e5", "floor", "full", "gather", "int1", "int16", "int32", "int64",
@@ -26,8 +27,8 @@ __all__ = [
     "make_tensor_descriptor", "math", "max", "max_constancy", "max_contiguous", "maximum", "min", "minimum",
     "multiple_of", "num_programs", "pair_uniform_to_normal", "permute", "philox", "philox_impl", "pointer_type",
     "program_id", "PropagateNan", "rand", "rand4x", "randint", "randint4x", "randn", "randn4x", "random", "range",
-    "ravel", "reduce", "reduce_or", "reshape", "rsqrt", "sigmoid", "sin", "softmax", "split", "sqrt", "sqrt_rn",
+    "ravel", "reduce", "reduce_or", "reshape", "rsqrt", "sigmoid", "sin", "softmax", "sort", "split", "sqrt", "sqrt_rn",
     "standard", "static_assert", "static_print", "static_range", "store", "store_tensor_descriptor", "sum",
-    "swizzle2d", "tensor", "tensor_descriptor", "to_tensor", "trans", "uint16", "uint32", "uint64", "uint8",
+    "swizzle2d", "tensor", "tensor_descriptor", "to_tensor", "topk", "trans", "uint16", "uint32", "uint64", "uint8",
     "uint_to_uniform_float", "umulhi", "view", "where", "xor_sum", "zeros", "zeros_like",
 ]
