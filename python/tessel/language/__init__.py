@@ -1,7 +1,8 @@
 """`tessel.language` (imported as `tl`): the kernel DSL, source-compatible with `triton.language`."""
 from . import core, math, standard
-from .core import (abs, arange, assume, bfloat16, block_type, broadcast_to, cast, ceil, constexpr, cos, div_rn, dot, dtype,
-                   erf, exp, exp2, expand_dims, fdiv, float8e4nv, float8e5, float16, float32,
+from .core import (abs, arange, assume, atomic_add, atomic_and, atomic_cas, atomic_max, atomic_min, atomic_or,
+                   atomic_xchg, atomic_xor, bfloat16, block_type, broadcast_to, cast, ceil, constexpr, cos, div_rn,
+                   dot, dtype, erf, exp, exp2, expand_dims, fdiv, float8e4nv, float8e5, float16, float32,
                    float64, floor, full, int1, int8, int16, int32,
                    int64, load, log, log2, max_constancy, max_contiguous, maximum, minimum, multiple_of, num_programs,
                    permute, pointer_type, program_id, range, reduce, reshape, rsqrt, sigmoid, sin, sqrt, sqrt_rn,
@@ -12,7 +13,9 @@ from .tensor_descriptor import (load_tensor_descriptor, make_tensor_descriptor, 
                                 tensor_descriptor)
 
 __all__ = [
-    "abs", "arange", "argmax", "argmin", "assume", "bfloat16", "block_type", "broadcast_to", "cast", "cdiv", "ceil",
+    "abs", "arange", "argmax", "argmin", "assume", "atomic_add", "atomic_and", "atomic_cas", "atomic_max",
+    "atomic_min", "atomic_or", "atomic_xchg", "atomic_xor", "bfloat16", "block_type", "broadcast_to", "cast", "cdiv",
+    "ceil",
     "constexpr", "core", "cos", "div_rn", "dot", "dtype", "erf", "exp", "exp2", "expand_dims", "fdiv", "float8e4nv", "float8e5", "float16",
     "float32", "float64", "floor", "full", "int1", "int8", "int16", "int32", "int64", "load", "load_tensor_descriptor",
     "log", "log2", "make_tensor_descriptor", "math",
