@@ -377,6 +377,38 @@ def test_counter_race(rng, target):
 
 
 @triton.jit
+def _half_counter_kernel(counter, olds):
+    pid = tl.program_id(0)
+    tl.store(olds + pid, tl.atomic_add(counter, 1.0))
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=["float16", "bfloat16"])
+def test_half_counter_race(dtype):
+    # 16-bit float adds under contention (bf16 before sm_90 is a compare-and-swap loop): integers up to 256 are
+    # exact in both types, so the old values are 0..n-1 once each.
+    n = 256
+    counter, olds = torch.zeros(1, dtype=dtype), torch.full((n,), -1.0, dtype=dtype)
+    _half_counter_kernel[(n,)](counter, olds, num_warps=1)
+    assert counter.item() == n
+    assert sorted(olds.tolist()) == list(range(n))
+
+
+@triton.jit
+def _cas_fill_kernel(mem, old, BLOCK: tl.constexpr):
+    # Scalar cmp and val fill the block (Triton wants them shaped as the pointers).
+    offs = tl.arange(0, BLOCK)
+    tl.store(old + offs, tl.atomic_cas(mem + offs, 0, 7))
+
+
+def test_cas_scalar_operands_fill_the_block():
+    mem0 = np.array([0, 1, 0, 3] * 8, np.int64)
+    mem, old = mem0.copy(), np.full(32, -1, np.int64)
+    _cas_fill_kernel[(1,)](mem, old, BLOCK=32)
+    np.testing.assert_array_equal(old, mem0)
+    np.testing.assert_array_equal(mem, np.where(mem0 == 0, 7, mem0))
+
+
+@triton.jit
 def _histogram_kernel(x, hist, hmax, hmin, h16, xchg, n, BINS: tl.constexpr, BLOCK: tl.constexpr):
     # Scattered atomics of many programs, several elements of one block on the same bin.
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
