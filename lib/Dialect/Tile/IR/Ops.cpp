@@ -335,15 +335,6 @@ LogicalResult AtomicRMWOp::verify() {
   return verifyMaskShape(*this, getPtr(), getMask());
 }
 
-void AtomicRMWOp::getEffects(
-    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
-        &effects) {
-  effects.emplace_back(MemoryEffects::Read::get(),
-                       SideEffects::DefaultResource::get());
-  effects.emplace_back(MemoryEffects::Write::get(),
-                       SideEffects::DefaultResource::get());
-}
-
 LogicalResult AtomicCASOp::verify() {
   if (failed(verifyAtomicValue(*this, getPtr(), getVal(), "value")))
     return failure();
@@ -352,15 +343,6 @@ LogicalResult AtomicCASOp::verify() {
   if (width != 16 && width != 32 && width != 64)
     return emitOpError("elements must be 16, 32 or 64 bits wide, got ") << elt;
   return success();
-}
-
-void AtomicCASOp::getEffects(
-    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
-        &effects) {
-  effects.emplace_back(MemoryEffects::Read::get(),
-                       SideEffects::DefaultResource::get());
-  effects.emplace_back(MemoryEffects::Write::get(),
-                       SideEffects::DefaultResource::get());
 }
 
 //===----------------------------------------------------------------------===//

@@ -304,7 +304,7 @@ def Tile_DescriptorStoreOp : Tile_Op<"descriptor_store", [AttrSizedOperandSegmen
 }
 
 def Tile_AtomicRMWOp : Tile_Op<"atomic_rmw", [
-    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>,
+    MemoryEffects<[MemRead, MemWrite]>,
     AllTypesMatch<["val", "result"]>]> {
   let summary = "Atomically combines values with memory; returns the old values";
   let description = [{
@@ -337,7 +337,7 @@ def Tile_AtomicRMWOp : Tile_Op<"atomic_rmw", [
 }
 
 def Tile_AtomicCASOp : Tile_Op<"atomic_cas", [
-    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>,
+    MemoryEffects<[MemRead, MemWrite]>,
     AllTypesMatch<["cmp", "val", "result"]>]> {
   let summary = "Atomic compare-and-swap; returns the old values";
   let description = [{
