@@ -73,6 +73,10 @@ SmallVector<unsigned> tessel::writtenArguments(func::FuncOp kernel) {
     Value ptr;
     if (auto store = dyn_cast<StoreOp>(op))
       ptr = store.getPtr();
+    else if (auto rmw = dyn_cast<AtomicRMWOp>(op))
+      ptr = rmw.getPtr();
+    else if (auto cas = dyn_cast<AtomicCASOp>(op))
+      ptr = cas.getPtr();
     else if (auto store = dyn_cast<DescriptorStoreOp>(op))
       ptr = store.getBase();
     else

@@ -224,6 +224,34 @@ parseEvictionPolicy(const std::string &text, const char *what) {
        "' is not supported; use 'evict_first' or 'evict_last'");
 }
 
+/// Triton's `sem=` of an atomic: "" is acq_rel.
+tile::MemSemantic parseMemSemantic(const std::string &text,
+                                   const std::string &what) {
+  if (text.empty() || text == "acq_rel")
+    return tile::MemSemantic::acq_rel;
+  if (text == "relaxed")
+    return tile::MemSemantic::relaxed;
+  if (text == "acquire")
+    return tile::MemSemantic::acquire;
+  if (text == "release")
+    return tile::MemSemantic::release;
+  fail(what + ": Memory semantic '" + text +
+       "' not supported; use 'relaxed', 'acquire', 'release' or 'acq_rel'");
+}
+
+/// Triton's `scope=` of an atomic: "" is gpu.
+tile::MemSyncScope parseMemSyncScope(const std::string &text,
+                                     const std::string &what) {
+  if (text.empty() || text == "gpu")
+    return tile::MemSyncScope::gpu;
+  if (text == "cta")
+    return tile::MemSyncScope::cta;
+  if (text == "sys")
+    return tile::MemSyncScope::sys;
+  fail(what + ": Memory scope '" + text +
+       "' not supported; use 'gpu', 'cta' or 'sys'");
+}
+
 } // namespace
 
 //===----------------------------------------------------------------------===//
@@ -1252,6 +1280,115 @@ void TileBuilder::store(const TValue &ptr, Operand valueOp,
       builder, loc, ptr.value, value.value, mask,
       cache ? tile::CacheModifierAttr::get(context.get(), *cache) : nullptr,
       evict ? tile::EvictionPolicyAttr::get(context.get(), *evict) : nullptr);
+}
+
+//===----------------------------------------------------------------------===//
+// Atomics
+//===----------------------------------------------------------------------===//
+
+TValue TileBuilder::atomicRMW(const std::string &op, const TValue &ptr,
+                              Operand valueOp, std::optional<Operand> maskOp,
+                              const std::string &sem,
+                              const std::string &scope) {
+  const std::string what = "atomic_" + op;
+  if (op != "add" && op != "and" && op != "or" && op != "xor" &&
+      op != "max" && op != "min" && op != "xchg")
+    fail("unknown atomic operation '" + op + "'");
+  if (!ptr.dtype.isPointer)
+    fail(what + ": expected a pointer or a block of pointers, got " +
+         ptr.describe());
+  // Triton's element types: 32- and 64-bit integers and floats; fp16 and
+  // bf16 for add only.
+  DType elt = ptr.dtype.pointee();
+  if (elt.kind == ScalarKind::F16 && op != "add")
+    fail(what + " does not support fp16");
+  if (elt.kind == ScalarKind::BF16 && op != "add")
+    fail(what + " does not support bf16");
+  if (elt.bitwidth() < 32 && elt.kind != ScalarKind::F16 &&
+      elt.kind != ScalarKind::BF16)
+    fail(what + " does not support " + tritonName(elt));
+  tile::MemSemantic memSem = parseMemSemantic(sem, what);
+  tile::MemSyncScope memScope = parseMemSyncScope(scope, what);
+  TValue value = toValue(valueOp, elt);
+  if (value.dtype.isPointer)
+    fail(what + ": the value must be a number, got " + value.describe());
+  if (!ptr.isBlock() && value.isBlock())
+    fail(what + ": the value is a block (" + value.describe() +
+         ") but the pointer is a scalar (" + ptr.describe() + ")");
+  value = broadcastValue(castTo(value, elt), ptr.shape(), what.c_str());
+  Value mask;
+  if (maskOp) {
+    TValue m = toValue(*maskOp);
+    if (!m.dtype.isBool())
+      fail(what + ": the mask must be boolean, got " + m.describe());
+    if (!ptr.isBlock() && m.isBlock())
+      fail(what + ": the mask is a block (" + m.describe() +
+           ") but the pointer is a scalar (" + ptr.describe() + ")");
+    mask = broadcastValue(m, ptr.shape(), (what + " mask").c_str()).value;
+  }
+  using Kind = tile::AtomicRMWKind;
+  Kind kind;
+  if (op == "add")
+    kind = elt.isFloat() ? Kind::fadd : Kind::add;
+  else if (op == "and")
+    kind = Kind::bit_and;
+  else if (op == "or")
+    kind = Kind::bit_or;
+  else if (op == "xor")
+    kind = Kind::bit_xor;
+  else if (op == "xchg")
+    kind = Kind::xchg;
+  else if (op == "max")
+    kind = elt.isFloat()      ? Kind::fmax
+           : elt.isUnsigned() ? Kind::umax
+                              : Kind::max;
+  else
+    kind = elt.isFloat()      ? Kind::fmin
+           : elt.isUnsigned() ? Kind::umin
+                              : Kind::min;
+  auto rmw = tile::AtomicRMWOp::create(
+      builder, loc, value.value.getType(),
+      tile::AtomicRMWKindAttr::get(context.get(), kind),
+      ptr.value, value.value, mask,
+      tile::MemSemanticAttr::get(context.get(), memSem),
+      tile::MemSyncScopeAttr::get(context.get(), memScope));
+  return make(rmw, elt);
+}
+
+TValue TileBuilder::atomicCAS(const TValue &ptr, Operand cmpOp,
+                              Operand valueOp, const std::string &sem,
+                              const std::string &scope) {
+  const std::string what = "atomic_cas";
+  tile::MemSemantic memSem = parseMemSemantic(sem, what);
+  tile::MemSyncScope memScope = parseMemSyncScope(scope, what);
+  if (!ptr.dtype.isPointer)
+    fail(what + ": expected a pointer or a block of pointers, got " +
+         ptr.describe());
+  DType elt = ptr.dtype.pointee();
+  unsigned width = elt.bitwidth();
+  if (width != 16 && width != 32 && width != 64)
+    fail(what + " only supports elements with width {16, 32, 64}, got " +
+         tritonName(elt));
+  // The bits of `cmp` and `val` are compared and stored as they are, so
+  // they must have the element's type already (literals take it); a scalar
+  // fills a block.
+  auto operand = [&](const Operand &x, const char *name) {
+    TValue v = toValue(x, elt);
+    if (v.dtype.toMLIR(context.get()) != elt.toMLIR(context.get()))
+      fail(what + ": " + name + " must have the pointer's element type " +
+           elt.str() + ", got " + v.describe() + "; convert it with .to()");
+    if (!ptr.isBlock() && v.isBlock())
+      fail(what + ": " + name + " is a block (" + v.describe() +
+           ") but the pointer is a scalar (" + ptr.describe() + ")");
+    return broadcastValue(v, ptr.shape(), what.c_str());
+  };
+  TValue cmp = operand(cmpOp, "cmp");
+  TValue value = operand(valueOp, "val");
+  auto cas = tile::AtomicCASOp::create(
+      builder, loc, value.value.getType(), ptr.value, cmp.value, value.value,
+      tile::MemSemanticAttr::get(context.get(), memSem),
+      tile::MemSyncScopeAttr::get(context.get(), memScope));
+  return make(cas, value.dtype);
 }
 
 //===----------------------------------------------------------------------===//

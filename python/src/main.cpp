@@ -135,6 +135,11 @@ PYBIND11_MODULE(_C, m) {
       .def("store", &B::store, py::arg("ptr"), py::arg("value"),
            py::arg("mask") = py::none(), py::arg("cache_modifier") = "",
            py::arg("eviction_policy") = "")
+      .def("atomic_rmw", &B::atomicRMW, py::arg("op"), py::arg("ptr"),
+           py::arg("value"), py::arg("mask") = py::none(),
+           py::arg("sem") = "", py::arg("scope") = "")
+      .def("atomic_cas", &B::atomicCAS, py::arg("ptr"), py::arg("cmp"),
+           py::arg("value"), py::arg("sem") = "", py::arg("scope") = "")
       .def("check_descriptor_alignment", &B::checkDescriptorAlignment,
            py::arg("base"), py::arg("strides"))
       .def("descriptor_load", &B::descriptorLoad, py::arg("base"),

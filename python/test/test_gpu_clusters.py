@@ -154,6 +154,51 @@ def test_attention_forward_cuts_the_query_rows(rng):
     assert "wgmma.mma_async.sync.aligned.m64n32k16" in kernel.asm["ptx"]
 
 
+@tessel.jit
+def _atomic_scatter_kernel(x_ptr, hist_ptr, old_ptr, count_ptr, BLOCK: tl.constexpr):
+    # A cut block of atomics whose old values the program stores, and a scalar one nobody reads.
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    v = tl.load(x_ptr + offs)
+    tl.store(old_ptr + offs, tl.atomic_add(hist_ptr + (v & 15), 1))
+    tl.atomic_add(count_ptr, 1)
+
+
+@pytest.mark.parametrize("num_ctas", [2, 4])
+def test_atomics_cut_with_their_block(rng, num_ctas):
+    # Each element is one atomic (made by the CTA holding it), and each program counts once, not once per CTA.
+    programs, block = 8, 512
+    x = rng.integers(0, 1 << 20, programs * block).astype(np.int32)
+    hist, old, count = np.zeros(16, np.int32), np.full(programs * block, -1, np.int32), np.zeros(1, np.int32)
+    kernel = _atomic_scatter_kernel[(programs,)](x, hist, old, count, BLOCK=block, num_ctas=num_ctas)
+    assert cluster_of(kernel) == num_ctas
+    np.testing.assert_array_equal(hist, np.bincount(x & 15, minlength=16))
+    assert count[0] == programs
+    # The old values of each bin's atomics are 0 .. n-1, once each, in some order.
+    for b in range(16):
+        np.testing.assert_array_equal(np.sort(old[(x & 15) == b]), np.arange(hist[b]))
+
+
+@tessel.jit
+def _cluster_lock_kernel(lock, acc, x, BLOCK: tl.constexpr):
+    # A lock taken by the program: its old value decides every CTA's path, so the program runs whole on CTA 0.
+    offs = tl.arange(0, BLOCK)
+    v = tl.load(x + tl.program_id(0) * BLOCK + offs)
+    while tl.atomic_cas(lock, 0, 1) == 1:
+        pass
+    tl.store(acc + offs, tl.load(acc + offs) + v)
+    tl.atomic_xchg(lock, 0)
+
+
+def test_lock_on_a_cluster(rng):
+    programs, block = 16, 1024
+    x = rng.integers(-100, 100, (programs, block)).astype(np.float32)
+    lock, acc = np.zeros(1, np.int32), np.zeros(block, np.float32)
+    kernel = _cluster_lock_kernel[(programs,)](lock, acc, x, BLOCK=block, num_ctas=2)
+    assert cluster_of(kernel) == 2
+    np.testing.assert_array_equal(acc, x.sum(axis=0))  # integers: exact in any order
+    assert lock[0] == 0
+
+
 def test_the_cpu_backend_runs_each_program_whole(monkeypatch, rng):
     monkeypatch.setattr(knobs, "target", "cpu")
     x = rng.standard_normal(1000).astype(np.float32)

@@ -112,6 +112,16 @@ public:
              const std::string &cacheModifier = "",
              const std::string &evictionPolicy = "");
 
+  // Atomics (tl.atomic_*): `op` is "add", "and", "or", "xor", "max", "min"
+  // or "xchg"; `sem` "relaxed", "acquire", "release" or "acq_rel" ("" is
+  // acq_rel), `scope` "gpu", "cta" or "sys" ("" is gpu). Both return the
+  // values memory held before.
+  TValue atomicRMW(const std::string &op, const TValue &ptr, Operand value,
+                   std::optional<Operand> mask, const std::string &sem = "",
+                   const std::string &scope = "");
+  TValue atomicCAS(const TValue &ptr, Operand cmp, Operand value,
+                   const std::string &sem = "", const std::string &scope = "");
+
   // Tensor descriptors: the block of shape `block` at `offsets` of the array
   // at `base` of `shape` elements, `strides` elements apart along every
   // dimension but the last (contiguous). Sizes and offsets are int32,

@@ -3,8 +3,8 @@
 // One dynamic shared array per program. Each pipeline buffer, the mbarriers
 // of its slots, and the scratch of each op that stages through shared memory
 // (layout conversions, reductions across warps, dots with operands in
-// registers, gathers; their lowerings address it from offset 0) claims bytes
-// for its
+// registers, gathers, atomics whose old values reach copies; their
+// lowerings address it from offset 0) claims bytes for its
 // live range
 // (SharedMemoryLiveness); claims live at the same time get disjoint bytes,
 // the others may share them: the epilogue's conversion reuses the bytes of
@@ -75,6 +75,17 @@ int64_t scratchBytes(Operation *op, const gpu::GPUTargetInfo &target,
     // The whole source, row-major.
     auto src = cast<RankedTensorType>(gather.getSrc().getType());
     return src.getNumElements() * int64_t(storageBytes(src.getElementType()));
+  }
+  if (isa<tile::AtomicRMWOp, tile::AtomicCASOp>(op)) {
+    // Old values the program uses go from their owners to the threads that
+    // hold copies (a scalar's from the first thread to all).
+    if (!tilegpu::atomicResultCrossesThreads(op))
+      return 0;
+    Value result = op->getResult(0);
+    int64_t bytes = storageBytes(getElementTypeOrSelf(result.getType()));
+    if (auto t = dyn_cast<RankedTensorType>(result.getType()))
+      bytes *= t.getNumElements();
+    return bytes;
   }
   auto red = dyn_cast<tile::ReduceOp>(op);
   if (!red)

@@ -124,6 +124,7 @@ LogicalResult gpu::lowerTileGPUToLLVM(ModuleOp module,
   gpu::lowering::populateViewOpToLLVMPatterns(tc, patterns, target);
   gpu::lowering::populateElementwiseOpToLLVMPatterns(tc, patterns, target);
   gpu::lowering::populateLoadStoreOpToLLVMPatterns(tc, patterns, target);
+  gpu::lowering::populateAtomicOpToLLVMPatterns(tc, patterns, target);
   gpu::lowering::populateDotOpToLLVMPatterns(tc, patterns, target);
   gpu::lowering::populateBufferOpToLLVMPatterns(tc, patterns, target);
   gpu::lowering::populateConvertLayoutOpToLLVMPatterns(tc, patterns, target);

@@ -152,6 +152,7 @@ private:
   LogicalResult lowerGather(GatherOp op);
   LogicalResult lowerDot(DotOp op);
   LogicalResult lowerStore(StoreOp op);
+  LogicalResult lowerAtomic(Operation *op);
   void createEntry(func::FuncOp kernel);
 
   // Element-wise evaluation.
@@ -200,7 +201,8 @@ private:
   /// shared subexpressions are emitted once, not once per path.
   DenseMap<Value, SmallVector<std::pair<SmallVector<Value, 4>, Value>, 1>>
       emitted;
-  SmallVector<StoreOp> stores;
+  /// The ops that write memory (stores and atomics) with their pointers.
+  SmallVector<std::pair<Operation *, Value>> writers;
   std::unique_ptr<AxisInfoResult> axisInfo;
 };
 
@@ -213,17 +215,21 @@ void KernelLowering::numberOps() {
   oldFn.walk<WalkOrder::PreOrder>([&](Operation *op) {
     position[op] = n++;
     if (auto store = dyn_cast<StoreOp>(op))
-      stores.push_back(store);
+      writers.push_back({op, store.getPtr()});
+    else if (auto rmw = dyn_cast<AtomicRMWOp>(op))
+      writers.push_back({op, rmw.getPtr()});
+    else if (auto cas = dyn_cast<AtomicCASOp>(op))
+      writers.push_back({op, cas.getPtr()});
   });
 }
 
-/// Whether `store` may write memory that `load` reads. Two different kernel
-/// arguments do not overlap when either is marked `tile.noalias` (the
-/// launcher checked that its array overlaps no other pointer argument's);
-/// anything else may alias.
-bool mayAlias(LoadOp load, StoreOp store) {
+/// Whether a write through `written` (a store's or an atomic's pointers) may
+/// change memory that `load` reads. Two different kernel arguments do not
+/// overlap when either is marked `tile.noalias` (the launcher checked that
+/// its array overlaps no other pointer argument's); anything else may alias.
+bool mayAlias(LoadOp load, Value written) {
   BlockArgument from = pointerRootArgument(load.getPtr());
-  BlockArgument to = pointerRootArgument(store.getPtr());
+  BlockArgument to = pointerRootArgument(written);
   if (!from || !to || from == to)
     return true;
   auto fn = cast<func::FuncOp>(from.getOwner()->getParentOp());
@@ -271,17 +277,18 @@ void KernelLowering::planMaterialization() {
     }
     if (auto load = dyn_cast<LoadOp>(op); load && !materialize) {
       // A load must see memory as it was when it executed. Evaluated lazily,
-      // it would read after any store between it and its last evaluation
-      // point, and, when that point is a store, after the elements the store
-      // has already written (through a broadcast, a permuted view or any
-      // other address map, element i may read what element j < i wrote).
-      // Unless no such store can alias it, read it into a buffer first.
+      // it would read after any store (or atomic) between it and its last
+      // evaluation point, and, when that point is a store, after the
+      // elements the store has already written (through a broadcast, a
+      // permuted view or any other address map, element i may read what
+      // element j < i wrote). Unless no such write can alias it, read it
+      // into a buffer first.
       unsigned from = position[op], to = from;
       for (Operation *p : points)
         to = std::max(to, position[p]);
-      materialize = llvm::any_of(stores, [&](StoreOp store) {
-        unsigned s = position[store];
-        return s > from && s <= to && mayAlias(load, store);
+      materialize = llvm::any_of(writers, [&](auto writer) {
+        unsigned s = position[writer.first];
+        return s > from && s <= to && mayAlias(load, writer.second);
       });
     }
     // A volatile load is read exactly once per element: evaluated lazily it
@@ -514,6 +521,153 @@ Value KernelLowering::emitLoad(Value ptr, Value mask,
   return ifOp.getResult(0);
 }
 
+/// LLVM's ordering for an atomic's `sem` (programs are threads of one
+/// process: every scope is the system's).
+LLVM::AtomicOrdering atomicOrdering(MemSemantic sem) {
+  switch (sem) {
+  case MemSemantic::relaxed:
+    return LLVM::AtomicOrdering::monotonic;
+  case MemSemantic::acquire:
+    return LLVM::AtomicOrdering::acquire;
+  case MemSemantic::release:
+    return LLVM::AtomicOrdering::release;
+  case MemSemantic::acq_rel:
+    break;
+  }
+  return LLVM::AtomicOrdering::acq_rel;
+}
+
+/// The ordering of a compare-and-swap that fails (it only reads).
+LLVM::AtomicOrdering failureOrdering(MemSemantic sem) {
+  if (sem == MemSemantic::acq_rel || sem == MemSemantic::acquire)
+    return LLVM::AtomicOrdering::acquire;
+  return LLVM::AtomicOrdering::monotonic;
+}
+
+/// A number as the integer of its width, and back.
+Value toBits(OpBuilder &b, Location loc, Value v) {
+  Type t = v.getType();
+  if (isa<IntegerType>(t))
+    return v;
+  return arith::BitcastOp::create(
+      b, loc, b.getIntegerType(t.getIntOrFloatBitWidth()), v);
+}
+Value fromBits(OpBuilder &b, Location loc, Value bits, Type t) {
+  if (bits.getType() == t)
+    return bits;
+  return arith::BitcastOp::create(b, loc, t, bits);
+}
+
+/// fp16 or bf16 `val` added to the element at `ptr` atomically: a
+/// compare-and-swap loop on its bits, the sum computed in fp32 and rounded
+/// once (exact sums of two 16-bit floats round alike from fp32). Returns
+/// the old value. Only integers reach LLVM's atomics, so bf16 survives
+/// tessel-cpu-narrow-floats, which turns what is left of it into i16.
+Value atomicHalfAdd(OpBuilder &b, Location loc, Value ptr, Value val,
+                    MemSemantic sem) {
+  Type half = val.getType(), i16 = b.getI16Type(), f32 = b.getF32Type();
+  Value addend = arith::ExtFOp::create(b, loc, f32, val);
+  Value first = LLVM::LoadOp::create(b, loc, i16, ptr, /*alignment=*/2,
+                                     /*isVolatile=*/false,
+                                     /*isNonTemporal=*/false,
+                                     /*isInvariant=*/false,
+                                     /*isInvariantGroup=*/false,
+                                     LLVM::AtomicOrdering::monotonic);
+  auto loop = scf::WhileOp::create(
+      b, loc, TypeRange{i16}, ValueRange{first},
+      [&](OpBuilder &ob, Location l, ValueRange args) {
+        Value old = args[0];
+        Value oldHalf = arith::BitcastOp::create(ob, l, half, old);
+        Value sum = arith::AddFOp::create(
+            ob, l, arith::ExtFOp::create(ob, l, f32, oldHalf), addend);
+        Value next = arith::BitcastOp::create(
+            ob, l, i16, arith::TruncFOp::create(ob, l, half, sum));
+        auto cas = LLVM::AtomicCmpXchgOp::create(
+            ob, l, ptr, old, next, atomicOrdering(sem), failureOrdering(sem),
+            StringRef(), /*alignment=*/2);
+        Value seen = LLVM::ExtractValueOp::create(ob, l, cas, 0);
+        Value done = LLVM::ExtractValueOp::create(ob, l, cas, 1);
+        Value again = arith::XOrIOp::create(
+            ob, l, done, arith::ConstantIntOp::create(ob, l, 1, 1));
+        scf::ConditionOp::create(ob, l, again, ValueRange{seen});
+      },
+      [&](OpBuilder &ob, Location l, ValueRange args) {
+        scf::YieldOp::create(ob, l, args);
+      });
+  return arith::BitcastOp::create(b, loc, half, loop.getResult(0));
+}
+
+/// One element of tile.atomic_rmw: LLVM's atomicrmw, on the bits where the
+/// operation is on bits; returns the old value.
+Value atomicRMWElement(OpBuilder &b, Location loc, AtomicRMWKind kind,
+                       Value ptr, Value val, MemSemantic sem) {
+  Type t = val.getType();
+  if (kind == AtomicRMWKind::fadd && t.getIntOrFloatBitWidth() == 16)
+    return atomicHalfAdd(b, loc, ptr, val, sem);
+  unsigned bytes = t.getIntOrFloatBitWidth() / 8;
+  auto rmw = [&](OpBuilder &ob, LLVM::AtomicBinOp op, Value v) -> Value {
+    return LLVM::AtomicRMWOp::create(ob, loc, op, ptr, v, atomicOrdering(sem),
+                                     StringRef(), bytes);
+  };
+  using Bin = LLVM::AtomicBinOp;
+  switch (kind) {
+  case AtomicRMWKind::add:
+    return rmw(b, Bin::add, val);
+  case AtomicRMWKind::fadd:
+    return rmw(b, Bin::fadd, val);
+  case AtomicRMWKind::max:
+    return rmw(b, Bin::max, val);
+  case AtomicRMWKind::umax:
+    return rmw(b, Bin::umax, val);
+  case AtomicRMWKind::min:
+    return rmw(b, Bin::min, val);
+  case AtomicRMWKind::umin:
+    return rmw(b, Bin::umin, val);
+  case AtomicRMWKind::bit_and:
+  case AtomicRMWKind::bit_or:
+  case AtomicRMWKind::bit_xor:
+  case AtomicRMWKind::xchg: {
+    Bin op = kind == AtomicRMWKind::bit_and  ? Bin::_and
+             : kind == AtomicRMWKind::bit_or ? Bin::_or
+             : kind == AtomicRMWKind::bit_xor ? Bin::_xor
+                                               : Bin::xchg;
+    return fromBits(b, loc, rmw(b, op, toBits(b, loc, val)), t);
+  }
+  case AtomicRMWKind::fmax:
+  case AtomicRMWKind::fmin:
+    break;
+  }
+  // Triton's float max/min: a signed max (min) of the bits where the sign
+  // bit of `val` is clear, an unsigned min (max) where it is set.
+  bool isMax = kind == AtomicRMWKind::fmax;
+  Value bits = toBits(b, loc, val);
+  Value zero = arith::ConstantOp::create(b, loc, bits.getType(),
+                                         b.getIntegerAttr(bits.getType(), 0));
+  Value negative =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, bits, zero);
+  auto ifOp = scf::IfOp::create(
+      b, loc, negative,
+      [&](OpBuilder &ob, Location l) {
+        scf::YieldOp::create(
+            ob, l, rmw(ob, isMax ? Bin::umin : Bin::umax, bits));
+      },
+      [&](OpBuilder &ob, Location l) {
+        scf::YieldOp::create(ob, l, rmw(ob, isMax ? Bin::max : Bin::min, bits));
+      });
+  return fromBits(b, loc, ifOp.getResult(0), t);
+}
+
+/// One element of tile.atomic_cas: LLVM's cmpxchg on the bits.
+Value atomicCASElement(OpBuilder &b, Location loc, Value ptr, Value cmp,
+                       Value val, MemSemantic sem) {
+  Type t = val.getType();
+  auto cas = LLVM::AtomicCmpXchgOp::create(
+      b, loc, ptr, toBits(b, loc, cmp), toBits(b, loc, val),
+      atomicOrdering(sem), failureOrdering(sem), StringRef(),
+      t.getIntOrFloatBitWidth() / 8);
+  return fromBits(b, loc, LLVM::ExtractValueOp::create(b, loc, cas, 0), t);
+}
+
 bool KernelLowering::isVisible(Value v) {
   Block *def = v.getParentBlock();
   for (Block *block = b.getInsertionBlock(); block;) {
@@ -672,6 +826,8 @@ LogicalResult KernelLowering::lowerOp(Operation *op) {
     return lowerDot(dot);
   if (auto store = dyn_cast<StoreOp>(op))
     return lowerStore(store);
+  if (isa<AtomicRMWOp, AtomicCASOp>(op))
+    return lowerAtomic(op);
   if (auto assume = dyn_cast<AssumeOp>(op)) {
     LLVM::AssumeOp::create(b, loc, scalar(assume.getCond()));
     return success();
@@ -732,6 +888,58 @@ LogicalResult KernelLowering::lowerStore(StoreOp op) {
     store();
   };
   emitLoopNest(getShapeOrEmpty(op.getPtr().getType()), loc, emit);
+  return success();
+}
+
+/// Atomics run where they are, once per element, never lazily: a block's
+/// old values go to a buffer (zero where the mask is off).
+LogicalResult KernelLowering::lowerAtomic(Operation *op) {
+  Location loc = op->getLoc();
+  auto rmw = dyn_cast<AtomicRMWOp>(op);
+  auto cas = dyn_cast<AtomicCASOp>(op);
+  Value ptr = rmw ? rmw.getPtr() : cas.getPtr();
+  Value mask = rmw ? rmw.getMask() : Value();
+  Value result = op->getResult(0);
+  Type elt = getElementTypeOrSelf(result.getType());
+  auto element = [&](ValueRange idx) -> Value {
+    auto apply = [&]() -> Value {
+      Value p = emitAt(ptr, idx);
+      if (rmw)
+        return atomicRMWElement(b, loc, rmw.getKind(), p,
+                                emitAt(rmw.getVal(), idx), rmw.getSem());
+      return atomicCASElement(b, loc, p, emitAt(cas.getCmp(), idx),
+                              emitAt(cas.getVal(), idx), cas.getSem());
+    };
+    if (!mask)
+      return apply();
+    auto ifOp = scf::IfOp::create(b, loc, TypeRange{elt},
+                                  emitAt(mask, idx), /*withElseRegion=*/true);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(ifOp.thenBlock());
+      scf::YieldOp::create(b, loc, apply());
+      b.setInsertionPointToStart(ifOp.elseBlock());
+      scf::YieldOp::create(
+          b, loc,
+          ValueRange{arith::ConstantOp::create(b, loc, b.getZeroAttr(elt))});
+    }
+    return ifOp.getResult(0);
+  };
+  auto type = dyn_cast<RankedTensorType>(result.getType());
+  if (!type) {
+    scalars.map(result, element({}));
+    return success();
+  }
+  Value buf = result.use_empty()
+                  ? Value()
+                  : allocBuffer(type.getShape(), type.getElementType());
+  emitLoopNest(type.getShape(), loc, [&](ValueRange idx) {
+    Value old = element(idx);
+    if (buf)
+      bufferStore(buf, idx, old, loc);
+  });
+  if (buf)
+    buffers[result] = buf;
   return success();
 }
 

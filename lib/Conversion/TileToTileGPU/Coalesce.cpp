@@ -175,6 +175,12 @@ coalescedAccesses(Operation *root, const AxisInfoResult &axis, int numWarps) {
       groups.joinAll(op->getOperands());
       if (isTensor(store.getPtr()))
         groups.want(store.getPtr(), wantedAccess(axis, store.getPtr()));
+    } else if (isa<tile::AtomicRMWOp, tile::AtomicCASOp>(op)) {
+      // One element per access, each register its own atomic: any layout
+      // of the group does, as long as operands and result share it.
+      SmallVector<Value> all(op->getOperands());
+      all.append(op->result_begin(), op->result_end());
+      groups.joinAll(all);
     } else if (isa<tile::AddPtrOp>(op) ||
                (op->getNumRegions() == 0 &&
                 isa<arith::ArithDialect, math::MathDialect>(

@@ -596,6 +596,50 @@ def store(pointer: tensor, value: Any, mask: Any = None, boundary_check: Sequenc
                    _str_arg(eviction_policy, "tl.store(): eviction_policy"))
 
 
+# ---------------------------------------------------------------------------------------------------------- atomics
+
+
+def _atomic_rmw(op: str, pointer: Any, val: Any, mask: Any, sem: Any, scope: Any, builder: Any) -> tensor:
+    what = f"tl.atomic_{op}()"
+    pointer = _tensor_arg(pointer, f"{what}: pointer")
+    mask = _unwrap(mask)
+    return tensor(builder.atomic_rmw(op, pointer.handle, _operand(val, f"{what} val"),
+                                     None if mask is None else _operand(mask, f"{what} mask"),
+                                     _str_arg(sem, f"{what}: sem"), _str_arg(scope, f"{what}: scope")))
+
+
+def _atomic_builtin(op: str, doc: str) -> Callable[..., tensor]:
+    def atomic(pointer: Any, val: Any, mask: Any = None, sem: str | None = None, scope: str | None = None,
+               _builder: Any = None) -> tensor:
+        return _atomic_rmw(op, pointer, val, mask, sem, scope, _builder)
+    atomic.__name__ = atomic.__qualname__ = f"atomic_{op}"
+    atomic.__doc__ = (f"Atomically {doc} at `pointer` (where `mask` is set) and returns the values it held before "
+                      "(zero where the mask is off). `sem`: 'acq_rel' (default), 'acquire', 'release' or 'relaxed'; "
+                      "`scope`: 'gpu' (default), 'cta' or 'sys'.")
+    return builtin(atomic)
+
+
+atomic_add = _atomic_builtin("add", "adds `val`")
+atomic_and = _atomic_builtin("and", "ANDs `val` into the bits")
+atomic_or = _atomic_builtin("or", "ORs `val` into the bits")
+atomic_xor = _atomic_builtin("xor", "XORs `val` into the bits")
+atomic_max = _atomic_builtin("max", "keeps the larger of the element and `val` (floats ordered by sign, then "
+                                    "magnitude bits, as Triton: -0.0 < +0.0, +NaN above +inf, -NaN below -inf)")
+atomic_min = _atomic_builtin("min", "keeps the smaller of the element and `val` (floats ordered as for atomic_max)")
+atomic_xchg = _atomic_builtin("xchg", "writes `val`")
+
+
+@builtin
+def atomic_cas(pointer: Any, cmp: Any, val: Any, sem: str | None = None, scope: str | None = None,
+               _builder: Any = None) -> tensor:
+    """Atomically writes `val` at `pointer` where the element's bits equal `cmp`'s, and returns the values it held
+    before (16-, 32- or 64-bit elements). `sem` and `scope` as for atomic_add."""
+    pointer = _tensor_arg(pointer, "tl.atomic_cas(): pointer")
+    return tensor(_builder.atomic_cas(pointer.handle, _operand(cmp, "tl.atomic_cas() cmp"),
+                                      _operand(val, "tl.atomic_cas() val"),
+                                      _str_arg(sem, "tl.atomic_cas(): sem"), _str_arg(scope, "tl.atomic_cas(): scope")))
+
+
 # ------------------------------------------------------------------------------------------------------------- math
 
 
@@ -961,6 +1005,7 @@ class range:
 
 # Tensor methods that mirror builtins (`x.reshape(...)`, `x.exp()`); standard.py adds sum/max/min/... the same way.
 for _fn in (reshape, view, broadcast_to, expand_dims, permute, trans, reduce, associative_scan, gather, exp, exp2, log,
-            log2, sqrt, rsqrt, abs, sin, cos, floor, ceil, sigmoid, erf):
+            log2, sqrt, rsqrt, abs, sin, cos, floor, ceil, sigmoid, erf, atomic_add, atomic_and, atomic_or, atomic_xor,
+            atomic_max, atomic_min, atomic_xchg, atomic_cas):
     setattr(tensor, _fn.__name__, _fn)
 del _fn

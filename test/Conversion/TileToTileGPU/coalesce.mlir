@@ -214,3 +214,26 @@ func.func @shared_other(%a: !tile.ptr<f16> {tile.divisibility = 16 : i32}, %b: !
   tile.store %oy, %y : tensor<32x32x!tile.ptr<f16>>, tensor<32x32xf16>
   return
 }
+
+// -----
+
+// An atomic ties its pointers, value and old values into one group and
+// takes whatever layout the group's loads and stores want: here the fp16
+// loads' 8 consecutive elements per thread, with no conversion.
+// CHECK: #[[V8:linear[0-9]*]] = #tilegpu.linear<register = {{\[}}[1], [2], [4], [1024]], lane = {{\[}}[8], [16], [32], [64], [128]], warp = {{\[}}[256], [512]], block = []>
+// CHECK-LABEL: func.func @atomic_in_group
+// CHECK: tile.load {{.*}}tilegpu.vector = array<i32: 8>{{.*}} -> tensor<2048xf16, #[[V8]]>
+// CHECK: tile.atomic_rmw fadd, {{.*}} : tensor<2048x!tile.ptr<f16>, #[[V8]]>, tensor<2048xf16, #[[V8]]>
+// CHECK-NOT: tilegpu.convert_layout
+// CHECK: tile.store {{.*}}tilegpu.vector = array<i32: 8>{{.*}}, tensor<2048xf16, #[[V8]]>
+func.func @atomic_in_group(%x: !tile.ptr<f16> {tile.divisibility = 16 : i32}, %o: !tile.ptr<f16> {tile.divisibility = 16 : i32}) attributes {tile.kernel} {
+  %r = tile.make_range {start = 0 : i32, end = 2048 : i32} : tensor<2048xi32>
+  %xp = tile.splat %x : tensor<2048x!tile.ptr<f16>>
+  %xa = tile.addptr %xp, %r : tensor<2048x!tile.ptr<f16>>, tensor<2048xi32>
+  %op = tile.splat %o : tensor<2048x!tile.ptr<f16>>
+  %oa = tile.addptr %op, %r : tensor<2048x!tile.ptr<f16>>, tensor<2048xi32>
+  %v = tile.load %xa : tensor<2048x!tile.ptr<f16>> -> tensor<2048xf16>
+  %old = tile.atomic_rmw fadd, acq_rel, gpu, %oa, %v : tensor<2048x!tile.ptr<f16>>, tensor<2048xf16>
+  tile.store %xa, %old : tensor<2048x!tile.ptr<f16>>, tensor<2048xf16>
+  return
+}

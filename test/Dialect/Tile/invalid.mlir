@@ -268,3 +268,51 @@ func.func @gather_dims(%x: tensor<8x4xf32>, %i: tensor<8x2xi32>) {
   %g = tile.gather %x[%i] {axis = 0 : i32} : tensor<8x4xf32>, tensor<8x2xi32> -> tensor<8x2xf32>
   return
 }
+
+// -----
+
+func.func @atomic_value_type(%p: !tile.ptr<i32>, %v: i64) {
+  // expected-error @+1 {{value type 'i64' should be 'i32'}}
+  %a = tile.atomic_rmw add, acq_rel, gpu, %p, %v : !tile.ptr<i32>, i64
+  return
+}
+
+// -----
+
+func.func @atomic_kind_type(%p: !tile.ptr<f32>, %v: f32) {
+  // expected-error @+1 {{'add' is not defined on 'f32'}}
+  %a = tile.atomic_rmw add, acq_rel, gpu, %p, %v : !tile.ptr<f32>, f32
+  return
+}
+
+// -----
+
+func.func @atomic_narrow(%p: !tile.ptr<i16>, %v: i16) {
+  // expected-error @+1 {{'max' is not defined on 'i16'}}
+  %a = tile.atomic_rmw max, acq_rel, gpu, %p, %v : !tile.ptr<i16>, i16
+  return
+}
+
+// -----
+
+func.func @atomic_fmax_half(%p: !tile.ptr<f16>, %v: f16) {
+  // expected-error @+1 {{'fmax' is not defined on 'f16'}}
+  %a = tile.atomic_rmw fmax, acq_rel, gpu, %p, %v : !tile.ptr<f16>, f16
+  return
+}
+
+// -----
+
+func.func @atomic_mask_shape(%p: tensor<16x!tile.ptr<i32>>, %v: tensor<16xi32>, %m: tensor<8xi1>) {
+  // expected-error @+1 {{mask shape [8] differs from pointer shape [16]}}
+  %a = tile.atomic_rmw add, acq_rel, gpu, %p, %v mask %m : tensor<8xi1> : tensor<16x!tile.ptr<i32>>, tensor<16xi32>
+  return
+}
+
+// -----
+
+func.func @atomic_cas_width(%p: !tile.ptr<i8>, %v: i8) {
+  // expected-error @+1 {{elements must be 16, 32 or 64 bits wide, got 'i8'}}
+  %a = tile.atomic_cas acq_rel, gpu, %p, %v, %v : !tile.ptr<i8>, i8
+  return
+}

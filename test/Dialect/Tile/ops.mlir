@@ -52,3 +52,31 @@ func.func @all_ops(%p: !tile.ptr<f32>, %q: !tile.ptr<f16, 3>, %n: i32) {
   %h = tile.load %q : !tile.ptr<f16, 3> -> f16
   return
 }
+
+// CHECK-LABEL: func.func @atomics
+func.func @atomics(%p: !tile.ptr<i32>, %f: !tile.ptr<f32>, %h: !tile.ptr<bf16>, %v: i32) {
+  %r = tile.make_range {start = 0 : i32, end = 16 : i32} : tensor<16xi32>
+  %ps = tile.splat %p : tensor<16x!tile.ptr<i32>>
+  %ptrs = tile.addptr %ps, %r : tensor<16x!tile.ptr<i32>>, tensor<16xi32>
+  %c8 = arith.constant dense<8> : tensor<16xi32>
+  %m = arith.cmpi slt, %r, %c8 : tensor<16xi32>
+  // CHECK: tile.atomic_rmw add, acq_rel, gpu, %{{.*}}, %{{.*}} mask %{{.*}} : tensor<16xi1> : tensor<16x!tile.ptr<i32>>, tensor<16xi32>
+  %a = tile.atomic_rmw add, acq_rel, gpu, %ptrs, %r mask %m : tensor<16xi1> : tensor<16x!tile.ptr<i32>>, tensor<16xi32>
+  // CHECK: tile.atomic_rmw umax, relaxed, cta, %{{.*}}, %{{.*}} : tensor<16x!tile.ptr<i32>>, tensor<16xi32>
+  %b = tile.atomic_rmw umax, relaxed, cta, %ptrs, %a : tensor<16x!tile.ptr<i32>>, tensor<16xi32>
+  // CHECK: tile.atomic_rmw and, release, sys, %{{.*}}, %{{.*}} : !tile.ptr<i32>, i32
+  %c = tile.atomic_rmw and, release, sys, %p, %v : !tile.ptr<i32>, i32
+  %one = arith.constant 1.0 : f32
+  // CHECK: tile.atomic_rmw fmax, acquire, gpu, %{{.*}}, %{{.*}} : !tile.ptr<f32>, f32
+  %d = tile.atomic_rmw fmax, acquire, gpu, %f, %one : !tile.ptr<f32>, f32
+  // CHECK: tile.atomic_rmw xor, acq_rel, gpu, %{{.*}}, %{{.*}} : !tile.ptr<f32>, f32
+  %e = tile.atomic_rmw xor, acq_rel, gpu, %f, %d : !tile.ptr<f32>, f32
+  %hv = arith.constant 1.0 : bf16
+  // CHECK: tile.atomic_rmw fadd, acq_rel, gpu, %{{.*}}, %{{.*}} : !tile.ptr<bf16>, bf16
+  %g = tile.atomic_rmw fadd, acq_rel, gpu, %h, %hv : !tile.ptr<bf16>, bf16
+  // CHECK: tile.atomic_cas acq_rel, gpu, %{{.*}}, %{{.*}}, %{{.*}} : !tile.ptr<i32>, i32
+  %old = tile.atomic_cas acq_rel, gpu, %p, %v, %c : !tile.ptr<i32>, i32
+  // CHECK: tile.atomic_cas relaxed, sys, %{{.*}}, %{{.*}}, %{{.*}} : tensor<16x!tile.ptr<i32>>, tensor<16xi32>
+  %olds = tile.atomic_cas relaxed, sys, %ptrs, %a, %b : tensor<16x!tile.ptr<i32>>, tensor<16xi32>
+  return
+}

@@ -129,3 +129,64 @@ func.func @block_steps(%x: !tile.ptr<f32> {tile.noalias}, %y: !tile.ptr<f32> {ti
   }
   return
 }
+
+// -----
+
+// A lock around a read-modify-write of an array that aliases nothing (the
+// layer-norm-backward pattern). The compare-and-swap acquires: the loads
+// after it wait for it (its old value, which the loop uses, already passes
+// a barrier of its own, so none is added after the swap in the loop). The
+// release waits for every thread's stores.
+// CHECK-LABEL: func.func @lock
+// CHECK: scf.while
+// CHECK: tile.atomic_cas
+// CHECK-NOT: tilegpu.barrier
+// CHECK: scf.condition
+// CHECK: tile.load
+// CHECK: tile.store
+// CHECK-NEXT: tilegpu.barrier
+// CHECK-NEXT: tile.atomic_rmw xchg
+func.func @lock(%lock: !tile.ptr<i32> {tile.noalias}, %x: !tile.ptr<f32> {tile.noalias}) attributes {tile.kernel} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  scf.while : () -> () {
+    %old = tile.atomic_cas acq_rel, gpu, %lock, %c0, %c1 : !tile.ptr<i32>, i32
+    %held = arith.cmpi eq, %old, %c1 : i32
+    scf.condition(%held)
+  } do {
+    scf.yield
+  }
+  %r = tile.make_range {start = 0 : i32, end = 256 : i32} : tensor<256xi32>
+  %xs = tile.splat %x : tensor<256x!tile.ptr<f32>>
+  %xa = tile.addptr %xs, %r : tensor<256x!tile.ptr<f32>>, tensor<256xi32>
+  %v = tile.load %xa : tensor<256x!tile.ptr<f32>> -> tensor<256xf32>
+  %w = arith.addf %v, %v : tensor<256xf32>
+  tile.store %xa, %w : tensor<256x!tile.ptr<f32>>, tensor<256xf32>
+  %unlocked = tile.atomic_rmw xchg, release, gpu, %lock, %c0 : !tile.ptr<i32>, i32
+  return
+}
+
+// -----
+
+// An acquiring atomic whose old values nobody reads makes the next access
+// of any memory wait; a relaxed one orders nothing but its own array.
+// CHECK-LABEL: func.func @acquire_orders
+// CHECK: tile.atomic_rmw add, acquire
+// CHECK: tilegpu.barrier
+// CHECK-NEXT: tile.load
+// CHECK: tile.atomic_rmw add, relaxed
+// CHECK-NOT: tilegpu.barrier
+// CHECK: tile.load
+// CHECK-NOT: tilegpu.barrier
+// CHECK: return
+func.func @acquire_orders(%c: !tile.ptr<i32> {tile.noalias}, %x: !tile.ptr<f32> {tile.noalias}) attributes {tile.kernel} {
+  %c1 = arith.constant 1 : i32
+  %a = tile.atomic_rmw add, acquire, gpu, %c, %c1 : !tile.ptr<i32>, i32
+  %r = tile.make_range {start = 0 : i32, end = 256 : i32} : tensor<256xi32>
+  %xs = tile.splat %x : tensor<256x!tile.ptr<f32>>
+  %xa = tile.addptr %xs, %r : tensor<256x!tile.ptr<f32>>, tensor<256xi32>
+  %v = tile.load %xa : tensor<256x!tile.ptr<f32>> -> tensor<256xf32>
+  %b = tile.atomic_rmw add, relaxed, gpu, %c, %c1 : !tile.ptr<i32>, i32
+  %u = tile.load %xa : tensor<256x!tile.ptr<f32>> -> tensor<256xf32>
+  return
+}

@@ -10,6 +10,7 @@
 #ifndef TESSEL_CONVERSION_TILEGPUTOLLVM_TILEGPUTOLLVM_H
 #define TESSEL_CONVERSION_TILEGPUTOLLVM_TILEGPUTOLLVM_H
 
+#include "tessel/Dialect/Tile/IR/Dialect.h"
 #include "tessel/Dialect/TileGPU/IR/MmaInputs.h"
 
 #include "mlir/IR/Builders.h"
@@ -185,6 +186,26 @@ public:
   virtual bool predicatedStore(mlir::OpBuilder &b, mlir::Location loc,
                                mlir::Value ptr, mlir::Value value,
                                mlir::Value pred) const = 0;
+  /// One atomic of this thread on global memory: the value at `ptr` before
+  /// the atomic `kind` of `val` with it, made where `pred` holds (zero
+  /// elsewhere), ordered as `sem` for the threads of `scope`. Kinds on bits
+  /// (and, or, xor, xchg) and on integers take integers of 32 or 64 bits;
+  /// fadd takes fp16, bf16, fp32 or fp64 (fmax and fmin are the caller's,
+  /// made of integer max and min). Null where the target has no such
+  /// instruction: the caller then loops on atomicCAS.
+  virtual mlir::Value atomicRMW(mlir::OpBuilder &b, mlir::Location loc,
+                                tile::AtomicRMWKind kind, mlir::Value ptr,
+                                mlir::Value val, mlir::Value pred,
+                                tile::MemSemantic sem,
+                                tile::MemSyncScope scope) const = 0;
+  /// One compare-and-swap of this thread on global memory: the value at
+  /// `ptr` (an integer of 16, 32 or 64 bits) before `val` replaced it if it
+  /// was `cmp`, made where `pred` holds (zero elsewhere).
+  virtual mlir::Value atomicCAS(mlir::OpBuilder &b, mlir::Location loc,
+                                mlir::Value ptr, mlir::Value cmp,
+                                mlir::Value val, mlir::Value pred,
+                                tile::MemSemantic sem,
+                                tile::MemSyncScope scope) const = 0;
   /// Closes the group of this thread's async copies started since the last.
   virtual void asyncCommit(mlir::OpBuilder &b, mlir::Location loc) const = 0;
   /// Waits until at most `pending` of this thread's groups are in flight.

@@ -285,6 +285,67 @@ void StoreOp::getEffects(
 }
 
 //===----------------------------------------------------------------------===//
+// AtomicRMWOp, AtomicCASOp
+//===----------------------------------------------------------------------===//
+
+/// `value` must be the pointee of `ptr` with `ptr`'s shape.
+static LogicalResult verifyAtomicValue(Operation *op, Value ptr, Value value,
+                                       StringRef what) {
+  auto pointee =
+      cast<PointerType>(getElementTypeOrSelf(ptr.getType())).getPointeeType();
+  Type expected = getTypeWithShapeOf(pointee, ptr.getType());
+  if (value.getType() != expected)
+    return op->emitOpError() << what << " type " << value.getType()
+                             << " should be " << expected;
+  return success();
+}
+
+LogicalResult AtomicRMWOp::verify() {
+  if (failed(verifyAtomicValue(*this, getPtr(), getVal(), "value")))
+    return failure();
+  Type elt = getElementTypeOrSelf(getVal().getType());
+  unsigned width = elt.getIntOrFloatBitWidth();
+  bool wide = width == 32 || width == 64;
+  bool ok = false;
+  switch (getKind()) {
+  case AtomicRMWKind::add:
+  case AtomicRMWKind::max:
+  case AtomicRMWKind::umax:
+  case AtomicRMWKind::min:
+  case AtomicRMWKind::umin:
+    ok = isa<IntegerType>(elt) && wide;
+    break;
+  case AtomicRMWKind::fadd:
+    ok = elt.isF16() || elt.isBF16() || elt.isF32() || elt.isF64();
+    break;
+  case AtomicRMWKind::fmax:
+  case AtomicRMWKind::fmin:
+    ok = elt.isF32() || elt.isF64();
+    break;
+  case AtomicRMWKind::bit_and:
+  case AtomicRMWKind::bit_or:
+  case AtomicRMWKind::bit_xor:
+  case AtomicRMWKind::xchg:
+    ok = (isa<IntegerType>(elt) || elt.isF32() || elt.isF64()) && wide;
+    break;
+  }
+  if (!ok)
+    return emitOpError("'") << stringifyAtomicRMWKind(getKind())
+                            << "' is not defined on " << elt;
+  return verifyMaskShape(*this, getPtr(), getMask());
+}
+
+LogicalResult AtomicCASOp::verify() {
+  if (failed(verifyAtomicValue(*this, getPtr(), getVal(), "value")))
+    return failure();
+  Type elt = getElementTypeOrSelf(getVal().getType());
+  unsigned width = elt.getIntOrFloatBitWidth();
+  if (width != 16 && width != 32 && width != 64)
+    return emitOpError("elements must be 16, 32 or 64 bits wide, got ") << elt;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // DescriptorLoadOp, DescriptorStoreOp
 //===----------------------------------------------------------------------===//
 

@@ -165,7 +165,7 @@ private:
       return;
     }
     if (op->hasTrait<OpTrait::Elementwise>() ||
-        isa<AddPtrOp, LoadOp, StoreOp>(op)) {
+        isa<AddPtrOp, LoadOp, StoreOp, AtomicRMWOp, AtomicCASOp>(op)) {
       SmallVector<Value> values(op->getOperands());
       llvm::append_range(values, op->getResults());
       uniteBlocks(values);
@@ -294,6 +294,34 @@ struct TileSplitProgram
     Location loc = fn.getLoc();
     Value rank = GetCtaRankOp::create(b, loc, b.getI32Type());
 
+    // An atomic outside the cut whose old values the program uses: one CTA
+    // makes it, and the others could not learn its result (CTAs share no
+    // registers). The whole program then runs on CTA 0.
+    DenseSet<Value> cutValues;
+    if (cut)
+      for (auto [value, dim] : classes.members(*cut))
+        cutValues.insert(value);
+    bool uncutAtomicResult = false;
+    fn.walk([&](Operation *op) {
+      if (isa<AtomicRMWOp, AtomicCASOp>(op) && !op->getResult(0).use_empty() &&
+          !cutValues.contains(op->getOperand(0)))
+        uncutAtomicResult = true;
+    });
+    if (uncutAtomicResult) {
+      Block &body = fn.getBody().front();
+      b.setInsertionPointAfter(rank.getDefiningOp());
+      Value first = arith::CmpIOp::create(
+          b, loc, arith::CmpIPredicate::eq, rank,
+          arith::ConstantIntOp::create(b, loc, 0, 32));
+      auto onlyFirst = scf::IfOp::create(b, loc, first);
+      Operation *terminator = onlyFirst.thenBlock()->getTerminator();
+      for (Operation &op : llvm::make_early_inc_range(llvm::make_range(
+               std::next(onlyFirst->getIterator()),
+               body.getTerminator()->getIterator())))
+        op.moveBefore(terminator);
+      return;
+    }
+
     // The cut blocks and their cut dimension, as rewritten.
     DenseMap<Value, unsigned> split;
     SmallVector<std::pair<Value, unsigned>> members;
@@ -357,7 +385,7 @@ struct TileSplitProgram
                      blockType(store.getValue()).getDimSize(at->second), rank);
           continue;
         }
-      } else if (isa<StoreOp>(op) &&
+      } else if (isa<StoreOp, AtomicRMWOp, AtomicCASOp>(op) &&
                  llvm::any_of(op->getOperands(),
                               [&](Value v) { return split.contains(v); })) {
         continue;

@@ -574,6 +574,15 @@ LogicalResult LocalStoreOp::verify() {
   return success();
 }
 
+bool tilegpu::atomicResultCrossesThreads(Operation *atomic) {
+  Value result = atomic->getResult(0);
+  if (result.use_empty())
+    return false;
+  std::optional<gpu::LinearLayout> layout = getLayout(result.getType());
+  return !layout || layout->freeBits(gpu::kLane) ||
+         layout->freeBits(gpu::kWarp);
+}
+
 int32_t tilegpu::accessWidth(Operation *op, const gpu::LinearLayout &layout) {
   auto widths = op->getAttrOfType<DenseI32ArrayAttr>("tilegpu.vector");
   if (!widths || size_t(widths.size()) != layout.outs().size())

@@ -33,6 +33,12 @@ struct Access {
   /// Set on accesses of a loop's previous iteration: the same pointer value
   /// there may hold other addresses (it can depend on the iteration).
   Operation *previousIterationOf = nullptr;
+  /// An atomic with acquire semantics: every later access of the program
+  /// comes after it, whatever memory it touches.
+  bool acquires = false;
+  /// An atomic with release semantics: every earlier write of the program
+  /// comes before it.
+  bool releases = false;
 };
 
 /// Whether `v` has the same value in every iteration of `loop`.
@@ -159,7 +165,13 @@ bool disjointAcrossIterations(Value ptr, scf::ForOp loop) {
   return move > __int128(offsets->hi) - offsets->lo;
 }
 
+/// Whether access `b` must wait for the earlier access `a`.
 bool mayConflict(const Access &a, const Access &b) {
+  // Atomics order the program's other accesses, whichever threads make
+  // them: a lock is taken (acquire) before any thread enters the critical
+  // section, and released after every thread's writes in it.
+  if (a.acquires || (b.releases && a.isWrite))
+    return true;
   if (!a.isWrite && !b.isWrite)
     return false;
   // The same pointers in a layout without copies: each thread only touches
@@ -191,8 +203,15 @@ struct Walker {
   bool insert; // false: only compute what is pending
 
   void access(Operation *op, Value ptr, bool isWrite,
-              SmallVectorImpl<Access> &pending) {
+              SmallVectorImpl<Access> &pending,
+              std::optional<tile::MemSemantic> sem = std::nullopt) {
     Access a{op, ptr, pointerRootArgument(ptr), isWrite};
+    if (sem) {
+      a.acquires = *sem == tile::MemSemantic::acquire ||
+                   *sem == tile::MemSemantic::acq_rel;
+      a.releases = *sem == tile::MemSemantic::release ||
+                   *sem == tile::MemSemantic::acq_rel;
+    }
     for (const Access &p : pending)
       if (mayConflict(p, a)) {
         if (insert) {
@@ -215,6 +234,15 @@ struct Walker {
         access(&op, copy.getPtr(), false, pending);
       } else if (auto store = dyn_cast<tile::StoreOp>(op)) {
         access(&op, store.getPtr(), true, pending);
+      } else if (isa<tile::AtomicRMWOp, tile::AtomicCASOp>(op)) {
+        auto sem = isa<tile::AtomicRMWOp>(op)
+                       ? cast<tile::AtomicRMWOp>(op).getSem()
+                       : cast<tile::AtomicCASOp>(op).getSem();
+        access(&op, op.getOperand(0), true, pending, sem);
+        // Old values that go from their owners to other threads pass a
+        // barrier after every thread's atomic: it orders what follows.
+        if (tilegpu::atomicResultCrossesThreads(&op))
+          pending.clear();
       } else if (isa<scf::ForOp, scf::WhileOp>(op)) {
         // Twice: the second walk sees the first iteration's accesses
         // pending, as the next iteration does.

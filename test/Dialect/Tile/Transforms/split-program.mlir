@@ -137,3 +137,62 @@ func.func @descriptors(%base: !tile.ptr<f16>, %m: i32, %n: i32, %s: i64, %om: i3
   tile.descriptor_store %base[%om], %y shape [%n] strides [] : !tile.ptr<f16>, tensor<64xf16>
   return
 }
+
+// -----
+
+// Atomics are cut with their class like stores: each CTA makes its half and
+// gets its half's old values. A scalar atomic nobody reads is made by CTA 0.
+// CHECK-LABEL: func.func @atomics
+// CHECK: %[[RANK:.*]] = tile.get_cta_rank
+// CHECK: tile.atomic_rmw add, acq_rel, gpu, %{{.*}}, %{{.*}} : tensor<512x!tile.ptr<i32>>, tensor<512xi32>
+// CHECK: tile.store %{{.*}}, %{{.*}} : tensor<512x!tile.ptr<i32>>, tensor<512xi32>
+// CHECK: %[[FIRST:.*]] = arith.cmpi eq, %[[RANK]], %{{.*}} : i32
+// CHECK: scf.if %[[FIRST]] {
+// CHECK-NEXT: tile.atomic_rmw add, relaxed, gpu
+func.func @atomics(%p: !tile.ptr<i32>, %o: !tile.ptr<i32>, %counter: !tile.ptr<i32>) {
+  %r = tile.make_range {start = 0 : i32, end = 1024 : i32} : tensor<1024xi32>
+  %ps = tile.splat %p : tensor<1024x!tile.ptr<i32>>
+  %pa = tile.addptr %ps, %r : tensor<1024x!tile.ptr<i32>>, tensor<1024xi32>
+  %old = tile.atomic_rmw add, acq_rel, gpu, %pa, %r : tensor<1024x!tile.ptr<i32>>, tensor<1024xi32>
+  %os = tile.splat %o : tensor<1024x!tile.ptr<i32>>
+  %oa = tile.addptr %os, %r : tensor<1024x!tile.ptr<i32>>, tensor<1024xi32>
+  tile.store %oa, %old : tensor<1024x!tile.ptr<i32>>, tensor<1024xi32>
+  %c1 = arith.constant 1 : i32
+  %n = tile.atomic_rmw add, relaxed, gpu, %counter, %c1 : !tile.ptr<i32>, i32
+  return
+}
+
+// -----
+
+// A lock's compare-and-swap: one CTA takes it, and the others could not
+// learn its old value. The whole program runs on CTA 0, uncut.
+// CHECK-LABEL: func.func @locked
+// CHECK: %[[RANK:.*]] = tile.get_cta_rank
+// CHECK: %[[FIRST:.*]] = arith.cmpi eq, %[[RANK]], %{{.*}} : i32
+// CHECK: scf.if %[[FIRST]] {
+// CHECK: scf.while
+// CHECK: tile.atomic_cas
+// CHECK: tile.load %{{.*}} : tensor<1024x!tile.ptr<f32>> -> tensor<1024xf32>
+// CHECK: tile.store %{{.*}}, %{{.*}} : tensor<1024x!tile.ptr<f32>>, tensor<1024xf32>
+// CHECK: tile.atomic_rmw xchg
+// CHECK-NEXT: }
+// CHECK-NEXT: return
+func.func @locked(%lock: !tile.ptr<i32>, %x: !tile.ptr<f32>) {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  scf.while : () -> () {
+    %old = tile.atomic_cas acq_rel, gpu, %lock, %c0, %c1 : !tile.ptr<i32>, i32
+    %held = arith.cmpi eq, %old, %c1 : i32
+    scf.condition(%held)
+  } do {
+    scf.yield
+  }
+  %r = tile.make_range {start = 0 : i32, end = 1024 : i32} : tensor<1024xi32>
+  %xs = tile.splat %x : tensor<1024x!tile.ptr<f32>>
+  %xa = tile.addptr %xs, %r : tensor<1024x!tile.ptr<f32>>, tensor<1024xi32>
+  %v = tile.load %xa : tensor<1024x!tile.ptr<f32>> -> tensor<1024xf32>
+  %w = arith.addf %v, %v : tensor<1024xf32>
+  tile.store %xa, %w : tensor<1024x!tile.ptr<f32>>, tensor<1024xf32>
+  %unlocked = tile.atomic_rmw xchg, release, gpu, %lock, %c0 : !tile.ptr<i32>, i32
+  return
+}

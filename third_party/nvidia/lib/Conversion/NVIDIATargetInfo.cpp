@@ -466,6 +466,89 @@ bool NVIDIATargetInfo::predicatedStore(OpBuilder &b, Location loc, Value ptr,
   return true;
 }
 
+namespace {
+
+/// PTX's qualifiers of an atomic's ordering and scope: `.sem.scope`.
+std::string atomicQualifiers(tessel::tile::MemSemantic sem,
+                             tessel::tile::MemSyncScope scope) {
+  std::string text = ".";
+  text += tessel::tile::stringifyMemSemantic(sem);
+  text += ".";
+  text += tessel::tile::stringifyMemSyncScope(scope);
+  return text;
+}
+
+/// The guarded atom: `d` zero, then `@p atom... d, [a], operands`. The
+/// operands are integers of the width `type` gives (16, 32 or 64 bits).
+Value guardedAtom(OpBuilder &b, Location loc, const std::string &op,
+                  Type type, Value ptr, ValueRange operands, Value pred) {
+  unsigned bits = type.getIntOrFloatBitWidth();
+  std::string reg = bits == 16 ? "h" : bits == 32 ? "r" : "l";
+  std::string text = "mov.u" + std::to_string(bits) + " $0, 0x0;\n@$1 atom" +
+                     op + " $0, [ $2 + 0 ]";
+  std::string constraints = "=" + reg + ",b,l";
+  SmallVector<Value> all{pred, ptr};
+  for (auto [i, v] : llvm::enumerate(operands)) {
+    text += ", $" + std::to_string(3 + i);
+    constraints += "," + reg;
+    all.push_back(v);
+  }
+  text += ";";
+  return inlinePtx(b, loc, type, 1, all, text, constraints)[0];
+}
+
+} // namespace
+
+Value NVIDIATargetInfo::atomicRMW(OpBuilder &b, Location loc,
+                                  tile::AtomicRMWKind kind, Value ptr,
+                                  Value val, Value pred, tile::MemSemantic sem,
+                                  tile::MemSyncScope scope) const {
+  Type t = val.getType();
+  unsigned bits = t.getIntOrFloatBitWidth();
+  std::string width = std::to_string(bits);
+  std::string op;
+  using Kind = tile::AtomicRMWKind;
+  switch (kind) {
+  case Kind::add: op = ".add.u" + width; break;
+  case Kind::fadd:
+    if (bits == 16) {
+      // bf16 adds came with sm_90; fp16 ones with sm_70.
+      if (t.isBF16() && computeCapability < 90)
+        return {};
+      op = t.isBF16() ? ".add.noftz.bf16" : ".add.noftz.f16";
+    } else {
+      op = ".add.f" + width;
+    }
+    break;
+  case Kind::bit_and: op = ".and.b" + width; break;
+  case Kind::bit_or: op = ".or.b" + width; break;
+  case Kind::bit_xor: op = ".xor.b" + width; break;
+  case Kind::xchg: op = ".exch.b" + width; break;
+  case Kind::max: op = ".max.s" + width; break;
+  case Kind::umax: op = ".max.u" + width; break;
+  case Kind::min: op = ".min.s" + width; break;
+  case Kind::umin: op = ".min.u" + width; break;
+  case Kind::fmax:
+  case Kind::fmin:
+    return {};
+  }
+  Type word = b.getIntegerType(bits);
+  Value operand = t == word ? val : b.create<LLVM::BitcastOp>(loc, word, val);
+  Value old = guardedAtom(b, loc, atomicQualifiers(sem, scope) + ".global" + op,
+                          word, ptr, operand, pred);
+  return t == word ? old : b.create<LLVM::BitcastOp>(loc, t, old);
+}
+
+Value NVIDIATargetInfo::atomicCAS(OpBuilder &b, Location loc, Value ptr,
+                                  Value cmp, Value val, Value pred,
+                                  tile::MemSemantic sem,
+                                  tile::MemSyncScope scope) const {
+  Type t = val.getType();
+  std::string op = atomicQualifiers(sem, scope) + ".global.cas.b" +
+                   std::to_string(t.getIntOrFloatBitWidth());
+  return guardedAtom(b, loc, op, t, ptr, {cmp, val}, pred);
+}
+
 void NVIDIATargetInfo::mbarrierInit(OpBuilder &b, Location loc, Value barrier,
                                     Value pred, int32_t arrivals) const {
   Value count = b.create<LLVM::ConstantOp>(loc, b.getI32Type(),

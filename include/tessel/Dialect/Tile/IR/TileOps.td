@@ -60,6 +60,51 @@ def Tile_InputPrecision : I32EnumAttr<"InputPrecision",
   let cppNamespace = "::tessel::tile";
 }
 
+// Atomic read-modify-write operations (tl.atomic_*). Integers are
+// signless in tile IR, so signed and unsigned max/min are distinct kinds;
+// `fmax`/`fmin` order floats by their sign and magnitude bits (see
+// tile.atomic_rmw).
+def Tile_AtomicRMWKind : I32EnumAttr<"AtomicRMWKind",
+    "operation of an atomic read-modify-write", [
+      I32EnumAttrCase<"add", 0>,   // integers, wrapping
+      I32EnumAttrCase<"fadd", 1>,  // fp16, bf16, fp32, fp64
+      // Bits of 32- or 64-bit elements (C++ reserves `and`, `or`, `xor`).
+      I32EnumAttrCase<"bit_and", 2, "and">,
+      I32EnumAttrCase<"bit_or", 3, "or">,
+      I32EnumAttrCase<"bit_xor", 4, "xor">,
+      I32EnumAttrCase<"xchg", 5>,  // any 32- or 64-bit element
+      I32EnumAttrCase<"max", 6>,   // signed integers
+      I32EnumAttrCase<"umax", 7>,  // unsigned integers
+      I32EnumAttrCase<"min", 8>,
+      I32EnumAttrCase<"umin", 9>,
+      I32EnumAttrCase<"fmax", 10>, // fp32, fp64
+      I32EnumAttrCase<"fmin", 11>,
+    ]> {
+  let cppNamespace = "::tessel::tile";
+}
+
+// The memory ordering of an atomic (Triton's `sem=`; acq_rel by default).
+def Tile_MemSemantic : I32EnumAttr<"MemSemantic",
+    "memory ordering of an atomic", [
+      I32EnumAttrCase<"relaxed", 0>,
+      I32EnumAttrCase<"acquire", 1>,
+      I32EnumAttrCase<"release", 2>,
+      I32EnumAttrCase<"acq_rel", 3>,
+    ]> {
+  let cppNamespace = "::tessel::tile";
+}
+
+// The threads an atomic synchronizes with (Triton's `scope=`; gpu by
+// default): those of its CTA, of the device, or of the whole system.
+def Tile_MemSyncScope : I32EnumAttr<"MemSyncScope",
+    "threads an atomic synchronizes with", [
+      I32EnumAttrCase<"gpu", 0>,
+      I32EnumAttrCase<"cta", 1>,
+      I32EnumAttrCase<"sys", 2>,
+    ]> {
+  let cppNamespace = "::tessel::tile";
+}
+
 //===----------------------------------------------------------------------===//
 // Program model
 //===----------------------------------------------------------------------===//
@@ -254,6 +299,60 @@ def Tile_DescriptorStoreOp : Tile_Op<"descriptor_store", [AttrSizedOperandSegmen
   let assemblyFormat = [{
     $base `[` $offsets `]` `,` $value `shape` `[` $shape `]` `strides` `[` $strides `]`
     attr-dict `:` type($base) `,` type($value)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_AtomicRMWOp : Tile_Op<"atomic_rmw", [
+    MemoryEffects<[MemRead, MemWrite]>,
+    AllTypesMatch<["val", "result"]>]> {
+  let summary = "Atomically combines values with memory; returns the old values";
+  let description = [{
+    For each element where `mask` is set, atomically replaces the element
+    `ptr` points to by `kind(old, val)` and returns `old`; masked-off
+    elements touch no memory and return zero. The elements of a block are
+    separate atomics, in no particular order between them: two elements
+    that point to the same address both apply (each sees the other's
+    result or not).
+
+    `fmax`/`fmin` are Triton's: the operation is a signed integer max (min)
+    of the bits where `val`'s sign bit is clear and an unsigned integer min
+    (max) where it is set, which orders floats by sign and magnitude:
+    -NaN < -inf < ... < -0.0 < +0.0 < ... < +inf < +NaN (NaNs by payload).
+
+    `sem` orders the program's other memory accesses around the atomic,
+    `scope` says which threads that ordering is for. Memory written through
+    the pointers is read and written (`MemRead`, `MemWrite`): an atomic is
+    never removed, merged or reordered with other accesses.
+  }];
+  let arguments = (ins Tile_AtomicRMWKind:$kind, Tile_PtrLike:$ptr,
+                       Tile_Value:$val, Optional<Tile_BoolLike>:$mask,
+                       Tile_MemSemantic:$sem, Tile_MemSyncScope:$scope);
+  let results = (outs Tile_Value:$result);
+  let assemblyFormat = [{
+    $kind `,` $sem `,` $scope `,` $ptr `,` $val (`mask` $mask^ `:` type($mask))?
+    attr-dict `:` type($ptr) `,` type($val)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_AtomicCASOp : Tile_Op<"atomic_cas", [
+    MemoryEffects<[MemRead, MemWrite]>,
+    AllTypesMatch<["cmp", "val", "result"]>]> {
+  let summary = "Atomic compare-and-swap; returns the old values";
+  let description = [{
+    For each element, atomically: reads `old` where `ptr` points, writes
+    `val` there if the bits of `old` equal those of `cmp` (floats compare
+    as bits: -0.0 is not 0.0, a NaN equals the same NaN), and returns
+    `old`. Elements are 16, 32 or 64 bits wide. `sem` and `scope` as for
+    tile.atomic_rmw.
+  }];
+  let arguments = (ins Tile_PtrLike:$ptr, Tile_Value:$cmp, Tile_Value:$val,
+                       Tile_MemSemantic:$sem, Tile_MemSyncScope:$scope);
+  let results = (outs Tile_Value:$result);
+  let assemblyFormat = [{
+    $sem `,` $scope `,` $ptr `,` $cmp `,` $val attr-dict `:` type($ptr) `,`
+    type($val)
   }];
   let hasVerifier = 1;
 }

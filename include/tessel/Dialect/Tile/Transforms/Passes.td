@@ -40,7 +40,10 @@ def TileSplitProgram : Pass<"tile-split-program", "mlir::func::FuncOp"> {
     Blocks outside the class (a dot's shared operand, scalars) are computed
     by every CTA, and their stores are made by CTA 0 alone, so each element
     is written once, as by one CTA. With no class to cut, every CTA runs
-    the whole program and CTA 0 stores.
+    the whole program and CTA 0 stores. Atomics are stores that read: cut
+    with their class, else made by CTA 0; where the program uses the old
+    values of an atomic outside the cut (a lock's compare-and-swap), the
+    other CTAs could not learn them, and the whole program runs on CTA 0.
   }];
   let options = [
     Option<"numCtas", "num-ctas", "int", /*default=*/"1",

@@ -43,6 +43,13 @@ mlir::RankedTensorType withLayout(mlir::Type type,
 /// they run. 1 without the attribute.
 int32_t accessWidth(mlir::Operation *op, const gpu::LinearLayout &layout);
 
+/// Whether the old values of an atomic (tile.atomic_rmw, tile.atomic_cas)
+/// go from the threads that make it to others: the program uses them and
+/// other threads hold copies of its elements (or it is a scalar, made by the
+/// first thread). They pass through shared memory between barriers, the
+/// last after every thread's atomic.
+bool atomicResultCrossesThreads(mlir::Operation *atomic);
+
 /// The warps [M, N] of a dot (a, b, c -> d) that runs on warpgroup MMA:
 /// marked `tilegpu.wgmma` by convert-tile-to-tilegpu, inputs it takes
 /// (takesWarpgroupMma) with K a multiple of the instruction's, its

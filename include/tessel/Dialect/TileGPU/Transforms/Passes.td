@@ -23,6 +23,14 @@ def TileGPUMemoryBarriers
     the block moves each iteration by more than it spans (offsets that are
     the induction variable times a constant plus ranges and constants, as in
     a loop over a row in blocks), since the iterations' addresses never meet.
+    Atomics are writes that also order other memory: one with acquire
+    semantics (acquire, acq_rel) gets a barrier before the next access of any
+    memory, one with release semantics (release, acq_rel) a barrier after
+    any pending write, so a lock taken by one thread guards the whole
+    program's accesses (Triton leaves that to `tl.debug_barrier()`). An
+    atomic whose old values go to other threads through shared memory ends
+    with a barrier of its own (tilegpu::atomicResultCrossesThreads): nothing
+    is pending after it.
   }];
   let dependentDialects = ["::tessel::tilegpu::TileGPUDialect"];
 }

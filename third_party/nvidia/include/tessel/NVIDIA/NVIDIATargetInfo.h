@@ -87,6 +87,15 @@ public:
                              mlir::Value other, bool isVolatile) const override;
   bool predicatedStore(mlir::OpBuilder &b, mlir::Location loc, mlir::Value ptr,
                        mlir::Value value, mlir::Value pred) const override;
+  mlir::Value atomicRMW(mlir::OpBuilder &b, mlir::Location loc,
+                        tile::AtomicRMWKind kind, mlir::Value ptr,
+                        mlir::Value val, mlir::Value pred,
+                        tile::MemSemantic sem,
+                        tile::MemSyncScope scope) const override;
+  mlir::Value atomicCAS(mlir::OpBuilder &b, mlir::Location loc,
+                        mlir::Value ptr, mlir::Value cmp, mlir::Value val,
+                        mlir::Value pred, tile::MemSemantic sem,
+                        tile::MemSyncScope scope) const override;
   void asyncWait(mlir::OpBuilder &b, mlir::Location loc,
                  int pending) const override;
   llvm::SmallVector<mlir::Value> loadMatrix(mlir::OpBuilder &b,
