@@ -14,8 +14,8 @@ from .joining import cat, interleave, join, split
 from .random import (pair_uniform_to_normal, philox, philox_impl, rand, rand4x, randint, randint4x, randn, randn4x,
                      uint_to_uniform_float)
 from .sorting import bitonic_merge, sort, topk
-from .standard import (argmax, argmin, cdiv, cumprod, cumsum, flip, max, min, ravel, reduce_or, softmax, sum, swizzle2d,
-                       umulhi, xor_sum)
+from .standard import (argmax, argmin, cdiv, cumprod, cumsum, flip, histogram, max, min, ravel, reduce_or, softmax, sum,
+                       swizzle2d, umulhi, xor_sum)
 from .tensor_descriptor import (load_tensor_descriptor, make_tensor_descriptor, store_tensor_descriptor,
                                 tensor_descriptor)
 
@@ -24,8 +24,8 @@ __all__ = [
     "atomic_cas", "atomic_max", "atomic_min", "atomic_or", "atomic_xchg", "atomic_xor", "bfloat16", "bitonic_merge",
     "block_type", "broadcast_to", "cast", "cat", "cdiv", "ceil", "clamp", "constexpr", "core", "cos", "cumprod",
     "cumsum", "div_rn", "dot", "dot_scaled", "dtype", "erf", "exp", "exp2", "expand_dims", "fdiv", "flip", "float16",
-    "float32", "float64", "float8e4nv", "float8e5", "floor", "full", "gather", "int1", "int16", "int32", "int64",
-    "int8", "interleave", "join", "load", "load_tensor_descriptor", "log", "log2", "make_block_ptr",
+    "float32", "float64", "float8e4nv", "float8e5", "floor", "full", "gather", "histogram", "int1", "int16", "int32",
+    "int64", "int8", "interleave", "join", "load", "load_tensor_descriptor", "log", "log2", "make_block_ptr",
     "make_tensor_descriptor", "math", "max", "max_constancy", "max_contiguous", "maximum", "min", "minimum",
     "multiple_of", "num_programs", "pair_uniform_to_normal", "permute", "philox", "philox_impl", "pointer_type",
     "program_id", "PropagateNan", "rand", "rand4x", "randint", "randint4x", "randn", "randn4x", "random", "range",

@@ -221,6 +221,18 @@ def argmin(input, axis, tie_break_left=True, keep_dims=False):
     return index
 
 
+@jit
+def histogram(input, num_bins: core.constexpr, mask=None):
+    """Counts of the values 0 .. num_bins - 1 in a 1-D integer block (int32; other values and masked-off elements
+    are not counted): the block compared with every bin, summed over the elements."""
+    core.static_assert(len(input.shape) == 1, "histogram only supports 1D input")
+    core.static_assert(input.dtype.is_int(), "histogram only supports integer input")
+    hit = core.expand_dims(input, 1) == core.expand_dims(core.arange(0, num_bins), 0)
+    if mask is not None:
+        hit = hit & core.expand_dims(core.broadcast_to(mask, input.shape), 1)
+    return sum(hit.to(core.int32), axis=0)
+
+
 # -------------------------------------------------------------------------------------------------------------- scans
 
 
@@ -332,6 +344,6 @@ def swizzle2d(i, j, size_i, size_j, size_g):
 
 
 # Tensor methods: `x.sum(1)`, `x.max(0, keep_dims=True)`, ... (the code generator binds `x` as the first argument).
-for _fn in (sum, max, min, argmax, argmin, cumsum, cumprod, cdiv, softmax, xor_sum, reduce_or, ravel, flip):
+for _fn in (sum, max, min, argmax, argmin, cumsum, cumprod, cdiv, softmax, xor_sum, reduce_or, ravel, flip, histogram):
     setattr(core.tensor, _fn.__name__, _fn)
 del _fn
