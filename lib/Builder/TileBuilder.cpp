@@ -939,6 +939,27 @@ TValue TileBuilder::math(const std::string &fn, Operand operand) {
   return castTo(make(r, computeType), resultType);
 }
 
+TValue TileBuilder::fma(Operand x, Operand y, Operand z) {
+  // Triton promotes the pairs (x, y), (z, x) and (z, y) as a binary op
+  // would; that makes one type for all three.
+  DType t = computationType(x, y, false, "fma");
+  TValue vx = castTo(toValue(x, t), t), vy = castTo(toValue(y, t), t);
+  DType u = computationType(z, vx, false, "fma");
+  TValue vz = castTo(toValue(z, u), u);
+  vx = castTo(vx, u);
+  vy = castTo(vy, u);
+  if (!u.isFloat())
+    fail("fma: operands must be floating point, got " + vx.describe() +
+         ", " + vy.describe() + " and " + vz.describe());
+  auto shape = broadcastShapes(vx.shape(), vy.shape(), "fma");
+  shape = broadcastShapes(shape, vz.shape(), "fma");
+  vx = broadcastValue(vx, shape, "fma");
+  vy = broadcastValue(vy, shape, "fma");
+  vz = broadcastValue(vz, shape, "fma");
+  return make(math::FmaOp::create(builder, loc, vx.value, vy.value, vz.value),
+              u);
+}
+
 TValue TileBuilder::cast(Operand operand, const std::string &dtype,
                          bool bitcast) {
   DType to = parseDType(dtype);

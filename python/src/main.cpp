@@ -154,6 +154,7 @@ PYBIND11_MODULE(_C, m) {
       .def("assume", &B::assume, py::arg("cond"))
       .def("begin_reduce", &B::beginReduce)
       .def("end_reduce", &B::endReduce)
+      .def("fma", &B::fma, py::arg("x"), py::arg("y"), py::arg("z"))
       .def("gather", &B::gather, py::arg("src"), py::arg("indices"),
            py::arg("axis"))
       .def("begin_scan", &B::beginScan, py::arg("inputs"), py::arg("axis"),

@@ -737,6 +737,12 @@ erf = _math_builtin("erf", "erf")
 
 
 @builtin
+def fma(x: Any, y: Any, z: Any, _builder: Any = None) -> tensor:
+    """x * y + z with one rounding (the operands promoted to one float type, as Triton does)."""
+    return tensor(_builder.fma(_operand(x, "tl.fma()"), _operand(y, "tl.fma()"), _operand(z, "tl.fma()")))
+
+
+@builtin
 def fdiv(x: Any, y: Any, ieee_rounding: bool = False, _builder: Any = None) -> tensor:
     return _binary("div_rn" if _unwrap(ieee_rounding) else "truediv", x, y, _builder)
 
