@@ -28,7 +28,8 @@ from ..language import core
 from ..language.core import tensor
 from ..language.tensor_descriptor import host_descriptor_type
 from ..runtime.jit import JITFunction
-from .errors import CompilationError, UnsupportedError
+from .errors import (CompilationError, CompileTimeAssertionFailure, UnsupportedError,
+                     UnsupportedLanguageConstruct)
 
 # Inlining a @jit function that calls itself would never end: past this depth it is reported as an error.
 _MAX_INLINE_DEPTH = 64
@@ -169,6 +170,9 @@ class CodeGenerator(ast.NodeVisitor):
             return fn(*args)
         except CompilationError:
             raise  # already located, at the innermost node (possibly in an inlined callee)
+        except core.StaticAssertionFailure as e:
+            # The assertion's own message says it all: no cause, as in Triton.
+            raise self._error(node, e) from None
         except Exception as e:
             raise self._error(node, e) from e
         finally:
@@ -176,14 +180,17 @@ class CodeGenerator(ast.NodeVisitor):
                 self._set_loc(outer)
 
     def _error(self, node: ast.AST, error: Exception) -> CompilationError:
-        if isinstance(error, (_C.CompileError, UnsupportedError)):
+        if isinstance(error, (_C.CompileError, UnsupportedError, core.StaticAssertionFailure)):
             message = str(error)
         else:
             message = f"{type(error).__name__}: {error}"
+        # Triton's classes: a failed static assertion and an unsupported construct have their own.
+        kind = CompileTimeAssertionFailure if isinstance(error, core.StaticAssertionFailure) else \
+            UnsupportedLanguageConstruct if isinstance(error, UnsupportedError) else CompilationError
         lines = self.fn.src_lines
         source_line = lines[node.lineno - 1].rstrip() if node.lineno <= len(lines) else ""
-        return CompilationError(self.fn.__name__, self.fn.file, self.fn.first_line + node.lineno - 1,
-                                node.col_offset, source_line, message)
+        return kind(self.fn.__name__, self.fn.file, self.fn.first_line + node.lineno - 1, node.col_offset,
+                    source_line, message)
 
     def visit(self, node: ast.AST) -> Any:
         if not hasattr(node, "lineno"):
@@ -240,7 +247,9 @@ class CodeGenerator(ast.NodeVisitor):
                 raise
             # An error inside tessel's own @jit library (tl.sum, tl.argmax, ...) is the caller's: report it at the
             # call, one level up at a time until the line is the user's, with the original message.
-            error = e.__cause__ if isinstance(e.__cause__, Exception) else UnsupportedError(e.error_message)
+            error = e.__cause__ if isinstance(e.__cause__, Exception) else \
+                core.StaticAssertionFailure(e.error_message) if isinstance(e, CompileTimeAssertionFailure) else \
+                UnsupportedError(e.error_message)
         if error is not None:
             raise error
         return callee.ret_value
@@ -558,7 +567,8 @@ class CodeGenerator(ast.NodeVisitor):
             raise UnsupportedError("assert on a run-time value is not supported (device_assert is not available "
                                    "yet); assert only compile-time conditions")
         if not cond:
-            raise AssertionError(self.visit(node.msg) if node.msg is not None else ast.unparse(node.test))
+            raise core.StaticAssertionFailure(self.visit(node.msg) if node.msg is not None else
+                                              ast.unparse(node.test))
 
     # -------------------------------------------------------------------------------------------- expressions
 

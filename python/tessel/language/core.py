@@ -775,13 +775,18 @@ def assume(cond: Any, _builder: Any = None) -> None:
 # ------------------------------------------------------------------------------------------------------------ debug
 
 
+class StaticAssertionFailure(AssertionError):
+    """A failed tl.static_assert or compile-time `assert`; at the kernel's line the code generator makes it a
+    CompileTimeAssertionFailure."""
+
+
 @builtin
 def static_assert(cond: Any, msg: str = "", _builder: Any = None) -> None:
     cond = _unwrap(cond)
     if isinstance(cond, tensor):
         raise TypeError(f"tl.static_assert() needs a compile-time condition, got {_describe(cond)}")
     if not cond:
-        raise AssertionError(f"static_assert failed: {_unwrap(msg)}" if msg else "static_assert failed")
+        raise StaticAssertionFailure(f"static_assert failed: {_unwrap(msg)}" if msg else "static_assert failed")
 
 
 @builtin
