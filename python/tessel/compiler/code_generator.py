@@ -58,6 +58,9 @@ _BINARY_OPS: dict[type, tuple[str | None, str | None, Callable[[Any, Any], Any]]
 }
 _OPERATOR_SYMBOLS = {ast.Pow: "**", ast.MatMult: "@"}
 
+# Attributes of a scalar tensor that a Python number in a kernel has too (Triton makes such numbers tensors).
+_SCALAR_TENSOR_ATTRIBUTES = frozenset({"dtype", "type", "to", "cast", "item"})
+
 # ast comparison -> (tensor method, method to call on the right operand when only it is a tensor, Python operator).
 _COMPARE_OPS: dict[type, tuple[str, str, Callable[[Any, Any], Any]]] = {
     ast.Eq: ("__eq__", "__eq__", operator.eq),
@@ -694,13 +697,24 @@ class CodeGenerator(ast.NodeVisitor):
     def visit_Attribute(self, node: ast.Attribute) -> Any:
         obj = self.visit(node.value)
         if isinstance(obj, tensor):
-            if node.attr == "T":
-                return core.permute(obj, list(reversed(range(len(obj.shape)))), _builder=self.builder)
-            value = getattr(obj, node.attr)
-            return _BoundJITMethod(value, obj) if isinstance(value, JITFunction) else value
+            return self._tensor_attribute(obj, node.attr)
         if node.attr == "value" and not hasattr(obj, "value"):
             return obj  # `BLOCK.value` on a constexpr, which the generator holds unwrapped (Triton compatibility)
+        if _is_number(obj) and node.attr in _SCALAR_TENSOR_ATTRIBUTES:
+            # A Python number assigned in a kernel is a scalar tensor in Triton: `x = 1; x.dtype` is int32 and
+            # `x.to(tl.float16)` a cast. Its type is the literal's (int32, int64 or uint64; fp32 or fp64; int1).
+            if node.attr == "dtype":
+                return core.dtype_from_ir(_C.literal_type(obj if isinstance(obj, bool) else
+                                                          int(obj) if isinstance(obj, numbers.Integral) else
+                                                          float(obj)))
+            return self._tensor_attribute(self._constant(obj), node.attr)
         return getattr(obj, node.attr)
+
+    def _tensor_attribute(self, obj: tensor, name: str) -> Any:
+        if name == "T":
+            return core.permute(obj, list(reversed(range(len(obj.shape)))), _builder=self.builder)
+        value = getattr(obj, name)
+        return _BoundJITMethod(value, obj) if isinstance(value, JITFunction) else value
 
     def visit_Subscript(self, node: ast.Subscript) -> Any:
         obj = self.visit(node.value)

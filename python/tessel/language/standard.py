@@ -190,7 +190,24 @@ def softmax(x, dim=None, keep_dims=False, ieee_rounding=False):
     return core.fdiv(num, den, ieee_rounding)
 
 
+# ------------------------------------------------------------------------------------------------------------ scalars
+
+
+@jit
+def _first_combine(a, b):
+    return a
+
+
+@jit
+def item(input):
+    """The value of a one-element block as a scalar (`x.item()`); a scalar is returned as it is."""
+    core.static_assert(input.numel == 1, "item() needs a tensor of one element")
+    if len(input.shape) == 0:
+        return input
+    return core.reduce(input, None, _first_combine)
+
+
 # Tensor methods: `x.sum(1)`, `x.max(0, keep_dims=True)`, ... (the code generator binds `x` as the first argument).
-for _fn in (sum, max, min, argmax, argmin, cdiv, softmax):
+for _fn in (sum, max, min, argmax, argmin, cdiv, softmax, item):
     setattr(core.tensor, _fn.__name__, _fn)
 del _fn
