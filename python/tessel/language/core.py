@@ -608,7 +608,7 @@ class tensor:
             if s is None:
                 result = tensor(_builder.expand_dims(result.handle, axis))
             elif not (isinstance(s, slice) and s.start is None and s.stop is None and s.step is None):
-                raise IndexError(f"unsupported tensor index {s!r}: only None and ':' are allowed")
+                raise IndexError(f"unsupported tensor index: {s!r} (only None and ':' are allowed)")
             axis += 1
         return result
 
@@ -766,11 +766,13 @@ def expand_dims(input: tensor, axis: int | Sequence[int], _builder: Any = None) 
     for a in axis:
         a = _int_arg(a, "tl.expand_dims(): axis")
         if not -new_rank <= a < new_rank:
-            raise ValueError(f"tl.expand_dims(): axis {a} is out of range for a result of rank {new_rank} (a block "
-                             f"of rank {len(input.shape)} with {len(axis)} new axes)")
+            raise ValueError(f"tl.expand_dims(): invalid axis {a}. Expected {-new_rank} <= axis < {new_rank} (axis "
+                             f"out of range for a result of rank {new_rank}: a block of rank {len(input.shape)} "
+                             f"with {len(axis)} new axes)")
         axes.append(a + new_rank if a < 0 else a)
     if len(set(axes)) != len(axes):
-        raise ValueError(f"tl.expand_dims(): repeated axes in {tuple(axis)}")
+        raise ValueError(f"tl.expand_dims(): duplicate axes, normalized axes = {sorted(axes)} (given "
+                         f"{tuple(axis)})")
     axes.sort()
     result = input.handle
     for a in axes:
