@@ -10,9 +10,9 @@ from . import language
 # The settings object (tessel.knobs.cache_dir = ...), in place of the module that defines it.
 from .knobs import knobs
 from .errors import TritonError
-from .runtime import JITFunction, jit
+from .runtime import JITFunction
 from .runtime.errors import InterpreterError, OutOfResources
-from .runtime.jit import KernelParam, MockTensor, TensorWrapper, reinterpret
+from .runtime.jit import KernelParam, MockTensor, TensorWrapper, jit, reinterpret
 from .runtime.allocation import set_allocator
 from .compiler import CompilationError
 from .runtime.autotuner import Config, autotune, heuristics

@@ -55,7 +55,7 @@ class dtype:
         self.name = name
         self.ir_name = self._IR_NAMES[name]
         self.primitive_bitwidth = self._BITS[name]
-        self.itemsize = max(1, self.primitive_bitwidth // 8)
+        self.itemsize = self.primitive_bitwidth // 8  # 0 for int1, as in Triton
         if name in self.SINT_TYPES or name in self.UINT_TYPES:
             self.int_bitwidth = self.primitive_bitwidth
             self.int_signedness = self.SIGNEDNESS.SIGNED if name in self.SINT_TYPES else self.SIGNEDNESS.UNSIGNED

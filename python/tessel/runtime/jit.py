@@ -159,13 +159,13 @@ class JITFunction:
                                          if _is_constexpr_annotation(param.annotation))
         # Specialization opt-outs, by name or position: no value specialization at all, or no alignment marks.
         self.do_not_specialize = self._parameter_names(do_not_specialize or (), "do_not_specialize")
-        self.do_not_specialize_on_alignment = self.do_not_specialize | self._parameter_names(
-            do_not_specialize_on_alignment or (), "do_not_specialize_on_alignment")
+        no_alignment = self._parameter_names(do_not_specialize_on_alignment or (), "do_not_specialize_on_alignment")
+        self.do_not_specialize_on_alignment = self.do_not_specialize | no_alignment
         for param in self.signature.parameters.values():
             if param.kind in (param.POSITIONAL_ONLY, param.KEYWORD_ONLY):
                 raise TypeError(f"@jit function {fn.__name__}: parameter {param.name} must be positional-or-keyword")
-        self.params = [KernelParam(i, param, name in self.do_not_specialize,
-                                   name in self.do_not_specialize_on_alignment)
+        # Each parameter's own marks, as given (Triton's KernelParam).
+        self.params = [KernelParam(i, param, name in self.do_not_specialize, name in no_alignment)
                        for i, (name, param) in enumerate(self.signature.parameters.items())]
         self.constexprs = [p.num for p in self.params if p.name in self.constexpr_names]
         self._defaults = {name: p.default for name, p in self.signature.parameters.items()
@@ -428,12 +428,15 @@ class _Dependencies:
             # Content, not where it was imported from: the source holds the function's name.
             self.sources.append(f"jit:{fn.src}")
             scope = fn.fn.__globals__
+            # A @jit function defined in another function may call the @jit functions it closes over.
+            nonlocals = inspect.getclosurevars(fn.fn).nonlocals
             for node in ast.walk(fn.definition):
-                value = _resolve(node, scope)
+                value = nonlocals[node.id] if isinstance(node, ast.Name) and node.id in nonlocals else \
+                    _resolve(node, scope)
                 if isinstance(value, JITFunction):
                     pending.append(value)
                 elif isinstance(value, core.constexpr) and isinstance(node, ast.Name):
-                    self.globals.append((scope, node.id))
+                    self.globals.append((nonlocals if node.id in nonlocals else scope, node.id))
         self.globals.sort(key=lambda g: g[1])
 
 
