@@ -319,3 +319,110 @@ def test_too_much_shared_memory_is_out_of_resources(target):
     assert str(error).startswith(f"out of resource: shared memory, Required: {error.required}, Hardware limit: "
                                  f"{limit}.")
     assert isinstance(error.__cause__, _C.BackendError)
+
+
+# ------------------------------------------------------------------------------------- triton.compile(ASTSource(...))
+# The cases of Triton's test_compile_errors.py, which compile without launching.
+
+_GLOBAL = 42
+_ANNOTATED_GLOBAL: tl.constexpr = 42
+_CONSTEXPR_GLOBAL = tl.constexpr(42)
+_TYPE_ALIAS = tl.pointer_type(tl.int32)
+
+
+def _compile(fn, signature=None, constexprs=None, **options):
+    return tessel.compile(tessel.compiler.ASTSource(fn=fn, signature=signature or {}, constexprs=constexprs or {}),
+                          options=options)
+
+
+@tessel.jit
+def _undefined_variable():
+    a += 1  # noqa: F821
+
+
+@tessel.jit
+def _string_operand():
+    0 + "a"
+
+
+@tessel.jit
+def _float_shift():
+    1.0 << 1
+
+
+@tessel.jit
+def _static_assert_isinstance():
+    tl.static_assert(isinstance(0, tl.tensor))
+
+
+@tessel.jit
+def _arange_not_power_of_two():
+    tl.arange(2, 7)
+
+
+@tessel.jit
+def _global_read():
+    a = _GLOBAL  # noqa: F841
+
+
+@pytest.mark.parametrize("kernel, kind, phrase, line", [
+    (_undefined_variable, tessel.CompilationError, "is not defined", "a += 1  # noqa: F821"),
+    (_string_operand, tessel.CompilationError, "unsupported operand", '0 + "a"'),
+    (_float_shift, tessel.CompilationError, "unsupported operand", "1.0 << 1"),
+    (_static_assert_isinstance, tessel.compiler.CompileTimeAssertionFailure, "static_assert failed",
+     "tl.static_assert(isinstance(0, tl.tensor))"),
+    (_arange_not_power_of_two, tessel.CompilationError, "arange's range must be a power of 2", "tl.arange(2, 7)"),
+    (_global_read, tessel.CompilationError, "global variable", "a = _GLOBAL  # noqa: F841"),
+])
+def test_compile_errors(kernel, kind, phrase, line):
+    with pytest.raises(kind) as info:
+        _compile(kernel)
+    assert phrase in str(info.value) and info.value.source_line.strip() == line
+    assert "code_generator.py" not in str(info.value)
+    if kind is tessel.compiler.CompileTimeAssertionFailure:
+        assert info.value.__cause__ is None
+    if kernel is _arange_not_power_of_two:  # Triton's test compares the whole text
+        assert str(info.value.__cause__) == "arange's range must be a power of 2"
+
+
+def test_captured_plain_values_are_not_defined():
+    captured = 42
+
+    @tessel.jit
+    def kernel():
+        a = captured  # noqa: F841
+
+    with pytest.raises(tessel.CompilationError, match="captured is not defined"):
+        _compile(kernel)
+
+
+@tessel.jit
+def _reads_constant_globals(x_ptr, a=_GLOBAL, B: tl.constexpr = ""):
+    p: tl.constexpr = _TYPE_ALIAS
+    tl.static_assert(p == tl.pointer_type(tl.int32))
+    tl.store(x_ptr + tl.arange(0, 4), tl.arange(0, 4) * _ANNOTATED_GLOBAL + _CONSTEXPR_GLOBAL + a)
+
+
+def test_compile_and_launch(rand):
+    """Globals Triton allows (tl.constexpr values, `X: tl.constexpr = ...` annotations, dtypes, defaults) compile;
+    the compiled kernel launches as Triton's do, with every argument."""
+    kernel = _compile(_reads_constant_globals, {"x_ptr": "*i32", "a": "i32", "B": "constexpr"}, {"B": ""},
+                      num_warps=2)
+    assert kernel.signature == ["*i32", "i32"] and kernel.metadata.num_warps == 2
+    x = np.zeros(4, np.int32)
+    kernel[(1,)](x, 5, "")
+    np.testing.assert_array_equal(x, np.arange(4) * 42 + 42 + 5)
+    by_position = tessel.compile(tessel.compiler.ASTSource(_reads_constant_globals, {0: "*i32", 1: "i32"},
+                                                           {(2,): ""}))
+    assert by_position.signature == ["*i32", "i32"]
+    with pytest.raises(TypeError, match="no type and no value for parameter 'x_ptr'"):
+        _compile(_reads_constant_globals)
+
+
+def test_annotated_constexpr_global_is_part_of_the_key(monkeypatch):
+    x = np.zeros(4, np.int32)
+    _reads_constant_globals[(1,)](x, 0)
+    np.testing.assert_array_equal(x, np.arange(4) * 42 + 42)
+    monkeypatch.setitem(globals(), "_ANNOTATED_GLOBAL", 7)
+    _reads_constant_globals[(1,)](x, 0)
+    np.testing.assert_array_equal(x, np.arange(4) * 7 + 42)

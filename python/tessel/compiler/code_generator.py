@@ -586,7 +586,8 @@ class CodeGenerator(ast.NodeVisitor):
             return self.scope[name]
         for namespace in (self._nonlocals, self._globals):
             if name in namespace:
-                return _global_value(name, namespace[name])
+                return _global_value(name, namespace[name], namespace is self._nonlocals,
+                                     _annotated_constexpr(self._globals, name) and namespace is self._globals)
         if name in _PYTHON_BUILTINS:
             return _PYTHON_BUILTINS[name]
         if hasattr(builtins, name):
@@ -798,19 +799,32 @@ class _Result:
         return self.index
 
 
-def _global_value(name: str, value: Any) -> Any:
+def _global_value(name: str, value: Any, captured: bool = False, annotated: bool = False) -> Any:
     """A global (or closure variable) read by a kernel: only values that cannot change behind a compiled kernel's
-    back, or that are code (modules, functions, dtypes)."""
+    back (tl.constexpr values, and globals annotated `X: tl.constexpr = ...`, as in Triton 3.6), or that are code
+    (modules, functions, dtypes)."""
     if isinstance(value, core.constexpr):
         return value.value
     if isinstance(value, (types.ModuleType, JITFunction, core.dtype, types.BuiltinFunctionType)) or \
             core.is_builtin(value) or _is_tessel_object(value):
         return value
+    if annotated:
+        return value
     if isinstance(value, (bool, int, float, str)):
-        raise UnsupportedError(f"global '{name}' = {value!r} is a plain Python value, which may change after the "
-                               f"kernel is compiled; make it a compile-time constant: {name} = tl.constexpr({value!r})")
-    raise UnsupportedError(f"global '{name}' ({type(value).__name__}) cannot be used in a kernel: only "
-                           "tl.constexpr values, modules, @jit functions, builtins and dtypes can")
+        # Triton's words ("global variable", "is not defined") first, then why.
+        what = f"{name} is not defined in the kernel: the variable it captures, {name} = {value!r}," if captured \
+            else f"global variable {name} = {value!r}"
+        raise UnsupportedError(f"{what} is a plain Python value, which may change after the kernel is compiled; make "
+                               f"it a compile-time constant: {name} = tl.constexpr({value!r})")
+    raise UnsupportedError(f"{'variable' if captured else 'global variable'} {name} ({type(value).__name__}) cannot "
+                           "be used in a kernel: only tl.constexpr values, modules, @jit functions, builtins and "
+                           "dtypes can")
+
+
+def _annotated_constexpr(scope: dict[str, Any], name: str) -> bool:
+    """Whether the module annotates the global `name` as a tl.constexpr (`X: tl.constexpr = 42`)."""
+    from ..runtime.jit import _is_constexpr_annotation
+    return _is_constexpr_annotation(scope.get("__annotations__", {}).get(name))
 
 
 _PACKAGE_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(__file__))), "")

@@ -435,7 +435,10 @@ class _Dependencies:
                     _resolve(node, scope)
                 if isinstance(value, JITFunction):
                     pending.append(value)
-                elif isinstance(value, core.constexpr) and isinstance(node, ast.Name):
+                elif isinstance(node, ast.Name) and (isinstance(value, core.constexpr) or (
+                        node.id not in nonlocals and node.id in scope and
+                        _is_constexpr_annotation(scope.get("__annotations__", {}).get(node.id)))):
+                    # tl.constexpr values, and globals annotated `X: tl.constexpr = ...`.
                     self.globals.append((nonlocals if node.id in nonlocals else scope, node.id))
         self.globals.sort(key=lambda g: g[1])
 
