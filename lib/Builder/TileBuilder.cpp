@@ -422,10 +422,22 @@ TValue TileBuilder::castTo(const TValue &x, DType to) {
   Type dstType = typeFor(to, x.shape());
   Value v = x.value;
   if (from.isPointer || to.isPointer) {
+    DType i64{ScalarKind::I64};
+    // The same addresses as pointers to another element type.
     if (from.isPointer && to.isPointer)
-      fail("pointer casts are not supported yet (" + from.str() + " to " +
-           to.str() + ")");
-    fail("cannot cast " + x.describe() + " to " + to.str());
+      return make(tile::PtrCastOp::create(builder, loc, dstType, v), to);
+    // A 64-bit integer as the address of an element (Triton's int_to_ptr).
+    if (to.isPointer && from.isInt() && from.bitwidth() == 64)
+      return make(tile::IntToPtrOp::create(builder, loc, dstType, v), to);
+    // A pointer as its address (a 64-bit integer), or as whether it is null.
+    if (from.isPointer && to.isInt() && (to.bitwidth() == 64 || to.isBool()))
+      return castTo(make(tile::PtrToIntOp::create(
+                             builder, loc, typeFor(i64, x.shape()), v),
+                         i64),
+                    to);
+    fail("cannot cast " + x.describe() + " to " + to.str() +
+         ": pointers convert to other pointers, to and from 64-bit integers, "
+         "and to bool");
   }
   auto zeroLike = [&](DType t) {
     return splatTo(make(constantScalar(int64_t(0), t), t), x.shape()).value;
@@ -927,9 +939,9 @@ TValue TileBuilder::cast(Operand operand, const std::string &dtype,
     return castTo(x, to);
   if (x.dtype == to)
     return x;
+  // As in Triton, a bitcast from or to pointers is the cast.
   if (x.dtype.isPointer || to.isPointer)
-    fail("bitcast of pointers is not supported yet (" + x.describe() + " to " +
-         to.str() + ")");
+    return castTo(x, to);
   if (x.dtype.bitwidth() != to.bitwidth())
     fail("Cannot bitcast data-type of size " +
          std::to_string(x.dtype.bitwidth()) + " to data-type of size " +

@@ -631,3 +631,98 @@ def test_set_allocator_is_accepted_and_not_needed(rand):
 def test_host_names_are_tritons(name):
     assert hasattr(triton, name) and hasattr(tessel, name)
     assert hasattr(tessel.runtime.jit, "KernelParam") and hasattr(triton.runtime.jit, "KernelParam")
+
+
+# ------------------------------------------------------------------------------------------ pointers and integers
+
+
+@tessel.jit
+def _address_arithmetic(x_ptr, y_ptr, out_ptr, n, CASE: tl.constexpr, BLOCK: tl.constexpr):
+    off = tl.arange(0, BLOCK)
+    mask = off < n
+    if CASE == "offsets in bytes":
+        addrs = x_ptr.to(tl.int64) + off.to(tl.int64) * 4
+        z = tl.load(addrs.to(tl.pointer_type(tl.float32)), mask=mask)
+    elif CASE == "unsigned address":
+        addrs = x_ptr.to(tl.uint64) + (off * 4).to(tl.uint64)
+        z = tl.load(addrs.to(tl.pointer_type(tl.float32)), mask=mask)
+    elif CASE == "choose an array by address":
+        base = tl.where(off % 2 == 0, x_ptr.to(tl.int64), y_ptr.to(tl.int64))
+        z = tl.load((base + off * 4).to(tl.pointer_type(tl.float32)), mask=mask)
+    elif CASE == "bits as int32":
+        z = tl.load((x_ptr + off).to(tl.pointer_type(tl.int32)), mask=mask).to(tl.float32)
+    elif CASE == "bitcast pointer":
+        z = tl.load(tl.cast(x_ptr + off, tl.pointer_type(tl.int32), bitcast=True), mask=mask).to(tl.float32)
+    elif CASE == "bytes":
+        z = tl.load(x_ptr.to(tl.pointer_type(tl.uint8)) + off, mask=mask).to(tl.float32)
+    elif CASE == "null test":
+        z = tl.zeros((BLOCK,), tl.float32) + x_ptr.to(tl.int1).to(tl.float32)
+    else:
+        tl.static_assert(CASE == "table in memory")
+        # A table of addresses written and read back by the kernel (each element by the thread that owns it).
+        table = y_ptr.to(tl.pointer_type(tl.int64))
+        tl.store(table + off, x_ptr.to(tl.int64) + off * 4, mask=mask)
+        z = tl.load(tl.load(table + off, mask=mask, other=0).to(tl.pointer_type(tl.float32)), mask=mask)
+    tl.store(out_ptr + off, z, mask=mask)
+
+
+def _expected(case, x, y):
+    n = 100
+    if case in ("offsets in bytes", "unsigned address", "table in memory"):
+        return x[:n]
+    if case == "choose an array by address":
+        return np.where(np.arange(n) % 2 == 0, x[:n], y[:n])
+    if case in ("bits as int32", "bitcast pointer"):
+        return x.view(np.int32)[:n].astype(f32)
+    if case == "bytes":
+        return x.view(np.uint8)[:n].astype(f32)
+    return np.ones(n, f32)
+
+
+@pytest.mark.parametrize("case", ["offsets in bytes", "unsigned address", "choose an array by address",
+                                  "bits as int32", "bitcast pointer", "bytes", "null test", "table in memory"])
+def test_pointers_and_integers(case, rand):
+    """`x.to(tl.pointer_type(T))` on int64 addresses, pointers to int64 / uint64 / bool, and pointers to pointers of
+    another type (tutorial 08 loads its matrices' addresses; kernels read an array's bits or bytes)."""
+    x, y = rand(128, f32), rand(128, f32)
+    if case == "table in memory":
+        y = np.zeros(128, np.int64).view(f32)  # room for 128 addresses
+    out = np.zeros(128, f32)
+    _address_arithmetic[(1,)](x, y, out, 100, CASE=case, BLOCK=128)
+    np.testing.assert_array_equal(out[:100], _expected(case, x, y))
+    np.testing.assert_array_equal(out[100:], 0)
+
+
+@tessel.jit
+def _grouped_scale(table_ptr, sizes_ptr, out_ptr, BLOCK: tl.constexpr):
+    g = tl.program_id(0)
+    src = tl.load(table_ptr + g).to(tl.pointer_type(tl.float16))
+    n = tl.load(sizes_ptr + g)
+    off = tl.arange(0, BLOCK)
+    tl.store(out_ptr + g * BLOCK + off, tl.load(src + off, mask=off < n, other=0).to(tl.float32) * 2)
+
+
+def test_pointer_table_from_the_host(target, rand):
+    """Tutorial 08's way: the arrays of each group reached through a table of their addresses (data_ptr())."""
+    if not target.startswith("cpu"):
+        pytest.skip("the simulator copies only the kernel's argument arrays into its memory: the host addresses "
+                    "inside an array are not simulator addresses (as host addresses are not GPU addresses on a GPU)")
+    groups = [rand(n, np.float16) for n in (5, 64, 33)]
+    table = np.array([a.__array_interface__["data"][0] for a in groups], np.int64)
+    out = np.zeros((3, 64), f32)
+    _grouped_scale[(3,)](table, np.array([5, 64, 33], np.int32), out, BLOCK=64)
+    for g, a in enumerate(groups):
+        np.testing.assert_array_equal(out[g, :a.size], a.astype(f32) * 2)
+        np.testing.assert_array_equal(out[g, a.size:], 0)
+
+
+@pytest.mark.parametrize("expr, message", [
+    ("x.to(tl.int32).to(tl.pointer_type(tl.float32))", r"cannot cast i32\[128\] to \*fp32"),
+    ("x.to(tl.pointer_type(tl.float32))", r"cannot cast fp32\[128\] to \*fp32"),
+    ("X.to(tl.int32)", r"cannot cast \*fp32 to i32: pointers convert to other pointers, to and from 64-bit"),
+    ("X.to(tl.float32)", r"cannot cast \*fp32 to fp32"),
+])
+def test_pointer_casts_that_are_errors(expr, message):
+    kernel = patch_kernel(_unary_template, {"GENERATE_TEST_HERE": expr})
+    with pytest.raises(tessel.CompilationError, match=message):
+        kernel[(1,)](np.zeros(128, f32), np.zeros(128, f32), SIZE=128)

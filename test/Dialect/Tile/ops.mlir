@@ -42,3 +42,16 @@ func.func @all_ops(%p: !tile.ptr<f32>, %q: !tile.ptr<f16, 3>, %n: i32) {
   %h = tile.load %q : !tile.ptr<f16, 3> -> f16
   return
 }
+
+// CHECK-LABEL: func.func @pointer_casts
+func.func @pointer_casts(%p: !tile.ptr<f32>, %a: tensor<8xi64>) {
+  // CHECK: tile.ptr_to_int %{{.*}} : !tile.ptr<f32> -> i64
+  %i = tile.ptr_to_int %p : !tile.ptr<f32> -> i64
+  // CHECK: tile.int_to_ptr %{{.*}} : i64 -> !tile.ptr<f16>
+  %q = tile.int_to_ptr %i : i64 -> !tile.ptr<f16>
+  // CHECK: tile.int_to_ptr %{{.*}} : tensor<8xi64> -> tensor<8x!tile.ptr<i8>>
+  %t = tile.int_to_ptr %a : tensor<8xi64> -> tensor<8x!tile.ptr<i8>>
+  // CHECK: tile.ptr_cast %{{.*}} : tensor<8x!tile.ptr<i8>> -> tensor<8x!tile.ptr<i32>>
+  %c = tile.ptr_cast %t : tensor<8x!tile.ptr<i8>> -> tensor<8x!tile.ptr<i32>>
+  return
+}
