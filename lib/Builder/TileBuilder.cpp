@@ -1349,40 +1349,38 @@ void TileBuilder::assume(Operand condOp) {
 // Reductions and dot
 //===----------------------------------------------------------------------===//
 
-std::vector<TValue> TileBuilder::beginReduce(const std::vector<TValue> &inputs,
-                                             int axis) {
+int TileBuilder::combineAxis(const char *what,
+                             const std::vector<TValue> &inputs, int axis) {
+  std::string name = what;
   if (inputs.empty())
-    fail("reduce: needs at least one input");
+    fail(name + ": needs at least one input");
   ArrayRef<int64_t> shape = inputs[0].shape();
   for (const TValue &in : inputs) {
     if (!in.isBlock())
-      fail("reduce: inputs must be blocks, got " + in.describe());
+      fail(name + ": inputs must be blocks, got " + in.describe());
     if (in.dtype.isPointer)
-      fail("reduce: cannot reduce pointers (" + in.describe() + ")");
+      fail(name + ": cannot " + name + " pointers (" + in.describe() + ")");
     if (in.shape() != shape)
-      fail("reduce: inputs must have the same shape, got " +
+      fail(name + ": inputs must have the same shape, got " +
            inputs[0].describe() + " and " + in.describe());
   }
   int rank = shape.size();
   if (axis < -rank || axis >= rank)
-    fail("reduce: axis " + std::to_string(axis) + " out of range for " +
+    fail(name + ": axis " + std::to_string(axis) + " out of range for " +
          inputs[0].describe());
-  if (axis < 0)
-    axis += rank;
-  SmallVector<int64_t> resShape(shape);
-  resShape.erase(resShape.begin() + axis);
-  SmallVector<Value> srcs;
-  SmallVector<Type> resultTypes, argTypes;
+  return axis < 0 ? axis + rank : axis;
+}
+
+std::vector<TValue>
+TileBuilder::openCombineRegion(Operation *op, Region &region,
+                               const std::vector<TValue> &inputs) {
+  SmallVector<Type> argTypes;
   std::vector<DType> dtypes;
   for (const TValue &in : inputs) {
-    srcs.push_back(in.value);
-    resultTypes.push_back(typeFor(in.dtype, resShape));
     argTypes.push_back(in.dtype.toMLIR(context.get()));
     dtypes.push_back(in.dtype);
   }
-  auto op = tile::ReduceOp::create(builder, loc, resultTypes, srcs,
-                                   builder.getI32IntegerAttr(axis));
-  Block *body = builder.createBlock(&op.getCombineOp());
+  Block *body = builder.createBlock(&region);
   SmallVector<Location> locs(2 * inputs.size(), loc);
   SmallVector<Type> allArgs(argTypes);
   allArgs.append(argTypes);
@@ -1397,28 +1395,73 @@ std::vector<TValue> TileBuilder::beginReduce(const std::vector<TValue> &inputs,
   return args;
 }
 
-std::vector<TValue> TileBuilder::endReduce(const std::vector<TValue> &combined) {
-  if (openRegions.empty() || !isa<tile::ReduceOp>(openRegions.back().op))
-    fail("end_reduce without an open reduction");
+template <class CombineOp, class ReturnOp>
+std::vector<TValue>
+TileBuilder::closeCombineRegion(const char *what,
+                                const std::vector<TValue> &combined) {
+  std::string name = what;
+  if (openRegions.empty() || !isa<CombineOp>(openRegions.back().op))
+    fail("end_" + name + " without an open " + name);
   OpenRegion region = openRegions.back();
   if (combined.size() != region.dtypes.size())
-    fail("reduce: the combine function returns " +
+    fail(name + ": the combine function returns " +
          std::to_string(combined.size()) + " values, expected " +
          std::to_string(region.dtypes.size()));
   SmallVector<Value> results;
   for (auto [v, dtype] : llvm::zip(combined, region.dtypes)) {
     if (v.isBlock())
-      fail("reduce: the combine function must return scalars, got " +
+      fail(name + ": the combine function must return scalars, got " +
            v.describe());
     results.push_back(castTo(v, dtype).value);
   }
-  tile::ReduceReturnOp::create(builder, loc, results);
+  ReturnOp::create(builder, loc, results);
   openRegions.pop_back();
   builder.restoreInsertionPoint(region.after);
   std::vector<TValue> out;
   for (auto [res, dtype] : llvm::zip(region.op->getResults(), region.dtypes))
     out.push_back(make(res, dtype));
   return out;
+}
+
+std::vector<TValue> TileBuilder::beginReduce(const std::vector<TValue> &inputs,
+                                             int axis) {
+  axis = combineAxis("reduce", inputs, axis);
+  SmallVector<int64_t> resShape(inputs[0].shape());
+  resShape.erase(resShape.begin() + axis);
+  SmallVector<Value> srcs;
+  SmallVector<Type> resultTypes;
+  for (const TValue &in : inputs) {
+    srcs.push_back(in.value);
+    resultTypes.push_back(typeFor(in.dtype, resShape));
+  }
+  auto op = tile::ReduceOp::create(builder, loc, resultTypes, srcs,
+                                   builder.getI32IntegerAttr(axis));
+  return openCombineRegion(op, op.getCombineOp(), inputs);
+}
+
+std::vector<TValue> TileBuilder::endReduce(const std::vector<TValue> &combined) {
+  return closeCombineRegion<tile::ReduceOp, tile::ReduceReturnOp>("reduce",
+                                                                  combined);
+}
+
+std::vector<TValue> TileBuilder::beginScan(const std::vector<TValue> &inputs,
+                                           int axis, bool reverse) {
+  axis = combineAxis("scan", inputs, axis);
+  SmallVector<Value> srcs;
+  SmallVector<Type> resultTypes;
+  for (const TValue &in : inputs) {
+    srcs.push_back(in.value);
+    resultTypes.push_back(in.value.getType());
+  }
+  auto op = tile::ScanOp::create(
+      builder, loc, resultTypes, srcs, builder.getI32IntegerAttr(axis),
+      reverse ? builder.getUnitAttr() : UnitAttr());
+  return openCombineRegion(op, op.getCombineOp(), inputs);
+}
+
+std::vector<TValue> TileBuilder::endScan(const std::vector<TValue> &combined) {
+  return closeCombineRegion<tile::ScanOp, tile::ScanReturnOp>("scan",
+                                                              combined);
 }
 
 TValue TileBuilder::dot(const TValue &a, const TValue &b,

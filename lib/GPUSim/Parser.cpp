@@ -52,11 +52,11 @@ struct PendingVar {
 /// is an error instead of gigabytes of simulator state. Registers: ptxas
 /// gives a thread at most 255 32-bit registers, but PTX declares virtual
 /// registers (LLVM's SSA values, Triton's inline asm), and the simulator
-/// keeps 8 bytes for each in every thread: 16384 of them are 128 KiB a
-/// thread, 128 MiB for a CTA of 1024 threads, and 16x what the largest
-/// kernels of the tests declare (Triton 3.6's matmuls about 1000, Tessel's
-/// about 750).
-constexpr uint64_t kMaxRegisters = 16384;
+/// keeps 8 bytes for each in every thread: 131072 of them are 1 MiB a
+/// thread, 1 GiB for a CTA of 1024 threads, and 5x what the largest kernels
+/// of the tests declare (Tessel's reduction of a 256 x 1 fp64 block, fully
+/// unrolled, about 25000).
+constexpr uint64_t kMaxRegisters = 131072;
 /// .const: the PTX ISA's 64 KB of constant memory.
 constexpr uint64_t kMaxConstBytes = 64 * 1024;
 /// .global variables: the simulator zero-fills and copies them at every

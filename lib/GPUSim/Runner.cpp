@@ -485,7 +485,7 @@ LaunchResult launch(const Module &module, const std::string &name,
   unsigned workers = cfg.threads ? cfg.threads : std::thread::hardware_concurrency();
   workers = unsigned(std::max<uint64_t>(1, std::min<uint64_t>(workers ? workers : 1, numCTAs)));
   // Each worker keeps the registers and local memory of one CTA: up to
-  // 640 MiB (16384 registers and 512 KiB of local memory in each of 1024
+  // 1.5 GiB (131072 registers and 512 KiB of local memory in each of 1024
   // threads). Fewer workers keep a launch under 2 GiB of them; the results
   // do not depend on the number.
   const uint64_t perWorker =

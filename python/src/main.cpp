@@ -149,6 +149,9 @@ PYBIND11_MODULE(_C, m) {
       .def("assume", &B::assume, py::arg("cond"))
       .def("begin_reduce", &B::beginReduce)
       .def("end_reduce", &B::endReduce)
+      .def("begin_scan", &B::beginScan, py::arg("inputs"), py::arg("axis"),
+           py::arg("reverse"))
+      .def("end_scan", &B::endScan)
       .def("dot", &B::dot, py::arg("a"), py::arg("b"),
            py::arg("acc") = py::none(), py::arg("out_dtype") = py::none(),
            py::arg("input_precision") = py::none(),

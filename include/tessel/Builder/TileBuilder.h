@@ -147,6 +147,11 @@ public:
   // Reductions and linear algebra.
   std::vector<TValue> beginReduce(const std::vector<TValue> &inputs, int axis);
   std::vector<TValue> endReduce(const std::vector<TValue> &combined);
+  // An inclusive scan along `axis` (reverse: from the end), with a combine
+  // region as reduce's; results have the inputs' shapes.
+  std::vector<TValue> beginScan(const std::vector<TValue> &inputs, int axis,
+                                bool reverse);
+  std::vector<TValue> endScan(const std::vector<TValue> &combined);
   /// `inputPrecision`: "tf32" "tf32x3" "ieee" "bf16x3" "bf16x6" (any case)
   /// or none (the target's default); `maxNumImpreciseAcc` >= 0 or none.
   TValue dot(const TValue &a, const TValue &b, std::optional<TValue> acc,
@@ -173,6 +178,17 @@ public:
 
 private:
   struct OpenRegion;
+  /// The checked, non-negative axis of a reduce or scan (`what`).
+  int combineAxis(const char *what, const std::vector<TValue> &inputs,
+                  int axis);
+  /// Opens `op`'s combine region (2N scalar arguments) and returns them.
+  std::vector<TValue> openCombineRegion(mlir::Operation *op,
+                                        mlir::Region &region,
+                                        const std::vector<TValue> &inputs);
+  /// Closes the open combine region of a CombineOp with `combined`.
+  template <class CombineOp, class ReturnOp>
+  std::vector<TValue> closeCombineRegion(const char *what,
+                                         const std::vector<TValue> &combined);
 
   DType parseDType(const std::string &text) const;
   TValue toValue(const Operand &x, std::optional<DType> like = std::nullopt);

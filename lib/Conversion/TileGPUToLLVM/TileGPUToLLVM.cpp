@@ -128,6 +128,7 @@ LogicalResult gpu::lowerTileGPUToLLVM(ModuleOp module,
   gpu::lowering::populateBufferOpToLLVMPatterns(tc, patterns, target);
   gpu::lowering::populateConvertLayoutOpToLLVMPatterns(tc, patterns, target);
   gpu::lowering::populateReduceOpToLLVMPatterns(tc, patterns, target);
+  gpu::lowering::populateScanOpToLLVMPatterns(tc, patterns, target);
   gpu::lowering::populateTmaOpsToLLVMPatterns(tc, patterns, target);
   scf::populateSCFStructuralTypeConversionsAndLegality(tc, patterns,
                                                        convTarget);

@@ -148,6 +148,7 @@ private:
   LogicalResult lowerIf(scf::IfOp op);
   LogicalResult lowerWhile(scf::WhileOp op);
   LogicalResult lowerReduce(ReduceOp op);
+  LogicalResult lowerScan(ScanOp op);
   LogicalResult lowerDot(DotOp op);
   LogicalResult lowerStore(StoreOp op);
   void createEntry(func::FuncOp kernel);
@@ -167,7 +168,8 @@ private:
   }
   Value scalar(Value v);
   Value cloneScalarOp(Operation *op, ValueRange operands);
-  SmallVector<Value> emitCombine(ReduceOp op, ValueRange acc, ValueRange next);
+  SmallVector<Value> emitCombine(Region &combine, ValueRange acc,
+                                 ValueRange next);
 
   // Buffers.
   Value allocBuffer(ArrayRef<int64_t> shape, Type eltType);
@@ -671,6 +673,8 @@ LogicalResult KernelLowering::lowerOp(Operation *op) {
     return lowerWhile(whileOp);
   if (auto reduce = dyn_cast<ReduceOp>(op))
     return lowerReduce(reduce);
+  if (auto scan = dyn_cast<ScanOp>(op))
+    return lowerScan(scan);
   if (auto dot = dyn_cast<DotOp>(op))
     return lowerDot(dot);
   if (auto store = dyn_cast<StoreOp>(op))
@@ -943,9 +947,9 @@ LogicalResult KernelLowering::lowerWhile(scf::WhileOp op) {
   return success();
 }
 
-SmallVector<Value> KernelLowering::emitCombine(ReduceOp op, ValueRange acc,
+SmallVector<Value> KernelLowering::emitCombine(Region &combine, ValueRange acc,
                                                ValueRange next) {
-  Block &body = op.getCombineOp().front();
+  Block &body = combine.front();
   unsigned n = acc.size();
   for (unsigned i = 0; i < n; ++i) {
     scalars.map(body.getArgument(i), acc[i]);
@@ -1012,7 +1016,7 @@ LogicalResult KernelLowering::lowerReduce(ReduceOp op) {
         acc.push_back(bufferLoad(accs[i], idx, eltTypes[i], loc));
         next.push_back(emitAt(op.getSrcs()[i], src));
       }
-      auto combined = emitCombine(op, acc, next);
+      auto combined = emitCombine(op.getCombineOp(), acc, next);
       for (unsigned i = 0; i < n; ++i)
         bufferStore(accs[i], idx, combined[i], loc);
     });
@@ -1035,7 +1039,7 @@ LogicalResult KernelLowering::lowerReduce(ReduceOp op) {
       }
       for (int64_t width = lanes / 2; width >= 1; width /= 2)
         for (int64_t l = 0; l < width; ++l)
-          lane[l] = emitCombine(op, lane[l], lane[l + width]);
+          lane[l] = emitCombine(op.getCombineOp(), lane[l], lane[l + width]);
       for (unsigned i = 0; i < n; ++i)
         bufferStore(outBufs[i], idx, lane[0][i], loc);
     });
@@ -1048,6 +1052,66 @@ LogicalResult KernelLowering::lowerReduce(ReduceOp op) {
     else
       buffers[res] = results[i];
   }
+  return success();
+}
+
+LogicalResult KernelLowering::lowerScan(ScanOp op) {
+  Location loc = op.getLoc();
+  ArrayRef<int64_t> shape =
+      cast<RankedTensorType>(op.getSrcs()[0].getType()).getShape();
+  int64_t axis = op.getAxis(), len = shape[axis];
+  bool reverse = op.getReverse();
+  SmallVector<int64_t> rowsShape(shape);
+  rowsShape.erase(rowsShape.begin() + axis);
+  unsigned n = op.getSrcs().size();
+  SmallVector<Value> outs;
+  SmallVector<Type> eltTypes;
+  for (Value src : op.getSrcs()) {
+    eltTypes.push_back(cast<RankedTensorType>(src.getType()).getElementType());
+    outs.push_back(allocBuffer(shape, eltTypes.back()));
+  }
+  auto at = [&](ValueRange row, Value pos) {
+    SmallVector<Value> idx(row);
+    idx.insert(idx.begin() + axis, pos);
+    return idx;
+  };
+  // The first element along the axis (the last one, reversed) is itself; the
+  // position loop is outermost so that the inner loops run over whole rows.
+  Value first = index(reverse ? len - 1 : 0, loc);
+  emitLoopNest(rowsShape, loc, [&](ValueRange row) {
+    auto idx = at(row, first);
+    for (unsigned i = 0; i < n; ++i)
+      bufferStore(outs[i], idx, emitAt(op.getSrcs()[i], idx), loc);
+  });
+  if (len > 1) {
+    auto steps =
+        scf::ForOp::create(b, loc, index(1, loc), index(len, loc), index(1, loc));
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(steps.getBody()->getTerminator());
+    Value k = steps.getInductionVar();
+    // Position k (len - 1 - k reversed) combines the carry from the position
+    // before it (after it) with its own element.
+    Value pos = k, prev;
+    if (reverse) {
+      pos = arith::SubIOp::create(b, loc, index(len - 1, loc), k);
+      prev = arith::AddIOp::create(b, loc, pos, index(1, loc));
+    } else {
+      prev = arith::SubIOp::create(b, loc, pos, index(1, loc));
+    }
+    emitLoopNest(rowsShape, loc, [&](ValueRange row) {
+      auto idx = at(row, pos), prevIdx = at(row, prev);
+      SmallVector<Value> carry, next;
+      for (unsigned i = 0; i < n; ++i) {
+        carry.push_back(bufferLoad(outs[i], prevIdx, eltTypes[i], loc));
+        next.push_back(emitAt(op.getSrcs()[i], idx));
+      }
+      auto combined = emitCombine(op.getCombineOp(), carry, next);
+      for (unsigned i = 0; i < n; ++i)
+        bufferStore(outs[i], idx, combined[i], loc);
+    });
+  }
+  for (unsigned i = 0; i < n; ++i)
+    buffers[op.getResults()[i]] = outs[i];
   return success();
 }
 

@@ -329,6 +329,15 @@ struct ConvertTileToTileGPU
           requireOperand(dot.getCMutable(), acc);
           produceWith(dot.getD(), acc);
         }
+      } else if (auto scan = dyn_cast<tile::ScanOp>(op)) {
+        // Sequential in each thread: the axis lies in registers.
+        LinearLayout want = gpu::scanLayout(
+            shapeOf(cast<RankedTensorType>(scan.getSrcs()[0].getType())),
+            scan.getAxis(), numWarps);
+        for (OpOperand &src : scan.getSrcsMutable())
+          requireOperand(src, want);
+        for (Value r : scan.getResults())
+          produceWith(r, want);
       } else if (auto red = dyn_cast<tile::ReduceOp>(op)) {
         unsigned axis = red.getAxis();
         auto layout = *tilegpu::getLayout(red.getSrcs()[0].getType());

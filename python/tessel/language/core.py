@@ -818,7 +818,7 @@ def trans(input: tensor, *dims: Any, _builder: Any = None) -> tensor:
 @builtin
 def dot(input: tensor, other: tensor, acc: tensor | None = None, input_precision: str | None = None,
         allow_tf32: bool | None = None, max_num_imprecise_acc: int | None = None, out_dtype: dtype | None = None,
-        _builder: Any = None) -> tensor:
+        _builder: Any = None, _generator: Any = None) -> tensor:
     # input_precision/allow_tf32 select tensor-core modes on GPUs, kept in the IR (None: the target's default); the
     # CPU computes in full fp32 (as "ieee"). out_dtype None lets the builder pick Triton's accumulator (fp32 for
     # floats, i32 for ints).
@@ -840,6 +840,15 @@ def dot(input: tensor, other: tensor, acc: tensor | None = None, input_precision
     max_num_imprecise_acc = _unwrap(max_num_imprecise_acc)
     if max_num_imprecise_acc is not None:
         max_num_imprecise_acc = _int_arg(max_num_imprecise_acc, "tl.dot(): max_num_imprecise_acc")
+    if len(a.shape) == 3 or len(b.shape) == 3:
+        if len(a.shape) != 3 or len(b.shape) != 3 or a.shape[0] != b.shape[0]:
+            raise ValueError(f"tl.dot(): batched operands must both be 3-D with the same batch size, got "
+                             f"{_describe(a)} and {_describe(b)}")
+        if acc is not None and (len(_tensor_arg(acc, "tl.dot(): acc").shape) != 3):
+            raise ValueError(f"tl.dot(): the accumulator of a batched dot must be 3-D, got {_describe(acc)}")
+        from .batched_dot import batched_dot
+        return _generator.call_jit_function(batched_dot, [a, b, acc, input_precision, max_num_imprecise_acc,
+                                                          out_dtype], {})
     return tensor(_builder.dot(a.handle, b.handle, None if acc is None else _tensor_arg(acc, "tl.dot(): acc").handle,
                                None if out_dtype is None else _dtype_arg(out_dtype, "tl.dot(): out_dtype"),
                                input_precision, max_num_imprecise_acc))
@@ -882,6 +891,32 @@ def reduce(input: Any, axis: int | None, combine_fn: Any, keep_dims: bool = Fals
         axes = builtins.range(rank) if axis is None else [reduce_axis]
         for a in axes:
             results = [tensor(_builder.expand_dims(r.handle, a)) for r in results]
+    return results[0] if single else tuple(results)
+
+
+@builtin
+def associative_scan(input: Any, axis: int, combine_fn: Any, reverse: bool = False, _builder: Any = None,
+                     _generator: Any = None) -> Any:
+    """Inclusive scan of `input` (a tensor or a tuple of same-shape tensors) along `axis` with the @jit `combine_fn`,
+    which receives (carry..., next...) scalars and returns as many values as there are inputs; element i combines
+    elements 0..i in order (i..n-1 with reverse=True)."""
+    single = isinstance(_unwrap(input), tensor)
+    inputs = [_tensor_arg(input, "tl.associative_scan(): input")] if single else \
+        [_tensor_arg(x, "tl.associative_scan(): input") for x in _unwrap(input)]
+    scan_axis = _int_arg(_unwrap(axis), "tl.associative_scan(): axis")
+    reverse = _unwrap(reverse)
+    if not isinstance(reverse, bool):
+        raise TypeError(f"tl.associative_scan(): reverse must be a compile-time bool, got {_describe(reverse)}")
+    # The builder checks the axis against the rank (a negative one counts from the end).
+    region_args = [tensor(h) for h in _builder.begin_scan([x.handle for x in inputs], scan_axis, reverse)]
+    combined = _generator.call_jit_function(combine_fn, region_args, {})
+    combined = list(combined) if isinstance(combined, tuple) else [combined]
+    if len(combined) != len(inputs):
+        raise TypeError(f"tl.associative_scan(): the combine function returned {len(combined)} value(s) for "
+                        f"{len(inputs)} input(s)")
+    handles = [c.handle if isinstance(c, tensor) else _builder.constant(_unwrap(c), x.handle.dtype)
+               for c, x in zip(combined, inputs)]
+    results = [tensor(h) for h in _builder.end_scan(handles)]
     return results[0] if single else tuple(results)
 
 
@@ -973,7 +1008,7 @@ class range:
 
 
 # Tensor methods that mirror builtins (`x.reshape(...)`, `x.exp()`); standard.py adds sum/max/min/... the same way.
-for _fn in (reshape, view, broadcast_to, expand_dims, permute, trans, reduce, exp, exp2, log, log2, sqrt, rsqrt, abs,
-            sin, cos, floor, ceil, sigmoid, erf, cast):
+for _fn in (reshape, view, broadcast_to, expand_dims, permute, trans, reduce, associative_scan, exp, exp2, log, log2, sqrt,
+            rsqrt, abs, sin, cos, floor, ceil, sigmoid, erf, cast):
     setattr(tensor, _fn.__name__, _fn)
 del _fn

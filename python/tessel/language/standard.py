@@ -168,6 +168,31 @@ def argmin(input, axis, tie_break_left=True, keep_dims=False):
     return index
 
 
+# -------------------------------------------------------------------------------------------------------------- scans
+
+
+@jit
+def _prod_combine(a, b):
+    return a * b
+
+
+@jit
+def cumsum(input, axis=0, reverse=False, dtype: core.constexpr = None):
+    if input.dtype == core.bfloat16:
+        input = input.to(core.float32)
+    out_dtype: core.constexpr = _sum_dtype(input.dtype, dtype)
+    if out_dtype is not None:
+        input = input.to(out_dtype)
+    return core.associative_scan(input, axis, _sum_combine, reverse)
+
+
+@jit
+def cumprod(input, axis=0, reverse=False):
+    if input.dtype == core.bfloat16:
+        input = input.to(core.float32)
+    return core.associative_scan(input, axis, _prod_combine, reverse)
+
+
 # --------------------------------------------------------------------------------------------------------------- math
 
 
@@ -208,6 +233,6 @@ def item(input):
 
 
 # Tensor methods: `x.sum(1)`, `x.max(0, keep_dims=True)`, ... (the code generator binds `x` as the first argument).
-for _fn in (sum, max, min, argmax, argmin, cdiv, softmax, item):
+for _fn in (sum, max, min, argmax, argmin, cumsum, cumprod, cdiv, softmax, item):
     setattr(core.tensor, _fn.__name__, _fn)
 del _fn

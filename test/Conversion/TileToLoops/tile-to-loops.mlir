@@ -507,3 +507,35 @@ func.func @addresses(%x: !tile.ptr<f32> {tile.noalias}, %y: !tile.ptr<f32> {tile
   tile.store %yi, %v : tensor<16x!tile.ptr<i32>>, tensor<16xi32>
   return
 }
+
+// -----
+
+// A reversed scan: the last element along the axis is itself, then each
+// position from the end combines the carry after it with its own element;
+// the position loop is outermost, rows inside it.
+// CHECK-LABEL: func.func private @reverse_scan
+// CHECK: %[[OUT:.*]] = memref.alloca() {{.*}} : memref<4x8xi32>
+// CHECK: memref.store %{{.*}}, %[[OUT]][%{{.*}}, %c7]
+// CHECK: scf.for %[[K:[a-z0-9_]*]] = %c1 to %c8
+// CHECK: %[[POS:.*]] = arith.subi %c7, %[[K]]
+// CHECK: %[[PREV:.*]] = arith.subi %c8, %[[K]]
+// CHECK: scf.for %[[R:[a-z0-9_]*]] =
+// CHECK: %[[CARRY:.*]] = memref.load %[[OUT]][%[[R]], %[[PREV]]]
+// CHECK: arith.addi %[[CARRY]], %{{.*}} : i32
+// CHECK: memref.store %{{.*}}, %[[OUT]][%[[R]], %[[POS]]]
+func.func @reverse_scan(%p: !tile.ptr<i32> {tile.noalias}, %q: !tile.ptr<i32> {tile.noalias}) attributes {tile.kernel} {
+  %r = tile.make_range {start = 0 : i32, end = 32 : i32} : tensor<32xi32>
+  %i = tile.reshape %r : tensor<32xi32> -> tensor<4x8xi32>
+  %ps = tile.splat %p : tensor<4x8x!tile.ptr<i32>>
+  %pa = tile.addptr %ps, %i : tensor<4x8x!tile.ptr<i32>>, tensor<4x8xi32>
+  %x = tile.load %pa : tensor<4x8x!tile.ptr<i32>> -> tensor<4x8xi32>
+  %s = tile.scan %x {axis = 1 : i32, reverse} : tensor<4x8xi32> -> tensor<4x8xi32> {
+  ^bb0(%a: i32, %b: i32):
+    %t = arith.addi %a, %b : i32
+    tile.scan.return %t : i32
+  }
+  %qs = tile.splat %q : tensor<4x8x!tile.ptr<i32>>
+  %qa = tile.addptr %qs, %i : tensor<4x8x!tile.ptr<i32>>, tensor<4x8xi32>
+  tile.store %qa, %s : tensor<4x8x!tile.ptr<i32>>, tensor<4x8xi32>
+  return
+}

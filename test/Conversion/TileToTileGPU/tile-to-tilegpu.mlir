@@ -54,3 +54,26 @@ func.func @row_sums(%p: !tile.ptr<f32>) attributes {tile.kernel} {
   return
 }
 
+// -----
+
+// A scan along the rows runs in the scan layout: each thread holds whole rows
+// (the 64 elements of the axis in registers), lanes and warps over the rows;
+// the load converts into it, the store takes it as it is.
+// CHECK-DAG: #[[SCAN:linear[0-9]*]] = #tilegpu.linear<register = {{\[}}[0, 1], [0, 2], [0, 4], [0, 8], [0, 16], [0, 32]], lane = {{\[}}[1, 0], [2, 0], [4, 0], [8, 0], [0, 0]], warp = {{\[}}[0, 0], [0, 0]], block = []>
+// CHECK-LABEL: func.func @row_cumsum
+// CHECK: %[[X:.*]] = tilegpu.convert_layout %{{.*}} -> tensor<16x64xf32, #[[SCAN]]>
+// CHECK: tile.scan %[[X]] {axis = 1 : i32} : tensor<16x64xf32, #[[SCAN]]> -> tensor<16x64xf32, #[[SCAN]]>
+func.func @row_cumsum(%p: !tile.ptr<f32>) attributes {tile.kernel} {
+  %r = tile.make_range {start = 0 : i32, end = 1024 : i32} : tensor<1024xi32>
+  %i = tile.reshape %r : tensor<1024xi32> -> tensor<16x64xi32>
+  %ps = tile.splat %p : tensor<16x64x!tile.ptr<f32>>
+  %pa = tile.addptr %ps, %i : tensor<16x64x!tile.ptr<f32>>, tensor<16x64xi32>
+  %x = tile.load %pa : tensor<16x64x!tile.ptr<f32>> -> tensor<16x64xf32>
+  %s = tile.scan %x {axis = 1 : i32} : tensor<16x64xf32> -> tensor<16x64xf32> {
+  ^bb0(%a: f32, %b: f32):
+    %t = arith.addf %a, %b : f32
+    tile.scan.return %t : f32
+  }
+  tile.store %pa, %s : tensor<16x64x!tile.ptr<f32>>, tensor<16x64xf32>
+  return
+}

@@ -226,3 +226,37 @@ func.func @descriptor_nan_ints(%p: !tile.ptr<i32>, %n: i32) {
   %x = tile.descriptor_load %p[%n] shape [%n] strides [] nan_padding : !tile.ptr<i32> -> tensor<16xi32>
   return
 }
+
+// -----
+
+func.func @scan_axis(%x: tensor<8xf32>) {
+  // expected-error @+1 {{axis 1 out of range for rank 1}}
+  %s = tile.scan %x {axis = 1 : i32} : tensor<8xf32> -> tensor<8xf32> {
+  ^bb0(%a: f32, %b: f32):
+    tile.scan.return %a : f32
+  }
+  return
+}
+
+// -----
+
+func.func @scan_result(%x: tensor<8xf32>) {
+  // expected-error @+1 {{result type 'tensor<4xf32>' should be 'tensor<8xf32>'}}
+  %s = tile.scan %x {axis = 0 : i32} : tensor<8xf32> -> tensor<4xf32> {
+  ^bb0(%a: f32, %b: f32):
+    tile.scan.return %a : f32
+  }
+  return
+}
+
+// -----
+
+func.func @scan_region(%x: tensor<8xi32>) {
+  // expected-error @+1 {{combine result 0 should be 'i32'}}
+  %s = tile.scan %x {axis = 0 : i32} : tensor<8xi32> -> tensor<8xi32> {
+  ^bb0(%a: i32, %b: i32):
+    %f = arith.sitofp %a : i32 to f32
+    tile.scan.return %f : f32
+  }
+  return
+}

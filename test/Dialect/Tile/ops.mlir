@@ -35,6 +35,13 @@ func.func @all_ops(%p: !tile.ptr<f32>, %q: !tile.ptr<f16, 3>, %n: i32) {
     %s = arith.addf %a, %b : f32
     tile.reduce.return %s : f32
   }
+  // CHECK: tile.scan %{{.*}} {axis = 1 : i32, reverse} : tensor<128x32xf32> -> tensor<128x32xf32>
+  // CHECK: tile.scan.return %{{.*}} : f32
+  %cs = tile.scan %bc {axis = 1 : i32, reverse} : tensor<128x32xf32> -> tensor<128x32xf32> {
+  ^bb0(%a: f32, %b: f32):
+    %s = arith.addf %a, %b : f32
+    tile.scan.return %s : f32
+  }
   %acc = arith.constant dense<0.0> : tensor<128x128xf32>
   // CHECK: tile.dot %{{.*}}, %{{.*}}, %{{.*}} : tensor<128x32xf32>, tensor<32x128xf32> -> tensor<128x128xf32>
   %d = tile.dot %bc, %t, %acc : tensor<128x32xf32>, tensor<32x128xf32> -> tensor<128x128xf32>

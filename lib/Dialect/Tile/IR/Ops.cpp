@@ -377,29 +377,66 @@ LogicalResult ReduceOp::verify() {
   return success();
 }
 
-LogicalResult ReduceOp::verifyRegions() {
-  Block &body = getCombineOp().front();
-  size_t n = getSrcs().size();
+/// The combine region of a reduce or scan over `srcs`: 2N arguments (the
+/// accumulated values, then the new ones) of the sources' element types,
+/// returning N values of those types.
+template <class ReturnOp>
+static LogicalResult verifyCombineRegion(Operation *op, Region &region,
+                                         ValueRange srcs) {
+  Block &body = region.front();
+  size_t n = srcs.size();
   if (body.getNumArguments() != 2 * n)
-    return emitOpError("combine region takes ")
+    return op->emitOpError("combine region takes ")
            << 2 * n << " arguments, has " << body.getNumArguments();
   for (size_t i = 0; i < 2 * n; ++i)
     if (body.getArgument(i).getType() !=
-        getElementTypeOrSelf(getSrcs()[i % n].getType()))
-      return emitOpError("combine argument ")
-             << i << " should be "
-             << getElementTypeOrSelf(getSrcs()[i % n].getType());
-  auto ret = cast<ReduceReturnOp>(body.getTerminator());
+        getElementTypeOrSelf(srcs[i % n].getType()))
+      return op->emitOpError("combine argument ")
+             << i << " should be " << getElementTypeOrSelf(srcs[i % n].getType());
+  auto ret = cast<ReturnOp>(body.getTerminator());
   if (ret.getResults().size() != n)
-    return emitOpError("combine region returns ")
+    return op->emitOpError("combine region returns ")
            << ret.getResults().size() << " values, expected " << n;
   for (size_t i = 0; i < n; ++i)
-    if (ret.getResults()[i].getType() !=
-        getElementTypeOrSelf(getSrcs()[i].getType()))
-      return emitOpError("combine result ")
-             << i << " should be "
-             << getElementTypeOrSelf(getSrcs()[i].getType());
+    if (ret.getResults()[i].getType() != getElementTypeOrSelf(srcs[i].getType()))
+      return op->emitOpError("combine result ")
+             << i << " should be " << getElementTypeOrSelf(srcs[i].getType());
   return success();
+}
+
+LogicalResult ReduceOp::verifyRegions() {
+  return verifyCombineRegion<ReduceReturnOp>(*this, getCombineOp(), getSrcs());
+}
+
+//===----------------------------------------------------------------------===//
+// ScanOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ScanOp::verify() {
+  if (getSrcs().empty())
+    return emitOpError("needs at least one source");
+  auto shape = cast<RankedTensorType>(getSrcs()[0].getType()).getShape();
+  for (Value src : getSrcs())
+    if (cast<RankedTensorType>(src.getType()).getShape() != shape)
+      return emitOpError("all sources must have the same shape");
+  int64_t axis = getAxis();
+  if (axis < 0 || axis >= (int64_t)shape.size())
+    return emitOpError("axis ") << axis << " out of range for rank "
+                                << shape.size();
+  if (getResults().size() != getSrcs().size())
+    return emitOpError("needs one result per source");
+  for (auto [src, res] : llvm::zip(getSrcs(), getResults()))
+    // GPU backends may give the result a layout of its own.
+    if (getShapeOrEmpty(res.getType()) != shape ||
+        getElementTypeOrSelf(res.getType()) !=
+            getElementTypeOrSelf(src.getType()))
+      return emitOpError("result type ")
+             << res.getType() << " should be " << src.getType();
+  return success();
+}
+
+LogicalResult ScanOp::verifyRegions() {
+  return verifyCombineRegion<ScanReturnOp>(*this, getCombineOp(), getSrcs());
 }
 
 //===----------------------------------------------------------------------===//

@@ -931,6 +931,38 @@ LinearLayout reshapeLayout(const LinearLayout &layout,
   return flat.reshapeOuts(dims).transposeOuts(order);
 }
 
+LinearLayout scanLayout(const std::vector<int32_t> &shape, unsigned axis,
+                        int numWarps) {
+  size_t rank = shape.size();
+  if (axis >= rank)
+    bad("scanLayout: the axis is outside the rank");
+  std::vector<int32_t> spt(rank, 1), tpw(rank, 1), wpc(rank, 1);
+  spt[axis] = shape[axis];
+  // Fastest first: the other dimensions from the last, then the axis, which
+  // takes the threads left over (copies: its elements are all in registers).
+  std::vector<unsigned> order;
+  for (size_t d = rank; d-- > 0;)
+    if (d != axis)
+      order.push_back(unsigned(d));
+  order.push_back(axis);
+  int32_t lanesLeft = 32, warpsLeft = numWarps;
+  for (unsigned d : order) {
+    if (d == axis)
+      continue;
+    tpw[d] = std::min(lanesLeft, std::max(1, shape[d]));
+    lanesLeft /= tpw[d];
+  }
+  tpw[axis] = lanesLeft;
+  for (auto d = order.rbegin(); d != order.rend(); ++d) {
+    if (*d == axis)
+      continue;
+    wpc[*d] = std::min(warpsLeft, std::max(1, shape[*d] / tpw[*d]));
+    warpsLeft /= wpc[*d];
+  }
+  wpc[axis] = warpsLeft;
+  return blockedLayout(shape, spt, tpw, wpc, order);
+}
+
 bool canReduceAlong(const LinearLayout &layout, unsigned axis) {
   for (const auto &in : layout.ins())
     for (const auto &b : in.bases)

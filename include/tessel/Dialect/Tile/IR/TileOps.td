@@ -339,6 +339,35 @@ def Tile_ReduceReturnOp : Tile_Op<"reduce.return",
   let builders = [OpBuilder<(ins), [{ /* empty: for the implicit terminator */ }]>];
 }
 
+def Tile_ScanOp : Tile_Op<"scan", [RecursiveMemoryEffects,
+    SingleBlockImplicitTerminator<"ScanReturnOp">]> {
+  let summary = "Inclusive scan of blocks along an axis with a combine region";
+  let description = [{
+    All sources have the same shape, and each result has its source's type:
+    element i along `axis` is the combination of elements 0..i (i..n-1 when
+    `reverse`), in that order. The region takes 2N scalars (the N values
+    accumulated so far, then the N values of the next element) and returns N
+    scalars with `tile.scan.return`. The combine function is treated as
+    associative, not commutative: a lowering may regroup it, never swap its
+    operands.
+  }];
+  let arguments = (ins Variadic<Tile_Tensor>:$srcs, I32Attr:$axis,
+                       UnitAttr:$reverse);
+  let results = (outs Variadic<Tile_Tensor>:$results);
+  let regions = (region SizedRegion<1>:$combineOp);
+  let assemblyFormat = "$srcs attr-dict `:` type($srcs) `->` type($results) $combineOp";
+  let hasVerifier = 1;
+  let hasRegionVerifier = 1;
+}
+
+def Tile_ScanReturnOp : Tile_Op<"scan.return",
+    [HasParent<"ScanOp">, Pure, Terminator, ReturnLike]> {
+  let summary = "Returns the combined values from a scan region";
+  let arguments = (ins Variadic<Tile_Scalar>:$results);
+  let assemblyFormat = "$results attr-dict `:` type($results)";
+  let builders = [OpBuilder<(ins), [{ /* empty: for the implicit terminator */ }]>];
+}
+
 def Tile_DotOp : Tile_Op<"dot", [Pure, AllTypesMatch<["c", "d"]>]> {
   let summary = "Block matrix product with accumulation: d = a * b + c";
   let description = [{

@@ -269,6 +269,12 @@ LinearLayout xorSwizzledLayout(int32_t rows, int32_t cols,
 LinearLayout defaultBlockedLayout(const std::vector<int32_t> &shape,
                                   int numWarps, int32_t vector = 4,
                                   std::optional<unsigned> fastest = {});
+/// The layout a scan along `axis` of a tensor of `shape` runs in on
+/// `numWarps` warps: every element along the axis in one thread's registers
+/// (the scan is then sequential in each thread), lanes and warps over the
+/// other dimensions from the last to the first, extra threads holding copies.
+LinearLayout scanLayout(const std::vector<int32_t> &shape, unsigned axis,
+                        int numWarps);
 /// A tensor's layout without dimension `axis` (expand_dims' operand, from its
 /// result; the dimensions after `axis` move down by one).
 LinearLayout dropDim(const LinearLayout &layout, unsigned axis);

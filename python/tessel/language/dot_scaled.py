@@ -1,0 +1,165 @@
+"""`tl.dot_scaled`: the matrix product of blocks in microscaling formats (OCP MX: e2m1, e4m3, e5m2 elements with e8m0
+scales, one per 32 elements along K; e4m3 scales, one per 16, for nvfp4; bf16 and fp16 without scales), as Triton
+3.6 defines it. No target here has scaled matrix units, so it is decomposed as Triton decomposes it on Hopper: each
+operand is widened to bf16 (exact for the 4- and 8-bit formats), multiplied by its scales, and an ordinary bf16
+`tl.dot` accumulates in fp32. Written in the DSL, so every target runs it as it runs those ops.
+"""
+from __future__ import annotations
+
+from ..runtime.jit import jit
+from . import core
+from .joining import join
+
+_FORMATS = ("e2m1", "e4m3", "e5m2", "bf16", "fp16")
+# The element type a format's values are stored as (e2m1: two per uint8).
+_STORAGE = {"e4m3": (core.float8e4nv, core.uint8), "e5m2": (core.float8e5, core.uint8),
+            "bf16": (core.bfloat16, core.uint16), "fp16": (core.float16, core.uint16)}
+
+
+def _check_format(fmt, operand: core.tensor, what: str) -> str:
+    fmt = core._unwrap(fmt)
+    if fmt not in _FORMATS:
+        raise ValueError(f"NYI: {what}_format {fmt}")
+    dt = operand.dtype
+    if fmt == "e2m1":
+        if dt != core.uint8:
+            raise ValueError(f"e2m1 format must be packed as uint8. Got {dt}")
+    elif dt not in _STORAGE[fmt]:
+        raise ValueError(f"Unexpected dtype for {fmt}. Got {dt}")
+    return fmt
+
+
+def _scale_group(scale) -> int:
+    """Elements along K per scale: 32 for e8m0 (uint8) scales, 16 for e4m3 ones (nvfp4)."""
+    return 16 if scale.dtype == core.float8e4nv else 32
+
+
+def _check_operands(lhs, lhs_scale, lhs_format, rhs, rhs_scale, rhs_format, acc, lhs_k_pack, rhs_k_pack,
+                    out_dtype) -> bool:
+    """Triton's checks; returns whether the lhs is packed (its K doubled)."""
+    out_dtype = core._unwrap(out_dtype)
+    if out_dtype != core.float32:
+        raise ValueError("Only float32 is supported for out_dtype at the moment")
+    if len(lhs.shape) != 2 or len(rhs.shape) != 2:
+        raise ValueError(f"Both inputs must be 2D blocks here (3-D blocks need batched dots); "
+                         f"(lhs: {lhs.shape} vs rhs: {rhs.shape})")
+    lf = _check_format(lhs_format, lhs, "lhs")
+    rf = _check_format(rhs_format, rhs, "rhs")
+    if not core._unwrap(lhs_k_pack) and lf != "e2m1" or not core._unwrap(rhs_k_pack) and rf != "e2m1":
+        raise ValueError("only mxfp4 inputs can be packed along a dimension different than K")
+    return True
+
+
+def _k_of(x: core.tensor, fmt: str, k_pack: bool, k_axis: int) -> int:
+    k = x.shape[k_axis]
+    return 2 * k if fmt == "e2m1" and k_pack else k
+
+
+def _mn_of(x: core.tensor, fmt: str, k_pack: bool, mn_axis: int) -> int:
+    n = x.shape[mn_axis]
+    return 2 * n if fmt == "e2m1" and not k_pack else n
+
+
+def _verify_shapes(lhs, lhs_scale, lhs_format, lhs_k_pack, rhs, rhs_scale, rhs_format, rhs_k_pack, acc) -> None:
+    lf, rf = core._unwrap(lhs_format), core._unwrap(rhs_format)
+    lk, rk = core._unwrap(lhs_k_pack), core._unwrap(rhs_k_pack)
+    K = _k_of(lhs, lf, lk, 1)
+    if _k_of(rhs, rf, rk, 0) != K:
+        raise ValueError(f"Reduction dimension should pack the same number of elements; "
+                         f"(lhs: {lhs.shape} vs rhs: {rhs.shape})")
+    M, N = _mn_of(lhs, lf, lk, 0), _mn_of(rhs, rf, rk, 1)
+    for scale, rows, name in ((core._unwrap(lhs_scale), M, "lhs"), (core._unwrap(rhs_scale), N, "rhs")):
+        if scale is not None and list(scale.shape) != [rows, K // _scale_group(scale)]:
+            raise ValueError(f"{name}_scale must be a tensor of shape [{rows}, {K // _scale_group(scale)}]. "
+                             f"Got {scale.shape}")
+    acc = core._unwrap(acc)
+    if acc is not None and (list(acc.shape) != [M, N] or acc.dtype != core.float32):
+        raise ValueError(f"acc must be a float32 block of shape [{M}, {N}], got {core._describe(acc)}")
+
+
+@jit
+def _e2m1_to_bf16(nibbles):
+    """4-bit e2m1 codes (s e e m; exponent bias 1) as bf16: 0, 0.5, 1, 1.5, 2, 3, 4, 6 and their negatives."""
+    code = nibbles.to(core.int16)
+    magnitude = code & 7
+    # Normal values (exponent field e >= 1): 2^(e - 1) * (1 + m / 2): bf16 exponent e - 1 + 127, top mantissa bit m.
+    normal = (((magnitude >> 1) + 126) << 7) | ((magnitude & 1) << 6)
+    bits = core.where(magnitude >= 2, normal, core.where(magnitude == 1, 0x3F00, 0).to(core.int16))
+    bits = bits | ((code & 8) << 12)
+    return bits.to(core.bfloat16, bitcast=True)
+
+
+@jit
+def _widen(x, FORMAT: core.constexpr, PACKED_AXIS: core.constexpr):
+    """The operand's values as bf16; packed e2m1 codes unpacked along PACKED_AXIS (0 or 1), low nibble first."""
+    if FORMAT == "e2m1":
+        lo = _e2m1_to_bf16(x & 15)
+        hi = _e2m1_to_bf16(x >> 4)
+        pairs = join(lo, hi)  # [R, C, 2]
+        if PACKED_AXIS == 1:
+            return core.reshape(pairs, [x.shape[0], 2 * x.shape[1]])
+        else:
+            return core.reshape(core.permute(pairs, 0, 2, 1), [2 * x.shape[0], x.shape[1]])
+    elif FORMAT == "e4m3":
+        return x.to(core.float8e4nv, bitcast=True).to(core.bfloat16)
+    elif FORMAT == "e5m2":
+        return x.to(core.float8e5, bitcast=True).to(core.bfloat16)
+    elif FORMAT == "bf16":
+        return x.to(core.bfloat16, bitcast=True)
+    else:
+        return x.to(core.float16, bitcast=True).to(core.bfloat16)
+
+
+@jit
+def _scale_values(scale):
+    """Scales as fp32 factors: e8m0 codes s are 2^(s - 127) (0 is 2^-127, 255 is NaN); e4m3 scales are values."""
+    if scale.dtype == core.float8e4nv:
+        return scale.to(core.float32)
+    else:
+        code = scale.to(core.int32)
+        bits = core.where(code == 0, 0x00400000, code << 23)  # 2^-127 is an fp32 subnormal
+        factor = bits.to(core.float32, bitcast=True)
+        return core.where(code == 255, float("nan"), factor)
+
+
+@jit
+def _scale_rows(x, scale):
+    """x [R, K] times scale [R, K / group], one factor per group of consecutive elements of a row, rounded to
+    bf16."""
+    GROUP: core.constexpr = x.shape[1] // scale.shape[1]
+    grouped = core.reshape(x.to(core.float32), [x.shape[0], x.shape[1] // GROUP, GROUP])
+    scaled = grouped * core.expand_dims(_scale_values(scale), 2)
+    return core.reshape(scaled, [x.shape[0], x.shape[1]]).to(core.bfloat16)
+
+
+@jit
+def _dot_scaled(lhs, lhs_scale, lhs_format: core.constexpr, rhs, rhs_scale, rhs_format: core.constexpr, acc,
+                lhs_k_pack: core.constexpr, rhs_k_pack: core.constexpr):
+    # Packed along K: the lhs' second dimension, the rhs' first; otherwise along M or N.
+    a = _widen(lhs, lhs_format, 1 if lhs_k_pack else 0)  # [M, K]
+    b = _widen(rhs, rhs_format, 0 if rhs_k_pack else 1)  # [K, N]
+    if lhs_scale is not None:
+        a = _scale_rows(a, lhs_scale)
+    if rhs_scale is not None:
+        # The rhs scales are given [N, K / group]: scale rhs^T's rows.
+        b = core.trans(_scale_rows(core.trans(b), rhs_scale))
+    if acc is None:
+        return core.dot(a, b, out_dtype=core.float32)
+    else:
+        return core.dot(a, b, acc, out_dtype=core.float32)
+
+
+@core.builtin
+def dot_scaled(lhs, lhs_scale, lhs_format, rhs, rhs_scale, rhs_format, acc=None, fast_math=False, lhs_k_pack=True,
+               rhs_k_pack=True, out_dtype=core.float32, _builder=None, _generator=None):
+    """Triton's tl.dot_scaled (see the module's docstring). `fast_math` changes nothing here: NaN scales give NaN
+    either way."""
+    lhs = core._tensor_arg(lhs, "tl.dot_scaled(): lhs")
+    rhs = core._tensor_arg(rhs, "tl.dot_scaled(): rhs")
+    _check_operands(lhs, lhs_scale, lhs_format, rhs, rhs_scale, rhs_format, acc, lhs_k_pack, rhs_k_pack,
+                    out_dtype)
+    _verify_shapes(lhs, lhs_scale, lhs_format, lhs_k_pack, rhs, rhs_scale, rhs_format, rhs_k_pack, acc)
+    return _generator.call_jit_function(
+        _dot_scaled, [lhs, core._unwrap(lhs_scale), core._unwrap(lhs_format), rhs, core._unwrap(rhs_scale),
+                      core._unwrap(rhs_format), core._unwrap(acc), bool(core._unwrap(lhs_k_pack)),
+                      bool(core._unwrap(rhs_k_pack))], {})
