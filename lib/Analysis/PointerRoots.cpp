@@ -23,8 +23,9 @@ Root rootOf(Value ptr, SmallPtrSetImpl<Value> &open) {
   while (Operation *def = ptr.getDefiningOp()) {
     if (auto ap = dyn_cast<AddPtrOp>(def))
       ptr = ap.getPtr();
-    else if (isa<SplatOp, BroadcastOp, ExpandDimsOp, ReshapeOp, TransOp>(def))
-      ptr = def->getOperand(0);
+    else if (isa<SplatOp, BroadcastOp, ExpandDimsOp, ReshapeOp, TransOp,
+                 PtrCastOp>(def))
+      ptr = def->getOperand(0); // a pointer cast keeps the addresses
     else if (isMemoryEffectFree(def) && def->getNumOperands() == 1 &&
              def->getNumResults() == 1 &&
              isa<PointerType>(getElementTypeOrSelf(def->getOperand(0))) &&

@@ -450,10 +450,22 @@ TValue TileBuilder::castTo(const TValue &x, DType to) {
   Type dstType = typeFor(to, x.shape());
   Value v = x.value;
   if (from.isPointer || to.isPointer) {
+    DType i64{ScalarKind::I64};
+    // The same addresses as pointers to another element type.
     if (from.isPointer && to.isPointer)
-      fail("pointer casts are not supported yet (" + from.str() + " to " +
-           to.str() + ")");
-    fail("cannot cast " + x.describe() + " to " + to.str());
+      return make(tile::PtrCastOp::create(builder, loc, dstType, v), to);
+    // A 64-bit integer as the address of an element (Triton's int_to_ptr).
+    if (to.isPointer && from.isInt() && from.bitwidth() == 64)
+      return make(tile::IntToPtrOp::create(builder, loc, dstType, v), to);
+    // A pointer as its address (a 64-bit integer), or as whether it is null.
+    if (from.isPointer && to.isInt() && (to.bitwidth() == 64 || to.isBool()))
+      return castTo(make(tile::PtrToIntOp::create(
+                             builder, loc, typeFor(i64, x.shape()), v),
+                         i64),
+                    to);
+    fail("cannot cast " + x.describe() + " to " + to.str() +
+         ": pointers convert to other pointers, to and from 64-bit integers, "
+         "and to bool");
   }
   auto zeroLike = [&](DType t) {
     return splatTo(make(constantScalar(int64_t(0), t), t), x.shape()).value;
@@ -517,9 +529,9 @@ std::vector<int64_t> TileBuilder::broadcastShapes(ArrayRef<int64_t> a,
     int64_t da = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
     int64_t db = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
     if (da != db && da != 1 && db != 1)
-      fail(what + ": incompatible shapes " + shapeStr(a) + " and " +
-           shapeStr(b) + " (dimension " + std::to_string(i) + ": " +
-           std::to_string(da) + " vs " + std::to_string(db) + ")");
+      fail(what + ": incompatible dimensions at index " + std::to_string(i) +
+           ": " + std::to_string(da) + " and " + std::to_string(db) +
+           " (shapes " + shapeStr(a) + " and " + shapeStr(b) + ")");
     out[i] = std::max(da, db);
   }
   checkBlockShape(out, what);
@@ -556,7 +568,7 @@ DType TileBuilder::computationType(const Operand &a, const Operand &b,
   DType ta = isLiteral(a) ? literalType(a) : std::get<TValue>(a).dtype;
   DType tb = isLiteral(b) ? literalType(b) : std::get<TValue>(b).dtype;
   if (ta.isPointer || tb.isPointer)
-    fail(op + ": unsupported operand types " + describeOperand(a) + " and " +
+    fail(op + ": invalid operands of type " + describeOperand(a) + " and " +
          describeOperand(b));
   if (isLiteral(a) != isLiteral(b)) {
     DType lit = isLiteral(a) ? ta : tb, ten = isLiteral(a) ? tb : ta;
@@ -585,13 +597,14 @@ DType TileBuilder::computationType(const Operand &a, const Operand &b,
   if (ta.isFP8() && tb.isFP8())
     return ta == tb ? ta : DType{ScalarKind::F16};
   if (ta.isFP8() || tb.isFP8())
-    fail(op + ": no common type for " + describeOperand(a) + " and " +
-         describeOperand(b) + "; cast one of them with .to()");
+    fail(op + ": unexpected type " + describeOperand(a) + " and " +
+         describeOperand(b) + ": no common type for them; cast one of them "
+         "with .to()");
   if (divOrMod && ta.isUnsigned() != tb.isUnsigned() && !ta.isBool() &&
       !tb.isBool())
-    fail(op + ": cannot mix signed and unsigned operands (" +
-         describeOperand(a) + " and " + describeOperand(b) +
-         "); cast one of them first");
+    fail(op + ": Cannot use /, // or % with " + describeOperand(a) + " and " +
+         describeOperand(b) + " because they have different signedness; "
+         "cast them to the same signedness");
   return integerPromote(ta, tb);
 }
 
@@ -624,14 +637,16 @@ TValue TileBuilder::constant(Operand value, const std::string &dtype) {
 
 TValue TileBuilder::programId(int axis) {
   if (axis < 0 || axis > 2)
-    fail("program_id axis must be 0, 1 or 2, got " + std::to_string(axis));
+    fail("program_id axis must be 0, 1, or 2 but got " +
+         std::to_string(axis));
   return make(tile::GetProgramIdOp::create(builder, loc, builder.getI32Type(), builder.getI32IntegerAttr(axis)),
               DType{ScalarKind::I32});
 }
 
 TValue TileBuilder::numPrograms(int axis) {
   if (axis < 0 || axis > 2)
-    fail("num_programs axis must be 0, 1 or 2, got " + std::to_string(axis));
+    fail("num_programs axis must be 0, 1, or 2 but got " +
+         std::to_string(axis));
   return make(tile::GetNumProgramsOp::create(builder, loc, builder.getI32Type(), builder.getI32IntegerAttr(axis)),
               DType{ScalarKind::I32});
 }
@@ -640,12 +655,9 @@ TValue TileBuilder::arange(int64_t start, int64_t end) {
   if (start < INT32_MIN || end > INT32_MAX)
     fail("arange bounds must fit in int32");
   if (end <= start)
-    fail("arange(" + std::to_string(start) + ", " + std::to_string(end) +
-         "): end must be greater than start");
+    fail("arange's end argument must be greater than the start argument");
   if (!llvm::isPowerOf2_64(end - start))
-    fail("arange(" + std::to_string(start) + ", " + std::to_string(end) +
-         "): the range size " + std::to_string(end - start) +
-         " must be a power of 2");
+    fail("arange's range must be a power of 2");
   checkBlockShape({end - start}, "arange(" + std::to_string(start) + ", " +
                                      std::to_string(end) + ")");
   Type type = typeFor(DType{ScalarKind::I32}, {end - start});
@@ -692,17 +704,18 @@ TValue TileBuilder::binary(const std::string &op, Operand lhs, Operand rhs) {
 
   // Pointer arithmetic.
   if ((op == "add" || op == "sub") && (ta.isPointer || tb.isPointer)) {
-    if (ta.isPointer && tb.isPointer)
-      fail("cannot " + std::string(op == "add" ? "add" : "subtract") +
-           " two pointers (" + describeOperand(lhs) + " and " +
+    if (ta.isPointer && tb.isPointer && op == "add")
+      fail("cannot add pointers together (" + describeOperand(lhs) + " and " +
            describeOperand(rhs) + "); add an integer offset to a pointer");
     if (op == "sub" && tb.isPointer)
-      fail("cannot subtract a pointer from " + describeOperand(lhs));
+      fail("invalid operands of type " + describeOperand(lhs) + " and " +
+           describeOperand(rhs) + ": a pointer cannot be subtracted");
     const Operand &p = ta.isPointer ? lhs : rhs, &o = ta.isPointer ? rhs : lhs;
     TValue ptr = std::get<TValue>(p);
     DType offType = dtypeOf(o);
     if (!offType.isInt() || offType.isBool())
-      fail("pointer offsets must be integers, got " + describeOperand(o));
+      fail("invalid operands of type " + describeOperand(lhs) + " and " +
+           describeOperand(rhs) + ": pointer offsets must be integers");
     TValue off = toValue(o);
     if (op == "sub")
       off = unary("neg", off);
@@ -714,7 +727,7 @@ TValue TileBuilder::binary(const std::string &op, Operand lhs, Operand rhs) {
                 ptr.dtype);
   }
   if (ta.isPointer || tb.isPointer)
-    fail(op + ": unsupported operand types " + describeOperand(lhs) + " and " +
+    fail(op + ": invalid operands of type " + describeOperand(lhs) + " and " +
          describeOperand(rhs));
 
   if (op == "logical_and" || op == "logical_or") {
@@ -755,9 +768,13 @@ TValue TileBuilder::binary(const std::string &op, Operand lhs, Operand rhs) {
   checkIntLiterals(lhs, rhs, t, op);
   bool isBitwise = op == "and" || op == "or" || op == "xor" ||
                    op == "lshift" || op == "rshift";
-  if ((isBitwise || op == "floordiv") && t.isFloat())
-    fail(op + ": needs integer operands, got " + describeOperand(lhs) +
-         " and " + describeOperand(rhs));
+  if (isBitwise && t.isFloat())
+    fail(op + ": invalid operands of type " + describeOperand(lhs) + " and " +
+         describeOperand(rhs) + " (bitwise operators and shifts take "
+         "integers)");
+  if (op == "floordiv" && t.isFloat())
+    fail(op + ": unexpected type " + describeOperand(lhs) + " and " +
+         describeOperand(rhs) + ": // takes integers");
   auto [a, b] = promoteAndBroadcast(lhs, rhs, t, op);
   Value x = a.value, y = b.value;
   bool f = t.isFloat(), u = t.isUnsigned() || t.isBool();
@@ -845,7 +862,9 @@ TValue TileBuilder::unary(const std::string &op, Operand operand) {
   if (op == "plus")
     return x;
   if (x.dtype.isPointer)
-    fail(op + ": unsupported operand " + x.describe());
+    fail(op == "neg"
+             ? "wrong type argument to unary minus (" + x.describe() + ")"
+             : op + ": unsupported operand " + x.describe());
   if (op == "not") {
     TValue b = toBool(x);
     TValue one = splatTo(make(constantScalar(true, b.dtype), b.dtype), b.shape());
@@ -861,7 +880,8 @@ TValue TileBuilder::unary(const std::string &op, Operand operand) {
   }
   if (op == "invert") {
     if (!x.dtype.isInt())
-      fail("~ needs an integer operand, got " + x.describe());
+      fail("wrong type argument to unary invert (" + x.describe() +
+           "): ~ takes integers");
     TValue ones = splatTo(
         make(constantScalar(int64_t(-1), x.dtype), x.dtype), x.shape());
     return make(arith::XOrIOp::create(builder, loc, x.value, ones.value),
@@ -968,13 +988,14 @@ TValue TileBuilder::cast(Operand operand, const std::string &dtype,
     return castTo(x, to);
   if (x.dtype == to)
     return x;
+  // As in Triton, a bitcast from or to pointers is the cast.
   if (x.dtype.isPointer || to.isPointer)
-    fail("bitcast of pointers is not supported yet (" + x.describe() + " to " +
-         to.str() + ")");
+    return castTo(x, to);
   if (x.dtype.bitwidth() != to.bitwidth())
-    fail("bitcast needs types of the same width: " + x.describe() + " (" +
-         std::to_string(x.dtype.bitwidth()) + " bits) to " + to.str() + " (" +
-         std::to_string(to.bitwidth()) + " bits)");
+    fail("Cannot bitcast data-type of size " +
+         std::to_string(x.dtype.bitwidth()) + " to data-type of size " +
+         std::to_string(to.bitwidth()) + " (" + x.describe() + " to " +
+         to.str() + ")");
   if (x.dtype.isInt() && to.isInt())
     return make(x.value, to);
   return make(arith::BitcastOp::create(builder, loc, typeFor(to, x.shape()),
@@ -996,8 +1017,9 @@ TValue TileBuilder::expandDims(const TValue &x, int axis) {
     return splatTo(x, {1});
   int rank = x.shape().size();
   if (axis < -rank - 1 || axis > rank)
-    fail("expand_dims: axis " + std::to_string(axis) +
-         " out of range for " + x.describe());
+    fail("expand_dims: invalid axis " + std::to_string(axis) + ". Expected " +
+         std::to_string(-rank - 1) + " <= axis < " + std::to_string(rank + 1) +
+         " (axis out of range for " + x.describe() + ")");
   if (axis < 0)
     axis += rank + 1;
   SmallVector<int64_t> shape(x.shape());
@@ -1021,8 +1043,9 @@ TValue TileBuilder::reshape(const TValue &x,
   for (int64_t d : shape)
     target *= d;
   if (numel != target)
-    fail("reshape: cannot reshape " + x.describe() + " to " + shapeStr(shape) +
-         " (" + std::to_string(numel) + " vs " + std::to_string(target) +
+    fail("reshape() cannot change total number of elements in tensor: " +
+         x.describe() + " to " + shapeStr(shape) + " (" +
+         std::to_string(numel) + " vs " + std::to_string(target) +
          " elements)");
   if (!x.isBlock())
     return splatTo(x, shape);
@@ -1041,8 +1064,9 @@ TValue TileBuilder::permute(const TValue &x, const std::vector<int> &order) {
   SmallVector<bool> seen(order.size(), false);
   for (int o : order) {
     if (o < 0 || o >= (int)order.size() || seen[o])
-      fail("permute: order must be a permutation of the dimensions of " +
-           x.describe());
+      fail("permute: dims must be a permutation of 0, 1, ..., n-1, but were " +
+           shapeStr(SmallVector<int64_t>(order.begin(), order.end())) +
+           " (" + x.describe() + ")");
     seen[o] = true;
     shape.push_back(x.shape()[o]);
   }
@@ -1652,10 +1676,10 @@ TValue TileBuilder::dot(const TValue &a, const TValue &b,
          b.describe());
   int64_t m = a.shape()[0], k = a.shape()[1], n = b.shape()[1];
   if (b.shape()[0] != k)
-    fail("dot: inner dimensions differ: " + a.describe() + " x " +
-         b.describe());
+    fail("dot: input and other must have equal reduction dimensions: " +
+         a.describe() + " x " + b.describe());
   if (m < 16 || n < 16 || k < 16)
-    fail("dot: every dimension must be at least 16, got M=" +
+    fail("dot: Input shapes should have M >= 16, N >= 16 and K >= 16, got M=" +
          std::to_string(m) + ", N=" + std::to_string(n) +
          ", K=" + std::to_string(k) + " (" + a.describe() + " x " +
          b.describe() + ")");

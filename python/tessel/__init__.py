@@ -9,15 +9,20 @@ from typing import Any
 from . import language
 # The settings object (tessel.knobs.cache_dir = ...), in place of the module that defines it.
 from .knobs import knobs
-from .runtime import JITFunction, jit
-from .compiler import CompilationError
+from .errors import TritonError
+from .runtime import JITFunction
+from .runtime.errors import InterpreterError, OutOfResources
+from .runtime.jit import KernelParam, MockTensor, TensorWrapper, jit, reinterpret
+from .runtime.allocation import set_allocator
+from .compiler import CompilationError, compile
 from .runtime.autotuner import Config, autotune, heuristics
-from . import testing
+from . import runtime, testing
 
 __version__ = "0.1.0"
 
-__all__ = ["CompilationError", "Config", "JITFunction", "autotune", "cdiv", "heuristics", "jit", "knobs", "language",
-           "next_power_of_2", "testing"]
+__all__ = ["CompilationError", "Config", "InterpreterError", "JITFunction", "KernelParam", "MockTensor",
+           "OutOfResources", "TensorWrapper", "TritonError", "autotune", "cdiv", "compile", "heuristics", "jit",
+           "knobs", "language", "next_power_of_2", "reinterpret", "runtime", "set_allocator", "testing"]
 
 
 def cdiv(x: Any, y: Any) -> Any:

@@ -201,7 +201,8 @@ def test_fp8_and_integer_block_is_an_error():
         tl.store(out_ptr + r, tl.load(x_ptr + r) + tl.load(i_ptr + r))
 
     x = torch.zeros(16, dtype=torch.float8_e4m3fn)
-    with pytest.raises(tessel.CompilationError, match=r"no common type .*fp8e4nv.*cast one of them") as info:
+    with pytest.raises(tessel.CompilationError,
+                       match=r"unexpected type .*fp8e4nv.*no common type for them; cast one of them") as info:
         mix[(1,)](x, torch.zeros(16, dtype=torch.int32), torch.zeros(16, dtype=torch.float32))
     assert "tl.load(x_ptr + r) + tl.load(i_ptr + r)" in str(info.value)
 

@@ -1,7 +1,7 @@
 //===- ElementwiseOpToLLVM.cpp - Element-wise ops and constants ---------------===//
 //
-// Element-wise ops repeat per register; addptr per register; constants
-// splat per register.
+// Element-wise ops repeat per register; addptr and pointer casts per
+// register; constants splat per register.
 //
 //===----------------------------------------------------------------------===//
 #include "PatternTileGPUToLLVM.h"
@@ -32,6 +32,30 @@ struct AddPtrLowering : TileGPUPattern<tile::AddPtrOp> {
     for (size_t i = 0; i < ptrs.size(); ++i)
       values.push_back(rw.create<LLVM::GEPOp>(loc, llvmPtr, elt, ptrs[i],
                                               ValueRange{offs[i]}));
+    rw.replaceOpWithMultiple(op, {values});
+    return success();
+  }
+};
+
+/// Pointer casts, once per register: LLVM's pointers carry no element type.
+template <typename Op>
+struct PointerCastLowering : TileGPUPattern<Op> {
+  using TileGPUPattern<Op>::TileGPUPattern;
+  LogicalResult
+  matchAndRewrite(Op op, typename TileGPUPattern<Op>::OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rw) const override {
+    Location loc = op.getLoc();
+    Type to = this->getTypeConverter()->convertType(
+        getElementTypeOrSelf(op.getType()));
+    SmallVector<Value> values;
+    for (Value v : adaptor.getSrc()) {
+      if constexpr (std::is_same_v<Op, tile::IntToPtrOp>)
+        values.push_back(rw.create<LLVM::IntToPtrOp>(loc, to, v));
+      else if constexpr (std::is_same_v<Op, tile::PtrToIntOp>)
+        values.push_back(rw.create<LLVM::PtrToIntOp>(loc, to, v));
+      else
+        values.push_back(v);
+    }
     rw.replaceOpWithMultiple(op, {values});
     return success();
   }
@@ -230,7 +254,10 @@ struct ElementwiseLowering : public ConversionPattern {
 void gpu::lowering::populateElementwiseOpToLLVMPatterns(
     TypeConverter &tc, RewritePatternSet &patterns,
     const GPUTargetInfo &target) {
-  patterns.add<AddPtrLowering>(tc, patterns.getContext(), target);
+  patterns.add<AddPtrLowering, PointerCastLowering<tile::IntToPtrOp>,
+               PointerCastLowering<tile::PtrToIntOp>,
+               PointerCastLowering<tile::PtrCastOp>>(tc, patterns.getContext(),
+                                                     target);
   patterns.add<ConstantLowering>(tc, patterns.getContext());
   patterns.add<ElementwiseLowering>(tc, patterns.getContext(), target);
 }

@@ -56,7 +56,7 @@ bool isLazyOp(Operation *op) {
   if (op->getNumResults() != 1 || !isTensor(op->getResult(0)))
     return false;
   if (isa<MakeRangeOp, SplatOp, BroadcastOp, ExpandDimsOp, ReshapeOp, TransOp,
-          AddPtrOp, LoadOp>(op))
+          AddPtrOp, LoadOp, IntToPtrOp, PtrToIntOp, PtrCastOp>(op))
     return true;
   if (auto c = dyn_cast<arith::ConstantOp>(op))
     return isa<SplatElementsAttr>(c.getValue());
@@ -473,6 +473,16 @@ Value unsignedToFloat(OpBuilder &b, Location loc, Value x, Type to) {
 }
 
 Value KernelLowering::cloneScalarOp(Operation *op, ValueRange operands) {
+  // LLVM's pointers carry no element type: a pointer cast keeps the pointer.
+  if (isa<IntToPtrOp>(op))
+    return LLVM::IntToPtrOp::create(
+        b, op->getLoc(), LLVM::LLVMPointerType::get(b.getContext()),
+        operands[0]);
+  if (isa<PtrToIntOp>(op))
+    return LLVM::PtrToIntOp::create(b, op->getLoc(), b.getI64Type(),
+                                    operands[0]);
+  if (isa<PtrCastOp>(op))
+    return operands[0];
   if (isa<arith::UIToFPOp>(op)) {
     Value x = operands[0];
     // Narrower unsigned values widen to i64 first (exactly), then convert.
@@ -1547,6 +1557,11 @@ LogicalResult KernelLowering::run() {
                  LLVM::LinkageAttr::get(ctx, LLVM::Linkage::Internal));
   entryBlock = newFn.addEntryBlock();
   unsigned numArgs = oldFn.getNumArguments();
+  // Pointers made from integers may point into any argument's array: LLVM
+  // must not take any argument as the only way to its memory then.
+  bool addressesFromIntegers =
+      oldFn.walk([](IntToPtrOp) { return WalkResult::interrupt(); })
+          .wasInterrupted();
   // Pointers known to be multiples of N bytes are N-aligned for LLVM.
   for (unsigned i = 0; i < numArgs; ++i) {
     if (!isa<PointerType>(oldFn.getArgumentTypes()[i]))
@@ -1556,7 +1571,7 @@ LogicalResult KernelLowering::run() {
                        b.getI64IntegerAttr(div.getInt()));
     // An array that overlaps no other argument's: LLVM may reorder its
     // accesses with everyone else's (no run-time alias checks).
-    if (oldFn.getArgAttr(i, "tile.noalias"))
+    if (oldFn.getArgAttr(i, "tile.noalias") && !addressesFromIntegers)
       newFn.setArgAttr(i, LLVM::LLVMDialect::getNoAliasAttrName(),
                        b.getUnitAttr());
   }

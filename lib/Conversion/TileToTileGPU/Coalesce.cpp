@@ -181,7 +181,8 @@ coalescedAccesses(Operation *root, const AxisInfoResult &axis, int numWarps) {
       SmallVector<Value> all(op->getOperands());
       all.append(op->result_begin(), op->result_end());
       groups.joinAll(all);
-    } else if (isa<tile::AddPtrOp>(op) ||
+    } else if (isa<tile::AddPtrOp, tile::IntToPtrOp, tile::PtrToIntOp,
+                   tile::PtrCastOp>(op) ||
                (op->getNumRegions() == 0 &&
                 isa<arith::ArithDialect, math::MathDialect>(
                     op->getDialect()))) {

@@ -42,6 +42,8 @@
 #include "mlir/Target/LLVMIR/Export.h"
 #include "mlir/Transforms/Passes.h"
 
+#include "llvm/IR/InstIterator.h"
+#include "llvm/IR/Instructions.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/MC/MCSubtargetInfo.h"
@@ -60,6 +62,27 @@
 using namespace mlir;
 
 namespace tessel::cpu {
+
+namespace {
+
+/// Bytes of the buffers a program keeps on its thread's stack (the blocks
+/// that live in memory): the fixed-size allocations of the kernel's
+/// functions after optimization. The CPU's counterpart of the shared memory
+/// of a GPU program, reported as the "launch" stage's `shared`.
+uint64_t stackBufferBytes(const llvm::Module &module) {
+  uint64_t bytes = 0;
+  const llvm::DataLayout &layout = module.getDataLayout();
+  for (const llvm::Function &fn : module)
+    for (const llvm::Instruction &inst : llvm::instructions(fn))
+      if (const auto *alloca = llvm::dyn_cast<llvm::AllocaInst>(&inst))
+        if (std::optional<llvm::TypeSize> size =
+                alloca->getAllocationSize(layout))
+          if (!size->isScalable())
+            bytes += size->getFixedValue();
+  return bytes;
+}
+
+} // namespace
 
 void registerCPUCompilerDialects(DialectRegistry &registry) {
   registry.insert<tile::TileDialect, arith::ArithDialect, math::MathDialect,
@@ -285,6 +308,7 @@ llvm::Error compileModule(ModuleOp module, const CPUModel &model,
   // again without them rather than ending the process.
   std::string llvmError, llvmText;
   llvm::SmallString<0> object;
+  uint64_t stackBytes = 0;
   bool translated = true;
   for (bool vectorize : {true, false}) {
     object.clear();
@@ -307,6 +331,7 @@ llvm::Error compileModule(ModuleOp module, const CPUModel &model,
           }
           optimize(*llvmModule, machine, vectorize);
           splitSingleLaneMaskedStores(*llvmModule);
+          stackBytes = stackBufferBytes(*llvmModule);
           llvmText = print(*llvmModule);
           llvm::raw_svector_ostream os(object);
           llvm::legacy::PassManager codegen;
@@ -327,6 +352,9 @@ llvm::Error compileModule(ModuleOp module, const CPUModel &model,
   if (!translated)
     return diagnostics.fail("translation to LLVM IR or object code failed");
   result.stages.push_back({"llvmir", std::move(llvmText)});
+  // What a launcher (and Triton's `kernel.metadata.shared`) reads.
+  result.stages.push_back(
+      {"launch", "shared=" + std::to_string(stackBytes) + "\n"});
   result.object = std::string(object.str());
   return llvm::Error::success();
 }

@@ -28,7 +28,8 @@ from ..language import core
 from ..language.core import tensor
 from ..language.tensor_descriptor import host_descriptor_type
 from ..runtime.jit import JITFunction
-from .errors import CompilationError, UnsupportedError
+from .errors import (CompilationError, CompileTimeAssertionFailure, UnsupportedError,
+                     UnsupportedLanguageConstruct)
 
 # Inlining a @jit function that calls itself would never end: past this depth it is reported as an error.
 _MAX_INLINE_DEPTH = 64
@@ -56,6 +57,9 @@ _BINARY_OPS: dict[type, tuple[str | None, str | None, Callable[[Any, Any], Any]]
     ast.MatMult: (None, None, operator.matmul),
 }
 _OPERATOR_SYMBOLS = {ast.Pow: "**", ast.MatMult: "@"}
+
+# Attributes of a scalar tensor that a Python number in a kernel has too (Triton makes such numbers tensors).
+_SCALAR_TENSOR_ATTRIBUTES = frozenset({"dtype", "type", "to", "cast", "item"})
 
 # ast comparison -> (tensor method, method to call on the right operand when only it is a tensor, Python operator).
 _COMPARE_OPS: dict[type, tuple[str, str, Callable[[Any, Any], Any]]] = {
@@ -171,6 +175,9 @@ class CodeGenerator(ast.NodeVisitor):
             return fn(*args)
         except CompilationError:
             raise  # already located, at the innermost node (possibly in an inlined callee)
+        except core.StaticAssertionFailure as e:
+            # The assertion's own message says it all: no cause, as in Triton.
+            raise self._error(node, e) from None
         except Exception as e:
             raise self._error(node, e) from e
         finally:
@@ -178,14 +185,17 @@ class CodeGenerator(ast.NodeVisitor):
                 self._set_loc(outer)
 
     def _error(self, node: ast.AST, error: Exception) -> CompilationError:
-        if isinstance(error, (_C.CompileError, UnsupportedError)):
+        if isinstance(error, (_C.CompileError, UnsupportedError, core.StaticAssertionFailure)):
             message = str(error)
         else:
             message = f"{type(error).__name__}: {error}"
+        # Triton's classes: a failed static assertion and an unsupported construct have their own.
+        kind = CompileTimeAssertionFailure if isinstance(error, core.StaticAssertionFailure) else \
+            UnsupportedLanguageConstruct if isinstance(error, UnsupportedError) else CompilationError
         lines = self.fn.src_lines
         source_line = lines[node.lineno - 1].rstrip() if node.lineno <= len(lines) else ""
-        return CompilationError(self.fn.__name__, self.fn.file, self.fn.first_line + node.lineno - 1,
-                                node.col_offset, source_line, message)
+        return kind(self.fn.__name__, self.fn.file, self.fn.first_line + node.lineno - 1, node.col_offset,
+                    source_line, message)
 
     def visit(self, node: ast.AST) -> Any:
         if not hasattr(node, "lineno"):
@@ -242,7 +252,9 @@ class CodeGenerator(ast.NodeVisitor):
                 raise
             # An error inside tessel's own @jit library (tl.sum, tl.argmax, ...) is the caller's: report it at the
             # call, one level up at a time until the line is the user's, with the original message.
-            error = e.__cause__ if isinstance(e.__cause__, Exception) else UnsupportedError(e.error_message)
+            error = e.__cause__ if isinstance(e.__cause__, Exception) else \
+                core.StaticAssertionFailure(e.error_message) if isinstance(e, CompileTimeAssertionFailure) else \
+                UnsupportedError(e.error_message)
         if error is not None:
             raise error
         return callee.ret_value
@@ -562,7 +574,8 @@ class CodeGenerator(ast.NodeVisitor):
             raise UnsupportedError("assert on a run-time value is not supported (device_assert is not available "
                                    "yet); assert only compile-time conditions")
         if not cond:
-            raise AssertionError(self.visit(node.msg) if node.msg is not None else ast.unparse(node.test))
+            raise core.StaticAssertionFailure(self.visit(node.msg) if node.msg is not None else
+                                              ast.unparse(node.test))
 
     # -------------------------------------------------------------------------------------------- expressions
 
@@ -577,7 +590,8 @@ class CodeGenerator(ast.NodeVisitor):
             return self.scope[name]
         for namespace in (self._nonlocals, self._globals):
             if name in namespace:
-                return _global_value(name, namespace[name])
+                return _global_value(name, namespace[name], namespace is self._nonlocals,
+                                     _annotated_constexpr(self._globals, name) and namespace is self._globals)
         if name in _PYTHON_BUILTINS:
             return _PYTHON_BUILTINS[name]
         if hasattr(builtins, name):
@@ -688,13 +702,24 @@ class CodeGenerator(ast.NodeVisitor):
     def visit_Attribute(self, node: ast.Attribute) -> Any:
         obj = self.visit(node.value)
         if isinstance(obj, tensor):
-            if node.attr == "T":
-                return core.permute(obj, list(reversed(range(len(obj.shape)))), _builder=self.builder)
-            value = getattr(obj, node.attr)
-            return _BoundJITMethod(value, obj) if isinstance(value, JITFunction) else value
+            return self._tensor_attribute(obj, node.attr)
         if node.attr == "value" and not hasattr(obj, "value"):
             return obj  # `BLOCK.value` on a constexpr, which the generator holds unwrapped (Triton compatibility)
+        if _is_number(obj) and node.attr in _SCALAR_TENSOR_ATTRIBUTES:
+            # A Python number assigned in a kernel is a scalar tensor in Triton: `x = 1; x.dtype` is int32 and
+            # `x.to(tl.float16)` a cast. Its type is the literal's (int32, int64 or uint64; fp32 or fp64; int1).
+            if node.attr == "dtype":
+                return core.dtype_from_ir(_C.literal_type(obj if isinstance(obj, bool) else
+                                                          int(obj) if isinstance(obj, numbers.Integral) else
+                                                          float(obj)))
+            return self._tensor_attribute(self._constant(obj), node.attr)
         return getattr(obj, node.attr)
+
+    def _tensor_attribute(self, obj: tensor, name: str) -> Any:
+        if name == "T":
+            return core.permute(obj, list(reversed(range(len(obj.shape)))), _builder=self.builder)
+        value = getattr(obj, name)
+        return _BoundJITMethod(value, obj) if isinstance(value, JITFunction) else value
 
     def visit_Subscript(self, node: ast.Subscript) -> Any:
         obj = self.visit(node.value)
@@ -781,19 +806,32 @@ class _Result:
         return self.index
 
 
-def _global_value(name: str, value: Any) -> Any:
+def _global_value(name: str, value: Any, captured: bool = False, annotated: bool = False) -> Any:
     """A global (or closure variable) read by a kernel: only values that cannot change behind a compiled kernel's
-    back, or that are code (modules, functions, dtypes)."""
+    back (tl.constexpr values, and globals annotated `X: tl.constexpr = ...`, as in Triton 3.6), or that are code
+    (modules, functions, dtypes)."""
     if isinstance(value, core.constexpr):
         return value.value
     if isinstance(value, (types.ModuleType, JITFunction, core.dtype, types.BuiltinFunctionType)) or \
             core.is_builtin(value) or _is_tessel_object(value):
         return value
+    if annotated:
+        return value
     if isinstance(value, (bool, int, float, str)):
-        raise UnsupportedError(f"global '{name}' = {value!r} is a plain Python value, which may change after the "
-                               f"kernel is compiled; make it a compile-time constant: {name} = tl.constexpr({value!r})")
-    raise UnsupportedError(f"global '{name}' ({type(value).__name__}) cannot be used in a kernel: only "
-                           "tl.constexpr values, modules, @jit functions, builtins and dtypes can")
+        # Triton's words ("global variable", "is not defined") first, then why.
+        what = f"{name} is not defined in the kernel: the variable it captures, {name} = {value!r}," if captured \
+            else f"global variable {name} = {value!r}"
+        raise UnsupportedError(f"{what} is a plain Python value, which may change after the kernel is compiled; make "
+                               f"it a compile-time constant: {name} = tl.constexpr({value!r})")
+    raise UnsupportedError(f"{'variable' if captured else 'global variable'} {name} ({type(value).__name__}) cannot "
+                           "be used in a kernel: only tl.constexpr values, modules, @jit functions, builtins and "
+                           "dtypes can")
+
+
+def _annotated_constexpr(scope: dict[str, Any], name: str) -> bool:
+    """Whether the module annotates the global `name` as a tl.constexpr (`X: tl.constexpr = 42`)."""
+    from ..runtime.jit import _is_constexpr_annotation
+    return _is_constexpr_annotation(scope.get("__annotations__", {}).get(name))
 
 
 _PACKAGE_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(__file__))), "")

@@ -16,6 +16,7 @@ import warnings
 from typing import Any, Callable, Sequence
 
 from .. import _C
+from ..knobs import knobs
 
 # ----------------------------------------------------------------------------------------------------------- dtypes
 
@@ -33,14 +34,109 @@ class dtype:
     _IR_NAMES = {t["triton_name"]: t["name"] for t in _C.scalar_types()}
     _BITS = {t["triton_name"]: t["bits"] for t in _C.scalar_types()}
 
+    STANDARD_FP_TYPES = ("fp16", "bf16", "fp32", "fp64")
+    # The floating-point formats: (mantissa bits, exponent bias).
+    _FP_FORMATS = {"fp8e4nv": (3, 7), "fp8e5": (2, 15), "fp16": (10, 15), "bf16": (7, 127), "fp32": (23, 127),
+                   "fp64": (52, 1023)}
+
+    class SIGNEDNESS(enum.Enum):
+        SIGNED = 0
+        UNSIGNED = 1
+
+    class KIND(enum.Enum):
+        BOOLEAN = 0
+        INTEGRAL = 1
+        FLOATING = 2
+
     def __init__(self, name: str) -> None:
+        if not isinstance(name, str):
+            name = getattr(name, "value", name)  # a tl.constexpr holding the name
         if name not in self._IR_NAMES:
             raise ValueError(f"unknown dtype {name!r}")
         self.name = name
         self.ir_name = self._IR_NAMES[name]
         self.primitive_bitwidth = self._BITS[name]
+        self.itemsize = self.primitive_bitwidth // 8  # 0 for int1, as in Triton
         if name in self.SINT_TYPES or name in self.UINT_TYPES:
             self.int_bitwidth = self.primitive_bitwidth
+            self.int_signedness = self.SIGNEDNESS.SIGNED if name in self.SINT_TYPES else self.SIGNEDNESS.UNSIGNED
+        else:
+            self.fp_mantissa_width, self.exponent_bias = self._FP_FORMATS[name]
+
+    @staticmethod
+    def is_dtype(type_str: str) -> bool:
+        """Whether `type_str` names an element type ("fp32", "int8", ...)."""
+        return type_str in dtype._IR_NAMES
+
+    def kind(self) -> "dtype.KIND":
+        """bool < integer < floating point."""
+        if self.is_bool():
+            return dtype.KIND.BOOLEAN
+        return dtype.KIND.INTEGRAL if self.is_int() else dtype.KIND.FLOATING
+
+    def get_int_max_value(self) -> int:
+        if not self.is_int():
+            raise TypeError(f"{self} is not an integer type")
+        return 2**(self.int_bitwidth - 1) - 1 if self.is_int_signed() else 2**self.int_bitwidth - 1
+
+    def get_int_min_value(self) -> int:
+        if not self.is_int():
+            raise TypeError(f"{self} is not an integer type")
+        return -2**(self.int_bitwidth - 1) if self.is_int_signed() else 0
+
+    def is_standard_floating(self) -> bool:
+        return self.name in self.STANDARD_FP_TYPES
+
+    def is_int8(self) -> bool:
+        return self.name == "int8"
+
+    def is_int16(self) -> bool:
+        return self.name == "int16"
+
+    def is_int32(self) -> bool:
+        return self.name == "int32"
+
+    def is_int64(self) -> bool:
+        return self.name == "int64"
+
+    def is_uint8(self) -> bool:
+        return self.name == "uint8"
+
+    def is_uint16(self) -> bool:
+        return self.name == "uint16"
+
+    def is_uint32(self) -> bool:
+        return self.name == "uint32"
+
+    def is_uint64(self) -> bool:
+        return self.name == "uint64"
+
+    def is_const(self) -> bool:
+        return False
+
+    def is_void(self) -> bool:
+        return False
+
+    def codegen_name(self) -> str:
+        """The name of the dtype in tessel.language: fp32 -> float32, bf16 -> bfloat16, int8 -> int8."""
+        if self.name.startswith("fp"):
+            return "float" + self.name[2:]
+        if self.name.startswith("bf"):
+            return "bfloat" + self.name[2:]
+        return self.name
+
+    @property
+    def cache_key_part(self) -> str:
+        return self.name
+
+    def mangle(self) -> str:
+        """Triton's short name: i32, u8, fp16, ..."""
+        if self.is_int():
+            return ("i" if self.is_int_signed() else "u") + str(self.int_bitwidth)
+        return self.name
+
+    def with_element_ty(self, element_ty: dtype) -> dtype:
+        return element_ty
 
     def is_floating(self) -> bool:
         return self.name in self.FP_TYPES
@@ -91,6 +187,7 @@ class dtype:
         return self
 
     def __eq__(self, other: object) -> bool:
+        other = _unwrap(other)
         return type(other) is type(self) and self.name == other.name
 
     def __hash__(self) -> int:
@@ -100,7 +197,8 @@ class dtype:
         return self.name
 
     def __repr__(self) -> str:
-        return f"tessel.language.{self.name}"
+        # Triton's, an expression in programs that `import tessel as triton`.
+        return f"triton.language.{self.codegen_name()}"
 
 
 class pointer_type(dtype):
@@ -115,9 +213,16 @@ class pointer_type(dtype):
         self.name = f"pointer<{element_ty}>"
         self.ir_name = "*" + element_ty.ir_name
         self.primitive_bitwidth = 64
+        self.itemsize = 8
 
     def is_ptr(self) -> bool:
         return True
+
+    def is_const(self) -> bool:
+        return self.const
+
+    def mangle(self) -> str:
+        return f"P{self.element_ty.mangle()}"
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, pointer_type) and self.element_ty == other.element_ty
@@ -126,7 +231,7 @@ class pointer_type(dtype):
         return hash(("pointer", self.element_ty))
 
     def __repr__(self) -> str:
-        return f"tessel.language.pointer_type({self.element_ty!r})"
+        return f"triton.language.pointer_type({self.element_ty!r})"
 
 
 class block_type(dtype):
@@ -153,7 +258,17 @@ class block_type(dtype):
         return hash(("block", self.element_ty, tuple(self.shape)))
 
     def __repr__(self) -> str:
-        return f"tessel.language.block_type({self.element_ty!r}, {self.shape})"
+        return f"triton.language.block_type({self.element_ty!r}, {self.shape})"
+
+    def get_block_shapes(self) -> tuple[int, ...]:
+        return tuple(self.shape)
+
+    def with_element_ty(self, scalar_ty: dtype) -> block_type:
+        return block_type(scalar_ty, self.shape)
+
+    @property
+    def nbytes(self) -> int:
+        return self.numel * (self.element_ty.primitive_bitwidth // 8)
 
 
 int1 = dtype("int1")
@@ -171,6 +286,8 @@ float16 = dtype("fp16")
 bfloat16 = dtype("bf16")
 float32 = dtype("fp32")
 float64 = dtype("fp64")
+# Triton's name for a pointer to int32 (`x.to(tl.pi32_t)`).
+pi32_t = pointer_type(int32)
 
 _DTYPE_BY_IR = {d.ir_name: d for d in (int1, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float8e4nv,
                                        float8e5, float16, bfloat16, float32, float64)}
@@ -186,12 +303,41 @@ def dtype_from_ir(ir_name: str) -> dtype:
 # -------------------------------------------------------------------------------------------------------- constexpr
 
 
+class const:
+    """An annotation of a pointer parameter whose data the kernel only reads (`x_ptr: tl.const`), as in Triton.
+    Tessel accepts it; stores through such a pointer are not refused (the launcher already refuses read-only arrays
+    for the parameters a kernel stores through)."""
+
+
+class constexpr_type:
+    """The type of a compile-time value (Triton's `constexpr(v).type`)."""
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, constexpr_type) and self.value == other.value
+
+    def __hash__(self) -> int:
+        return hash(self.value)
+
+    def __repr__(self) -> str:
+        return f"constexpr_type[{self.value}]"
+
+    def mangle(self) -> str:
+        return repr(self)
+
+
 class constexpr:
     """A compile-time value. Inside a kernel the code generator unwraps it and works on the plain Python value; the
     operators below serve host code that uses constexpr globals (grid lambdas, `tessel.cdiv(n, BLOCK)`)."""
 
     def __init__(self, value: Any) -> None:
         self.value = value.value if isinstance(value, constexpr) else value
+
+    @property
+    def type(self) -> constexpr_type:
+        return constexpr_type(self.value)
 
     def __repr__(self) -> str:
         return f"constexpr[{self.value!r}]"
@@ -480,7 +626,7 @@ class tensor:
             if s is None:
                 result = tensor(_builder.expand_dims(result.handle, axis))
             elif not (isinstance(s, slice) and s.start is None and s.stop is None and s.step is None):
-                raise IndexError(f"unsupported tensor index {s!r}: only None and ':' are allowed")
+                raise IndexError(f"unsupported tensor index: {s!r} (only None and ':' are allowed)")
             axis += 1
         return result
 
@@ -769,11 +915,13 @@ def expand_dims(input: tensor, axis: int | Sequence[int], _builder: Any = None) 
     for a in axis:
         a = _int_arg(a, "tl.expand_dims(): axis")
         if not -new_rank <= a < new_rank:
-            raise ValueError(f"tl.expand_dims(): axis {a} is out of range for a result of rank {new_rank} (a block "
-                             f"of rank {len(input.shape)} with {len(axis)} new axes)")
+            raise ValueError(f"tl.expand_dims(): invalid axis {a}. Expected {-new_rank} <= axis < {new_rank} (axis "
+                             f"out of range for a result of rank {new_rank}: a block of rank {len(input.shape)} "
+                             f"with {len(axis)} new axes)")
         axes.append(a + new_rank if a < 0 else a)
     if len(set(axes)) != len(axes):
-        raise ValueError(f"tl.expand_dims(): repeated axes in {tuple(axis)}")
+        raise ValueError(f"tl.expand_dims(): duplicate axes, normalized axes = {sorted(axes)} (given "
+                         f"{tuple(axis)})")
     axes.sort()
     result = input.handle
     for a in axes:
@@ -833,6 +981,9 @@ def dot(input: tensor, other: tensor, acc: tensor | None = None, input_precision
         raise TypeError("tl.dot(): give only one of input_precision and allow_tf32 (deprecated)")
     if allow_tf32 is not None:
         input_precision = "tf32" if _bool_arg(allow_tf32, "tl.dot(): allow_tf32") else "ieee"
+    elif input_precision is None:
+        # Triton's knobs.language.fp32_default (TRITON_F32_DEFAULT), else the target's default.
+        input_precision = knobs.language.fp32_default
     if input_precision is not None:
         input_precision = _str_arg(input_precision, "tl.dot(): input_precision")
     max_num_imprecise_acc = _unwrap(max_num_imprecise_acc)
@@ -969,13 +1120,18 @@ def assume(cond: Any, _builder: Any = None) -> None:
 # ------------------------------------------------------------------------------------------------------------ debug
 
 
+class StaticAssertionFailure(AssertionError):
+    """A failed tl.static_assert or compile-time `assert`; at the kernel's line the code generator makes it a
+    CompileTimeAssertionFailure."""
+
+
 @builtin
 def static_assert(cond: Any, msg: str = "", _builder: Any = None) -> None:
     cond = _unwrap(cond)
     if isinstance(cond, tensor):
         raise TypeError(f"tl.static_assert() needs a compile-time condition, got {_describe(cond)}")
     if not cond:
-        raise AssertionError(f"static_assert failed: {_unwrap(msg)}" if msg else "static_assert failed")
+        raise StaticAssertionFailure(f"static_assert failed: {_unwrap(msg)}" if msg else "static_assert failed")
 
 
 @builtin
@@ -1011,7 +1167,7 @@ class range:
 
 # Tensor methods that mirror builtins (`x.reshape(...)`, `x.exp()`); standard.py adds sum/max/min/... the same way.
 for _fn in (reshape, view, broadcast_to, expand_dims, permute, trans, reduce, associative_scan, gather, exp, exp2, log,
-            log2, sqrt, rsqrt, abs, sin, cos, floor, ceil, sigmoid, erf, atomic_add, atomic_and, atomic_or, atomic_xor,
-            atomic_max, atomic_min, atomic_xchg, atomic_cas):
+            log2, sqrt, rsqrt, abs, sin, cos, floor, ceil, sigmoid, erf, cast, atomic_add, atomic_and, atomic_or,
+            atomic_xor, atomic_max, atomic_min, atomic_xchg, atomic_cas):
     setattr(tensor, _fn.__name__, _fn)
 del _fn

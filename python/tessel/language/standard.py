@@ -343,7 +343,25 @@ def swizzle2d(i, j, size_i, size_j, size_g):
     return first_row + in_group % rows, in_group // rows
 
 
+# ------------------------------------------------------------------------------------------------------------ scalars
+
+
+@jit
+def _first_combine(a, b):
+    return a
+
+
+@jit
+def item(input):
+    """The value of a one-element block as a scalar (`x.item()`); a scalar is returned as it is."""
+    core.static_assert(input.numel == 1, "item() needs a tensor of one element")
+    if len(input.shape) == 0:
+        return input
+    return core.reduce(input, None, _first_combine)
+
+
 # Tensor methods: `x.sum(1)`, `x.max(0, keep_dims=True)`, ... (the code generator binds `x` as the first argument).
-for _fn in (sum, max, min, argmax, argmin, cumsum, cumprod, cdiv, softmax, xor_sum, reduce_or, ravel, flip, histogram):
+for _fn in (sum, max, min, argmax, argmin, cumsum, cumprod, cdiv, softmax, xor_sum, reduce_or, ravel, flip, histogram,
+            item):
     setattr(core.tensor, _fn.__name__, _fn)
 del _fn

@@ -14,6 +14,7 @@ from typing import Any, Callable, Sequence
 
 from .. import _C
 from ..knobs import knobs
+from . import errors
 from .jit import LAUNCH_OPTIONS, JITFunction
 
 # What every benchmark reports, Triton's choice: the median ranks the configs, the 20th and 80th percentiles show the
@@ -21,8 +22,9 @@ from .jit import LAUNCH_OPTIONS, JITFunction
 _QUANTILES = (0.5, 0.2, 0.8)
 
 
-class AutotunerError(RuntimeError):
-    """Autotuning could not produce a config: every candidate failed to compile, or pruning left none."""
+class AutotunerError(errors.AutotunerError, RuntimeError):
+    """Autotuning could not produce a config: every candidate failed to compile, or pruning left none. Triton's
+    AutotunerError (a TritonError); a RuntimeError as well, as it was."""
 
 
 class Config:
@@ -241,7 +243,7 @@ class Autotuner(_KernelWrapper):
             config = self._load(cache_file, key, configs)
             if config is not None:
                 self.cache[key] = config
-                if knobs.print_autotuning:
+                if knobs.print_autotuning or knobs.autotuning.print:
                     print(f"autotuning {self.__name__} for key {key}: best config {config} (from {cache_file})")
                 return config
         start = time.perf_counter()
@@ -262,7 +264,7 @@ class Autotuner(_KernelWrapper):
         self.configs_timings = {configs[i]: timings[i] for i in measured}
         # The winner's launch comes next: arrays that accumulate start from zero, as they did for every benchmark.
         self.pre_hook({**dict(zip(self.arg_names, args)), **kwargs, **config.all_kwargs()}, reset_only=True)
-        if knobs.print_autotuning:
+        if knobs.print_autotuning or knobs.autotuning.print:
             print(f"autotuning {self.__name__} for key {key}: best config {config} "
                   f"({_median_ms(timings[best]):.4f} ms; {len(configs)} configs measured in {self.bench_time:.2f} s)")
         if cache_file is not None:

@@ -108,3 +108,28 @@ func.func @vectors(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %n: i32 {t
   tile.store %xa, %v mask %m : tensor<1024xi1> : tensor<1024x!tile.ptr<f32>>, tensor<1024xf32>
   return
 }
+
+// -----
+
+// Pointer casts once per register: inttoptr / ptrtoint to and from global
+// pointers, and nothing for a pointer cast (LLVM's pointers are untyped).
+// CHECK-LABEL: llvm.func @addresses
+// CHECK: llvm.ptrtoint %{{.*}} : !llvm.ptr<1> to i64
+// CHECK-COUNT-2: llvm.inttoptr %{{.*}} : i64 to !llvm.ptr<1>
+// CHECK-NOT: llvm.inttoptr
+func.func @addresses(%x: !tile.ptr<f32>, %y: !tile.ptr<f32>) attributes {tile.kernel} {
+  %base = tile.ptr_to_int %x : !tile.ptr<f32> -> i64
+  %r = tile.make_range {start = 0 : i32, end = 256 : i32} : tensor<256xi32>
+  %r64 = arith.extsi %r : tensor<256xi32> to tensor<256xi64>
+  %c4 = arith.constant dense<4> : tensor<256xi64>
+  %bytes = arith.muli %r64, %c4 : tensor<256xi64>
+  %bs = tile.splat %base : tensor<256xi64>
+  %addrs = arith.addi %bs, %bytes : tensor<256xi64>
+  %p = tile.int_to_ptr %addrs : tensor<256xi64> -> tensor<256x!tile.ptr<i32>>
+  %v = tile.load %p : tensor<256x!tile.ptr<i32>> -> tensor<256xi32>
+  %ys = tile.splat %y : tensor<256x!tile.ptr<f32>>
+  %ya = tile.addptr %ys, %r : tensor<256x!tile.ptr<f32>>, tensor<256xi32>
+  %yi = tile.ptr_cast %ya : tensor<256x!tile.ptr<f32>> -> tensor<256x!tile.ptr<i32>>
+  tile.store %yi, %v : tensor<256x!tile.ptr<i32>>, tensor<256xi32>
+  return
+}

@@ -480,6 +480,36 @@ func.func @plain_lazy(%p: !tile.ptr<f32> {tile.noalias}, %q: !tile.ptr<f32> {til
 
 // -----
 
+// Addresses as pointers: int_to_ptr and ptr_to_int become LLVM's, a pointer
+// cast keeps the pointer. Pointers made from integers may point into any
+// array: no argument is noalias for LLVM then.
+// CHECK-LABEL: func.func private @addresses
+// CHECK-SAME: (%[[X:arg[0-9]+]]: !llvm.ptr, %[[Y:arg[0-9]+]]: !llvm.ptr,
+// CHECK-NOT: llvm.noalias
+// CHECK: llvm.ptrtoint %[[X]] : !llvm.ptr to i64
+// CHECK: scf.for
+// CHECK: %[[P:.*]] = llvm.inttoptr %{{.*}} : i64 to !llvm.ptr
+// CHECK: llvm.load %[[P]] {{.*}} : !llvm.ptr -> i32
+// CHECK: llvm.store %{{.*}}, %{{.*}} : i32, !llvm.ptr
+func.func @addresses(%x: !tile.ptr<f32> {tile.noalias}, %y: !tile.ptr<f32> {tile.noalias}) attributes {tile.kernel} {
+  %base = tile.ptr_to_int %x : !tile.ptr<f32> -> i64
+  %r = tile.make_range {start = 0 : i32, end = 16 : i32} : tensor<16xi32>
+  %r64 = arith.extsi %r : tensor<16xi32> to tensor<16xi64>
+  %c4 = arith.constant dense<4> : tensor<16xi64>
+  %bytes = arith.muli %r64, %c4 : tensor<16xi64>
+  %bs = tile.splat %base : tensor<16xi64>
+  %addrs = arith.addi %bs, %bytes : tensor<16xi64>
+  %p = tile.int_to_ptr %addrs : tensor<16xi64> -> tensor<16x!tile.ptr<i32>>
+  %v = tile.load %p : tensor<16x!tile.ptr<i32>> -> tensor<16xi32>
+  %ys = tile.splat %y : tensor<16x!tile.ptr<f32>>
+  %ya = tile.addptr %ys, %r : tensor<16x!tile.ptr<f32>>, tensor<16xi32>
+  %yi = tile.ptr_cast %ya : tensor<16x!tile.ptr<f32>> -> tensor<16x!tile.ptr<i32>>
+  tile.store %yi, %v : tensor<16x!tile.ptr<i32>>, tensor<16xi32>
+  return
+}
+
+// -----
+
 // A reversed scan: the last element along the axis is itself, then each
 // position from the end combines the carry after it with its own element;
 // the position loop is outermost, rows inside it.

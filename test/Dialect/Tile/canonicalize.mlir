@@ -128,3 +128,16 @@ func.func @accumulate_into_dot(%a: tensor<16x16xf16>, %b: tensor<16x16xf16>, %ac
   %t2 = arith.addf %t1, %twice : tensor<16x16xf32>
   return %s2, %si, %sum, %t2 : tensor<16x16xf32>, tensor<16x16xi32>, tensor<16x16xf32>, tensor<16x16xf32>
 }
+
+// A pointer cast to the same type is its operand; a cast of a cast casts the
+// first pointers once.
+// CHECK-LABEL: func.func @fold_ptr_casts
+// CHECK-SAME: (%[[P:.*]]: !tile.ptr<f32>)
+// CHECK: %[[C:.*]] = tile.ptr_cast %[[P]] : !tile.ptr<f32> -> !tile.ptr<i8>
+// CHECK: return %[[P]], %[[C]]
+func.func @fold_ptr_casts(%p: !tile.ptr<f32>) -> (!tile.ptr<f32>, !tile.ptr<i8>) {
+  %a = tile.ptr_cast %p : !tile.ptr<f32> -> !tile.ptr<i32>
+  %b = tile.ptr_cast %a : !tile.ptr<i32> -> !tile.ptr<f32>
+  %c = tile.ptr_cast %a : !tile.ptr<i32> -> !tile.ptr<i8>
+  return %b, %c : !tile.ptr<f32>, !tile.ptr<i8>
+}

@@ -80,3 +80,16 @@ func.func @atomics(%p: !tile.ptr<i32>, %f: !tile.ptr<f32>, %h: !tile.ptr<bf16>, 
   %olds = tile.atomic_cas relaxed, sys, %ptrs, %a, %b : tensor<16x!tile.ptr<i32>>, tensor<16xi32>
   return
 }
+
+// CHECK-LABEL: func.func @pointer_casts
+func.func @pointer_casts(%p: !tile.ptr<f32>, %a: tensor<8xi64>) {
+  // CHECK: tile.ptr_to_int %{{.*}} : !tile.ptr<f32> -> i64
+  %i = tile.ptr_to_int %p : !tile.ptr<f32> -> i64
+  // CHECK: tile.int_to_ptr %{{.*}} : i64 -> !tile.ptr<f16>
+  %q = tile.int_to_ptr %i : i64 -> !tile.ptr<f16>
+  // CHECK: tile.int_to_ptr %{{.*}} : tensor<8xi64> -> tensor<8x!tile.ptr<i8>>
+  %t = tile.int_to_ptr %a : tensor<8xi64> -> tensor<8x!tile.ptr<i8>>
+  // CHECK: tile.ptr_cast %{{.*}} : tensor<8x!tile.ptr<i8>> -> tensor<8x!tile.ptr<i32>>
+  %c = tile.ptr_cast %t : tensor<8x!tile.ptr<i8>> -> tensor<8x!tile.ptr<i32>>
+  return
+}

@@ -231,6 +231,23 @@ OpFoldResult AddPtrOp::fold(FoldAdaptor adaptor) {
 }
 
 //===----------------------------------------------------------------------===//
+// PtrCastOp
+//===----------------------------------------------------------------------===//
+
+OpFoldResult PtrCastOp::fold(FoldAdaptor) {
+  if (getSrc().getType() == getType())
+    return getSrc();
+  // A cast of a cast is one cast of the first pointers.
+  if (auto inner = getSrc().getDefiningOp<PtrCastOp>()) {
+    if (inner.getSrc().getType() == getType())
+      return inner.getSrc();
+    getSrcMutable().assign(inner.getSrc());
+    return getResult();
+  }
+  return {};
+}
+
+//===----------------------------------------------------------------------===//
 // LoadOp / StoreOp
 //===----------------------------------------------------------------------===//
 

@@ -49,7 +49,8 @@ int64_t tensorBytes(Type t) {
 
 /// Ops that compute each element from the same element of their operands.
 bool isElementwise(Operation *op) {
-  return isa<tile::AddPtrOp>(op) ||
+  return isa<tile::AddPtrOp, tile::IntToPtrOp, tile::PtrToIntOp,
+             tile::PtrCastOp>(op) ||
          isa<arith::ArithDialect, math::MathDialect>(op->getDialect());
 }
 

@@ -215,6 +215,40 @@ def Tile_AddPtrOp : Tile_Op<"addptr", [Pure, AllTypesMatch<["ptr", "result"]>]> 
   let hasFolder = 1;
 }
 
+def Tile_IntToPtrOp : Tile_Op<"int_to_ptr", [Pure, Elementwise,
+    SameOperandsAndResultShape]> {
+  let summary = "Addresses (64-bit integers) as pointers";
+  let description = [{
+    `x.to(tl.pointer_type(T))` on an int64 block: each element is the byte
+    address of a `T` (addresses loaded from memory, or computed from a
+    pointer's `ptr_to_int`).
+  }];
+  let arguments = (ins Tile_I64Like:$src);
+  let results = (outs Tile_PtrLike:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+}
+
+def Tile_PtrToIntOp : Tile_Op<"ptr_to_int", [Pure, Elementwise,
+    SameOperandsAndResultShape]> {
+  let summary = "Pointers as their byte addresses (64-bit integers)";
+  let arguments = (ins Tile_PtrLike:$src);
+  let results = (outs Tile_I64Like:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+}
+
+def Tile_PtrCastOp : Tile_Op<"ptr_cast", [Pure, Elementwise,
+    SameOperandsAndResultShape]> {
+  let summary = "Pointers as pointers to another element type";
+  let description = [{
+    The same addresses, read as another element type:
+    `p.to(tl.pointer_type(tl.uint8))`.
+  }];
+  let arguments = (ins Tile_PtrLike:$src);
+  let results = (outs Tile_PtrLike:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+  let hasFolder = 1;
+}
+
 def Tile_LoadOp : Tile_Op<"load", [AttrSizedOperandSegments,
     DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
   let summary = "Reads the elements that pointers point to, where the mask is set";

@@ -35,6 +35,7 @@ def Tile_PtrTensor : RankedTensorOf<[Tile_Ptr]>;
 def Tile_PtrLike : AnyTypeOf<[Tile_Ptr, Tile_PtrTensor]>;
 def Tile_IntLike : AnyTypeOf<[AnySignlessInteger, RankedTensorOf<[AnySignlessInteger]>]>;
 def Tile_BoolLike : AnyTypeOf<[I1, RankedTensorOf<[I1]>]>;
+def Tile_I64Like : AnyTypeOf<[I64, RankedTensorOf<[I64]>]>;
 def Tile_Scalar : AnyTypeOf<[AnySignlessInteger, AnyFloat, Tile_Ptr]>;
 def Tile_Tensor : RankedTensorOf<[AnySignlessInteger, AnyFloat, Tile_Ptr]>;
 def Tile_Value : AnyTypeOf<[Tile_Scalar, Tile_Tensor]>;
