@@ -959,6 +959,8 @@ TValue TileBuilder::math(const std::string &fn, Operand operand) {
   return castTo(make(r, computeType), resultType);
 }
 
+void TileBuilder::debugBarrier() { tile::DebugBarrierOp::create(builder, loc); }
+
 TValue TileBuilder::fma(Operand x, Operand y, Operand z) {
   // Triton promotes the pairs (x, y), (z, x) and (z, y) as a binary op
   // would; that makes one type for all three.

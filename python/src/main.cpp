@@ -155,6 +155,7 @@ PYBIND11_MODULE(_C, m) {
       .def("begin_reduce", &B::beginReduce)
       .def("end_reduce", &B::endReduce)
       .def("fma", &B::fma, py::arg("x"), py::arg("y"), py::arg("z"))
+      .def("debug_barrier", &B::debugBarrier)
       .def("gather", &B::gather, py::arg("src"), py::arg("indices"),
            py::arg("axis"))
       .def("begin_scan", &B::beginScan, py::arg("inputs"), py::arg("axis"),

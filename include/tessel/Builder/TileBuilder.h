@@ -93,6 +93,8 @@ public:
   TValue unary(const std::string &op, Operand x);
   TValue where(Operand cond, Operand x, Operand y);
   TValue math(const std::string &fn, Operand x);
+  // tl.debug_barrier: every thread of the program waits for the others.
+  void debugBarrier();
   // x * y + z rounded once (Triton's tl.fma / tl.math.fma).
   TValue fma(Operand x, Operand y, Operand z);
   TValue cast(Operand x, const std::string &dtype, bool bitcast);

@@ -47,12 +47,16 @@ struct CtaRankLowering : TileGPUPattern<tile::GetCtaRankOp> {
   }
 };
 
-struct BarrierLowering : TileGPUPattern<tilegpu::BarrierOp> {
-  using TileGPUPattern::TileGPUPattern;
+/// The analysis' barriers (tilegpu.barrier) and the kernel author's
+/// (tile.debug_barrier).
+template <class BarrierOp>
+struct BarrierLowering : TileGPUPattern<BarrierOp> {
+  using TileGPUPattern<BarrierOp>::TileGPUPattern;
   LogicalResult
-  matchAndRewrite(tilegpu::BarrierOp op, OneToNOpAdaptor,
+  matchAndRewrite(BarrierOp op, typename BarrierOp::template GenericAdaptor<
+                                    ArrayRef<ValueRange>>,
                   ConversionPatternRewriter &rw) const override {
-    target.barrier(rw, op.getLoc());
+    this->target.barrier(rw, op.getLoc());
     rw.eraseOp(op);
     return success();
   }
@@ -76,6 +80,7 @@ void gpu::lowering::populateProgramOpToLLVMPatterns(
     TypeConverter &tc, RewritePatternSet &patterns,
     const GPUTargetInfo &target) {
   patterns.add<ProgramIdLowering, NumProgramsLowering, CtaRankLowering,
-               BarrierLowering, AssumeLowering>(tc, patterns.getContext(),
-                                                target);
+               BarrierLowering<tilegpu::BarrierOp>,
+               BarrierLowering<tile::DebugBarrierOp>, AssumeLowering>(
+      tc, patterns.getContext(), target);
 }

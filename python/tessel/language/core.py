@@ -883,6 +883,35 @@ erf = _math_builtin("erf", "erf")
 
 
 @builtin
+def debug_barrier(_builder: Any = None) -> None:
+    """Every thread of the program waits here for the others, and their memory accesses before it are done (a GPU
+    barrier; nothing on the CPU, where a program is one thread)."""
+    _builder.debug_barrier()
+
+
+@builtin
+def broadcast(input: Any, other: Any, _builder: Any = None) -> tuple[tensor, tensor]:
+    """Both operands broadcast to their common shape."""
+    a = _tensor_arg(input, "tl.broadcast(): input")
+    b = _tensor_arg(other, "tl.broadcast(): other")
+    shape = _broadcast_shape(a.shape, b.shape)
+    return (tensor(_builder.broadcast_to(a.handle, shape)), tensor(_builder.broadcast_to(b.handle, shape)))
+
+
+def _broadcast_shape(a: list[int], b: list[int]) -> list[int]:
+    """numpy's rule, as Triton's: trailing dimensions aligned, each pair equal or one of them 1."""
+    rank = builtins.max(len(a), len(b))
+    a = [1] * (rank - len(a)) + list(a)
+    b = [1] * (rank - len(b)) + list(b)
+    out = []
+    for i, (x, y) in enumerate(zip(a, b)):
+        if x != y and 1 not in (x, y):
+            raise ValueError(f"Cannot make_shape_compatible: incompatible dimensions at index {i}: {x} and {y}")
+        out.append(builtins.max(x, y))
+    return out
+
+
+@builtin
 def fma(x: Any, y: Any, z: Any, _builder: Any = None) -> tensor:
     """x * y + z with one rounding (the operands promoted to one float type, as Triton does)."""
     return tensor(_builder.fma(_operand(x, "tl.fma()"), _operand(y, "tl.fma()"), _operand(z, "tl.fma()")))

@@ -45,6 +45,8 @@ func.func @all_ops(%p: !tile.ptr<f32>, %q: !tile.ptr<f16, 3>, %n: i32) {
   %gi = arith.constant dense<3> : tensor<64x32xi32>
   // CHECK: tile.gather %{{.*}}[%{{.*}}] {axis = 0 : i32} : tensor<128x32xf32>, tensor<64x32xi32> -> tensor<64x32xf32>
   %g = tile.gather %bc[%gi] {axis = 0 : i32} : tensor<128x32xf32>, tensor<64x32xi32> -> tensor<64x32xf32>
+  // CHECK: tile.debug_barrier
+  tile.debug_barrier
   %acc = arith.constant dense<0.0> : tensor<128x128xf32>
   // CHECK: tile.dot %{{.*}}, %{{.*}}, %{{.*}} : tensor<128x32xf32>, tensor<32x128xf32> -> tensor<128x128xf32>
   %d = tile.dot %bc, %t, %acc : tensor<128x32xf32>, tensor<32x128xf32> -> tensor<128x128xf32>

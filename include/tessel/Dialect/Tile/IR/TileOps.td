@@ -408,6 +408,18 @@ def Tile_AssumeOp : Tile_Op<"assume",
   let assemblyFormat = "$cond attr-dict";
 }
 
+def Tile_DebugBarrierOp : Tile_Op<"debug_barrier",
+    [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "Waits for every thread of the program (tl.debug_barrier)";
+  let description = [{
+    Every memory access of the program before it completes before any after
+    it starts, for every thread of the program: a GPU barrier. A program on
+    the CPU runs on one thread, so there it is nothing; its effects keep
+    accesses from moving across it.
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
 //===----------------------------------------------------------------------===//
 // Reductions and linear algebra
 //===----------------------------------------------------------------------===//
