@@ -272,6 +272,14 @@ std::string TValue::describe() const {
 // Construction
 //===----------------------------------------------------------------------===//
 
+struct TileBuilder::PendingMap {
+  std::unique_ptr<Block> body;
+  SmallVector<Value> srcs;
+  SmallVector<int64_t> shape;
+  int pack;
+  OpBuilder::InsertPoint after;
+};
+
 struct TileBuilder::OpenRegion {
   Operation *op;
   OpBuilder::InsertPoint after;
@@ -373,8 +381,8 @@ TileBuilder::createFunction(const std::string &name,
 void TileBuilder::finishFunction() {
   if (!function)
     fail("no kernel function to finish");
-  if (!openRegions.empty())
-    fail("a loop, if or reduction is still open");
+  if (!openRegions.empty() || !pendingMaps.empty())
+    fail("a loop, if, reduction or map_elementwise is still open");
   func::ReturnOp::create(builder, loc);
 }
 
@@ -1632,6 +1640,84 @@ TValue TileBuilder::gather(const TValue &src, const TValue &indices,
       builder, loc, typeFor(src.dtype, indices.shape()), src.value,
       indices.value, builder.getI32IntegerAttr(axis));
   return make(op, src.dtype);
+}
+
+std::vector<TValue>
+TileBuilder::beginMapElementwise(const std::vector<Operand> &inputs,
+                                 int pack) {
+  if (inputs.empty())
+    fail("map_elementwise: needs at least one input");
+  std::vector<TValue> values;
+  std::vector<int64_t> shape;
+  for (const Operand &in : inputs) {
+    TValue v = toValue(in);
+    shape = broadcastShapes(shape, v.shape(), "map_elementwise");
+    values.push_back(v);
+  }
+  if (shape.empty())
+    fail("map_elementwise: needs a block among its inputs");
+  int64_t numel = 1;
+  for (int64_t d : shape)
+    numel *= d;
+  if (pack < 1 || numel % pack != 0)
+    fail("map_elementwise: pack " + std::to_string(pack) +
+         " does not divide the " + std::to_string(numel) + " elements");
+  auto pending = std::make_unique<PendingMap>();
+  pending->body = std::make_unique<Block>();
+  pending->shape.assign(shape.begin(), shape.end());
+  pending->pack = pack;
+  std::vector<TValue> args;
+  for (TValue &v : values) {
+    v = broadcastValue(v, shape, "map_elementwise");
+    pending->srcs.push_back(v.value);
+    for (int j = 0; j < pack; ++j)
+      args.push_back(make(pending->body->addArgument(
+                              v.dtype.toMLIR(context.get()), loc),
+                          v.dtype));
+  }
+  pending->after = builder.saveInsertionPoint();
+  builder.setInsertionPointToEnd(pending->body.get());
+  pendingMaps.push_back(std::move(pending));
+  return args;
+}
+
+std::vector<TValue>
+TileBuilder::endMapElementwise(const std::vector<TValue> &results) {
+  if (pendingMaps.empty())
+    fail("end_map_elementwise without an open map_elementwise");
+  std::unique_ptr<PendingMap> pending = std::move(pendingMaps.back());
+  pendingMaps.pop_back();
+  int pack = pending->pack;
+  if (results.empty() || results.size() % pack != 0)
+    fail("map_elementwise: the function returns " +
+         std::to_string(results.size()) + " values, not " +
+         std::to_string(pack) + " of each result");
+  SmallVector<Value> returned;
+  SmallVector<Type> resultTypes;
+  std::vector<DType> dtypes;
+  for (auto [i, r] : llvm::enumerate(results)) {
+    if (r.isBlock())
+      fail("map_elementwise: the function must return scalars, got " +
+           r.describe());
+    if (i % pack == 0) {
+      resultTypes.push_back(typeFor(r.dtype, pending->shape));
+      dtypes.push_back(r.dtype);
+    } else if (r.dtype != dtypes.back()) {
+      fail("map_elementwise: the " + std::to_string(pack) +
+           " values of one result must have one type, got " +
+           dtypes.back().str() + " and " + r.dtype.str());
+    }
+    returned.push_back(r.value);
+  }
+  tile::MapElementwiseReturnOp::create(builder, loc, returned);
+  builder.restoreInsertionPoint(pending->after);
+  auto op = tile::MapElementwiseOp::create(builder, loc, resultTypes,
+                                           pending->srcs, pack);
+  op.getBody().push_back(pending->body.release());
+  std::vector<TValue> out;
+  for (auto [res, dtype] : llvm::zip(op.getResults(), dtypes))
+    out.push_back(make(res, dtype));
+  return out;
 }
 
 std::vector<TValue> TileBuilder::beginScan(const std::vector<TValue> &inputs,

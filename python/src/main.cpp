@@ -158,6 +158,9 @@ PYBIND11_MODULE(_C, m) {
       .def("debug_barrier", &B::debugBarrier)
       .def("gather", &B::gather, py::arg("src"), py::arg("indices"),
            py::arg("axis"))
+      .def("begin_map_elementwise", &B::beginMapElementwise,
+           py::arg("inputs"), py::arg("pack"))
+      .def("end_map_elementwise", &B::endMapElementwise)
       .def("begin_scan", &B::beginScan, py::arg("inputs"), py::arg("axis"),
            py::arg("reverse"))
       .def("end_scan", &B::endScan)

@@ -163,6 +163,13 @@ public:
   std::vector<TValue> endReduce(const std::vector<TValue> &combined);
   // src's elements picked along `axis` by `indices` (Triton's gather).
   TValue gather(const TValue &src, const TValue &indices, int axis);
+  // tl.map_elementwise: the scalar function's region, applied to groups of
+  // `pack` elements of the inputs (broadcast together); begin returns its
+  // scalar arguments (pack of each input, input by input), end takes its
+  // results (pack of each) and returns the blocks.
+  std::vector<TValue> beginMapElementwise(const std::vector<Operand> &inputs,
+                                          int pack);
+  std::vector<TValue> endMapElementwise(const std::vector<TValue> &results);
   // An inclusive scan along `axis` (reverse: from the end), with a combine
   // region as reduce's; results have the inputs' shapes.
   std::vector<TValue> beginScan(const std::vector<TValue> &inputs, int axis,
@@ -250,6 +257,10 @@ private:
   mlir::Location loc;
   mlir::Operation *function = nullptr;
   std::vector<OpenRegion> openRegions;
+  struct PendingMap;
+  /// map_elementwise regions being built (their op is made at the end, when
+  /// the function's result types are known).
+  std::vector<std::unique_ptr<PendingMap>> pendingMaps;
   std::vector<DType> signature;
 };
 

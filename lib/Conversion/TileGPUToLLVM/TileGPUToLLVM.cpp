@@ -131,6 +131,7 @@ LogicalResult gpu::lowerTileGPUToLLVM(ModuleOp module,
   gpu::lowering::populateReduceOpToLLVMPatterns(tc, patterns, target);
   gpu::lowering::populateScanOpToLLVMPatterns(tc, patterns, target);
   gpu::lowering::populateGatherOpToLLVMPatterns(tc, patterns, target);
+  gpu::lowering::populateMapElementwiseOpToLLVMPatterns(tc, patterns, target);
   gpu::lowering::populateTmaOpsToLLVMPatterns(tc, patterns, target);
   scf::populateSCFStructuralTypeConversionsAndLegality(tc, patterns,
                                                        convTarget);

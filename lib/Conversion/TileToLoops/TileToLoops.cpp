@@ -150,6 +150,7 @@ private:
   LogicalResult lowerReduce(ReduceOp op);
   LogicalResult lowerScan(ScanOp op);
   LogicalResult lowerGather(GatherOp op);
+  LogicalResult lowerMapElementwise(MapElementwiseOp op);
   LogicalResult lowerDot(DotOp op);
   LogicalResult lowerStore(StoreOp op);
   LogicalResult lowerAtomic(Operation *op);
@@ -172,6 +173,8 @@ private:
   Value cloneScalarOp(Operation *op, ValueRange operands);
   SmallVector<Value> emitCombine(Region &combine, ValueRange acc,
                                  ValueRange next);
+  /// The scalar region's results for scalar arguments `args`.
+  SmallVector<Value> emitRegion(Region &region, ValueRange args);
 
   // Buffers.
   Value allocBuffer(ArrayRef<int64_t> shape, Type eltType);
@@ -832,6 +835,8 @@ LogicalResult KernelLowering::lowerOp(Operation *op) {
     return lowerScan(scan);
   if (auto gather = dyn_cast<GatherOp>(op))
     return lowerGather(gather);
+  if (auto map = dyn_cast<MapElementwiseOp>(op))
+    return lowerMapElementwise(map);
   if (auto dot = dyn_cast<DotOp>(op))
     return lowerDot(dot);
   if (auto store = dyn_cast<StoreOp>(op))
@@ -1161,20 +1166,23 @@ LogicalResult KernelLowering::lowerWhile(scf::WhileOp op) {
   return success();
 }
 
-SmallVector<Value> KernelLowering::emitCombine(Region &combine, ValueRange acc,
-                                               ValueRange next) {
-  Block &body = combine.front();
-  unsigned n = acc.size();
-  for (unsigned i = 0; i < n; ++i) {
-    scalars.map(body.getArgument(i), acc[i]);
-    scalars.map(body.getArgument(n + i), next[i]);
-  }
+SmallVector<Value> KernelLowering::emitRegion(Region &region, ValueRange args) {
+  Block &body = region.front();
+  for (auto [arg, value] : llvm::zip(body.getArguments(), args))
+    scalars.map(arg, value);
   // The region holds scalar code only (checked by the verifier's types).
   (void)lowerBlock(body);
   SmallVector<Value> results;
   for (Value v : body.getTerminator()->getOperands())
     results.push_back(scalar(v));
   return results;
+}
+
+SmallVector<Value> KernelLowering::emitCombine(Region &combine, ValueRange acc,
+                                               ValueRange next) {
+  SmallVector<Value> args(acc);
+  args.append(next.begin(), next.end());
+  return emitRegion(combine, args);
 }
 
 LogicalResult KernelLowering::lowerReduce(ReduceOp op) {
@@ -1350,6 +1358,49 @@ LogicalResult KernelLowering::lowerGather(GatherOp op) {
     bufferStore(out, idx, bufferLoad(src, at, elt, loc), loc);
   });
   buffers[op.getResult()] = out;
+  return success();
+}
+
+LogicalResult KernelLowering::lowerMapElementwise(MapElementwiseOp op) {
+  Location loc = op.getLoc();
+  ArrayRef<int64_t> shape =
+      cast<RankedTensorType>(op.getSrcs()[0].getType()).getShape();
+  int64_t pack = op.getPack();
+  SmallVector<Value> outs;
+  for (Value r : op.getResults())
+    outs.push_back(allocBuffer(
+        shape, cast<RankedTensorType>(r.getType()).getElementType()));
+  // Groups of `pack` consecutive elements along the flattened block (the
+  // element loop runs over groups; each group's elements in order).
+  int64_t numel = 1;
+  for (int64_t d : shape)
+    numel *= d;
+  auto unflatten = [&](Value flat) {
+    SmallVector<Value> idx(shape.size());
+    for (size_t d = shape.size(); d-- > 0;) {
+      idx[d] = arith::RemUIOp::create(b, loc, flat, index(shape[d], loc));
+      flat = arith::DivUIOp::create(b, loc, flat, index(shape[d], loc));
+    }
+    return idx;
+  };
+  emitLoopNest({numel / pack}, loc, [&](ValueRange group) {
+    SmallVector<SmallVector<Value>> idxs;
+    for (int64_t j = 0; j < pack; ++j)
+      idxs.push_back(unflatten(arith::AddIOp::create(
+          b, loc,
+          arith::MulIOp::create(b, loc, group[0], index(pack, loc)),
+          index(j, loc))));
+    SmallVector<Value> args;
+    for (Value src : op.getSrcs())
+      for (auto &idx : idxs)
+        args.push_back(emitAt(src, idx));
+    SmallVector<Value> results = emitRegion(op.getBody(), args);
+    for (auto [r, out] : llvm::enumerate(outs))
+      for (int64_t j = 0; j < pack; ++j)
+        bufferStore(out, idxs[j], results[r * pack + j], loc);
+  });
+  for (auto [r, out] : llvm::zip(op.getResults(), outs))
+    buffers[r] = out;
   return success();
 }
 

@@ -329,6 +329,28 @@ struct ConvertTileToTileGPU
           requireOperand(dot.getCMutable(), acc);
           produceWith(dot.getD(), acc);
         }
+      } else if (auto map = dyn_cast<tile::MapElementwiseOp>(op)) {
+        // One layout for every source and result: each thread maps the
+        // elements it holds.
+        // With pack > 1 every thread holds groups of `pack` consecutive
+        // elements of the last dimension.
+        auto type = cast<RankedTensorType>(map.getResults()[0].getType());
+        int32_t pack = map.getPack();
+        std::vector<int32_t> shape = shapeOf(type);
+        if (shape.back() % pack != 0) {
+          map.emitOpError("pack ")
+              << pack << " must divide the last dimension on GPU targets";
+          return signalPassFailure();
+        }
+        LinearLayout layout =
+            pack > 1 ? gpu::defaultBlockedLayout(shape, numWarps, pack, {},
+                                                 pack)
+                     : *tilegpu::getLayout(type);
+        for (OpOperand &src : map.getSrcsMutable())
+          requireOperand(src, layout);
+        for (Value r : map.getResults())
+          if (pack > 1 || r != map.getResults()[0])
+            produceWith(r, layout);
       } else if (auto gather = dyn_cast<tile::GatherOp>(op)) {
         // Each thread reads the elements of the result it holds: the indices
         // in the same registers.

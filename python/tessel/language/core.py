@@ -1082,6 +1082,21 @@ def gather(src: tensor, index: tensor, axis: int, _builder: Any = None) -> tenso
 
 
 @builtin
+def map_elementwise(scalar_fn: Any, *args: Any, pack: int = 1, _builder: Any = None, _generator: Any = None) -> Any:
+    """The @jit `scalar_fn` applied to every element of `args` (broadcast together): it receives scalars (with
+    pack=k, k consecutive elements of each argument, argument by argument) and returns one scalar per result (k of
+    each); control flow in it runs per element. Returns a block, or a tuple of blocks."""
+    pack = _int_arg(_unwrap(pack), "tl.map_elementwise(): pack")
+    operands = [_operand(a, "tl.map_elementwise(): argument") for a in args]
+    scalars = [tensor(h) for h in _builder.begin_map_elementwise(operands, pack)]
+    results = _generator.call_jit_function(scalar_fn, scalars, {})
+    single = not isinstance(results, tuple)
+    results = [to_tensor(r, _builder=_builder) for r in ([results] if single else results)]
+    blocks = [tensor(h) for h in _builder.end_map_elementwise([r.handle for r in results])]
+    return blocks[0] if single else tuple(blocks)
+
+
+@builtin
 def associative_scan(input: Any, axis: int, combine_fn: Any, reverse: bool = False, _builder: Any = None,
                      _generator: Any = None) -> Any:
     """Inclusive scan of `input` (a tensor or a tuple of same-shape tensors) along `axis` with the @jit `combine_fn`,

@@ -316,3 +316,14 @@ func.func @atomic_cas_width(%p: !tile.ptr<i8>, %v: i8) {
   %a = tile.atomic_cas acq_rel, gpu, %p, %v, %v : !tile.ptr<i8>, i8
   return
 }
+
+// -----
+
+func.func @map_region(%x: tensor<8xf32>) {
+  // expected-error @+1 {{the region takes 2 arguments, has 1}}
+  %m = tile.map_elementwise %x {pack = 2 : i32} : tensor<8xf32> -> tensor<8xf32> {
+  ^bb0(%a: f32):
+    tile.map_elementwise.return %a, %a : f32, f32
+  }
+  return
+}

@@ -45,6 +45,13 @@ func.func @all_ops(%p: !tile.ptr<f32>, %q: !tile.ptr<f16, 3>, %n: i32) {
   %gi = arith.constant dense<3> : tensor<64x32xi32>
   // CHECK: tile.gather %{{.*}}[%{{.*}}] {axis = 0 : i32} : tensor<128x32xf32>, tensor<64x32xi32> -> tensor<64x32xf32>
   %g = tile.gather %bc[%gi] {axis = 0 : i32} : tensor<128x32xf32>, tensor<64x32xi32> -> tensor<64x32xf32>
+  // CHECK: tile.map_elementwise %{{.*}}, %{{.*}} {pack = 2 : i32} : tensor<128x32xf32>, tensor<128x32xf32> -> tensor<128x32xf32>
+  // CHECK: tile.map_elementwise.return %{{.*}}, %{{.*}} : f32, f32
+  %me = tile.map_elementwise %bc, %bc {pack = 2 : i32} : tensor<128x32xf32>, tensor<128x32xf32> -> tensor<128x32xf32> {
+  ^bb0(%x0: f32, %x1: f32, %y0: f32, %y1: f32):
+    %s0 = arith.addf %x0, %y1 : f32
+    tile.map_elementwise.return %s0, %x1 : f32, f32
+  }
   // CHECK: tile.debug_barrier
   tile.debug_barrier
   %acc = arith.constant dense<0.0> : tensor<128x128xf32>

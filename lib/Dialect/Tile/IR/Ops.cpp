@@ -501,6 +501,52 @@ LogicalResult ScanOp::verifyRegions() {
 }
 
 //===----------------------------------------------------------------------===//
+// MapElementwiseOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult MapElementwiseOp::verify() {
+  if (getSrcs().empty())
+    return emitOpError("needs at least one source");
+  ArrayRef<int64_t> shape =
+      cast<RankedTensorType>(getSrcs()[0].getType()).getShape();
+  for (Value v : llvm::concat<Value>(getSrcs(), getResults()))
+    if (cast<RankedTensorType>(v.getType()).getShape() != shape)
+      return emitOpError("sources and results must have one shape");
+  int64_t numel = 1;
+  for (int64_t d : shape)
+    numel *= d;
+  if (getPack() < 1 || numel % getPack() != 0)
+    return emitOpError("pack ") << getPack() << " does not divide the "
+                                << numel << " elements";
+  return success();
+}
+
+LogicalResult MapElementwiseOp::verifyRegions() {
+  Block &body = getBody().front();
+  unsigned pack = getPack();
+  if (body.getNumArguments() != pack * getSrcs().size())
+    return emitOpError("the region takes ")
+           << pack * getSrcs().size() << " arguments, has "
+           << body.getNumArguments();
+  for (auto [i, arg] : llvm::enumerate(body.getArguments()))
+    if (arg.getType() != getElementTypeOrSelf(getSrcs()[i / pack].getType()))
+      return emitOpError("region argument ")
+             << i << " should be "
+             << getElementTypeOrSelf(getSrcs()[i / pack].getType());
+  auto ret = cast<MapElementwiseReturnOp>(body.getTerminator());
+  if (ret.getResults().size() != pack * getResults().size())
+    return emitOpError("the region returns ")
+           << ret.getResults().size() << " values, expected "
+           << pack * getResults().size();
+  for (auto [i, v] : llvm::enumerate(ret.getResults()))
+    if (v.getType() != getElementTypeOrSelf(getResults()[i / pack].getType()))
+      return emitOpError("region result ")
+             << i << " should be "
+             << getElementTypeOrSelf(getResults()[i / pack].getType());
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // GatherOp
 //===----------------------------------------------------------------------===//
 

@@ -812,7 +812,8 @@ namespace tessel::gpu {
 
 LinearLayout defaultBlockedLayout(const std::vector<int32_t> &shape,
                                   int numWarps, int32_t vector,
-                                  std::optional<unsigned> fastest) {
+                                  std::optional<unsigned> fastest,
+                                  int32_t atLeast) {
   size_t rank = shape.size();
   if (rank == 0)
     bad("a layout needs a rank of at least 1");
@@ -829,8 +830,10 @@ LinearLayout defaultBlockedLayout(const std::vector<int32_t> &shape,
       order.push_back(unsigned(i));
   std::vector<int32_t> spt(rank, 1), tpw(rank, 1), wpc(rank, 1);
   int64_t perThread = numel / (32 * int64_t(numWarps));
-  spt[first] = int32_t(std::clamp<int64_t>(
-      std::min<int64_t>(perThread, shape[first]), 1, std::max(1, vector)));
+  spt[first] = std::max(
+      atLeast, int32_t(std::clamp<int64_t>(
+                   std::min<int64_t>(perThread, shape[first]), 1,
+                   std::max(1, vector))));
   int32_t lanesLeft = 32;
   for (unsigned d : order) {
     int32_t room = std::max(1, shape[d] / spt[d]);

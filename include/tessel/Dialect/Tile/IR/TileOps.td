@@ -479,6 +479,35 @@ def Tile_ScanReturnOp : Tile_Op<"scan.return",
   let builders = [OpBuilder<(ins), [{ /* empty: for the implicit terminator */ }]>];
 }
 
+def Tile_MapElementwiseOp : Tile_Op<"map_elementwise", [RecursiveMemoryEffects,
+    SingleBlockImplicitTerminator<"MapElementwiseReturnOp">]> {
+  let summary = "A scalar function applied to every element of blocks";
+  let description = [{
+    All sources and results have one shape. The region is applied to groups
+    of `pack` elements: it takes `pack` scalars of each source (source 0's,
+    then source 1's, ...) and returns `pack` scalars of each result, in the
+    same order, with `tile.map_elementwise.return`. Which elements form a
+    group is the lowering's choice (the function must treat them alike);
+    pack divides the number of elements. The region may hold control flow
+    (an `if` that runs only one branch per element).
+  }];
+  let arguments = (ins Variadic<Tile_Tensor>:$srcs,
+                       DefaultValuedAttr<I32Attr, "1">:$pack);
+  let results = (outs Variadic<Tile_Tensor>:$results);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = "$srcs attr-dict `:` type($srcs) `->` type($results) $body";
+  let hasVerifier = 1;
+  let hasRegionVerifier = 1;
+}
+
+def Tile_MapElementwiseReturnOp : Tile_Op<"map_elementwise.return",
+    [HasParent<"MapElementwiseOp">, Pure, Terminator, ReturnLike]> {
+  let summary = "Returns the values of a map_elementwise region";
+  let arguments = (ins Variadic<Tile_Scalar>:$results);
+  let assemblyFormat = "$results attr-dict `:` type($results)";
+  let builders = [OpBuilder<(ins), [{ /* empty: for the implicit terminator */ }]>];
+}
+
 def Tile_GatherOp : Tile_Op<"gather", [Pure]> {
   let summary = "Elements of a block picked along an axis by a block of indices";
   let description = [{

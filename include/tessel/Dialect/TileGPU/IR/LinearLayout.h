@@ -266,9 +266,12 @@ LinearLayout xorSwizzledLayout(int32_t rows, int32_t cols,
 /// along `fastest` first and then along the other dimensions from the last
 /// to the first, warps the other way round (the first dimension first,
 /// `fastest` last).
+/// `atLeast` forces that many consecutive elements per thread (a divisor of
+/// the fastest dimension), whatever the tensor's size.
 LinearLayout defaultBlockedLayout(const std::vector<int32_t> &shape,
                                   int numWarps, int32_t vector = 4,
-                                  std::optional<unsigned> fastest = {});
+                                  std::optional<unsigned> fastest = {},
+                                  int32_t atLeast = 1);
 /// The layout a scan along `axis` of a tensor of `shape` runs in on
 /// `numWarps` warps: every element along the axis in one thread's registers
 /// (the scan is then sequential in each thread), lanes and warps over the
