@@ -6,7 +6,8 @@ are evaluated here, in Python; anything touching a tensor goes to the builder, w
 
 Control flow: an `if` on a compile-time condition generates only the taken branch; on a tensor it becomes a builder
 if/else whose results are the variables both branches leave defined. `for ... in range(...)` and `while` become
-builder loops that carry the variables their body assigns; `tl.static_range` and tuples are unrolled here. Calls to
+builder loops that carry the variables their body assigns; `tl.static_range` and tuples are unrolled here; `break`
+and `continue` are rewritten into flags first (loop_exits.py). Calls to
 other @jit functions are inlined: their body is walked in a scope of their own.
 
 Every exception raised while generating a node becomes a `CompilationError` showing that node's source line.
@@ -28,6 +29,7 @@ from ..language import core
 from ..language.core import tensor
 from ..language.tensor_descriptor import host_descriptor_type
 from ..runtime.jit import JITFunction
+from . import loop_exits
 from .errors import (CompilationError, CompileTimeAssertionFailure, UnsupportedError,
                      UnsupportedLanguageConstruct)
 
@@ -79,8 +81,8 @@ _UNARY_OPS: dict[type, tuple[str, Callable[[Any], Any]]] = {
 }
 
 _UNSUPPORTED: dict[type, str] = {
-    ast.Break: "'break' is not supported yet",
-    ast.Continue: "'continue' is not supported yet",
+    ast.Break: "'break' outside a loop",
+    ast.Continue: "'continue' outside a loop",
     ast.Try: "try/except is not supported in a kernel",
     ast.TryStar: "try/except* is not supported in a kernel",
     ast.Raise: "'raise' is not supported in a kernel (use tl.static_assert for compile-time checks)",
@@ -389,6 +391,9 @@ class CodeGenerator(ast.NodeVisitor):
     def visit_For(self, node: ast.For) -> None:
         if node.orelse:
             raise UnsupportedError("'for ... else' is not supported in a kernel")
+        if loop_exits.has_exit(node.body):
+            self._walk(loop_exits.rewrite(node))
+            return
         bounds, values = self._loop_iteration(node.iter)
         if bounds is not None:
             self._runtime_for(node, *bounds)
@@ -449,6 +454,9 @@ class CodeGenerator(ast.NodeVisitor):
     def visit_While(self, node: ast.While) -> None:
         if node.orelse:
             raise UnsupportedError("'while ... else' is not supported in a kernel")
+        if loop_exits.has_exit(node.body):
+            self._walk(loop_exits.rewrite(node))
+            return
         saved = self.scope
         inits = self._loop_inits(node.body)
         self._bind_carried(saved, inits, self.builder.begin_while(_handles(inits)))
