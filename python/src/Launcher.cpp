@@ -70,7 +70,7 @@ public:
            std::vector<bool> specializeAlignment, py::dict cache,
            py::function compile, py::function slowArg,
            py::object globalValues, std::vector<std::string> launchOptions,
-           bool deviceMemory, py::object currentStream)
+           bool deviceMemory, py::object currentStream, py::object splitTuple)
       : name(std::move(name)), names(std::move(names)),
         isConstexpr(std::move(constexprs)),
         defaults(std::move(defaults)),
@@ -79,7 +79,8 @@ public:
         cache(std::move(cache)), compile(std::move(compile)),
         slowArg(std::move(slowArg)), globalValues(std::move(globalValues)),
         launchOptions(std::move(launchOptions)), deviceMemory(deviceMemory),
-        currentStream(std::move(currentStream)) {
+        currentStream(std::move(currentStream)),
+        splitTuple(std::move(splitTuple)) {
     for (size_t i = 0; i < this->names.size(); ++i)
       pyNames.push_back(py::str(this->names[i]));
   }
@@ -92,9 +93,12 @@ private:
                                py::dict &options);
   /// Reads runtime argument `index` and specializes it. `tensor` is set to a
   /// tensor whose extent can be read later through Python.
-  LaunchArg classify(size_t index, PyObject *value, PyObject *&tensor);
+  /// `leafName` names a leaf of a tuple argument in errors.
+  LaunchArg classify(size_t index, PyObject *value, PyObject *&tensor,
+                     PyObject *leafName = nullptr);
   /// The value, type and (for arrays) extent of one argument.
-  LaunchArg readArg(PyObject *value, size_t index, PyObject *&tensor);
+  LaunchArg readArg(PyObject *value, size_t index, PyObject *&tensor,
+                    PyObject *leafName = nullptr);
   void specialize(size_t index, LaunchArg &arg) const {
     runtime::specialize(arg, specializeValue[index], specializeAlignment[index]);
   }
@@ -125,6 +129,9 @@ private:
   bool deviceMemory;
   /// () -> the stream to launch on (an int), for device targets; else None.
   py::object currentStream;
+  /// (name, tuple) -> (template, [(leaf name, value)...]): a tuple argument
+  /// split into its compile-time and run-time leaves (runtime/tuple_args.py).
+  py::object splitTuple;
   std::unordered_map<std::string, py::str> tags;
   /// Pointer type tags of tensor dtype objects (torch dtypes are singletons).
   std::unordered_map<PyObject *, std::string> dtypeTags;
@@ -176,14 +183,15 @@ std::vector<PyObject *> Launcher::bind(const py::args &args,
 }
 
 LaunchArg Launcher::classify(size_t index, PyObject *value,
-                            PyObject *&tensor) {
-  LaunchArg arg = readArg(value, index, tensor);
+                            PyObject *&tensor, PyObject *leafName) {
+  LaunchArg arg = readArg(value, index, tensor, leafName);
   arg.name = names[index];
   specialize(index, arg);
   return arg;
 }
 
-LaunchArg Launcher::readArg(PyObject *value, size_t index, PyObject *&tensor) {
+LaunchArg Launcher::readArg(PyObject *value, size_t index, PyObject *&tensor,
+                            PyObject *leafName) {
   if (PyBool_Check(value))
     return LaunchArg::boolean(value == Py_True);
   if (PyLong_CheckExact(value)) {
@@ -240,7 +248,8 @@ LaunchArg Launcher::readArg(PyObject *value, size_t index, PyObject *&tensor) {
   // Everything else (big ints, numpy scalars, device arrays, dtype-only
   // warmup arrays, a tensor dtype seen for the first time): the Python driver
   // decides, and raises the errors users see.
-  py::tuple result = slowArg(pyNames[index], py::handle(value));
+  py::tuple result = slowArg(leafName ? py::handle(leafName) : py::handle(pyNames[index]),
+                             py::handle(value));
   LaunchArg arg;
   arg.type = result[0].cast<std::string>();
   if (arg.type[0] == '*' && PyObject_HasAttrString(value, "data_ptr") &&
@@ -403,6 +412,14 @@ py::object Launcher::launch(py::handle grid, bool warmup, py::args args,
   std::vector<size_t> runtimeParams; ///< the parameter of each runtime arg
   /// Tensor descriptor parameters: the descriptor, its first runtime arg.
   llvm::SmallVector<std::pair<runtime::TensorDescriptorArg, size_t>, 2> descriptors;
+  /// Tuple parameters: the parameter, its template and, per run-time leaf,
+  /// its runtime arg (-1 where the leaf was specialized to 1).
+  struct TupleParam {
+    size_t param;
+    py::tuple split;
+    llvm::SmallVector<int, 4> leaves;
+  };
+  llvm::SmallVector<TupleParam, 1> tuples;
   py::tuple key(n + 2);
   for (size_t i = 0; i < n; ++i) {
     PyObject *value = values[i];
@@ -412,6 +429,32 @@ py::object Launcher::launch(py::handle grid, bool warmup, py::args args,
       continue;
     }
     PyObject *tensor = nullptr;
+    if (PyTuple_Check(value)) {
+      TupleParam tuple{i, splitTuple(pyNames[i], py::handle(value)), {}};
+      for (py::handle leaf : py::list(tuple.split[1])) {
+        // (name, value) pairs, alive as long as tuple.split.
+        PyObject *leafPyName = PyTuple_GET_ITEM(leaf.ptr(), 0);
+        std::string leafName = py::str(leafPyName);
+        PyObject *leafValue = PyTuple_GET_ITEM(leaf.ptr(), 1);
+        if (isTensorDescriptor(leafValue))
+          throw py::type_error(name + ": argument '" + leafName +
+                               "' is a tensor descriptor inside a tuple: pass "
+                               "tensor descriptors as parameters of their own");
+        PyObject *leafTensor = nullptr;
+        LaunchArg arg = classify(i, leafValue, leafTensor, leafPyName);
+        arg.name = leafName;
+        if (arg.isConstOne) {
+          tuple.leaves.push_back(-1);
+          continue;
+        }
+        tuple.leaves.push_back(int(runtimeArgs.size()));
+        runtimeArgs.push_back(std::move(arg));
+        tensors.push_back(leafTensor);
+        runtimeParams.push_back(i);
+      }
+      tuples.push_back(std::move(tuple));
+      continue;
+    }
     if (isTensorDescriptor(value)) {
       // Passed as its base, shape and strides (runtime::expandDescriptor).
       runtime::TensorDescriptorArg desc = readDescriptor(i, value, tensor);
@@ -447,6 +490,14 @@ py::object Launcher::launch(py::handle grid, bool warmup, py::args args,
     key[runtimeParams[first]] = keyTag(runtime::descriptorTag(
         desc, llvm::ArrayRef(runtimeArgs).slice(first, parts)));
   }
+  for (TupleParam &tuple : tuples) {
+    py::tuple tags(tuple.leaves.size());
+    for (size_t l = 0; l < tuple.leaves.size(); ++l)
+      tags[l] = tuple.leaves[l] < 0
+                    ? keyTag(runtime::kConstOneTag.str())
+                    : keyTag(runtime::typeTag(runtimeArgs[tuple.leaves[l]]));
+    key[tuple.param] = py::make_tuple(tuple.split[0], tags);
+  }
   key[n] = globalValues.is_none() ? py::object(py::none()) : globalValues();
   // The launch options given, in a fixed order (they change the code).
   if (options.empty()) {
@@ -469,7 +520,8 @@ py::object Launcher::launch(py::handle grid, bool warmup, py::args args,
     for (size_t i = 0; i < n; ++i) {
       if (isConstexpr[i] || values[i] == Py_None) {
         constexprs[pyNames[i]] = py::handle(values[i]);
-      } else if (py::str(key[i]).cast<std::string>() == runtime::kConstOneTag) {
+      } else if (PyUnicode_Check(key[i].ptr()) &&
+                 py::str(key[i]).cast<std::string>() == runtime::kConstOneTag) {
         constexprs[pyNames[i]] = py::int_(1);
       } else {
         argTypes.append(key[i]);
@@ -511,12 +563,13 @@ void tessel::python::bindLauncher(py::module_ &m) {
       .def(py::init<std::string, std::vector<std::string>, std::vector<bool>, py::dict,
                     std::vector<bool>, std::vector<bool>, py::dict,
                     py::function, py::function, py::object,
-                    std::vector<std::string>, bool, py::object>(),
+                    std::vector<std::string>, bool, py::object, py::object>(),
            py::arg("name"), py::arg("names"), py::arg("constexprs"), py::arg("defaults"),
            py::arg("specialize_value"), py::arg("specialize_alignment"),
            py::arg("cache"), py::arg("compile"), py::arg("slow_arg"),
            py::arg("global_values"), py::arg("launch_options"),
-           py::arg("device_memory"), py::arg("current_stream"))
+           py::arg("device_memory"), py::arg("current_stream"),
+           py::arg("split_tuple"))
       // launch(grid, warmup, *args, **kwargs)
       .def("launch", &Launcher::launch);
 }

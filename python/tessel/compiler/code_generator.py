@@ -28,6 +28,8 @@ from .. import _C
 from ..language import core
 from ..language.core import tensor
 from ..language.tensor_descriptor import host_descriptor_type
+from ..language.tuples import tuple as core_tuple
+from ..runtime import tuple_args
 from ..runtime.jit import JITFunction
 from . import loop_exits
 from .errors import (CompilationError, CompileTimeAssertionFailure, UnsupportedError,
@@ -101,10 +103,8 @@ _UNSUPPORTED: dict[type, str] = {
     ast.Delete: "'del' is not supported in a kernel",
     ast.Import: "'import' is not supported in a kernel (import at module level)",
     ast.ImportFrom: "'import' is not supported in a kernel (import at module level)",
-    ast.ListComp: "list comprehensions are not supported in a kernel",
     ast.SetComp: "set comprehensions are not supported in a kernel",
     ast.DictComp: "dict comprehensions are not supported in a kernel",
-    ast.GeneratorExp: "generator expressions are not supported in a kernel",
     ast.Dict: "dict literals are not supported in a kernel",
     ast.Set: "set literals are not supported in a kernel",
     ast.NamedExpr: "assignment expressions (:=) are not supported in a kernel",
@@ -213,15 +213,22 @@ class CodeGenerator(ast.NodeVisitor):
     def generate_kernel(self, arg_types: list[str], constexprs: dict[str, Any]) -> None:
         definition = self.fn.definition
         # A tensor descriptor argument is passed as several (its base, shape and strides).
-        descriptors = [host_descriptor_type.parse(t) for t in arg_types]
-        flat = [part for t, d in zip(arg_types, descriptors) for part in (d.arg_types if d else [t])]
+        # A tuple argument by its run-time leaves (runtime/tuple_args.py).
+        descriptors = [None if tuple_args.is_tuple_type(t) else host_descriptor_type.parse(t) for t in arg_types]
+        flat = [part for t, d in zip(arg_types, descriptors)
+                for part in (tuple_args.runtime_types(t) if tuple_args.is_tuple_type(t) else
+                             d.arg_types if d else [t])]
         handles = self._at(definition, self.builder.create_function, self.fn.__name__, flat)
         arguments = iter(enumerate(handles))
-        types = iter(descriptors)
+        types = iter(zip(arg_types, descriptors))
         for name in self.fn.arg_names:
             if name in constexprs:
                 self.scope[name] = constexprs[name]
-            elif (descriptor := next(types)) is not None:
+                continue
+            arg_type, descriptor = next(types)
+            if tuple_args.is_tuple_type(arg_type):
+                self.scope[name] = tuple_args.rebuild(arg_type, (tensor(h) for _, h in arguments))
+            elif descriptor is not None:
                 parts = [next(arguments) for _ in descriptor.arg_types]
                 self.scope[name] = descriptor.make([tensor(h) for _, h in parts], parts[0][0])
             else:
@@ -403,6 +410,52 @@ class CodeGenerator(ast.NodeVisitor):
             self._assign(node.target, value)
             self._walk(node.body)
         self.loop_depth -= 1
+
+    def visit_ListComp(self, node: ast.ListComp) -> list[Any]:
+        return self._comprehension(node)
+
+    def visit_GeneratorExp(self, node: ast.GeneratorExp) -> list[Any]:
+        # Evaluated at once, into a list: what a kernel does with one (tuple(...), tl.tuple(...), len, unpacking)
+        # takes a list as well.
+        return self._comprehension(node)
+
+    def _comprehension(self, node: ast.ListComp | ast.GeneratorExp) -> list[Any]:
+        """A comprehension unrolled at compile time: its loops run over tuples, lists and ranges with compile-time
+        bounds, its conditions are compile-time; its variables are its own, as in Python."""
+        results: list[Any] = []
+        targets = {n.id for g in node.generators for n in ast.walk(g.target) if isinstance(n, ast.Name)}
+        saved = {name: self.scope[name] for name in targets if name in self.scope}
+
+        def run(level: int) -> None:
+            if level == len(node.generators):
+                results.append(self.visit(node.elt))
+                return
+            generator = node.generators[level]
+            if generator.is_async:
+                raise UnsupportedError("async comprehensions are not supported in a kernel")
+            bounds, values = self._loop_iteration(generator.iter)
+            if bounds is not None:
+                if not all(isinstance(b, int) for b in bounds):
+                    raise UnsupportedError("a comprehension is unrolled at compile time: its range needs "
+                                           f"compile-time bounds, not {ast.unparse(generator.iter)}")
+                values = builtins.range(*bounds)
+            for value in values:
+                self._assign(generator.target, value)
+                conditions = [self.visit(c) for c in generator.ifs]
+                if any(isinstance(c, tensor) for c in conditions):
+                    raise UnsupportedError("a comprehension's 'if' needs a compile-time condition, not a tensor")
+                if all(conditions):
+                    run(level + 1)
+
+        try:
+            run(0)
+        finally:
+            for name in targets:
+                if name in saved:
+                    self.scope[name] = saved[name]
+                else:
+                    self.scope.pop(name, None)
+        return results
 
     def _loop_iteration(self, iterable: ast.expr) -> tuple[tuple[Any, Any, Any] | None, Any]:
         """((start, end, step), None) for `range(...)` / `tl.range(...)`, which become run-time loops, or
@@ -821,7 +874,7 @@ def _global_value(name: str, value: Any, captured: bool = False, annotated: bool
     if isinstance(value, core.constexpr):
         return value.value
     if isinstance(value, (types.ModuleType, JITFunction, core.dtype, types.BuiltinFunctionType)) or \
-            core.is_builtin(value) or _is_tessel_object(value):
+            core.is_builtin(value) or _is_tessel_object(value) or _is_named_tuple_class(value):
         return value
     if annotated:
         return value
@@ -832,8 +885,8 @@ def _global_value(name: str, value: Any, captured: bool = False, annotated: bool
         raise UnsupportedError(f"{what} is a plain Python value, which may change after the kernel is compiled; make "
                                f"it a compile-time constant: {name} = tl.constexpr({value!r})")
     raise UnsupportedError(f"{'variable' if captured else 'global variable'} {name} ({type(value).__name__}) cannot "
-                           "be used in a kernel: only tl.constexpr values, modules, @jit functions, builtins and "
-                           "dtypes can")
+                           "be used in a kernel: only tl.constexpr values, modules, @jit functions, builtins, "
+                           "named tuple classes and dtypes can")
 
 
 def _annotated_constexpr(scope: dict[str, Any], name: str) -> bool:
@@ -856,8 +909,15 @@ def _is_tessel_object(value: Any) -> bool:
     return module == "tessel" or module.startswith("tessel.")
 
 
+def _is_named_tuple_class(value: Any) -> bool:
+    return isinstance(value, type) and issubclass(value, tuple) and hasattr(value, "_fields")
+
+
 def _is_structural(fn: Any) -> bool:
-    """Builtins that only move values around (len of a tuple of tensors, isinstance(x, tl.tensor), ...)."""
+    """Builtins that only move values around (len of a tuple of tensors, isinstance(x, tl.tensor), ...), tl.tuple
+    and named tuple classes."""
+    if fn is core_tuple or _is_named_tuple_class(fn):
+        return True
     return any(fn is _PYTHON_BUILTINS[name] for name in ("len", "isinstance", "tuple", "list", "getattr",
                                                          "enumerate", "zip"))
 
@@ -887,9 +947,9 @@ def _assigned_names(statements: list[ast.stmt]) -> list[str]:
 
 
 def _flatten(value: Any) -> tuple[list[Any], Any]:
-    """(leaves, tree) of a value: tuples, lists and aggregates (block pointers) are walked, anything else is a
-    leaf."""
-    if type(value) in (tuple, list):
+    """(leaves, tree) of a value: tuples (named ones too), lists and aggregates (block pointers) are walked,
+    anything else is a leaf."""
+    if type(value) in (tuple, list) or (isinstance(value, tuple) and hasattr(type(value), "_fields")):
         leaves: list[Any] = []
         subtrees = []
         for item in value:
@@ -911,7 +971,8 @@ def _unflatten(tree: Any, leaves: Any) -> Any:
         kind, structure, subtree = tree
         return kind._unflatten(structure, _unflatten(subtree, leaves))
     kind, subtrees = tree
-    return kind(_unflatten(subtree, leaves) for subtree in subtrees)
+    items = [_unflatten(subtree, leaves) for subtree in subtrees]
+    return kind(*items) if hasattr(kind, "_fields") else kind(items)  # named tuples take their fields
 
 
 def _handles(slots: dict[str, _Slot]) -> list[Any]:

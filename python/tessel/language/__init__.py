@@ -18,6 +18,7 @@ from .standard import (argmax, argmin, cdiv, cumprod, cumsum, flip, histogram, m
                        swizzle2d, umulhi, xor_sum)
 from .tensor_descriptor import (load_tensor_descriptor, make_tensor_descriptor, store_tensor_descriptor,
                                 tensor_descriptor)
+from .tuples import tuple
 
 __all__ = [
     "abs", "advance", "arange", "argmax", "argmin", "associative_scan", "assume", "atomic_add", "atomic_and",
@@ -32,6 +33,6 @@ __all__ = [
     "program_id", "PropagateNan", "rand", "rand4x", "randint", "randint4x", "randn", "randn4x", "random", "range",
     "ravel", "reduce", "reduce_or", "reshape", "rsqrt", "sigmoid", "sin", "softmax", "sort", "split", "sqrt", "sqrt_rn",
     "standard", "static_assert", "static_print", "static_range", "store", "store_tensor_descriptor", "sum", "swizzle2d",
-    "tensor", "tensor_descriptor", "to_tensor", "topk", "trans", "uint16", "uint32", "uint64", "uint8",
+    "tensor", "tensor_descriptor", "to_tensor", "topk", "trans", "tuple", "uint16", "uint32", "uint64", "uint8",
     "uint_to_uniform_float", "umulhi", "view", "where", "xor_sum", "zeros", "zeros_like",
 ]

@@ -17,7 +17,7 @@ from .. import _C
 from ..knobs import knobs
 from ..language import core
 from . import cache as kernel_cache
-from . import compiled_kernel, driver, errors
+from . import compiled_kernel, driver, errors, tuple_args
 
 # Launch options of Triton's `kernel[grid](..., num_warps=4)` (and of autotuning Configs), in Triton's order. They
 # are compile options: part of the kernel's key, handed to its target (the CPU has no warps, pipeline stages,
@@ -315,7 +315,7 @@ class JITFunction:
                 self.caches.setdefault(context, {}), functools.partial(self._compile_specialization, context),
                 driver.device_kernel_arg if device else driver.kernel_arg,
                 self._global_values if self._dependencies().globals else None, ACCEPTED_OPTIONS,
-                device, driver.current_stream if device else None)
+                device, driver.current_stream if device else None, tuple_args.split)
         return launcher
 
     def _compile_specialization(self, context: tuple, arg_types: list[str], constexprs: dict[str, Any],
@@ -372,7 +372,8 @@ class JITFunction:
         parts = [f"python:{_package_hash()}", f"target:{_C.parse_target(target)}:{_C.target_description(target)}",
                  f"options:{_C.compile_options(options)}", *self._dependencies().sources,
                  *(f"global:{name}={_stable_repr(value)}" for name, value in self._global_values()),
-                 "args:" + ",".join(arg_types),
+                 "args:" + ",".join(tuple_args.describe(t) if tuple_args.is_tuple_type(t) else t
+                                    for t in arg_types),
                  *(f"constexpr:{name}={type(v).__name__}:{_stable_repr(v)}" for name, v in constexprs.items())]
         if fp32_default is not None:
             parts.append(f"fp32_default:{fp32_default}")
