@@ -15,14 +15,16 @@ from .runtime.errors import InterpreterError, OutOfResources
 from .runtime.jit import KernelParam, MockTensor, TensorWrapper, jit, reinterpret
 from .runtime.allocation import set_allocator
 from .compiler import CompilationError, compile
+from .language.constexpr_function import constexpr_function, must_use_result
 from .runtime.autotuner import Config, autotune, heuristics
 from . import runtime, testing
 
 __version__ = "0.1.0"
 
 __all__ = ["CompilationError", "Config", "InterpreterError", "JITFunction", "KernelParam", "MockTensor",
-           "OutOfResources", "TensorWrapper", "TritonError", "autotune", "cdiv", "compile", "heuristics", "jit",
-           "knobs", "language", "next_power_of_2", "reinterpret", "runtime", "set_allocator", "testing"]
+           "OutOfResources", "TensorWrapper", "TritonError", "autotune", "cdiv", "compile", "constexpr_function",
+           "heuristics", "jit", "knobs", "language", "must_use_result", "next_power_of_2", "reinterpret", "runtime",
+           "set_allocator", "testing"]
 
 
 def cdiv(x: Any, y: Any) -> Any:

@@ -28,6 +28,7 @@ from .. import _C
 from ..language import core
 from ..language.core import tensor
 from ..language.tensor_descriptor import host_descriptor_type
+from ..language.constexpr_function import ConstexprFunction
 from ..language.tuples import tuple as core_tuple
 from ..runtime import tuple_args
 from ..runtime.jit import JITFunction
@@ -507,6 +508,7 @@ class CodeGenerator(ast.NodeVisitor):
     def visit_While(self, node: ast.While) -> None:
         if node.orelse:
             raise UnsupportedError("'while ... else' is not supported in a kernel")
+        node = self._strip_condition(node)
         if loop_exits.has_exit(node.body):
             self._walk(loop_exits.rewrite(node))
             return
@@ -518,6 +520,16 @@ class CodeGenerator(ast.NodeVisitor):
         self._bind_carried(saved, inits, self.builder.while_condition(core._operand(cond, "while condition")))
         self._walk_loop_body(node.body)
         self._end_loop(node, saved, inits, self.builder.end_while(self._loop_yields(inits)))
+
+    def _strip_condition(self, node: ast.While) -> ast.While:
+        """`while tl.condition(c, disable_licm=...)`: the loop of `c` (disable_licm, a scheduling hint that changes
+        no result, is accepted and not acted on)."""
+        test = node.test
+        if not (isinstance(test, ast.Call) and self.visit(test.func) is core.condition):
+            return node
+        if len(test.args) != 1 or any(k.arg != "disable_licm" for k in test.keywords):
+            raise TypeError(f"tl.condition(cond, disable_licm=False) takes one condition: {ast.unparse(test)}")
+        return ast.copy_location(ast.While(test=test.args[0], body=node.body, orelse=[]), node)
 
     def _loop_inits(self, body: list[ast.stmt]) -> dict[str, _Slot]:
         """The loop-carried variables: those the body assigns that exist before the loop, flattened, with Python
@@ -798,7 +810,8 @@ class CodeGenerator(ast.NodeVisitor):
         fn = self.visit(node.func)
         must_use = getattr(fn, "_must_use_result", None)
         if must_use and node is self._unused_call:
-            raise UnsupportedError(f"The result of {ast.unparse(node.func)} is not being used. {must_use}")
+            why = f" {must_use}" if isinstance(must_use, str) else ""
+            raise UnsupportedError(f"The result of {ast.unparse(node.func)} is not being used.{why}")
         args: list[Any] = []
         for arg in node.args:
             if isinstance(arg, ast.Starred):
@@ -826,6 +839,9 @@ class CodeGenerator(ast.NodeVisitor):
                 kwargs["_generator"] = self
             return fn(*args, _builder=self.builder, **kwargs)
         has_tensor = _contains_tensor(args) or _contains_tensor(list(kwargs.values()))
+        if isinstance(fn, ConstexprFunction) and has_tensor:
+            raise UnsupportedError(f"{fn.__qualname__} is a constexpr function: it takes compile-time values, not "
+                                   "tensors (their values are only known at run time)")
         if fn is builtins.min or fn is builtins.max:
             return self._min_max(fn, args, kwargs) if has_tensor else fn(*args, **kwargs)
         if fn is builtins.abs and has_tensor:
@@ -874,7 +890,8 @@ def _global_value(name: str, value: Any, captured: bool = False, annotated: bool
     if isinstance(value, core.constexpr):
         return value.value
     if isinstance(value, (types.ModuleType, JITFunction, core.dtype, types.BuiltinFunctionType)) or \
-            core.is_builtin(value) or _is_tessel_object(value) or _is_named_tuple_class(value):
+            core.is_builtin(value) or _is_tessel_object(value) or _is_named_tuple_class(value) or \
+            isinstance(value, ConstexprFunction):
         return value
     if annotated:
         return value

@@ -1197,12 +1197,26 @@ class static_range:
         raise RuntimeError("tl.static_range can only be iterated by a `for` inside a @tessel.jit function")
 
 
+class condition:
+    """`while tl.condition(cond, disable_licm=False):` a while loop's condition with a scheduling hint (keep loop
+    invariant code inside the loop), which changes no result and is accepted as such; the loop is that of `cond`."""
+
+    def __init__(self, arg1: Any, disable_licm: bool = False) -> None:
+        self.condition = arg1
+        self.disable_licm = disable_licm
+
+
+# Triton's bound on a block's elements, which the builder enforces (TileBuilder.h's kMaxBlockElements).
+TRITON_MAX_TENSOR_NUMEL = 1 << 20
+
+
 class range:
-    """`for i in tl.range(...)`: a loop like `range`; the pipelining hints are accepted and not used on the CPU."""
+    """`for i in tl.range(...)`: a loop like `range`; the scheduling hints (pipelining, unrolling, warp
+    specialization, disable_licm) are accepted and change no result."""
 
     def __init__(self, arg1: Any, arg2: Any = None, step: Any = None, num_stages: int | None = None,
                  loop_unroll_factor: int | None = None, disallow_acc_multi_buffer: bool = False,
-                 flatten: bool = False, warp_specialize: bool = False) -> None:
+                 flatten: bool = False, warp_specialize: bool = False, disable_licm: bool = False) -> None:
         self.args = (arg1,) if arg2 is None else (arg1, arg2) if step is None else (arg1, arg2, step)
 
     def __iter__(self) -> Any:

@@ -15,7 +15,8 @@ from typing import Any, Callable, Sequence
 
 from .. import _C
 from ..knobs import knobs
-from ..language import core
+from ..language import core, target_info
+from ..language.constexpr_function import ConstexprFunction
 from . import cache as kernel_cache
 from . import compiled_kernel, driver, errors, tuple_args
 
@@ -357,7 +358,7 @@ class JITFunction:
             # itself built with @jit, is imported before the compiler exists.
             from ..compiler.code_generator import generate
             builder = _C.Builder()
-            with knobs.language.scope():
+            with knobs.language.scope(), target_info.compiling(target):
                 knobs.language.fp32_default = fp32_default
                 generate(self, builder, arg_types, constexprs)
             kernel = _compile_module(builder, target, options)
@@ -436,6 +437,8 @@ class _Dependencies:
                     _resolve(node, scope)
                 if isinstance(value, JITFunction):
                     pending.append(value)
+                elif isinstance(value, ConstexprFunction) and f"constexpr_function:{value.src}" not in self.sources:
+                    self.sources.append(f"constexpr_function:{value.src}")
                 elif isinstance(node, ast.Name) and (isinstance(value, core.constexpr) or (
                         node.id not in nonlocals and node.id in scope and
                         _is_constexpr_annotation(scope.get("__annotations__", {}).get(node.id)))):

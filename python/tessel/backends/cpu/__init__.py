@@ -19,7 +19,7 @@ class CPUBackend:
     name = "cpu"
     device_memory = False  # arrays live in host memory
 
-    def device_target(self) -> DeviceTarget:
+    def device_target(self, target: str | None = None) -> DeviceTarget:
         return DeviceTarget("cpu", "", 1)
 
     def active_torch_device(self) -> Any:

@@ -36,9 +36,10 @@ class _NVIDIABackend:
     name = ""
     device_memory = False
 
-    def device_target(self) -> DeviceTarget:
+    def device_target(self, target: str | None = None) -> DeviceTarget:
+        """`target`'s (knobs.target when None)."""
         from ... import knobs
-        return DeviceTarget("cuda", _capability(knobs.target), 32)
+        return DeviceTarget("cuda", _capability(target or knobs.target), 32)
 
     def device_properties(self, device: Any = None) -> dict[str, int]:
         from ... import knobs
