@@ -143,6 +143,53 @@ def test_nvfp4_scales(rng):
 
 
 @triton.jit
+def _batched_kernel(a_ptr, sa_ptr, b_ptr, sb_ptr, acc_ptr, c_ptr, B: tl.constexpr,
+                    AR: tl.constexpr, AC: tl.constexpr, BR: tl.constexpr, BC: tl.constexpr,
+                    M: tl.constexpr, N: tl.constexpr, SK: tl.constexpr, SHARED: tl.constexpr,
+                    FA: tl.constexpr, FB: tl.constexpr, A_KPACK: tl.constexpr, B_KPACK: tl.constexpr):
+    i = tl.arange(0, B)[:, None, None]
+    a = tl.load(a_ptr + i * AR * AC + tl.arange(0, AR)[None, :, None] * AC + tl.arange(0, AC)[None, None, :])
+    b = tl.load(b_ptr + i * BR * BC + tl.arange(0, BR)[None, :, None] * BC + tl.arange(0, BC)[None, None, :])
+    if SHARED:  # one scale block for every batch, Triton's shape
+        sa = tl.load(sa_ptr + tl.arange(0, M)[:, None] * SK + tl.arange(0, SK)[None, :])
+        sb = tl.load(sb_ptr + tl.arange(0, N)[:, None] * SK + tl.arange(0, SK)[None, :])
+    else:
+        sa = tl.load(sa_ptr + i * M * SK + tl.arange(0, M)[None, :, None] * SK + tl.arange(0, SK)[None, None, :])
+        sb = tl.load(sb_ptr + i * N * SK + tl.arange(0, N)[None, :, None] * SK + tl.arange(0, SK)[None, None, :])
+    out = i * M * N + tl.arange(0, M)[None, :, None] * N + tl.arange(0, N)[None, None, :]
+    c = tl.dot_scaled(a, sa, FA, b, sb, FB, tl.load(acc_ptr + out), lhs_k_pack=A_KPACK, rhs_k_pack=B_KPACK)
+    tl.store(c_ptr + out, c)
+
+
+@pytest.mark.parametrize("fa,fb,a_kpack,b_kpack,shared", [
+    ("e2m1", "e4m3", True, True, False), ("e5m2", "e2m1", True, True, True),
+    ("e2m1", "e2m1", False, False, False), ("e4m3", "e2m1", True, False, True)])
+def test_batched_3d(rng, fa, fb, a_kpack, b_kpack, shared):
+    """3-D operands [B, M, K] x [B, K, N]: each batch its own product, with scales per batch or shared by all."""
+    B, M, N, K, group = 2, 16, 16, 64, 32
+    ops = [(_operand(rng, fa, M, K, 1 if a_kpack else 0), _operand(rng, fb, K, N, 0 if b_kpack else 1))
+           for _ in range(B)]
+    a = np.stack([o[0][0] for o in ops])
+    b = np.stack([o[1][0] for o in ops])
+    scale_shape = (lambda rows: (rows, K // group)) if shared else (lambda rows: (B, rows, K // group))
+    sa = rng.integers(120, 135, scale_shape(M), endpoint=True).astype(np.uint8)
+    sb = rng.integers(120, 135, scale_shape(N), endpoint=True).astype(np.uint8)
+    acc0 = rng.standard_normal((B, M, N)).astype(np.float32)
+    c = np.zeros((B, M, N), np.float32)
+    _batched_kernel[(1,)](a, sa, b, sb, acc0, c, B, *a.shape[1:], *b.shape[1:], M, N, K // group, shared, fa, fb,
+                          a_kpack, b_kpack)
+
+    def as_bf16(x):
+        return torch.from_numpy(x.astype(np.float32)).bfloat16().double().numpy()
+
+    for i, ((_, av), (_, bv)) in enumerate(ops):
+        fa_i = _e8m0(sa if shared else sa[i])
+        fb_i = _e8m0(sb if shared else sb[i])
+        want = as_bf16(av * np.repeat(fa_i, group, axis=1)) @ as_bf16(bv * np.repeat(fb_i, group, axis=1).T) + acc0[i]
+        np.testing.assert_allclose(c[i], want, rtol=1e-5, atol=1e-5 * np.abs(want).max())
+
+
+@triton.jit
 def _bad(a_ptr, b_ptr, s_ptr, WHICH: tl.constexpr):
     a = tl.load(a_ptr + tl.arange(0, 32)[:, None] * 32 + tl.arange(0, 32)[None, :])
     s = tl.load(s_ptr + tl.arange(0, 32)[:, None] * 2 + tl.arange(0, 2)[None, :])
@@ -152,8 +199,10 @@ def _bad(a_ptr, b_ptr, s_ptr, WHICH: tl.constexpr):
         c = tl.dot_scaled(a.to(tl.int32), s, "e4m3", a, s, "e4m3")
     elif WHICH == 2:
         c = tl.dot_scaled(a, s, "e4m3", a, s, "e4m3", lhs_k_pack=False)
-    else:
+    elif WHICH == 3:
         c = tl.dot_scaled(a, s, "e4m3", a, s, "e4m3", out_dtype=tl.float16)
+    else:
+        c = tl.dot_scaled(a, s, "e4m3", tl.reshape(a, [1, 32, 32]), s, "e4m3")
     tl.store(b_ptr + tl.arange(0, 32)[:, None] * 32 + tl.arange(0, 32)[None, :], c)
 
 
@@ -161,6 +210,7 @@ def _bad(a_ptr, b_ptr, s_ptr, WHICH: tl.constexpr):
     (0, "NYI: lhs_format e3m3"), (1, "Unexpected dtype for e4m3"),
     (2, "only mxfp4 inputs can be packed along a dimension different than K"),
     (3, "Only float32 is supported for out_dtype"),
+    (4, "Both inputs must be either 2D or 3D"),
 ])
 def test_tritons_errors_at_the_line(which, message):
     with pytest.raises(triton.CompilationError) as info:

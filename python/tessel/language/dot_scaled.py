@@ -40,9 +40,10 @@ def _check_operands(lhs, lhs_scale, lhs_format, rhs, rhs_scale, rhs_format, acc,
     out_dtype = core._unwrap(out_dtype)
     if out_dtype != core.float32:
         raise ValueError("Only float32 is supported for out_dtype at the moment")
-    if len(lhs.shape) != 2 or len(rhs.shape) != 2:
-        raise ValueError(f"Both inputs must be 2D blocks here (3-D blocks need batched dots); "
-                         f"(lhs: {lhs.shape} vs rhs: {rhs.shape})")
+    if not len(lhs.shape) == len(rhs.shape) in (2, 3):
+        raise ValueError(f"Both inputs must be either 2D or 3D; (lhs: {lhs.shape} vs rhs: {rhs.shape})")
+    if len(lhs.shape) == 3 and lhs.shape[0] != rhs.shape[0]:
+        raise ValueError(f"3D inputs must have the same batch size; (lhs: {lhs.shape} vs rhs: {rhs.shape})")
     lf = _check_format(lhs_format, lhs, "lhs")
     rf = _check_format(rhs_format, rhs, "rhs")
     if not core._unwrap(lhs_k_pack) and lf != "e2m1" or not core._unwrap(rhs_k_pack) and rf != "e2m1":
@@ -63,18 +64,23 @@ def _mn_of(x: core.tensor, fmt: str, k_pack: bool, mn_axis: int) -> int:
 def _verify_shapes(lhs, lhs_scale, lhs_format, lhs_k_pack, rhs, rhs_scale, rhs_format, rhs_k_pack, acc) -> None:
     lf, rf = core._unwrap(lhs_format), core._unwrap(rhs_format)
     lk, rk = core._unwrap(lhs_k_pack), core._unwrap(rhs_k_pack)
-    K = _k_of(lhs, lf, lk, 1)
-    if _k_of(rhs, rf, rk, 0) != K:
+    K = _k_of(lhs, lf, lk, -1)
+    if _k_of(rhs, rf, rk, -2) != K:
         raise ValueError(f"Reduction dimension should pack the same number of elements; "
                          f"(lhs: {lhs.shape} vs rhs: {rhs.shape})")
-    M, N = _mn_of(lhs, lf, lk, 0), _mn_of(rhs, rf, rk, 1)
+    M, N = _mn_of(lhs, lf, lk, -2), _mn_of(rhs, rf, rk, -1)
+    batch = list(lhs.shape[:-2])
     for scale, rows, name in ((core._unwrap(lhs_scale), M, "lhs"), (core._unwrap(rhs_scale), N, "rhs")):
-        if scale is not None and list(scale.shape) != [rows, K // _scale_group(scale)]:
-            raise ValueError(f"{name}_scale must be a tensor of shape [{rows}, {K // _scale_group(scale)}]. "
-                             f"Got {scale.shape}")
+        if scale is None:
+            continue
+        want = [rows, K // _scale_group(scale)]
+        # 3-D operands: one scale block for every batch (Triton's shape) or one per batch.
+        if list(scale.shape) != want and list(scale.shape) != batch + want:
+            raise ValueError(f"{name}_scale must be a tensor of shape {want}"
+                             + (f" or {batch + want}" if batch else "") + f". Got {scale.shape}")
     acc = core._unwrap(acc)
-    if acc is not None and (list(acc.shape) != [M, N] or acc.dtype != core.float32):
-        raise ValueError(f"acc must be a float32 block of shape [{M}, {N}], got {core._describe(acc)}")
+    if acc is not None and (list(acc.shape) != batch + [M, N] or acc.dtype != core.float32):
+        raise ValueError(f"acc must be a float32 block of shape {batch + [M, N]}, got {core._describe(acc)}")
 
 
 @jit
@@ -111,6 +117,17 @@ def _widen(x, FORMAT: core.constexpr, PACKED_AXIS: core.constexpr):
 
 
 @jit
+def _widen_any(x, FORMAT: core.constexpr, PACKED_AXIS: core.constexpr):
+    """_widen of a 2-D operand, or of a 3-D one as its batches' rows stacked (packing never crosses a batch: along
+    columns each row unpacks alone, along rows each batch's rows stay together)."""
+    if len(x.shape) == 2:
+        return _widen(x, FORMAT, PACKED_AXIS)
+    else:
+        wide = _widen(core.reshape(x, [x.shape[0] * x.shape[1], x.shape[2]]), FORMAT, PACKED_AXIS)
+        return core.reshape(wide, [x.shape[0], wide.shape[0] // x.shape[0], wide.shape[1]])
+
+
+@jit
 def _scale_values(scale):
     """Scales as fp32 factors: e8m0 codes s are 2^(s - 127) (0 is 2^-127, 255 is NaN); e4m3 scales are values."""
     if scale.dtype == core.float8e4nv:
@@ -133,16 +150,37 @@ def _scale_rows(x, scale):
 
 
 @jit
+def _scale_rows_any(x, scale):
+    """_scale_rows of x [R, K] or [B, R, K], the scales [R, K / group] (shared by the batches) or [B, R, K / group]."""
+    if len(x.shape) == 2:
+        return _scale_rows(x, scale)
+    else:
+        if len(scale.shape) == 2:
+            scale = core.broadcast_to(core.expand_dims(scale, 0), [x.shape[0], scale.shape[0], scale.shape[1]])
+        rows: core.constexpr = x.shape[0] * x.shape[1]
+        scaled = _scale_rows(core.reshape(x, [rows, x.shape[2]]), core.reshape(scale, [rows, scale.shape[2]]))
+        return core.reshape(scaled, [x.shape[0], x.shape[1], x.shape[2]])
+
+
+@jit
+def _transpose_last(x):
+    if len(x.shape) == 2:
+        return core.trans(x)
+    else:
+        return core.permute(x, 0, 2, 1)
+
+
+@jit
 def _dot_scaled(lhs, lhs_scale, lhs_format: core.constexpr, rhs, rhs_scale, rhs_format: core.constexpr, acc,
                 lhs_k_pack: core.constexpr, rhs_k_pack: core.constexpr):
-    # Packed along K: the lhs' second dimension, the rhs' first; otherwise along M or N.
-    a = _widen(lhs, lhs_format, 1 if lhs_k_pack else 0)  # [M, K]
-    b = _widen(rhs, rhs_format, 0 if rhs_k_pack else 1)  # [K, N]
+    # Packed along K: the lhs' last dimension, the rhs' next to last; otherwise along M or N.
+    a = _widen_any(lhs, lhs_format, 1 if lhs_k_pack else 0)  # [(B,) M, K]
+    b = _widen_any(rhs, rhs_format, 0 if rhs_k_pack else 1)  # [(B,) K, N]
     if lhs_scale is not None:
-        a = _scale_rows(a, lhs_scale)
+        a = _scale_rows_any(a, lhs_scale)
     if rhs_scale is not None:
-        # The rhs scales are given [N, K / group]: scale rhs^T's rows.
-        b = core.trans(_scale_rows(core.trans(b), rhs_scale))
+        # The rhs scales are given [(B,) N, K / group]: scale rhs^T's rows.
+        b = _transpose_last(_scale_rows_any(_transpose_last(b), rhs_scale))
     if acc is None:
         return core.dot(a, b, out_dtype=core.float32)
     else:
