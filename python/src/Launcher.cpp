@@ -70,7 +70,8 @@ public:
            std::vector<bool> specializeAlignment, py::dict cache,
            py::function compile, py::function slowArg,
            py::object globalValues, std::vector<std::string> launchOptions,
-           bool deviceMemory, py::object currentStream, py::object splitTuple)
+           bool deviceMemory, py::object currentStream, py::object splitTuple,
+           py::object compileTimeTypes)
       : name(std::move(name)), names(std::move(names)),
         isConstexpr(std::move(constexprs)),
         defaults(std::move(defaults)),
@@ -80,7 +81,8 @@ public:
         slowArg(std::move(slowArg)), globalValues(std::move(globalValues)),
         launchOptions(std::move(launchOptions)), deviceMemory(deviceMemory),
         currentStream(std::move(currentStream)),
-        splitTuple(std::move(splitTuple)) {
+        splitTuple(std::move(splitTuple)),
+        compileTimeTypes(std::move(compileTimeTypes)) {
     for (size_t i = 0; i < this->names.size(); ++i)
       pyNames.push_back(py::str(this->names[i]));
   }
@@ -105,6 +107,8 @@ private:
   /// Whether `value` is a host-side tensor descriptor (it has `base`,
   /// `shape`, `strides`, `block_shape`), decided once per type.
   bool isTensorDescriptor(PyObject *value);
+  /// Whether `value` is None or of one of compileTimeTypes.
+  bool isCompileTime(PyObject *value);
   /// Reads a tensor descriptor argument; its base's tensor (torch) goes to
   /// `tensor`, as readArg's.
   runtime::TensorDescriptorArg readDescriptor(size_t index, PyObject *value,
@@ -132,6 +136,10 @@ private:
   /// (name, tuple) -> (template, [(leaf name, value)...]): a tuple argument
   /// split into its compile-time and run-time leaves (runtime/tuple_args.py).
   py::object splitTuple;
+  /// Types whose values are compile-time arguments wherever they are passed
+  /// (@jit functions, as in Triton), and which of the types seen are.
+  py::object compileTimeTypes;
+  std::unordered_map<PyObject *, bool> compileTimeByType;
   std::unordered_map<std::string, py::str> tags;
   /// Pointer type tags of tensor dtype objects (torch dtypes are singletons).
   std::unordered_map<PyObject *, std::string> dtypeTags;
@@ -273,6 +281,22 @@ LaunchArg Launcher::readArg(PyObject *value, size_t index, PyObject *&tensor,
     arg.real = v.cast<double>();
   }
   return arg;
+}
+
+bool Launcher::isCompileTime(PyObject *value) {
+  if (value == Py_None)
+    return true;
+  if (PyLong_CheckExact(value) || PyFloat_CheckExact(value) || PyBool_Check(value))
+    return false;
+  PyObject *type = reinterpret_cast<PyObject *>(Py_TYPE(value));
+  auto known = compileTimeByType.find(type);
+  if (known != compileTimeByType.end())
+    return known->second;
+  int is = PyObject_IsSubclass(type, compileTimeTypes.ptr());
+  if (is < 0)
+    throw py::error_already_set();
+  typeObjects.push_back(py::reinterpret_borrow<py::object>(type));
+  return compileTimeByType.emplace(type, is == 1).first->second;
 }
 
 bool Launcher::isTensorDescriptor(PyObject *value) {
@@ -423,7 +447,7 @@ py::object Launcher::launch(py::handle grid, bool warmup, py::args args,
   py::tuple key(n + 2);
   for (size_t i = 0; i < n; ++i) {
     PyObject *value = values[i];
-    if (isConstexpr[i] || value == Py_None) {
+    if (isConstexpr[i] || isCompileTime(value)) {
       key[i] = py::make_tuple(py::handle(reinterpret_cast<PyObject *>(Py_TYPE(value))),
                               py::handle(value));
       continue;
@@ -518,7 +542,7 @@ py::object Launcher::launch(py::handle grid, bool warmup, py::args args,
     py::list argTypes;
     py::dict constexprs;
     for (size_t i = 0; i < n; ++i) {
-      if (isConstexpr[i] || values[i] == Py_None) {
+      if (isConstexpr[i] || isCompileTime(values[i])) {
         constexprs[pyNames[i]] = py::handle(values[i]);
       } else if (PyUnicode_Check(key[i].ptr()) &&
                  py::str(key[i]).cast<std::string>() == runtime::kConstOneTag) {
@@ -563,13 +587,14 @@ void tessel::python::bindLauncher(py::module_ &m) {
       .def(py::init<std::string, std::vector<std::string>, std::vector<bool>, py::dict,
                     std::vector<bool>, std::vector<bool>, py::dict,
                     py::function, py::function, py::object,
-                    std::vector<std::string>, bool, py::object, py::object>(),
+                    std::vector<std::string>, bool, py::object, py::object,
+                    py::object>(),
            py::arg("name"), py::arg("names"), py::arg("constexprs"), py::arg("defaults"),
            py::arg("specialize_value"), py::arg("specialize_alignment"),
            py::arg("cache"), py::arg("compile"), py::arg("slow_arg"),
            py::arg("global_values"), py::arg("launch_options"),
            py::arg("device_memory"), py::arg("current_stream"),
-           py::arg("split_tuple"))
+           py::arg("split_tuple"), py::arg("compile_time_types"))
       // launch(grid, warmup, *args, **kwargs)
       .def("launch", &Launcher::launch);
 }

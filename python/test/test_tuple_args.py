@@ -284,3 +284,31 @@ def test_bad_leaves_are_named():
     desc = TensorDescriptor.from_tensor(np.zeros((16, 16), np.float32), [16, 16])
     with pytest.raises(TypeError, match="tensor descriptor inside a tuple"):
         _sum_kernel[(1,)](out, (out, (desc, 2)))
+
+
+@triton.jit
+def _double(x):
+    return x * 2
+
+
+@triton.jit
+def _negate(x):
+    return -x
+
+
+@triton.jit
+def _apply_fn_kernel(out, fn, N: tl.constexpr):
+    offs = tl.arange(0, N)
+    tl.store(out + offs, fn(tl.load(out + offs)))
+
+
+def test_jit_function_arguments_are_compile_time():
+    # As in Triton, a @jit function passed to a parameter not annotated tl.constexpr is a compile-time value: each
+    # function compiles its own kernel.
+    out = np.arange(8, dtype=np.float32)
+    _apply_fn_kernel[(1,)](out, _double, 8)
+    np.testing.assert_array_equal(out, np.arange(8) * 2)
+    _apply_fn_kernel[(1,)](out, _negate, 8)
+    np.testing.assert_array_equal(out, -np.arange(8) * 2)
+    _apply_fn_kernel[(1,)](out, fn=_double, N=8)
+    np.testing.assert_array_equal(out, -np.arange(8) * 4)

@@ -316,7 +316,8 @@ class JITFunction:
                 self.caches.setdefault(context, {}), functools.partial(self._compile_specialization, context),
                 driver.device_kernel_arg if device else driver.kernel_arg,
                 self._global_values if self._dependencies().globals else None, ACCEPTED_OPTIONS,
-                device, driver.current_stream if device else None, tuple_args.split)
+                device, driver.current_stream if device else None, tuple_args.split,
+                (JITFunction, ConstexprFunction))
         return launcher
 
     def _compile_specialization(self, context: tuple, arg_types: list[str], constexprs: dict[str, Any],
@@ -461,7 +462,9 @@ def _resolve(node: ast.AST, scope: dict[str, Any]) -> Any:
 def _stable_repr(value: Any) -> str:
     """A repr that is the same in every process (cache keys are shared across runs)."""
     if isinstance(value, JITFunction):
-        return f"jit:{hashlib.sha256(value.src.encode()).hexdigest()}"
+        return f"jit:{value.cache_key}"  # its source and everything it reaches
+    if isinstance(value, ConstexprFunction):
+        return f"constexpr_function:{hashlib.sha256(value.src.encode()).hexdigest()}"
     if callable(value) and hasattr(value, "__qualname__"):
         return f"callable:{getattr(value, '__module__', '')}.{value.__qualname__}"
     return repr(value)

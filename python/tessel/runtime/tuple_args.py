@@ -18,8 +18,9 @@ CONST_ONE_TAG = "=1"
 
 
 def _is_compile_time(value: Any) -> bool:
+    from ..language.constexpr_function import ConstexprFunction
     from .jit import JITFunction  # jit imports this module
-    return value is None or isinstance(value, (core.constexpr, core.dtype, str, JITFunction))
+    return value is None or isinstance(value, (core.constexpr, core.dtype, str, JITFunction, ConstexprFunction))
 
 
 def _constexpr_fields(cls: type) -> frozenset[str]:
