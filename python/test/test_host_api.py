@@ -458,7 +458,8 @@ DTYPES = ["int1", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32"
           "fp16", "bf16", "fp32", "fp64"]
 METHODS = ["is_floating", "is_int", "is_int_signed", "is_int_unsigned", "is_bool", "is_fp8", "is_fp16", "is_bf16",
            "is_fp32", "is_fp64", "is_int8", "is_int16", "is_int32", "is_int64", "is_uint8", "is_uint16", "is_uint32",
-           "is_uint64", "is_standard_floating", "is_ptr", "is_block", "is_const", "codegen_name", "mangle"]
+           "is_uint64", "is_standard_floating", "is_ptr", "is_block", "is_const", "codegen_name", "mangle",
+           "is_fp8e4nv", "is_fp8e5", "is_fp8e4b15", "is_fp8e4b8", "is_fp8e5b16"]
 
 
 @pytest.mark.parametrize("name", DTYPES)
@@ -627,7 +628,8 @@ def test_set_allocator_is_accepted_and_not_needed(rand):
 
 @pytest.mark.parametrize("name", ["TritonError", "OutOfResources", "InterpreterError", "JITFunction", "MockTensor",
                                   "TensorWrapper", "reinterpret", "set_allocator", "Config", "autotune", "heuristics",
-                                  "jit", "cdiv", "next_power_of_2", "knobs", "CompilationError", "runtime"])
+                                  "jit", "cdiv", "next_power_of_2", "knobs", "CompilationError", "runtime",
+                                  "constexpr_function", "must_use_result"])
 def test_host_names_are_tritons(name):
     assert hasattr(triton, name) and hasattr(tessel, name)
     assert hasattr(tessel.runtime.jit, "KernelParam") and hasattr(triton.runtime.jit, "KernelParam")
@@ -726,3 +728,19 @@ def test_pointer_casts_that_are_errors(expr, message):
     kernel = patch_kernel(_unary_template, {"GENERATE_TEST_HERE": expr})
     with pytest.raises(tessel.CompilationError, match=message):
         kernel[(1,)](np.zeros(128, f32), np.zeros(128, f32), SIZE=128)
+
+
+@tessel.jit
+def _tensor_methods(x_ptr, out_ptr, N: tl.constexpr):
+    offs = tl.arange(0, N)
+    (out_ptr + offs).store(tl.load(x_ptr + offs).sqrt_rn(), mask=offs < N - 2)
+
+
+def test_store_and_sqrt_rn_are_tensor_methods(rand):
+    # As in Triton: `ptr.store(value, mask=...)` and `x.sqrt_rn()`.
+    assert all(hasattr(ttl.tensor, m) and hasattr(tl.tensor, m) for m in ("store", "sqrt_rn"))
+    x = np.abs(rand((16,), np.float32)) + 1
+    out = np.zeros(16, np.float32)
+    _tensor_methods[(1,)](x, out, 16)
+    np.testing.assert_array_equal(out[:14], np.sqrt(x[:14]))
+    assert (out[14:] == 0).all()

@@ -164,6 +164,16 @@ class dtype:
     def is_fp8e5(self) -> bool:
         return self.name == "fp8e5"
 
+    # Triton's other 8-bit formats (AMD's fnuz variants and the bias-15 e4m3), which no Tessel target has.
+    def is_fp8e4b15(self) -> bool:
+        return self.name == "fp8e4b15"
+
+    def is_fp8e4b8(self) -> bool:
+        return self.name == "fp8e4b8"
+
+    def is_fp8e5b16(self) -> bool:
+        return self.name == "fp8e5b16"
+
     def is_fp16(self) -> bool:
         return self.name == "fp16"
 
@@ -1225,7 +1235,7 @@ class range:
 
 # Tensor methods that mirror builtins (`x.reshape(...)`, `x.exp()`); standard.py adds sum/max/min/... the same way.
 for _fn in (reshape, view, broadcast_to, expand_dims, permute, trans, reduce, associative_scan, gather, exp, exp2, log,
-            log2, sqrt, rsqrt, abs, sin, cos, floor, ceil, sigmoid, erf, cast, atomic_add, atomic_and, atomic_or,
-            atomic_xor, atomic_max, atomic_min, atomic_xchg, atomic_cas):
+            log2, sqrt, sqrt_rn, rsqrt, abs, sin, cos, floor, ceil, sigmoid, erf, cast, store, atomic_add, atomic_and,
+            atomic_or, atomic_xor, atomic_max, atomic_min, atomic_xchg, atomic_cas):
     setattr(tensor, _fn.__name__, _fn)
 del _fn
