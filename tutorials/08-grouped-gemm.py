@@ -25,8 +25,8 @@ strides of A, B and C) and where its three matrices start, from small tables in 
   The matrices can be anywhere, but the addresses must be valid where the kernel runs. On the CPU they are (the
   kernel runs in this process); on a real GPU they must be device addresses (``tensor.data_ptr()`` of CUDA
   tensors). Tessel's GPU simulator copies each *array argument* into its own simulated memory before a launch, so
-  a host address written inside a table points nowhere there: this variant runs on the CPU target only, and
-  check() runs it there.
+  a host address written inside a table points nowhere there (the simulator stops at the first such load with an
+  out-of-bounds error): this variant runs on the CPU target only, and check() runs it there.
 
 New here:
 
