@@ -25,6 +25,8 @@ TESSEL_POPULATE(ConvertLayoutOp)
 TESSEL_POPULATE(ReduceOp)
 TESSEL_POPULATE(ScanOp)
 TESSEL_POPULATE(TmaOps)
+TESSEL_POPULATE(DebugOp)
+TESSEL_POPULATE(ExternOp)
 #undef TESSEL_POPULATE
 
 /// For each register of `dst`, the register of `src` that holds its element

@@ -175,7 +175,8 @@ coalescedAccesses(Operation *root, const AxisInfoResult &axis, int numWarps) {
       groups.joinAll(op->getOperands());
       if (isTensor(store.getPtr()))
         groups.want(store.getPtr(), wantedAccess(axis, store.getPtr()));
-    } else if (isa<tile::AddPtrOp>(op) ||
+    } else if (isa<tile::AddPtrOp, tile::ElementwiseInlineAsmOp,
+                   tile::ExternElementwiseOp>(op) ||
                (op->getNumRegions() == 0 &&
                 isa<arith::ArithDialect, math::MathDialect>(
                     op->getDialect()))) {
