@@ -11,13 +11,15 @@ from . import language
 from .knobs import knobs
 from .runtime import JITFunction, jit
 from .compiler import CompilationError
+# A device assertion (tl.device_assert) failed while a kernel ran.
+from ._C import DeviceAssertionError
 from .runtime.autotuner import Config, autotune, heuristics
 from . import testing
 
 __version__ = "0.1.0"
 
-__all__ = ["CompilationError", "Config", "JITFunction", "autotune", "cdiv", "heuristics", "jit", "knobs", "language",
-           "next_power_of_2", "testing"]
+__all__ = ["CompilationError", "Config", "DeviceAssertionError", "JITFunction", "autotune", "cdiv", "heuristics", "jit",
+           "knobs", "language", "next_power_of_2", "testing"]
 
 
 def cdiv(x: Any, y: Any) -> Any:

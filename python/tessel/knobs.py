@@ -21,6 +21,13 @@ def _default_cache_dir() -> pathlib.Path:
 
 
 @dataclass
+class RuntimeKnobs:
+    # Compile every kernel with debug=True when a launch does not say (as @jit(debug=True)): device assertions are
+    # checked. TRITON_DEBUG=1 (Triton's) or TESSEL_DEBUG=1.
+    debug: bool = field(default_factory=lambda: _flag("TRITON_DEBUG") or _flag("TESSEL_DEBUG"))
+
+
+@dataclass
 class Knobs:
     # Where compiled kernels and autotuning results are kept.
     cache_dir: pathlib.Path = field(default_factory=_default_cache_dir)
@@ -44,6 +51,8 @@ class Knobs:
     target: str = field(default_factory=lambda: os.environ.get("TESSEL_TARGET", "cpu").strip() or "cpu")
     # Print the winning config of each autotuning run.
     print_autotuning: bool = field(default_factory=lambda: _flag("TESSEL_PRINT_AUTOTUNING"))
+    # Triton's runtime knobs (knobs.runtime.debug).
+    runtime: RuntimeKnobs = field(default_factory=RuntimeKnobs)
 
 
 knobs = Knobs()

@@ -42,8 +42,10 @@ class JITFunction:
     def __init__(self, fn: Callable[..., Any], do_not_specialize: Sequence[Any] = (),
                  do_not_specialize_on_alignment: Sequence[Any] = (), debug: bool | None = None,
                  noinline: bool = False) -> None:
-        # debug and noinline are Triton's options, accepted for source compatibility: every call is inlined.
+        # noinline is Triton's option, accepted for source compatibility: every call is inlined. debug=True compiles
+        # the kernel with the debug option (device assertions) unless a launch says otherwise.
         self.fn = fn
+        self.debug = debug
         functools.update_wrapper(self, fn)
         self.signature = inspect.signature(fn)
         self.arg_names = list(self.signature.parameters)
@@ -113,27 +115,33 @@ class JITFunction:
 
     def _get_launcher(self) -> Any:
         target = knobs.target
-        launcher = self._launchers.get(target)
+        # Kernels compiled under knobs.runtime.debug are kept apart from the others.
+        context = (target, knobs.runtime.debug)
+        launcher = self._launchers.get(context)
         if launcher is None:
             # Made at the first launch, not at decoration: the @jit functions and globals a kernel reaches may be
             # defined after it in its module.
             # Device targets (cuda) read device arrays and launch on the caller's stream; the others read host
             # arrays and run before the launch returns.
             device = driver.runs_on_device(target)
-            launcher = self._launchers[target] = _C.Launcher(
+            launcher = self._launchers[context] = _C.Launcher(
                 self.__name__, self.arg_names, [n in self.constexpr_names for n in self.arg_names], self._defaults,
                 [n not in self.do_not_specialize for n in self.arg_names],
                 [n not in self.do_not_specialize_on_alignment for n in self.arg_names],
-                self.caches.setdefault(target, {}), functools.partial(self._compile_specialization, target),
+                self.caches.setdefault(target if not context[1] else f"{target}:debug", {}),
+                functools.partial(self._compile_specialization, target, context[1]),
                 driver.device_kernel_arg if device else driver.kernel_arg,
                 self._global_values if self._dependencies().globals else None, COMPILE_OPTIONS,
                 device, driver.current_stream if device else None)
         return launcher
 
-    def _compile_specialization(self, target: str, arg_types: list[str], constexprs: dict[str, Any],
+    def _compile_specialization(self, target: str, debug: bool, arg_types: list[str], constexprs: dict[str, Any],
                                 options: dict[str, Any]) -> Any:
-        return self._compile(arg_types, {name: core._unwrap(v) for name, v in constexprs.items()}, target,
-                             {name: core._unwrap(v) for name, v in options.items()})
+        options = {name: core._unwrap(v) for name, v in options.items()}
+        # The default a launch does not override: @jit(debug=...) or knobs.runtime.debug.
+        if options.get("debug") is None and (self.debug or debug):
+            options["debug"] = True
+        return self._compile(arg_types, {name: core._unwrap(v) for name, v in constexprs.items()}, target, options)
 
     def _parameter_names(self, items: Sequence[Any], option: str) -> frozenset[str]:
         names = set()
@@ -158,8 +166,17 @@ class JITFunction:
         # itself built with @jit, is imported before the compiler exists.
         from ..compiler.code_generator import generate
         builder = _C.Builder()
+        builder.set_debug(bool(options.get("debug")))
         generate(self, builder, arg_types, constexprs)
-        kernel = _C.compile(builder, target, options)
+        try:
+            kernel = _C.compile(builder, target, options)
+        except _C.BackendError as e:
+            # A diagnostic at a line of the kernel (or of a @jit function it calls) is that line's error.
+            from ..compiler.backend_errors import located_backend_error
+            located = located_backend_error(self.__name__, e)
+            if located is None:
+                raise
+            raise located from e
         kernel_cache.store(key, kernel)
         return kernel
 
