@@ -217,6 +217,21 @@ bool runWarp(ExecContext &c, Budget &budget) {
         break;
       }
       uint32_t live = w.valid & ~w.exited;
+      // The other side of a divergent branch, not run yet, may never come
+      // here (it traps, fails an assertion or returns): it runs first.
+      if (mask != live && mask == active && w.stack.size() >= 2) {
+        StackEntry &other = w.stack[w.stack.size() - 2];
+        if (other.mask && other.reconverge == top.reconverge &&
+            other.pc < n && insts[other.pc].op != Op::BarSync) {
+          std::swap(top, other);
+          // Not executed yet: counted when it is.
+          --k.warpInstructions;
+          --k.byClass[size_t(I.cls)];
+          k.threadInstructions -= __builtin_popcount(mask);
+          ++budget.left;
+          continue;
+        }
+      }
       if (mask != live)
         failAt(c, __builtin_ctz(mask),
                "bar.sync in divergent code (not every thread of the warp "
