@@ -115,6 +115,8 @@ std::string CompileOptions::str() const {
 LoadedKernel::~LoadedKernel() = default;
 
 static std::string describeAssertion(const DeviceAssertError::Info &info) {
+  if (info.file.empty()) // where is unknown (the CUDA driver's error alone)
+    return "kernel " + info.kernel + ": " + info.message;
   std::string text = info.file + ":" + std::to_string(info.line) + ": " +
                      (info.function.empty() ? info.kernel : info.function) +
                      ":";

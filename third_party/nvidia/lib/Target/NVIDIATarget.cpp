@@ -400,6 +400,8 @@ public:
     data.numCtas = int(launchValue(kernel, "num_ctas"));
     data.sharedBytes = launchValue(kernel, "shared");
     data.tensorMaps = tensorMapsOf(kernel);
+    llvm::StringRef ptx = stageText(kernel, "ptx");
+    data.waits = ptx.contains(" vprintf") || ptx.contains(" __assertfail");
     if (data.numWarps < 1 || data.numCtas < 1 || data.sharedBytes < 0)
       return failWith("kernel " + kernel.name + " has no launch data");
     return nvidia::loadCudaKernel(kernel, data);
