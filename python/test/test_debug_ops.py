@@ -842,6 +842,58 @@ def test_simulator_bfind_and_trap(target):
         gpusim.launch(ptx, "k", 1, num_warps=1, args=[x, out, 1])
 
 
+# ------------------------------------------------------------------------------------- ahead of time (the C tool)
+
+_AOT_KERNELS = """
+import tessel
+import tessel.language as tl
+
+
+@tessel.jit
+def checked_copy(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < n)
+    tl.device_assert(x >= 0, "x is not negative", mask=offs < n)
+    print("x", x)
+    tl.store(out_ptr + offs, x, mask=offs < n)
+"""
+
+
+def test_ahead_of_time_prints_and_asserts(target, tmp_path):
+    """A C program linking a kernel compiled by the tool (--debug): the launcher's C file provides what the kernel
+    calls to print (lines on stdout) and to report a failed assertion (stderr; its program returns)."""
+    if target != "cpu":
+        pytest.skip("the CPU's tool: runs once")
+    from test_aot import CC, run_tool
+    if CC is None:
+        pytest.skip("no C compiler (gcc, cc or clang) on PATH")
+    kernels = tmp_path / "debug_kernels.py"
+    kernels.write_text(_AOT_KERNELS)
+    run_tool(kernels, tmp_path, "checked_copy", "*i32, *i32, i32, 4", "(n + 3) / 4", "--debug")
+    (tmp_path / "main.c").write_text("""
+#include <stdio.h>
+#include "checked_copy.h"
+
+int main(void) {
+  int32_t x[6] = {5, 6, 7, 8, -1, 9}, out[6] = {0};
+  checked_copy_launch(x, out, 6);
+  for (int i = 0; i < 6; ++i) printf("%d ", out[i]);
+  printf("\\n");
+  return 0;
+}
+""")
+    subprocess.run([CC, "-O1", "-Wall", "-Werror", "main.c", "checked_copy.c", "checked_copy.o", "-lm", "-o", "prog"],
+                   cwd=tmp_path, check=True, capture_output=True, text=True)
+    result = subprocess.run([str(tmp_path / "prog")], capture_output=True, text=True, check=True)
+    lines = result.stdout.splitlines()
+    # Program 0 prints and copies; program 1 fails at its element 0 (x[4] = -1) and returns.
+    assert sorted(lines[:-1]) == sorted(_lines(0, np.array([5, 6, 7, 8]), "x"))
+    assert lines[-1].split() == ["5", "6", "7", "8", "0", "0"]
+    line = 1 + _AOT_KERNELS.splitlines().index("    tl.device_assert(x >= 0, \"x is not negative\", mask=offs < n)")
+    assert result.stderr == (f"{kernels}:{line}: checked_copy: pid (1, 0, 0) idx (0): Assertion `x is not negative` "
+                             "failed (device-side assertion)\n")
+
+
 # ------------------------------------------------------------------------ the CUDA launcher (through a fake driver)
 
 def test_cuda_launcher_prints_and_raises_device_assertions(target, tmp_path):
