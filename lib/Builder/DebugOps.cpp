@@ -183,3 +183,34 @@ TValue TileBuilder::externElementwise(const std::string &libName,
       isPure);
   return make(op.getResult(), result);
 }
+
+void TileBuilder::checkIntegerOverflow(const std::string &op, const TValue &a,
+                                       const TValue &b) {
+  DType t = a.dtype;
+  if (!debug || t.isPointer || !t.isInt() || t.bitwidth() >= 64)
+    return;
+  DType i64{ScalarKind::I64};
+  TValue wa = castTo(a, i64), wb = castTo(b, i64);
+  Value r = op == "add"   ? Value(arith::AddIOp::create(builder, loc, wa.value,
+                                                        wb.value))
+            : op == "sub" ? Value(arith::SubIOp::create(builder, loc, wa.value,
+                                                        wb.value))
+                          : Value(arith::MulIOp::create(builder, loc, wa.value,
+                                                        wb.value));
+  unsigned bits = t.bitwidth();
+  bool isUnsigned = t.isUnsigned() || t.isBool();
+  int64_t lo = isUnsigned ? 0 : -(int64_t(1) << (bits - 1));
+  int64_t hi = isUnsigned ? (int64_t(1) << bits) - 1
+                          : (int64_t(1) << (bits - 1)) - 1;
+  Value vlo = splatTo(toValue(lo, i64), a.shape()).value;
+  Value vhi = splatTo(toValue(hi, i64), a.shape()).value;
+  Value ok = arith::AndIOp::create(
+      builder, loc,
+      arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::sle, r, vhi),
+      arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::sge, r, vlo));
+  // Triton's words ("int32" for uint32 too).
+  deviceAssert(make(ok, DType{ScalarKind::I1}),
+               "int" + std::to_string(bits) +
+                   " overflow detected for operation " + op,
+               std::nullopt);
+}

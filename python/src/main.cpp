@@ -158,7 +158,8 @@ PYBIND11_MODULE(_C, m) {
       .def("num_programs", &B::numPrograms)
       .def("arange", &B::arange)
       .def("full", &B::full)
-      .def("binary", &B::binary)
+      .def("binary", &B::binary, py::arg("op"), py::arg("lhs"), py::arg("rhs"),
+           py::arg("sanitize_overflow") = true)
       .def("unary", &B::unary)
       .def("where", &B::where)
       .def("math", &B::math)

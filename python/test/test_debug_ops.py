@@ -391,6 +391,68 @@ def test_assert_condition_types():
         kernel[(1,)](np.zeros(1, np.float32))
 
 
+@triton.jit
+def _arith(x_ptr, y_ptr, out_ptr, OP: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    y = tl.load(y_ptr + offs)
+    if OP == "add":
+        z = x + y
+    elif OP == "sub":
+        z = x - y
+    else:
+        z = x * y
+    tl.store(out_ptr + offs, z)
+
+
+@pytest.mark.parametrize("op", ["add", "sub", "mul"])
+@pytest.mark.parametrize("dtype", [np.int8, np.int32, np.uint16, np.uint32, np.int64])
+def test_debug_checks_integer_overflow(op, dtype):
+    """As in Triton, debug kernels assert that +, - and * on integers narrower than 64 bits do not overflow their
+    type ("int32 overflow detected for operation mul"); without debug they wrap."""
+    info = np.iinfo(dtype)
+    fn = {"add": np.add, "sub": np.subtract, "mul": np.multiply}[op]
+    x = np.array([3, 5, 7, 2], dtype)
+    y = np.array([2, 1, 3, 2], dtype)
+    out = np.zeros(4, dtype)
+    _arith[(1,)](x, y, out, op, 4, debug=True)
+    np.testing.assert_array_equal(out, fn(x, y))
+    x[2] = {"add": info.max, "sub": info.min, "mul": info.max // 2 + 1}[op]
+    with np.errstate(over="ignore"):
+        wrapped = fn(x, y)
+    _arith[(1,)](x, y, out, op, 4)
+    np.testing.assert_array_equal(out, wrapped)
+    if dtype == np.int64:
+        _arith[(1,)](x, y, out, op, 4, debug=True)  # 64 bits: not checked
+        np.testing.assert_array_equal(out, wrapped)
+        return
+    bits = info.bits
+    with pytest.raises(DeviceAssertionError, match=f"int{bits} overflow detected for operation {op}") as e:
+        _arith[(1,)](x, y, out, op, 4, debug=True)
+    assert e.value.line == _line_of(_arith, {"add": "x + y", "sub": "x - y", "mul": "x * y"}[op])
+
+
+@triton.jit
+def _wrapping_mul(x_ptr, out_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    # Philox's multiplications wrap on purpose: Triton's random.py writes them so.
+    tl.store(out_ptr + offs, tl.add(tl.mul(x, 0xD2511F53, sanitize_overflow=False), 1, sanitize_overflow=False))
+    tl.store(out_ptr + BLOCK + offs, tl.sub(x, 1))
+
+
+def test_sanitize_overflow_false():
+    x = np.array([0xFFFFFFFF, 3, 0x80000000, 12345], np.uint32)
+    out = np.zeros(8, np.uint32)
+    _wrapping_mul[(1,)](x, out, 4, debug=True)
+    with np.errstate(over="ignore"):
+        np.testing.assert_array_equal(out[:4], x * np.uint32(0xD2511F53) + np.uint32(1))
+    np.testing.assert_array_equal(out[4:], x - np.uint32(1))
+    x[1] = 0
+    with pytest.raises(DeviceAssertionError, match="int32 overflow detected for operation sub"):
+        _wrapping_mul[(1,)](x, out, 4, debug=True)
+
+
 # -------------------------------------------------------------------------------------------------- inline assembly
 
 @triton.jit

@@ -89,7 +89,11 @@ public:
               const std::string &dtype);
 
   // Arithmetic.
-  TValue binary(const std::string &op, Operand lhs, Operand rhs);
+  /// With debug, integer add, sub and mul narrower than 64 bits also assert
+  /// that they do not overflow, unless `sanitizeOverflow` is false (Triton's
+  /// sanitize_overflow).
+  TValue binary(const std::string &op, Operand lhs, Operand rhs,
+                bool sanitizeOverflow = true);
   TValue unary(const std::string &op, Operand x);
   TValue where(Operand cond, Operand x, Operand y);
   TValue math(const std::string &fn, Operand x);
@@ -260,6 +264,11 @@ private:
                                 mlir::ValueRange results);
   TValue make(mlir::Value v, DType dtype) { return TValue{v, dtype}; }
   mlir::Value constantScalar(const Operand &literal, DType dtype);
+  /// With debug, a device assertion that the integer `op` (add, sub, mul) of
+  /// `a` and `b` (of one type narrower than 64 bits) does not overflow it,
+  /// computed in 64 bits (Triton's sanitize_overflow, on in debug kernels).
+  void checkIntegerOverflow(const std::string &op, const TValue &a,
+                            const TValue &b);
   mlir::Type typeFor(DType dtype, llvm::ArrayRef<int64_t> shape);
 
   std::unique_ptr<mlir::MLIRContext> context;

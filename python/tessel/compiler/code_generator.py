@@ -428,7 +428,8 @@ class CodeGenerator(ast.NodeVisitor):
         self._bind_carried(saved, inits, region_args)
         index = tensor(iv)
         if reverse:
-            index = core._binary("add", core._binary("sub", end, index, self.builder), start, self.builder)
+            index = core._binary("add", core._binary("sub", end, index, self.builder, False), start, self.builder,
+                                 False)
         self.scope[node.target.id] = index
         self._walk_loop_body(node.body)
         self._end_loop(node, saved, inits, self.builder.end_for(self._loop_yields(inits)))

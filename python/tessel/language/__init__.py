@@ -7,7 +7,7 @@ from .core import (abs, arange, associative_scan, assume, bfloat16, block_type, 
                    permute, pointer_type, program_id, range, reduce, reshape, rsqrt, sigmoid, sin, sqrt, sqrt_rn,
                    static_assert, static_print, static_range, store, tensor, trans, uint8, uint16, uint32, uint64,
                    view, where, zeros, zeros_like)
-from .core import device_assert, device_print, extern_elementwise, inline_asm_elementwise
+from .core import add, device_assert, device_print, extern_elementwise, inline_asm_elementwise, mul, sub
 from .joining import cat, interleave, join, split
 from .standard import argmax, argmin, cdiv, cumprod, cumsum, max, min, softmax, sum
 from .tensor_descriptor import (load_tensor_descriptor, make_tensor_descriptor, store_tensor_descriptor,
@@ -24,5 +24,5 @@ __all__ = [
     "tensor", "tensor_descriptor", "trans",
     "uint8", "uint16", "uint32", "uint64", "view", "where", "zeros", "zeros_like",
 ]
-# Debugging and extension builtins.
-__all__ += ["device_assert", "device_print", "extern_elementwise", "inline_asm_elementwise"]
+# Debugging and extension builtins, and tl.add/sub/mul (whose sanitize_overflow debug kernels check).
+__all__ += ["add", "device_assert", "device_print", "extern_elementwise", "inline_asm_elementwise", "mul", "sub"]

@@ -349,8 +349,8 @@ def _describe(value: Any) -> str:
     return f"{type(value).__name__} {value!r}"
 
 
-def _binary(op: str, lhs: Any, rhs: Any, builder: Any) -> tensor:
-    return tensor(builder.binary(op, _operand(lhs, op), _operand(rhs, op)))
+def _binary(op: str, lhs: Any, rhs: Any, builder: Any, sanitize_overflow: bool = True) -> tensor:
+    return tensor(builder.binary(op, _operand(lhs, op), _operand(rhs, op), sanitize_overflow))
 
 
 # ------------------------------------------------------------------------------------------------------------ tensor
@@ -590,6 +590,20 @@ floor = _math_builtin("floor", "floor")
 ceil = _math_builtin("ceil", "ceil")
 sigmoid = _math_builtin("sigmoid", "sigmoid")
 erf = _math_builtin("erf", "erf")
+
+
+def _arithmetic_builtin(name: str) -> Callable[..., tensor]:
+    def fn(x: Any, y: Any, sanitize_overflow: bool = True, _builder: Any = None) -> tensor:
+        return _binary(name, x, y, _builder, _bool_arg(sanitize_overflow, f"tl.{name}(): sanitize_overflow"))
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = (f"x {dict(add='+', sub='-', mul='*')[name]} y. In kernels compiled with debug, integers narrower "
+                  "than 64 bits are checked for overflow unless sanitize_overflow is False (as Triton checks them).")
+    return builtin(fn)
+
+
+add = _arithmetic_builtin("add")
+sub = _arithmetic_builtin("sub")
+mul = _arithmetic_builtin("mul")
 
 
 @builtin
