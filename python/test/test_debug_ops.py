@@ -204,10 +204,10 @@ def _print_row_major(x_ptr, M: tl.constexpr, N: tl.constexpr):
     tl.device_print("x", tl.load(x_ptr + tl.arange(0, M)[:, None] * N + tl.arange(0, N)[None, :]))
 
 
+@pytest.mark.parametrize("target", ["cpu"], indirect=True)  # independent of the target: runs once
 def test_cpu_prints_in_row_major_order(capfd, target, rand):
     """The CPU prints a program's elements in row-major order (a GPU's threads print in their own order)."""
-    if target != "cpu":
-        pytest.skip("GPU threads print in the order they run")
+    assert target == "cpu"
     x = rand((4, 8), np.int32)
     _print_row_major[(1,)](x, 4, 8)
     assert _printed(capfd) == _lines(0, x, "x")
@@ -536,7 +536,9 @@ def test_inline_asm_two_halves_per_register(target, rand):
     x, y = rand(128, np.float16), rand(128, np.float16)
     out = np.zeros_like(x)
     if target == "cpu":
-        pytest.skip("the CPU cannot run inline assembly (test_inline_asm checks its error)")
+        with pytest.raises(CompilationError, match="cannot run inline assembly"):
+            _asm_half2[(1,)](x, y, out, BLOCK=128)
+        return
     _asm_half2[(1,)](x, y, out, BLOCK=128)
     np.testing.assert_array_equal(out, x + y)
 
@@ -552,7 +554,9 @@ def _asm_scalar(out_ptr, a, b):
 def test_inline_asm_on_scalars(target):
     out = np.zeros(1, np.int32)
     if target == "cpu":
-        pytest.skip("the CPU cannot run inline assembly (test_inline_asm checks its error)")
+        with pytest.raises(CompilationError, match="cannot run inline assembly"):
+            _asm_scalar[(1,)](out, 6, -5)
+        return
     _asm_scalar[(1,)](out, 6, -5)
     assert out[0] == 6 * -5 + 7
 
@@ -755,11 +759,10 @@ def _print_kernel(x_ptr, y_ptr, BLOCK: tl.constexpr):
     tl.device_print("fp", y.to(tl.float32) * 0.25)
 
 
+@pytest.mark.parametrize("target", ["cpu"], indirect=True)  # independent of the target: runs once
 def test_triton_prints_the_same_lines(capfd, target):
     """Triton 3.6's own PTX of a printing kernel, run in Tessel's simulator (its vprintf: Triton's argument buffers),
     prints exactly the lines Tessel's kernel prints on this target (128 elements on 128 threads: no copies)."""
-    if target != "cpu":
-        pytest.skip("Triton's PTX runs once, next to the CPU's lines")
     from tessel import gpusim
     ptx = _triton_ptx("print_kernel", {"x_ptr": "*i32", "y_ptr": "*i16", "BLOCK": "constexpr"}, {"BLOCK": 128})
     x = np.arange(256, dtype=np.int32) * 7 - 900
@@ -772,10 +775,9 @@ def test_triton_prints_the_same_lines(capfd, target):
     assert sorted(triton_lines) == sorted(tessel_lines)
 
 
+@pytest.mark.parametrize("target", ["cpu"], indirect=True)  # independent of the target: runs once
 def test_triton_assert_fails_in_the_simulator(target):
     """Triton's __assertfail in the simulator: a SimulatorError in CUDA's words, at the failing block and thread."""
-    if target != "cpu":
-        pytest.skip("Triton's PTX runs once")
     from tessel import gpusim
     ptx = _triton_ptx("assert_kernel", {"x_ptr": "*i32", "n": "i32", "BLOCK": "constexpr"}, {"BLOCK": 128},
                       debug=True)
@@ -839,11 +841,10 @@ _PRINTF_PTX = """
 """
 
 
+@pytest.mark.parametrize("target", ["cpu"], indirect=True)  # independent of the target: runs once
 def test_simulator_vprintf(capfd, target):
     """vprintf in the simulator as CUDA lays out its arguments (each at a multiple of its size): C's conversions,
     flags, widths and lengths, a string argument; each lane's line in lane order; it returns the argument count."""
-    if target != "cpu":
-        pytest.skip("hand-written PTX: runs once")
     from tessel import gpusim
     fmt = "t=%u n=%+5d big=%llx f=%.2f s=%-6s| c=%c %%\n"
     data = fmt.encode() + b"\0"
@@ -856,10 +857,9 @@ def test_simulator_vprintf(capfd, target):
     np.testing.assert_array_equal(out, 6)
 
 
+@pytest.mark.parametrize("target", ["cpu"], indirect=True)  # independent of the target: runs once
 def test_simulator_bfind_and_trap(target):
     """bfind (libdevice's ffs and friends use it) against its definition, and trap as a launch error."""
-    if target != "cpu":
-        pytest.skip("hand-written PTX: runs once")
     from tessel import gpusim
     ptx = """
 .version 8.4
@@ -921,11 +921,10 @@ def checked_copy(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
 """
 
 
+@pytest.mark.parametrize("target", ["cpu"], indirect=True)  # independent of the target: runs once
 def test_ahead_of_time_prints_and_asserts(target, tmp_path):
     """A C program linking a kernel compiled by the tool (--debug): the launcher's C file provides what the kernel
     calls to print (lines on stdout) and to report a failed assertion (stderr; its program returns)."""
-    if target != "cpu":
-        pytest.skip("the CPU's tool: runs once")
     from test_aot import CC, run_tool
     if CC is None:
         pytest.skip("no C compiler (gcc, cc or clang) on PATH")
@@ -958,12 +957,11 @@ int main(void) {
 
 # ------------------------------------------------------------------------ the CUDA launcher (through a fake driver)
 
+@pytest.mark.parametrize("target", ["cpu"], indirect=True)  # independent of the target: runs once
 def test_cuda_launcher_prints_and_raises_device_assertions(target, tmp_path):
     """cuda:80 through test/FakeCuda (the launcher's real path, the PTX run in the simulator): a printing kernel's
     lines come out when the launch returns; a failed assertion (CUDA_ERROR_ASSERT at the synchronization) raises
     DeviceAssertionError, the GPU having printed the assertion on stderr; the context is unusable afterwards."""
-    if target != "cpu":
-        pytest.skip("one run: it picks its own target")
     fake = pathlib.Path(os.environ.get("TESSEL_BUILD_DIR", HERE.parents[1] / "build")) / "lib" / \
         "libtessel-fake-cuda.so"
     assert fake.exists(), f"{fake} is missing: build the project"
