@@ -769,6 +769,10 @@ def test_triton_prints_the_same_lines(capfd, target):
     y = np.arange(256, dtype=np.int16) * 3  # non-negative: Triton widens narrow signed ints before printing hex
     gpusim.launch(ptx, "print_kernel", 2, num_warps=4, args=[x, y, None, None])
     triton_lines = _printed(capfd)
+    # The same order whatever the simulator's worker threads: CTAs in grid order, threads as they ran.
+    for threads in (1, 3):
+        gpusim.launch(ptx, "print_kernel", 2, num_warps=4, args=[x, y, None, None], threads=threads)
+        assert _printed(capfd) == triton_lines
     _print_kernel[(2,)](x, y, BLOCK=128)
     tessel_lines = _printed(capfd)
     assert len(triton_lines) == 1024
