@@ -190,6 +190,30 @@ def test_each_element_prints_once(capfd, num_warps):
     assert sorted(lines) == sorted(line for p in range(3) for line in _lines(p, x.repeat(3)[8 * p:8 * p + 8], "x"))
 
 
+def _sim_targets(*names):
+    from tessel import _C
+    return [t for t in names if "sim" in _C.available_backends()]
+
+
+@triton.jit
+def _print_and_store(x_ptr, y_ptr, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    print("x", x)
+    tl.store(y_ptr + offs, x + 1)
+
+
+@pytest.mark.parametrize("target", _sim_targets("sim:sm_90a"), indirect=True)
+def test_print_on_thread_block_clusters(capfd, target):
+    """A program of 2 CTAs (num_ctas=2, sm_90a): each element prints once (every CTA holds the printed blocks whole;
+    the first prints)."""
+    x = np.arange(64, dtype=np.int32)
+    y = np.zeros_like(x)
+    _print_and_store[(2,)](x, y, BLOCK=32, num_ctas=2)
+    np.testing.assert_array_equal(y, x + 1)
+    assert sorted(_printed(capfd)) == sorted(line for p in range(2) for line in _lines(p, x[32 * p:32 * p + 32], "x"))
+
+
 def test_print_keeps_python_output_in_order(capfd):
     x = np.arange(4, dtype=np.int32)
     print("before")
