@@ -406,6 +406,27 @@ def test_tessel_debug_environment_variable(tmp_path):
         assert result.stdout.strip() == expected
 
 
+@pytest.mark.parametrize("target", ["cpu"], indirect=True)  # independent of the target: runs once
+def test_moved_kernel_names_its_new_line(tmp_path):
+    """The kernel cache keys a debug kernel by where it is too: the same source moved down a file recompiles, and its
+    assertion names the new line."""
+    script = tmp_path / "kernel.py"
+    body = ("import tessel as triton, tessel.language as tl\n"
+            "@triton.jit(debug=True)\n"
+            "def k(n):\n"
+            "    tl.device_assert(n > 0, 'positive')\n"
+            "try:\n"
+            "    k[(1,)](-1)\n"
+            "except triton.DeviceAssertionError as e:\n"
+            "    print(e.line)\n")
+    env = dict(os.environ, TESSEL_CACHE_DIR=str(tmp_path / "cache"))
+    for blank_lines in (0, 3):
+        script.write_text("\n" * blank_lines + body)
+        result = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=300)
+        assert result.returncode == 0, result.stderr
+        assert result.stdout.strip() == str(4 + blank_lines)
+
+
 def test_assert_condition_types():
     @triton.jit(debug=True)
     def kernel(x_ptr):

@@ -184,9 +184,11 @@ class JITFunction:
                   options: dict[str, Any]) -> str:
         """The on-disk cache key: the compiler (its build id, tessel's own Python), the target (all that changes its
         code) and the compile options, this kernel's source and everything it reaches (@jit functions, constexpr
-        globals), the specialization and the constexprs."""
+        globals), the specialization and the constexprs. With debug, also where those functions are: device
+        assertions name their file and line."""
+        locations = self._dependencies().locations if options.get("debug") else []
         parts = [f"python:{_package_hash()}", f"target:{_C.parse_target(target)}:{_C.target_description(target)}",
-                 f"options:{_C.compile_options(options)}", *self._dependencies().sources,
+                 f"options:{_C.compile_options(options)}", *self._dependencies().sources, *locations,
                  *(f"global:{name}={_stable_repr(value)}" for name, value in self._global_values()),
                  "args:" + ",".join(arg_types),
                  *(f"constexpr:{name}={type(v).__name__}:{_stable_repr(v)}" for name, v in constexprs.items())]
@@ -212,6 +214,7 @@ class _Dependencies:
 
     def __init__(self, root: JITFunction) -> None:
         self.sources: list[str] = []
+        self.locations: list[str] = []  # file and first line of each function
         self.globals: list[tuple[dict[str, Any], str]] = []
         seen: set[int] = set()
         pending = [root]
@@ -222,6 +225,7 @@ class _Dependencies:
             seen.add(id(fn))
             # Content, not where it was imported from: the source holds the function's name.
             self.sources.append(f"jit:{fn.src}")
+            self.locations.append(f"at:{fn.file}:{fn.first_line}")
             scope = fn.fn.__globals__
             for node in ast.walk(fn.definition):
                 value = _resolve(node, scope)
