@@ -14,8 +14,8 @@
 #include "ExternFunctions.h"
 
 #include "tessel/Analysis/AxisInfo.h"
-#include "tessel/Conversion/TileToLoops/CPURuntime.h"
 #include "tessel/Analysis/PointerRoots.h"
+#include "tessel/Conversion/TileToLoops/CPURuntime.h"
 
 #include "tessel/Dialect/Tile/IR/Dialect.h"
 

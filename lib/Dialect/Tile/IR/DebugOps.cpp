@@ -118,6 +118,19 @@ static LogicalResult verifySameShape(Operation *op) {
   return success();
 }
 
+/// What code that is not pure may do: read and write any memory.
+static void impureEffects(
+    bool pure,
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  if (pure)
+    return;
+  effects.emplace_back(MemoryEffects::Write::get(),
+                       SideEffects::DefaultResource::get());
+  effects.emplace_back(MemoryEffects::Read::get(),
+                       SideEffects::DefaultResource::get());
+}
+
 LogicalResult ElementwiseInlineAsmOp::verify() {
   if (getResults().empty())
     return emitOpError("must have at least one result");
@@ -127,12 +140,7 @@ LogicalResult ElementwiseInlineAsmOp::verify() {
 void ElementwiseInlineAsmOp::getEffects(
     SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
         &effects) {
-  if (getPure())
-    return;
-  effects.emplace_back(MemoryEffects::Write::get(),
-                       SideEffects::DefaultResource::get());
-  effects.emplace_back(MemoryEffects::Read::get(),
-                       SideEffects::DefaultResource::get());
+  impureEffects(getPure(), effects);
 }
 
 LogicalResult ExternElementwiseOp::verify() {
@@ -144,10 +152,5 @@ LogicalResult ExternElementwiseOp::verify() {
 void ExternElementwiseOp::getEffects(
     SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
         &effects) {
-  if (getPure())
-    return;
-  effects.emplace_back(MemoryEffects::Write::get(),
-                       SideEffects::DefaultResource::get());
-  effects.emplace_back(MemoryEffects::Read::get(),
-                       SideEffects::DefaultResource::get());
+  impureEffects(getPure(), effects);
 }
