@@ -564,7 +564,8 @@ AxisInfoAnalysis::visitOperation(Operation *op,
         constant = a.getConstantValue();
       info = AxisInfo(div, contig, cst, constant);
     }
-  } else if (op->hasTrait<OpTrait::Elementwise>() ||
+  } else if ((op->hasTrait<OpTrait::Elementwise>() &&
+              isMemoryEffectFree(op)) ||
              isa<tile::LoadOp>(op) ||
              isa<arith::ArithDialect, math::MathDialect>(op->getDialect())) {
     // Equal inputs give equal outputs (a load reads all lanes at once).

@@ -689,7 +689,8 @@ TValue TileBuilder::full(const std::vector<int64_t> &shape, Operand value,
 // Arithmetic
 //===----------------------------------------------------------------------===//
 
-TValue TileBuilder::binary(const std::string &op, Operand lhs, Operand rhs) {
+TValue TileBuilder::binary(const std::string &op, Operand lhs, Operand rhs,
+                           bool sanitizeOverflow) {
   if (isLiteral(lhs) && isLiteral(rhs))
     fail(op + ": at least one operand must be a tensor");
   // Comparisons, tl.maximum/minimum and tl.div_rn make a Python number a
@@ -784,6 +785,8 @@ TValue TileBuilder::binary(const std::string &op, Operand lhs, Operand rhs) {
     fail(op + ": unexpected type " + describeOperand(lhs) + " and " +
          describeOperand(rhs) + ": // takes integers");
   auto [a, b] = promoteAndBroadcast(lhs, rhs, t, op);
+  if (debug && sanitizeOverflow && (op == "add" || op == "sub" || op == "mul"))
+    checkIntegerOverflow(op, a, b); // Triton's sanitize_overflow
   Value x = a.value, y = b.value;
   bool f = t.isFloat(), u = t.isUnsigned() || t.isBool();
 

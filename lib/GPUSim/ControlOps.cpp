@@ -1,4 +1,4 @@
-//===- ControlOps.cpp - bra, ret, exit, bar.sync, fences ------------------===//
+//===- ControlOps.cpp - bra, ret, exit, trap, bar.sync, fences ------------===//
 //
 // Control instructions only decode here; the executor (Runner.cpp) acts on
 // Inst::op because they change the warp's stack or stop it at a barrier.
@@ -58,6 +58,22 @@ void decodeBar(DecodeInput &in, Inst &inst) {
   inst.cls = InstClass::Barrier;
 }
 
+/// trap: the kernel stops with an error (what follows CUDA's __assertfail in
+/// code that knows it does not return).
+void trapOp(ExecContext &, const Inst &, uint32_t mask) {
+  if (mask)
+    throw LaneError(__builtin_ctz(mask),
+                    "trap: the thread stopped the kernel (an illegal "
+                    "instruction error on a GPU)");
+}
+
+void decodeTrap(DecodeInput &in, Inst &inst) {
+  in.finish();
+  expectOperands(in, inst, "");
+  inst.cls = InstClass::Control;
+  inst.exec = trapOp;
+}
+
 void decodeFence(DecodeInput &in, Inst &inst) {
   in.mods.clear(); // every scope and ordering is satisfied by sequential warps
   if (inst.nops)
@@ -75,6 +91,7 @@ void registerControlOps(DecoderTable &t) {
   t["bar"] = decodeBar;
   t["barrier"] = decodeBar;
   t["membar"] = decodeFence;
+  t["trap"] = decodeTrap;
   t["fence"] = [](DecodeInput &in, Inst &inst) {
     for (const std::string &m : in.mods)
       if (m.rfind("proxy", 0) == 0 || m == "mbarrier_init")

@@ -176,6 +176,7 @@ const DecoderTable &decoders() {
     registerWgmmaOps(t);
     registerMBarrierOps(t);
     registerTmaOps(t);
+    registerSystemCalls(t);
     return t;
   }();
   return table;

@@ -64,6 +64,13 @@ void registerAtomicOps(DecoderTable &t);
 void registerWgmmaOps(DecoderTable &t);
 void registerMBarrierOps(DecoderTable &t);
 void registerTmaOps(DecoderTable &t);
+void registerSystemCalls(DecoderTable &t);
+
+/// Where `size` bytes at `addr` of `space` (generic addresses resolved) live
+/// for `lane`, bounds- and alignment-checked as ld/st check them (a LaneError
+/// otherwise).
+uint8_t *hostAddress(ExecContext &c, int lane, StateSpace space, uint64_t addr,
+                     unsigned size, bool store);
 
 const DecoderTable &decoders();
 

@@ -2,7 +2,7 @@
 //
 // add sub mul mad (.lo .hi .wide) div rem min max abs neg (.sat on s32 add/
 // sub), the extended-precision forms with the carry flag (add.cc addc sub.cc
-// subc mad.cc madc), and or xor not cnot, shl shr, popc clz brev bfe bfi prmt lop3 shf,
+// subc mad.cc madc), and or xor not cnot, shl shr, popc clz brev bfe bfi bfind prmt lop3 shf,
 // setp on integers, selp, mov (with vector pack/unpack). Values are kept as
 // zero-extended bits of their type in 64-bit register slots.
 //
@@ -325,6 +325,42 @@ void decodeBitCount(DecodeInput &in, Inst &inst) {
   inst.exec = b == "popc" ? pick<Popc>(in, t) : b == "clz" ? pick<Clz>(in, t) : pick<Brev>(in, t);
 }
 
+/// bfind: the position of the most significant 1 bit (of a signed value's
+/// complement when negative: its most significant non-sign bit), 0xffffffff
+/// when there is none; with .shiftamt, the left shift that moves it to the
+/// top (width - 1 - position).
+template <class T> void bfindOp(ExecContext &c, const Inst &I, uint32_t mask) {
+  constexpr int W = sizeof(T) * 8;
+  forLanes(mask, [&](int l) {
+    T a = T(readOp(c, I.ops[1], l));
+    U<T> bits = U<T>(a);
+    if (std::is_signed_v<T> && a < 0)
+      bits = U<T>(~bits);
+    uint32_t d = 0xffffffffu;
+    if (bits) {
+      int pos = 63 - __builtin_clzll(uint64_t(bits));
+      d = uint32_t(I.mode ? W - 1 - pos : pos);
+    }
+    writeReg(c, I.ops[0], l, d);
+  });
+}
+
+void decodeBfind(DecodeInput &in, Inst &inst) {
+  inst.cls = InstClass::Logic;
+  inst.mode = in.take("shiftamt");
+  PType t = oneType(in);
+  in.finish();
+  expectOperands(in, inst, "ds");
+  resolveImm(in, inst.ops[1], t);
+  switch (t) {
+  case PType::U32: inst.exec = bfindOp<uint32_t>; break;
+  case PType::U64: inst.exec = bfindOp<uint64_t>; break;
+  case PType::S32: inst.exec = bfindOp<int32_t>; break;
+  case PType::S64: inst.exec = bfindOp<int64_t>; break;
+  default: in.fail("bfind takes .u32 .u64 .s32 .s64");
+  }
+}
+
 void prmtOp(ExecContext &c, const Inst &I, uint32_t mask) {
   forLanes(mask, [&](int l) {
     uint64_t bytes = (readOp(c, I.ops[2], l) & 0xffffffffull) << 32 |
@@ -555,6 +591,7 @@ void registerIntOps(DecoderTable &t) {
   t["shr"] = decodeShift;
   for (const char *n : {"popc", "clz", "brev", "bfe", "bfi"})
     t[n] = decodeBitCount;
+  t["bfind"] = decodeBfind;
   for (const char *n : {"prmt", "lop3", "shf"})
     t[n] = decodeBitPerm;
   for (const char *n : {"addc", "subc", "madc"})

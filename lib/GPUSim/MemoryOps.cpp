@@ -251,6 +251,11 @@ const char *spaceName(StateSpace s) {
   return "?";
 }
 
+uint8_t *hostAddress(ExecContext &c, int lane, StateSpace space, uint64_t addr,
+                     unsigned size, bool store) {
+  return resolve(c, lane, space, addr, size, store).ptr;
+}
+
 void registerMemoryOps(DecoderTable &t) {
   t["ld"] = decodeLdSt;
   t["st"] = decodeLdSt;

@@ -211,6 +211,9 @@ private:
   void parseStatements();
   void scanFunctions();
   void inlineCall(RawInst &ri);
+  void systemCall(RawInst &ri, const std::string &name,
+                  const std::vector<std::string> &rets,
+                  const std::vector<std::string> &args);
   std::string resolveSym(const std::string &name) const {
     for (auto it = symAlias_.rbegin(); it != symAlias_.rend(); ++it) {
       auto f = it->find(name);
@@ -340,6 +343,10 @@ void Parser::inlineCall(RawInst &ri) {
   if (!accept(";"))
     fail("call prototypes and indirect calls are not simulated", ri.line);
   auto f = funcs_.find(name);
+  if (f == funcs_.end() && (name == "vprintf" || name == "__assertfail")) {
+    systemCall(ri, name, rets, args);
+    return;
+  }
   if (f == funcs_.end())
     fail("call to '" + name + "', a function whose body is not in this module", ri.line);
   for (const InlineFrame &fr : inline_)
@@ -369,6 +376,39 @@ void Parser::inlineCall(RawInst &ri) {
   blockIds_.pop_back();
   labels_[retLabel] = uint32_t(raw_.size());
   p_ = resume;
+}
+
+void Parser::systemCall(RawInst &ri, const std::string &name,
+                        const std::vector<std::string> &rets,
+                        const std::vector<std::string> &args) {
+  // CUDA's system calls, which no module defines: one instruction of their
+  // own whose operands are the call's .param variables (local memory here):
+  // the arguments, then the result.
+  size_t want = name == "vprintf" ? 2 : 5;
+  if (args.size() != want || rets.size() > (name == "vprintf" ? 1u : 0u))
+    fail("call to '" + name + "' with " + std::to_string(args.size()) +
+             " arguments and " + std::to_string(rets.size()) +
+             " results (CUDA's takes " + std::to_string(want) + ")",
+         ri.line);
+  if (name == "vprintf")
+    k_->prints = true;
+  else
+    k_->asserts = true;
+  ri.opcode = name;
+  ri.text = "call " + name;
+  for (const std::string &param : args) {
+    RawOperand op;
+    op.op.kind = OpKind::Addr;
+    op.symbol = param;
+    ri.ops.push_back(op);
+  }
+  for (const std::string &param : rets) {
+    RawOperand op;
+    op.op.kind = OpKind::Addr;
+    op.symbol = param;
+    ri.ops.push_back(op);
+  }
+  raw_.push_back(std::move(ri));
 }
 
 Module Parser::run() {

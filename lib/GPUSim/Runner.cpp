@@ -19,7 +19,10 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cstdio>
 #include <cstring>
+#include <exception>
+#include <map>
 #include <mutex>
 #include <sstream>
 #include <thread>
@@ -214,6 +217,21 @@ bool runWarp(ExecContext &c, Budget &budget) {
         break;
       }
       uint32_t live = w.valid & ~w.exited;
+      // The other side of a divergent branch, not run yet, may never come
+      // here (it traps, fails an assertion or returns): it runs first.
+      if (mask != live && mask == active && w.stack.size() >= 2) {
+        StackEntry &other = w.stack[w.stack.size() - 2];
+        if (other.mask && other.reconverge == top.reconverge &&
+            other.pc < n && insts[other.pc].op != Op::BarSync) {
+          std::swap(top, other);
+          // Not executed yet: counted when it is.
+          --k.warpInstructions;
+          --k.byClass[size_t(I.cls)];
+          k.threadInstructions -= __builtin_popcount(mask);
+          ++budget.left;
+          continue;
+        }
+      }
       if (mask != live)
         failAt(c, __builtin_ctz(mask),
                "bar.sync in divergent code (not every thread of the warp "
@@ -445,6 +463,10 @@ LaunchResult launch(const Module &module, const std::string &name,
   std::mutex errorMutex;
   uint64_t failedCTA = UINT64_MAX;
   std::string failure;
+  std::exception_ptr failureException; // rethrown as is (DeviceAssertion)
+  // What each CTA printed, written out in CTA order at the end.
+  std::mutex outputMutex;
+  std::map<uint64_t, std::string> outputs;
   std::atomic<uint64_t> firstFailed{UINT64_MAX};
   // One cache line apart: each worker increments its counters on every
   // instruction.
@@ -469,6 +491,7 @@ LaunchResult launch(const Module &module, const std::string &name,
       try {
         cta.shared.reset(uint32_t(sharedBytes), cfg.raceCheck);
         std::fill(cta.local.begin(), cta.local.end(), 0);
+        cta.output.clear();
         c.warp = nullptr;
         c.inst = nullptr;
         runCTA(c, warps, budget);
@@ -477,8 +500,14 @@ LaunchResult launch(const Module &module, const std::string &name,
         if (id < failedCTA) {
           failedCTA = id;
           failure = e.what();
+          failureException = std::current_exception();
           firstFailed.store(id);
         }
+      }
+      if (!cta.output.empty()) {
+        std::lock_guard<std::mutex> lock(outputMutex);
+        outputs[id] = std::move(cta.output);
+        cta.output.clear();
       }
     }
   };
@@ -554,10 +583,27 @@ LaunchResult launch(const Module &module, const std::string &name,
     throw;
   }
   joinWorkers();
+  // What the CTAs printed, in CTA order (up to the failing CTA: later ones
+  // may not have run).
+  if (!outputs.empty()) {
+    std::string text;
+    for (auto &[id, lines] : outputs)
+      if (id <= failedCTA)
+        text += lines;
+    if (cfg.output) {
+      cfg.output(text);
+    } else {
+      std::fwrite(text.data(), 1, text.size(), stdout);
+      std::fflush(stdout);
+    }
+  }
   if (interrupted)
     throw Interrupted();
-  if (failedCTA != UINT64_MAX)
+  if (failedCTA != UINT64_MAX) {
+    if (failureException)
+      std::rethrow_exception(failureException);
     throw SimError(failure);
+  }
   // Stopped between two CTAs, with none of them failing.
   if (limits.stop.load(std::memory_order_relaxed) && nextCTA.load() < numCTAs)
     throw SimError(limits.stopMessage);

@@ -113,6 +113,31 @@ std::string CompileOptions::str() const {
 }
 
 LoadedKernel::~LoadedKernel() = default;
+
+static std::string describeAssertion(const DeviceAssertError::Info &info) {
+  if (info.file.empty()) // where is unknown (the CUDA driver's error alone)
+    return "kernel " + info.kernel + ": " + info.message;
+  std::string text = info.file + ":" + std::to_string(info.line) + ": " +
+                     (info.function.empty() ? info.kernel : info.function) +
+                     ":";
+  if (info.pid[0] >= 0)
+    text += " pid (" + std::to_string(info.pid[0]) + ", " +
+            std::to_string(info.pid[1]) + ", " + std::to_string(info.pid[2]) +
+            ")";
+  if (info.indexKnown) {
+    text += " idx (";
+    for (size_t i = 0; i < info.index.size(); ++i)
+      text += (i ? ", " : "") + std::to_string(info.index[i]);
+    text += ")";
+  }
+  if (!info.thread.empty())
+    text += " " + info.thread;
+  return text + ": Assertion `" + info.message +
+         "` failed (device-side assertion)";
+}
+
+DeviceAssertError::DeviceAssertError(Info info)
+    : std::runtime_error(describeAssertion(info)), details(std::move(info)) {}
 Target::~Target() = default;
 
 void tessel::target::registerBackend(llvm::StringRef backend,

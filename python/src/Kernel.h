@@ -87,6 +87,9 @@ struct Kernel {
       throw BackendError("kernel " + parts.name + " was compiled for " +
                          parts.target + " (" + parts.options + "): " + why);
     }
+    // What Python printed before the kernel's lines comes first.
+    if (loaded->printsOutput())
+      py::module_::import("sys").attr("stdout").attr("flush")();
     py::gil_scoped_release release;
     loaded->launch(gx, gy, gz, argv, args, stream);
   }

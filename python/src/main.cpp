@@ -86,6 +86,44 @@ loadedKernel(llvm::Expected<std::optional<runtime::CacheEntry>> entry) {
   return std::make_unique<Kernel>(std::move(**entry), load);
 }
 
+/// tessel.DeviceAssertionError (an AssertionError): a device assertion failed
+/// in a launch. Its attributes say where: kernel, file, line, message, pid
+/// (a tuple, -1 where unknown), index (a tuple, or None where the target does
+/// not know the element), thread (GPU targets, else None).
+void bindDeviceAssertionError(py::module_ &m) {
+  // Kept for the life of the process (the translator uses it).
+  static PyObject *type = PyErr_NewExceptionWithDoc(
+      "tessel.DeviceAssertionError",
+      "A device assertion (tl.device_assert, or assert on a tensor in a "
+      "kernel compiled with debug) failed while the kernel ran.",
+      PyExc_AssertionError, nullptr);
+  if (!type)
+    throw py::error_already_set();
+  m.attr("DeviceAssertionError") = py::handle(type);
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p)
+        std::rethrow_exception(p);
+    } catch (const target::DeviceAssertError &e) {
+      const target::DeviceAssertError::Info &info = e.info();
+      py::object error = py::handle(type)(e.what());
+      error.attr("kernel") = info.kernel;
+      error.attr("file") = info.file;
+      error.attr("line") = info.line;
+      error.attr("message") = info.message;
+      error.attr("pid") =
+          py::make_tuple(info.pid[0], info.pid[1], info.pid[2]);
+      error.attr("index") =
+          info.indexKnown ? py::object(py::tuple(py::cast(info.index)))
+                          : py::object(py::none());
+      error.attr("thread") = info.thread.empty()
+                                 ? py::object(py::none())
+                                 : py::object(py::str(info.thread));
+      PyErr_SetObject(type, error.ptr());
+    }
+  });
+}
+
 } // namespace
 
 PYBIND11_MODULE(_C, m) {
@@ -94,6 +132,7 @@ PYBIND11_MODULE(_C, m) {
   py::register_exception<CompileError>(m, "CompileError");
   py::register_exception<BackendError>(m, "BackendError");
   py::register_exception<CacheError>(m, "CacheError");
+  bindDeviceAssertionError(m);
 
   py::class_<TValue>(m, "Tensor")
       .def_property_readonly("dtype",
@@ -119,7 +158,8 @@ PYBIND11_MODULE(_C, m) {
       .def("num_programs", &B::numPrograms)
       .def("arange", &B::arange)
       .def("full", &B::full)
-      .def("binary", &B::binary)
+      .def("binary", &B::binary, py::arg("op"), py::arg("lhs"), py::arg("rhs"),
+           py::arg("sanitize_overflow") = true)
       .def("unary", &B::unary)
       .def("where", &B::where)
       .def("math", &B::math)
@@ -175,7 +215,19 @@ PYBIND11_MODULE(_C, m) {
       .def("end_while", &B::endWhile)
       .def("begin_if", &B::beginIf)
       .def("begin_else", &B::beginElse)
-      .def("end_if", &B::endIf);
+      .def("end_if", &B::endIf)
+      .def("set_debug", &B::setDebug)
+      .def_property_readonly("debug", &B::getDebug)
+      .def("print", &B::print, py::arg("prefix"), py::arg("args"),
+           py::arg("hex") = false)
+      .def("device_assert", &B::deviceAssert, py::arg("cond"),
+           py::arg("message"), py::arg("mask") = py::none())
+      .def("inline_asm", &B::inlineAsm, py::arg("asm"),
+           py::arg("constraints"), py::arg("args"), py::arg("dtypes"),
+           py::arg("is_pure"), py::arg("pack"))
+      .def("extern_elementwise", &B::externElementwise, py::arg("lib_name"),
+           py::arg("lib_path"), py::arg("symbol"), py::arg("args"),
+           py::arg("arg_types"), py::arg("result_type"), py::arg("is_pure"));
 
   py::class_<Kernel>(m, "Kernel")
       .def_property_readonly("name", [](const Kernel &k) { return k.parts.name; })

@@ -16,15 +16,17 @@ from .runtime.jit import KernelParam, MockTensor, TensorWrapper, jit, reinterpre
 from .runtime.allocation import set_allocator
 from .compiler import CompilationError, compile
 from .language.constexpr_function import constexpr_function, must_use_result
+# A device assertion (tl.device_assert) failed while a kernel ran.
+from ._C import DeviceAssertionError
 from .runtime.autotuner import Config, autotune, heuristics
 from . import runtime, testing
 
 __version__ = "0.1.0"
 
-__all__ = ["CompilationError", "Config", "InterpreterError", "JITFunction", "KernelParam", "MockTensor",
-           "OutOfResources", "TensorWrapper", "TritonError", "autotune", "cdiv", "compile", "constexpr_function",
-           "heuristics", "jit", "knobs", "language", "must_use_result", "next_power_of_2", "reinterpret", "runtime",
-           "set_allocator", "testing"]
+__all__ = ["CompilationError", "Config", "DeviceAssertionError", "InterpreterError", "JITFunction", "KernelParam",
+           "MockTensor", "OutOfResources", "TensorWrapper", "TritonError", "autotune", "cdiv", "compile",
+           "constexpr_function", "heuristics", "jit", "knobs", "language", "must_use_result", "next_power_of_2",
+           "reinterpret", "runtime", "set_allocator", "testing"]
 
 
 def cdiv(x: Any, y: Any) -> Any:

@@ -68,8 +68,9 @@ class LanguageKnobs(_Group):
 
 @dataclass
 class RuntimeKnobs(_Group):
-    # Compile every kernel with debug=True when a launch does not say (as @jit(debug=True)).
-    debug: bool = field(default_factory=lambda: _flag("TRITON_DEBUG"))
+    # Compile every kernel with debug=True when a launch does not say (as @jit(debug=True)): device assertions are
+    # checked. TRITON_DEBUG=1 (Triton's) or TESSEL_DEBUG=1.
+    debug: bool = field(default_factory=lambda: _flag("TRITON_DEBUG") or _flag("TESSEL_DEBUG"))
     # Triton's interpreter switch (TRITON_INTERPRET=1). Tessel has no interpreter and compiles every kernel: the
     # value is kept for programs that read it.
     interpret: bool = field(default_factory=lambda: _flag("TRITON_INTERPRET"))

@@ -3,7 +3,8 @@ with "capability": 90, sm_90a) without a GPU. It runs in a child process (see te
 a process-wide mode of Triton's that its compiler cannot share a process with.
 
     python triton_ptx_kernels.py '{"kernel": ..., "signature": {...}, "constexprs": {...}, "num_warps": 4,
-                                   "num_stages": 3, "divisible_by_16": [argument names], "capability": 80}'
+                                   "num_stages": 3, "divisible_by_16": [argument names], "capability": 80,
+                                   "debug": false}'
 prints {"ptx": ..., "num_warps": ..., "shared": ..., "tensordesc_meta": ..., "global_scratch_size": ...} as JSON
 (tensordesc_meta: what Triton's launcher needs to build the tensor maps of host-side tensor descriptors).
 """
@@ -286,6 +287,24 @@ def dot_tile(a_ptr, b_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.conste
     tl.store(c_ptr + offs_m[:, None] * N + offs_n[None, :], c)
 
 
+@triton.jit
+def print_kernel(x_ptr, y_ptr, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    y = tl.load(y_ptr + offs)
+    tl.device_print("x", x)
+    tl.device_print("xy ", x, y, hex=True)
+    tl.device_print("fp", y.to(tl.float32) * 0.25)
+
+
+@triton.jit
+def assert_kernel(x_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    tl.device_assert(x < n, "x below n")
+    tl.store(x_ptr + offs, x + 1)
+
+
 def main() -> None:
     request = json.loads(sys.argv[1])
     fn = globals()[request["kernel"]]
@@ -294,8 +313,10 @@ def main() -> None:
     attrs = {(fn.arg_names.index(name),): [["tt.divisibility", 16]] for name in request.get("divisible_by_16", [])}
     src = triton.compiler.ASTSource(fn=fn, signature=request["signature"], constexprs=request["constexprs"],
                                     attrs=attrs)
-    kernel = triton.compile(src, target=GPUTarget("cuda", request.get("capability", 80), 32),
-                            options={"num_warps": request["num_warps"], "num_stages": request.get("num_stages", 3)})
+    options = {"num_warps": request["num_warps"], "num_stages": request.get("num_stages", 3)}
+    if request.get("debug"):
+        options["debug"] = True  # device assertions
+    kernel = triton.compile(src, target=GPUTarget("cuda", request.get("capability", 80), 32), options=options)
     print(json.dumps({"ptx": kernel.asm["ptx"], "num_warps": kernel.metadata.num_warps,
                       "shared": kernel.metadata.shared,
                       "tensordesc_meta": getattr(kernel.metadata, "tensordesc_meta", None) or [],

@@ -26,6 +26,7 @@
 #include "tessel/GPUSim/Program.h"
 #include "tessel/GPUSim/TensorMap.h"
 
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -67,6 +68,9 @@ struct {
   unsigned grid[3] = {0, 0, 0}, block[3] = {0, 0, 0}, shared = 0;
   std::string error;
 } lastLaunch;
+/// A failed device assertion corrupts the context, as on a GPU: every later
+/// launch and synchronization returns it.
+CUresult sticky = CUDA_SUCCESS;
 
 int capability() {
   const char *env = std::getenv("TESSEL_FAKE_CUDA_CAPABILITY");
@@ -110,6 +114,7 @@ CUresult cuGetErrorName(CUresult error, const char **name) {
     FAKE_NAME(CUDA_ERROR_NOT_FOUND)
     FAKE_NAME(CUDA_ERROR_LAUNCH_FAILED)
     FAKE_NAME(CUDA_ERROR_NOT_SUPPORTED)
+    FAKE_NAME(CUDA_ERROR_ASSERT)
 #undef FAKE_NAME
   default:
     *name = nullptr;
@@ -130,6 +135,9 @@ CUresult cuGetErrorString(CUresult error, const char **text) {
     return CUDA_SUCCESS;
   case CUDA_ERROR_NOT_SUPPORTED:
     *text = "operation not supported (the fake driver runs PTX only)";
+    return CUDA_SUCCESS;
+  case CUDA_ERROR_ASSERT:
+    *text = "device-side assert triggered";
     return CUDA_SUCCESS;
   default:
     // Other codes: their names.
@@ -371,6 +379,8 @@ CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz,
                         CUstream stream, void **params, void **extra) {
   if (!f || f->module->context != current)
     return CUDA_ERROR_INVALID_HANDLE;
+  if (sticky != CUDA_SUCCESS)
+    return sticky;
   if (extra || !gx || !gy || !gz || gy > 65535 || gz > 65535 ||
       uint64_t(bx) * by * bz > 1024 || int(shared) > f->maxDynamicShared)
     return CUDA_ERROR_INVALID_VALUE;
@@ -452,12 +462,22 @@ CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz,
   lastLaunch.error.clear();
   try {
     gpusim::launch(*f->module->ptx, f->name, config, args);
+  } catch (const gpusim::DeviceAssertion &e) {
+    // The launch itself succeeds; the assertion's message goes to stderr
+    // and its error comes with the next synchronization, as on a GPU.
+    lastLaunch.error = e.what();
+    std::fprintf(stderr, "%s\n", e.what());
+    std::fflush(stderr);
+    sticky = CUDA_ERROR_ASSERT;
+    return CUDA_SUCCESS;
   } catch (const gpusim::SimError &e) {
     lastLaunch.error = e.what();
     return CUDA_ERROR_LAUNCH_FAILED;
   }
   return CUDA_SUCCESS;
 }
+
+CUresult cuStreamSynchronize(CUstream) { return sticky; }
 
 // Test hooks: the launches so far and the last one's configuration.
 int tesselFakeCudaLaunchCount() { return lastLaunch.count; }

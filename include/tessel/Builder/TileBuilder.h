@@ -89,7 +89,11 @@ public:
               const std::string &dtype);
 
   // Arithmetic.
-  TValue binary(const std::string &op, Operand lhs, Operand rhs);
+  /// With debug, integer add, sub and mul narrower than 64 bits also assert
+  /// that they do not overflow, unless `sanitizeOverflow` is false (Triton's
+  /// sanitize_overflow).
+  TValue binary(const std::string &op, Operand lhs, Operand rhs,
+                bool sanitizeOverflow = true);
   TValue unary(const std::string &op, Operand x);
   TValue where(Operand cond, Operand x, Operand y);
   TValue math(const std::string &fn, Operand x);
@@ -199,6 +203,40 @@ public:
   std::vector<TValue> endIf(const std::vector<TValue> &thenValues,
                             const std::vector<TValue> &elseValues);
 
+  // Debugging and extension (lib/Builder/DebugOps.cpp).
+  /// Whether the kernel is compiled with `debug` (Triton's option): only
+  /// then do device assertions exist.
+  void setDebug(bool on) { debug = on; }
+  bool getDebug() const { return debug; }
+  /// tl.device_print / print(): every element of each of `args` (tensors or
+  /// literals) printed at run time after `prefix` (made to read " prefix: "
+  /// as Triton makes it); `hex` prints the values' bits in hexadecimal.
+  void print(const std::string &prefix, const std::vector<Operand> &args,
+             bool hex);
+  /// tl.device_assert / assert on a tensor: with debug, the program stops
+  /// where an element of `cond` (a boolean or an integer) is false while
+  /// `mask` is set (every element without one), reporting `message` and
+  /// this location; without debug, nothing.
+  void deviceAssert(Operand cond, const std::string &message,
+                    std::optional<Operand> mask);
+  /// tl.inline_asm_elementwise: `asmText` on groups of `pack` elements of the
+  /// broadcast `args`, returning one value per type of `dtypes` (of the
+  /// broadcast shape, scalars when every arg is one).
+  std::vector<TValue> inlineAsm(const std::string &asmText,
+                                const std::string &constraints,
+                                const std::vector<Operand> &args,
+                                const std::vector<std::string> &dtypes,
+                                bool isPure, int64_t pack);
+  /// tl.extern_elementwise, once the symbol is chosen: `symbol` of the
+  /// library `libName` (`libPath`) on the broadcast `args`, each of type
+  /// `argTypes[i]` (literals are made so), returning `resultType`.
+  TValue externElementwise(const std::string &libName,
+                           const std::string &libPath,
+                           const std::string &symbol,
+                           const std::vector<Operand> &args,
+                           const std::vector<std::string> &argTypes,
+                           const std::string &resultType, bool isPure);
+
 private:
   struct OpenRegion;
   /// The checked, non-negative axis of a reduce or scan (`what`).
@@ -249,6 +287,11 @@ private:
                                 mlir::ValueRange results);
   TValue make(mlir::Value v, DType dtype) { return TValue{v, dtype}; }
   mlir::Value constantScalar(const Operand &literal, DType dtype);
+  /// With debug, a device assertion that the integer `op` (add, sub, mul) of
+  /// `a` and `b` (of one type narrower than 64 bits) does not overflow it,
+  /// computed in 64 bits (Triton's sanitize_overflow, on in debug kernels).
+  void checkIntegerOverflow(const std::string &op, const TValue &a,
+                            const TValue &b);
   mlir::Type typeFor(DType dtype, llvm::ArrayRef<int64_t> shape);
 
   std::unique_ptr<mlir::MLIRContext> context;
@@ -262,6 +305,7 @@ private:
   /// the function's result types are known).
   std::vector<std::unique_ptr<PendingMap>> pendingMaps;
   std::vector<DType> signature;
+  bool debug = false;
 };
 
 } // namespace tessel

@@ -20,6 +20,22 @@ public:
       : std::runtime_error(message) {}
 };
 
+/// A thread called __assertfail (CUDA's failed device assertion): the launch
+/// fails with the assertion's message, file, line and function and where it
+/// failed (CTA, thread).
+class DeviceAssertion : public SimError {
+public:
+  DeviceAssertion(const std::string &what, std::string message,
+                  std::string file, unsigned line, std::string function,
+                  const uint32_t ctaid[3], const uint32_t tid[3])
+      : SimError(what), message(std::move(message)), file(std::move(file)),
+        function(std::move(function)), line(line),
+        ctaid{ctaid[0], ctaid[1], ctaid[2]}, tid{tid[0], tid[1], tid[2]} {}
+  std::string message, file, function;
+  unsigned line;
+  uint32_t ctaid[3], tid[3];
+};
+
 /// Raised by instruction semantics for one lane; the executor adds the CTA,
 /// thread, PTX line and instruction text before it reaches the user.
 class LaneError : public std::runtime_error {

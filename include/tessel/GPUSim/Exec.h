@@ -30,6 +30,9 @@ struct CTAState {
   SharedMemory shared;
   std::vector<uint8_t> local; // localBytes per thread
   std::shared_ptr<AsyncUnits> async;
+  /// What the CTA printed (vprintf), written out in CTA order after the
+  /// launch.
+  std::string output;
 };
 
 struct ExecContext {

@@ -54,6 +54,11 @@ struct LaunchConfig {
   std::function<bool()> interrupt;
   /// Worker threads running CTAs (0: one per hardware thread).
   unsigned threads = 0;
+  /// Receives what the kernel printed (vprintf), CTA by CTA in the grid's
+  /// order, each CTA's lines in the order its threads ran them, when the
+  /// launch ends (CTAs up to the failing one when it fails). Null: written
+  /// to the process's stdout and flushed.
+  std::function<void(const std::string &)> output;
 };
 
 struct LaunchResult {

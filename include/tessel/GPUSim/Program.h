@@ -151,6 +151,8 @@ struct Kernel {
   uint32_t maxntid[3] = {0, 0, 0};
   /// CTAs per cluster (.reqnctapercluster); 1 x 1 x 1 without it.
   uint32_t cluster[3] = {1, 1, 1};
+  /// Calls of CUDA's system functions: vprintf, __assertfail.
+  bool prints = false, asserts = false;
 };
 
 /// A module-scope .global or .const variable: its own allocation at a fixed

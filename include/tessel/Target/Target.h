@@ -19,9 +19,11 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
+#include <array>
 #include <functional>
 #include <map>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -58,6 +60,31 @@ struct CompileOptions {
   std::string str() const;
 };
 
+/// A device assertion (tl.device_assert) that failed while a kernel ran:
+/// what LoadedKernel::launch throws then. The message reads
+/// "FILE:LINE: FUNCTION: pid (x, y, z) idx (i, j): Assertion `MESSAGE`
+/// failed (device-side assertion)", the index where the target knows the
+/// element (the CPU), the thread on GPU targets.
+class DeviceAssertError : public std::runtime_error {
+public:
+  struct Info {
+    std::string kernel, message, file, function;
+    int line = 0;
+    /// The program; -1 where unknown.
+    std::array<int64_t, 3> pid = {-1, -1, -1};
+    /// The element's index (empty for a scalar, or where unknown).
+    std::vector<int64_t> index;
+    bool indexKnown = false;
+    /// The thread that failed on GPU targets ("thread (t, 0, 0)"), else "".
+    std::string thread;
+  };
+  explicit DeviceAssertError(Info info);
+  const Info &info() const { return details; }
+
+private:
+  Info details;
+};
+
 /// A kernel compiled for a target and loaded into this process.
 class LoadedKernel {
 public:
@@ -74,6 +101,10 @@ public:
   /// Whether launch needs every array's extent (the simulator copies arrays
   /// into its own memory).
   virtual bool needsExtents() const { return false; }
+  /// Whether the kernel writes to the process's standard output (tl.print):
+  /// the caller flushes its own buffered output first, so lines keep their
+  /// order.
+  virtual bool printsOutput() const { return false; }
 };
 
 class Target {

@@ -28,6 +28,8 @@ TESSEL_POPULATE(ScanOp)
 TESSEL_POPULATE(GatherOp)
 TESSEL_POPULATE(MapElementwiseOp)
 TESSEL_POPULATE(TmaOps)
+TESSEL_POPULATE(DebugOp)
+TESSEL_POPULATE(ExternOp)
 #undef TESSEL_POPULATE
 
 /// For each register of `dst`, the register of `src` that holds its element

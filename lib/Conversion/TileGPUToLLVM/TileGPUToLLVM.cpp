@@ -133,6 +133,8 @@ LogicalResult gpu::lowerTileGPUToLLVM(ModuleOp module,
   gpu::lowering::populateGatherOpToLLVMPatterns(tc, patterns, target);
   gpu::lowering::populateMapElementwiseOpToLLVMPatterns(tc, patterns, target);
   gpu::lowering::populateTmaOpsToLLVMPatterns(tc, patterns, target);
+  gpu::lowering::populateDebugOpToLLVMPatterns(tc, patterns, target);
+  gpu::lowering::populateExternOpToLLVMPatterns(tc, patterns, target);
   scf::populateSCFStructuralTypeConversionsAndLegality(tc, patterns,
                                                        convTarget);
   populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns, tc);

@@ -11,8 +11,11 @@
 //===----------------------------------------------------------------------===//
 #include "tessel/Conversion/Passes.h"
 
+#include "ExternFunctions.h"
+
 #include "tessel/Analysis/AxisInfo.h"
 #include "tessel/Analysis/PointerRoots.h"
+#include "tessel/Conversion/TileToLoops/CPURuntime.h"
 
 #include "tessel/Dialect/Tile/IR/Dialect.h"
 
@@ -56,7 +59,8 @@ bool isLazyOp(Operation *op) {
   if (op->getNumResults() != 1 || !isTensor(op->getResult(0)))
     return false;
   if (isa<MakeRangeOp, SplatOp, BroadcastOp, ExpandDimsOp, ReshapeOp, TransOp,
-          AddPtrOp, LoadOp, IntToPtrOp, PtrToIntOp, PtrCastOp>(op))
+          AddPtrOp, LoadOp, IntToPtrOp, PtrToIntOp, PtrCastOp,
+          ExternElementwiseOp>(op))
     return true;
   if (auto c = dyn_cast<arith::ConstantOp>(op))
     return isa<SplatElementsAttr>(c.getValue());
@@ -156,6 +160,18 @@ private:
   LogicalResult lowerAtomic(Operation *op);
   void createEntry(func::FuncOp kernel);
 
+  // Debugging and extension ops (at the end of this file).
+  LogicalResult checkTargetOps();
+  LogicalResult lowerPrint(PrintOp op);
+  LogicalResult lowerAssert(AssertOp op);
+  /// The address of a NUL-terminated copy of `text` (a module constant).
+  Value stringConstant(StringRef text, Location loc);
+  /// The runtime function `name` of type `type`, declared in the module.
+  LLVM::LLVMFuncOp runtimeFunction(StringRef name, LLVM::LLVMFunctionType type,
+                                   Location loc);
+  /// The program returns here (kCPUExitProgram).
+  void exitProgram(Location loc);
+
   // Element-wise evaluation.
   Value emitAt(Value v, ValueRange idx);
   bool isVisible(Value v);
@@ -207,6 +223,7 @@ private:
   /// The ops that write memory (stores and atomics) with their pointers.
   SmallVector<std::pair<Operation *, Value>> writers;
   std::unique_ptr<AxisInfoResult> axisInfo;
+  llvm::StringMap<LLVM::GlobalOp> strings;
 };
 
 //===----------------------------------------------------------------------===//
@@ -486,6 +503,9 @@ Value KernelLowering::cloneScalarOp(Operation *op, ValueRange operands) {
                                     operands[0]);
   if (isa<PtrCastOp>(op))
     return operands[0];
+  if (auto ext = dyn_cast<ExternElementwiseOp>(op))
+    return loops::emitExternFunction(
+        b, oldFn->getParentOfType<ModuleOp>(), ext, operands);
   if (isa<arith::UIToFPOp>(op)) {
     Value x = operands[0];
     // Narrower unsigned values widen to i64 first (exactly), then convert.
@@ -850,6 +870,10 @@ LogicalResult KernelLowering::lowerOp(Operation *op) {
     LLVM::AssumeOp::create(b, loc, scalar(assume.getCond()));
     return success();
   }
+  if (auto print = dyn_cast<PrintOp>(op))
+    return lowerPrint(print);
+  if (auto assertOp = dyn_cast<AssertOp>(op))
+    return lowerAssert(assertOp);
   if (llvm::any_of(op->getOperandTypes(), [](Type t) { return isa<RankedTensorType>(t); }) ||
       llvm::any_of(op->getResultTypes(), [](Type t) { return isa<RankedTensorType>(t); }))
     return op->emitOpError("is not supported on blocks by the CPU backend");
@@ -1591,6 +1615,8 @@ void KernelLowering::createEntry(func::FuncOp kernel) {
 
 LogicalResult KernelLowering::run() {
   MLIRContext *ctx = oldFn.getContext();
+  if (failed(checkTargetOps()))
+    return failure();
   numberOps();
   planMaterialization();
 
@@ -1653,6 +1679,172 @@ LogicalResult KernelLowering::run() {
            << "CPU backend allows " << kMaxStackBytes / 1024
            << " KiB: use smaller blocks";
   createEntry(newFn);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Debugging and extension ops
+//===----------------------------------------------------------------------===//
+
+/// What only other targets run: inline assembly (PTX for NVIDIA GPUs) and
+/// external functions the CPU does not have; an error at each.
+LogicalResult KernelLowering::checkTargetOps() {
+  bool ok = true;
+  oldFn.walk([&](Operation *op) {
+    if (isa<ElementwiseInlineAsmOp>(op)) {
+      op->emitError("inline_asm_elementwise: the cpu target cannot run "
+                    "inline assembly (its asm is for the GPU targets, PTX on "
+                    "NVIDIA's): compute it with tl operations, or run the "
+                    "kernel on a GPU target (cuda:, sim:)");
+      ok = false;
+    } else if (auto ext = dyn_cast<ExternElementwiseOp>(op)) {
+      ok &= succeeded(loops::checkExternFunction(ext));
+    }
+  });
+  return success(ok);
+}
+
+Value KernelLowering::stringConstant(StringRef text, Location loc) {
+  std::string data = text.str();
+  data.push_back('\0');
+  LLVM::GlobalOp &global = strings[data];
+  if (!global) {
+    auto module = oldFn->getParentOfType<ModuleOp>();
+    OpBuilder top(module.getBodyRegion());
+    std::string name;
+    for (unsigned n = strings.size();; ++n) {
+      name = "tessel_string_" + std::to_string(n);
+      if (!module.lookupSymbol(name))
+        break;
+    }
+    global = LLVM::GlobalOp::create(
+        top, loc, LLVM::LLVMArrayType::get(top.getI8Type(), data.size()),
+        /*isConstant=*/true, LLVM::Linkage::Internal, name,
+        top.getStringAttr(data));
+  }
+  return LLVM::AddressOfOp::create(b, loc, global);
+}
+
+LLVM::LLVMFuncOp KernelLowering::runtimeFunction(StringRef name,
+                                                 LLVM::LLVMFunctionType type,
+                                                 Location loc) {
+  auto module = oldFn->getParentOfType<ModuleOp>();
+  if (auto fn = module.lookupSymbol<LLVM::LLVMFuncOp>(name))
+    return fn;
+  OpBuilder top(module.getBodyRegion());
+  return LLVM::LLVMFuncOp::create(top, loc, name, type);
+}
+
+void KernelLowering::exitProgram(Location loc) {
+  auto module = oldFn->getParentOfType<ModuleOp>();
+  auto fn = module.lookupSymbol<func::FuncOp>(kCPUExitProgram);
+  if (!fn) {
+    OpBuilder top(module.getBodyRegion());
+    fn = func::FuncOp::create(top, loc, kCPUExitProgram,
+                              top.getFunctionType({}, {}));
+    fn.setPrivate();
+  }
+  func::CallOp::create(b, loc, fn, ValueRange{});
+}
+
+/// Each element of each operand, in row-major order, one line each
+/// (tessel_cpu_print).
+LogicalResult KernelLowering::lowerPrint(PrintOp op) {
+  Location loc = op.getLoc();
+  MLIRContext *ctx = b.getContext();
+  auto ptr = LLVM::LLVMPointerType::get(ctx);
+  auto fnType = LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(ctx),
+                                            {ptr}, /*isVarArg=*/true);
+  LLVM::LLVMFuncOp fn = runtimeFunction(kCPUPrintFunction, fnType, loc);
+  auto print = [&](Value format, ArrayRef<Value> values) {
+    SmallVector<Value> args{format, pids[0], pids[1], pids[2]};
+    args.append(values.begin(), values.end());
+    LLVM::CallOp::create(b, loc, fn, args);
+  };
+  if (op.getArgs().empty()) {
+    print(stringConstant(tile::printFormat(op, 0), loc), {});
+    return success();
+  }
+  for (auto [i, arg] : llvm::enumerate(op.getArgs())) {
+    Value format = stringConstant(tile::printFormat(op, i), loc);
+    bool isSigned = op.getIsSigned()[i] != 0;
+    emitLoopNest(getShapeOrEmpty(arg.getType()), loc, [&](ValueRange idx) {
+      SmallVector<Value> values;
+      for (Value j : idx)
+        values.push_back(arith::IndexCastOp::create(b, loc, b.getI32Type(), j));
+      Value v = emitAt(arg, idx);
+      if (isa<LLVM::LLVMPointerType>(v.getType()))
+        v = LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), v);
+      values.push_back(
+          tile::printfArgument(b, loc, v, isSigned, op.getHex()));
+      print(format, values);
+    });
+  }
+  return success();
+}
+
+/// The elements in row-major order: the first false one is reported
+/// (tessel_cpu_assert_fail) and the program returns after the loop.
+LogicalResult KernelLowering::lowerAssert(AssertOp op) {
+  Location loc = op.getLoc();
+  MLIRContext *ctx = b.getContext();
+  auto ptr = LLVM::LLVMPointerType::get(ctx);
+  Type i32 = b.getI32Type();
+  auto fnType = LLVM::LLVMFunctionType::get(
+      LLVM::LLVMVoidType::get(ctx),
+      {ptr, ptr, i32, ptr, i32, i32, i32, i32, i32, i32}, /*isVarArg=*/true);
+  LLVM::LLVMFuncOp fn = runtimeFunction(kCPUAssertFunction, fnType, loc);
+  Value cond = op.getCondition();
+  ArrayRef<int64_t> shape = getShapeOrEmpty(cond.getType());
+  auto report = [&](ValueRange idx) {
+    SmallVector<Value> args{
+        stringConstant(op.getMessage(), loc), stringConstant(op.getFile(), loc),
+        arith::ConstantIntOp::create(b, loc, op.getLine(), 32),
+        stringConstant(op.getFunction(), loc), pids[0], pids[1], pids[2],
+        gridDims[0], gridDims[1],
+        arith::ConstantIntOp::create(b, loc, int64_t(shape.size()), 32)};
+    for (Value j : idx)
+      args.push_back(arith::IndexCastOp::create(b, loc, i32, j));
+    LLVM::CallOp::create(b, loc, fn, args);
+  };
+  auto ifThen = [&](Value c, function_ref<void()> body) {
+    auto ifOp = scf::IfOp::create(b, loc, c, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+    body();
+  };
+  Value trueValue = arith::ConstantIntOp::create(b, loc, 1, 1);
+  if (!isTensor(cond)) {
+    Value failed = arith::XOrIOp::create(b, loc, scalar(cond), trueValue);
+    ifThen(failed, [&] {
+      report({});
+      exitProgram(loc);
+    });
+    return success();
+  }
+  // Whether an element failed (reported once: the first).
+  Type i8 = b.getI8Type();
+  Value flag = allocBuffer({1}, i8);
+  Value zeroIndex = index(0, loc);
+  memref::StoreOp::create(b, loc, arith::ConstantIntOp::create(b, loc, 0, 8),
+                          flag, zeroIndex);
+  emitLoopNest(shape, loc, [&](ValueRange idx) {
+    Value ok = emitAt(cond, idx);
+    Value seen = arith::TruncIOp::create(
+        b, loc, b.getI1Type(), memref::LoadOp::create(b, loc, flag, zeroIndex));
+    Value first = arith::AndIOp::create(
+        b, loc, arith::XOrIOp::create(b, loc, ok, trueValue),
+        arith::XOrIOp::create(b, loc, seen, trueValue));
+    ifThen(first, [&] {
+      report(idx);
+      memref::StoreOp::create(b, loc,
+                              arith::ConstantIntOp::create(b, loc, 1, 8), flag,
+                              zeroIndex);
+    });
+  });
+  Value failed = arith::TruncIOp::create(
+      b, loc, b.getI1Type(), memref::LoadOp::create(b, loc, flag, zeroIndex));
+  ifThen(failed, [&] { exitProgram(loc); });
   return success();
 }
 

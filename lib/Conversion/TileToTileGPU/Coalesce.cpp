@@ -182,7 +182,8 @@ coalescedAccesses(Operation *root, const AxisInfoResult &axis, int numWarps) {
       all.append(op->result_begin(), op->result_end());
       groups.joinAll(all);
     } else if (isa<tile::AddPtrOp, tile::IntToPtrOp, tile::PtrToIntOp,
-                   tile::PtrCastOp>(op) ||
+                   tile::PtrCastOp, tile::ElementwiseInlineAsmOp,
+                   tile::ExternElementwiseOp>(op) ||
                (op->getNumRegions() == 0 &&
                 isa<arith::ArithDialect, math::MathDialect>(
                     op->getDialect()))) {

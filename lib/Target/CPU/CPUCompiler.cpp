@@ -2,7 +2,8 @@
 //
 // tile IR -> (canonicalize, CSE) -> convert-tile-to-loops -> approximate math
 // -> narrow floats (bf16 arithmetic in fp32, single roundings)
-// -> SCF to CF -> convert-to-llvm -> LLVM IR -> O3 -> ELF object for the host
+// -> SCF to CF -> program exits (failed assertions) -> convert-to-llvm
+// -> LLVM IR -> O3 -> ELF object for the host
 // CPU with its real features. No external tool runs.
 //
 //===----------------------------------------------------------------------===//
@@ -111,6 +112,7 @@ void buildLoopsToLLVMPipeline(OpPassManager &pm) {
   pm.addPass(createApproximateMath());
   pm.addPass(createNarrowFloats());
   pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(createProgramExit());
   pm.addPass(createConvertToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
   pm.addPass(createCanonicalizerPass());

@@ -1,7 +1,9 @@
 //===- CPUTarget.cpp - The CPU backend behind the target seam -------------===//
 #include "tessel/Target/CPU/CPUTarget.h"
 
+#include "tessel/Conversion/TileToLoops/CPURuntime.h"
 #include "tessel/Runtime/ThreadPool.h"
+#include "tessel/Target/CPU/DebugRuntime.h"
 #include "tessel/Target/CPU/CPUCompiler.h"
 #include "tessel/Target/CPU/ObjectLoader.h"
 #include "tessel/Target/Target.h"
@@ -14,7 +16,8 @@ namespace {
 /// A CPU kernel linked into this process: programs run on the thread pool.
 class CPUKernel : public LoadedKernel {
 public:
-  explicit CPUKernel(cpu::CPUEntry entry) : entry(entry) {}
+  CPUKernel(cpu::CPUEntry entry, bool prints, bool asserts)
+      : entry(entry), prints(prints), asserts(asserts) {}
 
   void launch(int64_t gx, int64_t gy, int64_t gz, void **argv,
               llvm::ArrayRef<runtime::LaunchArg>, void *) const override {
@@ -22,14 +25,30 @@ public:
     if (total == 0)
       return;
     cpu::CPUEntry fn = entry;
+    if (!asserts) {
+      runtime::ThreadPool::global().parallelFor(
+          total, [&](int64_t begin, int64_t end) {
+            fn(argv, begin, end, int32_t(gx), int32_t(gy), int32_t(gz));
+          });
+      return;
+    }
+    // Programs whose assertion fails report it and return; the launch
+    // raises the lowest program's failure once every program has run.
+    cpu::AssertionRecord record;
     runtime::ThreadPool::global().parallelFor(
         total, [&](int64_t begin, int64_t end) {
+          cpu::AssertionScope scope(&record);
           fn(argv, begin, end, int32_t(gx), int32_t(gy), int32_t(gz));
         });
+    if (auto failure = record.failure())
+      throw DeviceAssertError(std::move(*failure));
   }
+
+  bool printsOutput() const override { return prints; }
 
 private:
   cpu::CPUEntry entry;
+  bool prints, asserts;
 };
 
 class CPUTarget : public Target {
@@ -81,7 +100,9 @@ public:
       return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                      "loading kernel " + kernel.name +
                                          " failed: " + error);
-    return std::make_unique<CPUKernel>(entry);
+    return std::make_unique<CPUKernel>(
+        entry, cpu::objectCalls(kernel.object, kCPUPrintFunction),
+        cpu::objectCalls(kernel.object, kCPUAssertFunction));
   }
 
 private:

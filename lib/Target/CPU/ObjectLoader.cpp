@@ -1,8 +1,10 @@
 //===- ObjectLoader.cpp - Loads kernel objects into the process -----------===//
 #include "tessel/Target/CPU/ObjectLoader.h"
+#include "tessel/Target/CPU/DebugRuntime.h"
 
 #include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
+#include "llvm/Object/ObjectFile.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/TargetSelect.h"
 
@@ -56,6 +58,19 @@ CPUEntry tessel::cpu::loadCPUObject(const std::string &object,
     return nullptr;
   }
   dylib->addGenerator(std::move(*processSymbols));
+  // Tessel's runtime (print, assertions) lives in this library, whose symbols
+  // the process's dynamic symbol table may not show (a Python extension is
+  // loaded RTLD_LOCAL): defined by address.
+  llvm::orc::SymbolMap runtime;
+  for (auto [name, address] : runtimeSymbols())
+    runtime[jit->mangleAndIntern(name)] = {
+        llvm::orc::ExecutorAddr::fromPtr(address),
+        llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable};
+  if (llvm::Error err =
+          dylib->define(llvm::orc::absoluteSymbols(std::move(runtime)))) {
+    error = llvm::toString(std::move(err));
+    return nullptr;
+  }
   if (llvm::Error err = jit->addObjectFile(
           *dylib, llvm::MemoryBuffer::getMemBufferCopy(object, entryName))) {
     error = llvm::toString(std::move(err));
@@ -67,4 +82,27 @@ CPUEntry tessel::cpu::loadCPUObject(const std::string &object,
     return nullptr;
   }
   return symbol->toPtr<CPUEntry>();
+}
+
+bool tessel::cpu::objectCalls(const std::string &object, const char *symbol) {
+  auto file = llvm::object::ObjectFile::createObjectFile(
+      llvm::MemoryBufferRef(object, "kernel"));
+  if (!file) {
+    llvm::consumeError(file.takeError());
+    return false;
+  }
+  for (const llvm::object::SymbolRef &sym : (*file)->symbols()) {
+    auto name = sym.getName();
+    auto flags = sym.getFlags();
+    if (!name || !flags) {
+      if (!name)
+        llvm::consumeError(name.takeError());
+      if (!flags)
+        llvm::consumeError(flags.takeError());
+      continue;
+    }
+    if (*name == symbol && (*flags & llvm::object::SymbolRef::SF_Undefined))
+      return true;
+  }
+  return false;
 }

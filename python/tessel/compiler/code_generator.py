@@ -39,7 +39,8 @@ from .errors import (CompilationError, CompileTimeAssertionFailure, UnsupportedE
 # Inlining a @jit function that calls itself would never end: past this depth it is reported as an error.
 _MAX_INLINE_DEPTH = 64
 
-# Python builtins a kernel may call. They run on compile-time values; min, max, abs and print also look at tensors.
+# Python builtins a kernel may call. They run on compile-time values; min, max and abs also look at tensors; print()
+# is tl.device_print (it prints at run time, as in Triton).
 _PYTHON_BUILTINS = {name: getattr(builtins, name) for name in (
     "min", "max", "len", "range", "int", "float", "bool", "isinstance", "print", "abs", "tuple", "list", "getattr",
     "enumerate", "zip")}
@@ -500,7 +501,8 @@ class CodeGenerator(ast.NodeVisitor):
         self._bind_carried(saved, inits, region_args)
         index = tensor(iv)
         if reverse:
-            index = core._binary("add", core._binary("sub", end, index, self.builder), start, self.builder)
+            index = core._binary("add", core._binary("sub", end, index, self.builder, False), start, self.builder,
+                                 False)
         self.scope[node.target.id] = index
         self._walk_loop_body(node.body)
         self._end_loop(node, saved, inits, self.builder.end_for(self._loop_yields(inits)))
@@ -644,8 +646,11 @@ class CodeGenerator(ast.NodeVisitor):
     def visit_Assert(self, node: ast.Assert) -> None:
         cond = self.visit(node.test)
         if isinstance(cond, tensor):
-            raise UnsupportedError("assert on a run-time value is not supported (device_assert is not available "
-                                   "yet); assert only compile-time conditions")
+            # A run-time condition is a device assertion (checked in kernels compiled with debug), as in Triton; without
+            # a message, the condition's source says what failed.
+            message = self.visit(node.msg) if node.msg is not None else ast.unparse(node.test)
+            core.device_assert(cond, message, _builder=self.builder)
+            return
         if not cond:
             raise core.StaticAssertionFailure(self.visit(node.msg) if node.msg is not None else
                                               ast.unparse(node.test))
@@ -846,9 +851,9 @@ class CodeGenerator(ast.NodeVisitor):
             return self._min_max(fn, args, kwargs) if has_tensor else fn(*args, **kwargs)
         if fn is builtins.abs and has_tensor:
             return core.abs(*args, _builder=self.builder, **kwargs)
-        if fn is builtins.print and has_tensor:
-            raise UnsupportedError("print() of a tensor needs tl.device_print, which is not available yet; "
-                                   "print() and tl.static_print() show compile-time values")
+        if fn is builtins.print:
+            # As in Triton, print() in a kernel prints at run time (tl.static_print prints while compiling).
+            return core.device_print(*args, _builder=self.builder, **kwargs)
         if has_tensor and not _is_structural(fn):
             if any(fn is b for b in _PYTHON_BUILTINS.values()):
                 raise UnsupportedError(f"{fn.__name__}() needs compile-time values, but got a tensor (its value is "

@@ -507,8 +507,8 @@ def _describe(value: Any) -> str:
     return f"{type(value).__name__} {value!r}"
 
 
-def _binary(op: str, lhs: Any, rhs: Any, builder: Any) -> tensor:
-    return tensor(builder.binary(op, _operand(lhs, op), _operand(rhs, op)))
+def _binary(op: str, lhs: Any, rhs: Any, builder: Any, sanitize_overflow: bool = True) -> tensor:
+    return tensor(builder.binary(op, _operand(lhs, op), _operand(rhs, op), sanitize_overflow))
 
 
 # --------------------------------------------------------------------------------------------------------- aggregate
@@ -892,6 +892,20 @@ sigmoid = _math_builtin("sigmoid", "sigmoid")
 erf = _math_builtin("erf", "erf")
 
 
+def _arithmetic_builtin(name: str) -> Callable[..., tensor]:
+    def fn(x: Any, y: Any, sanitize_overflow: bool = True, _builder: Any = None) -> tensor:
+        return _binary(name, x, y, _builder, _bool_arg(sanitize_overflow, f"tl.{name}(): sanitize_overflow"))
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = (f"x {dict(add='+', sub='-', mul='*')[name]} y. In kernels compiled with debug, integers narrower "
+                  "than 64 bits are checked for overflow unless sanitize_overflow is False (as Triton checks them).")
+    return builtin(fn)
+
+
+add = _arithmetic_builtin("add")
+sub = _arithmetic_builtin("sub")
+mul = _arithmetic_builtin("mul")
+
+
 @builtin
 def debug_barrier(_builder: Any = None) -> None:
     """Every thread of the program waits here for the others, and their memory accesses before it are done (a GPU
@@ -1189,9 +1203,115 @@ def static_assert(cond: Any, msg: str = "", _builder: Any = None) -> None:
 
 
 @builtin
-def static_print(*values: Any, sep: str = " ", end: str = "\n", _builder: Any = None) -> None:
+def static_print(*values: Any, sep: str = " ", end: str = "\n", file: Any = None, flush: bool = False,
+                 _builder: Any = None) -> None:
     """Prints at compile time; a tensor prints as its type and shape."""
-    print(*(_unwrap(v) for v in values), sep=sep, end=end)
+    print(*(_unwrap(v) for v in values), sep=sep, end=end, file=file, flush=flush)
+
+
+@builtin
+def device_print(prefix: Any, *args: Any, hex: bool = False, _builder: Any = None) -> None:
+    """Prints at run time: every element of each of `args` (tensors or numbers) on a line of its own, after the
+    program id, the element's index and `prefix`, as Triton prints on GPUs (`pid (0, 0, 0) idx (3) x: 7`). `print()`
+    in a kernel is this function. With `hex`, values print as their bits in hexadecimal."""
+    prefix = _unwrap(prefix)
+    if not isinstance(prefix, str):
+        raise TypeError(f"{prefix!r} is not string: tl.device_print() (and print() in a kernel) take a string "
+                        "prefix first, then the values to print")
+    _builder.print(prefix, [_operand(a, "tl.device_print()") for a in args], _bool_arg(hex, "tl.device_print(): hex"))
+
+
+@builtin
+def device_assert(cond: Any, msg: str = "", mask: Any = None, _builder: Any = None) -> None:
+    """Checks `cond` at run time in kernels compiled with `debug` (`@jit(debug=True)`, `debug=True` at launch,
+    `knobs.runtime.debug`, TRITON_DEBUG=1 or TESSEL_DEBUG=1): where an element is false (and `mask`, if given, is
+    set) the program stops and the launch raises tessel.DeviceAssertionError naming this line and `msg`. Without
+    debug it compiles to nothing. `assert cond, msg` on a tensor in a kernel is this function."""
+    msg = _unwrap(msg)
+    if not isinstance(msg, str):
+        raise TypeError(f"tl.device_assert(): the message must be a compile-time string, got {_describe(msg)}")
+    mask = _unwrap(mask)
+    _builder.device_assert(_operand(cond, "tl.device_assert() condition"), msg,
+                           None if mask is None else _operand(mask, "tl.device_assert() mask"))
+
+
+@builtin
+def inline_asm_elementwise(asm: str, constraints: str, args: Sequence[Any], dtype: Any, is_pure: bool, pack: int,
+                           _builder: Any = None) -> Any:
+    """Runs the target's assembly `asm` (LLVM `constraints`) on the broadcast `args`, `pack` elements per instance;
+    returns a tensor of `dtype`, or a tuple when `dtype` is a tuple. Operands narrower than 32 bits are packed into
+    32-bit registers (as in Triton). NVIDIA targets take PTX; the CPU cannot run inline assembly."""
+    asm = _unwrap(asm)
+    if not isinstance(asm, str):
+        raise TypeError(f"tl.inline_asm_elementwise(): asm must be a compile-time string, got {_describe(asm)}")
+    constraints = _unwrap(constraints)
+    if not isinstance(constraints, str):
+        raise TypeError("tl.inline_asm_elementwise(): constraints must be a compile-time string, got "
+                        f"{_describe(constraints)}")
+    dtype = _unwrap(dtype)
+    multiple = isinstance(dtype, (tuple, list))
+    dtypes = [_dtype_arg(d, "tl.inline_asm_elementwise(): dtype") for d in (dtype if multiple else [dtype])]
+    args = _unwrap(args)
+    if isinstance(args, tensor) or not isinstance(args, (tuple, list)):
+        raise TypeError(f"tl.inline_asm_elementwise(): args must be a list of tensors, got {_describe(args)}")
+    operands = [_operand(a, "tl.inline_asm_elementwise() argument") for a in args]
+    handles = _builder.inline_asm(asm, constraints, operands, dtypes,
+                                  _bool_arg(is_pure, "tl.inline_asm_elementwise(): is_pure"),
+                                  _int_arg(pack, "tl.inline_asm_elementwise(): pack"))
+    results = tuple(tensor(h) for h in handles)
+    return results if multiple else results[0]
+
+
+def extern_elementwise(lib_name: str, lib_path: str, args: Sequence[Any], arg_type_symbol_dict: dict[Any, Any],
+                       is_pure: bool, _builder: Any = None, _semantic: Any = None) -> tensor:
+    """Calls an external function element by element: the symbol `arg_type_symbol_dict` names for the argument
+    types, `{(tl.float32,): ("__nv_expf", tl.float32), ...}`, of the library `lib_name` at `lib_path`. NVIDIA
+    targets link libdevice (`__nv_*`); the CPU maps the libdevice functions it knows to its own math. Called as
+    Triton's libraries call it too (`_semantic=`, from functions decorated with `extern`)."""
+    builder = _builder if _builder is not None else _semantic
+    if builder is None:
+        raise RuntimeError("tl.extern_elementwise() can only be called inside a @tessel.jit function")
+    table = _unwrap(arg_type_symbol_dict)
+    if not isinstance(table, dict) or not table:
+        raise ValueError("tl.extern_elementwise(): arg_type_symbol_dict is empty")
+    args = _unwrap(args)
+    if isinstance(args, tensor) or not isinstance(args, (tuple, list)):
+        raise TypeError(f"tl.extern_elementwise(): args must be a list, got {_describe(args)}")
+    operands = [_operand(a, "tl.extern_elementwise() argument") for a in args]
+    # Numbers have their literal types, as Triton's to_tensor gives them.
+    types = tuple(_unwrap(a).dtype if isinstance(_unwrap(a), tensor) else dtype_from_ir(_C.literal_type(op))
+                  for a, op in zip(args, operands))
+    if types not in table:
+        def names(key: Any) -> str:
+            return "(" + ", ".join(str(t) for t in key) + ")"
+        raise TypeError(f"tl.extern_elementwise(): input arg type does not match: {lib_name or 'the library'} has no "
+                        f"function for {names(types)}; expected one of {', '.join(names(k) for k in table)}")
+    entry = table[types]
+    symbol, result = _unwrap(entry[0]), _unwrap(entry[1])
+    return tensor(builder.extern_elementwise(_unwrap(lib_name) or "", _unwrap(lib_path) or "", symbol, operands,
+                                             [t.ir_name for t in types],
+                                             _dtype_arg(result, "tl.extern_elementwise(): result type"),
+                                             _bool_arg(is_pure, "tl.extern_elementwise(): is_pure")))
+
+
+setattr(extern_elementwise, _BUILTIN_ATTR, True)
+setattr(extern_elementwise, _NEEDS_GENERATOR_ATTR, False)
+
+
+def extern(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Triton's decorator of library functions written over tl.extern_elementwise (libdevice's): the function is a
+    builtin that receives the builder as `_semantic` (Triton's name) or `_builder`."""
+    takes_semantic = "_semantic" in inspect.signature(fn).parameters
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, _builder: Any = None, **kwargs: Any) -> Any:
+        if _builder is None:
+            raise RuntimeError(f"{fn.__name__}() can only be called inside a @tessel.jit function")
+        return fn(*args, **kwargs, **({"_semantic": _builder} if takes_semantic else {"_builder": _builder}))
+
+    setattr(wrapper, _BUILTIN_ATTR, True)
+    setattr(wrapper, _NEEDS_GENERATOR_ATTR, False)
+    return wrapper
 
 
 # ------------------------------------------------------------------------------------------------------------ loops

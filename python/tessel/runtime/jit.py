@@ -139,7 +139,8 @@ class JITFunction:
                  noinline: bool | None = None, repr: Callable[..., str] | None = None,
                  launch_metadata: Callable[..., Any] | None = None) -> None:
         # noinline is Triton's option, accepted for source compatibility: every call is inlined (the result is the
-        # same). debug=True compiles the kernel with the debug option unless a launch says otherwise.
+        # same). debug=True compiles the kernel with the debug option (device assertions) unless a launch
+        # says otherwise.
         self.fn = fn
         functools.update_wrapper(self, fn)
         self.module = fn.__module__
@@ -359,10 +360,11 @@ class JITFunction:
             # itself built with @jit, is imported before the compiler exists.
             from ..compiler.code_generator import generate
             builder = _C.Builder()
+            builder.set_debug(bool(options.get("debug")))
             with knobs.language.scope(), target_info.compiling(target):
                 knobs.language.fp32_default = fp32_default
                 generate(self, builder, arg_types, constexprs)
-            kernel = _compile_module(builder, target, options)
+            kernel = _compile_module(builder, target, options, self.__name__)
             kernel_cache.store(key, kernel)
         return key, kernel
 
@@ -370,9 +372,11 @@ class JITFunction:
                     options: dict[str, Any], fp32_default: str | None = None) -> str:
         """The on-disk cache key: the compiler (its build id, tessel's own Python), the target (all that changes its
         code) and the compile options, this kernel's source and everything it reaches (@jit functions, constexpr
-        globals), the specialization and the constexprs."""
+        globals), the specialization and the constexprs. With debug, also where those functions are: device
+        assertions name their file and line."""
+        locations = self._dependencies().locations if options.get("debug") else []
         parts = [f"python:{_package_hash()}", f"target:{_C.parse_target(target)}:{_C.target_description(target)}",
-                 f"options:{_C.compile_options(options)}", *self._dependencies().sources,
+                 f"options:{_C.compile_options(options)}", *self._dependencies().sources, *locations,
                  *(f"global:{name}={_stable_repr(value)}" for name, value in self._global_values()),
                  "args:" + ",".join(tuple_args.describe(t) if tuple_args.is_tuple_type(t) else t
                                     for t in arg_types),
@@ -402,16 +406,21 @@ def _context() -> tuple:
     return (knobs.target, language.fp32_default, language.default_fp_fusion, knobs.runtime.debug)
 
 
-def _compile_module(builder: Any, target: str, options: dict[str, Any]) -> Any:
+def _compile_module(builder: Any, target: str, options: dict[str, Any], kernel_name: str) -> Any:
     """The builder's kernel compiled for the target; a kernel that needs more shared memory than the GPU has is an
-    OutOfResources error, as in Triton."""
+    OutOfResources error, as in Triton; a diagnostic at a line of the kernel (or of a @jit function it calls) is a
+    CompilationError at that line."""
     try:
         return _C.compile(builder, target, options)
     except _C.BackendError as e:
         found = re.search(r"needs (\d+) bytes of shared memory per program; \S+ has (\d+)", str(e))
-        if found is None:
+        if found is not None:
+            raise errors.OutOfResources(int(found.group(1)), int(found.group(2)), "shared memory") from e
+        from ..compiler.backend_errors import located_backend_error
+        located = located_backend_error(kernel_name, e)
+        if located is None:
             raise
-        raise errors.OutOfResources(int(found.group(1)), int(found.group(2)), "shared memory") from e
+        raise located from e
 
 
 class _Dependencies:
@@ -420,6 +429,7 @@ class _Dependencies:
 
     def __init__(self, root: JITFunction) -> None:
         self.sources: list[str] = []
+        self.locations: list[str] = []  # file and first line of each function
         self.globals: list[tuple[dict[str, Any], str]] = []
         seen: set[int] = set()
         pending = [root]
@@ -430,6 +440,7 @@ class _Dependencies:
             seen.add(id(fn))
             # Content, not where it was imported from: the source holds the function's name.
             self.sources.append(f"jit:{fn.src}")
+            self.locations.append(f"at:{fn.file}:{fn.first_line}")
             scope = fn.fn.__globals__
             # A @jit function defined in another function may call the @jit functions it closes over.
             nonlocals = inspect.getclosurevars(fn.fn).nonlocals

@@ -509,6 +509,7 @@ def compile_kernel(kernel: JITFunction, spec: Specialization, name: str, target:
         kernel = copy.copy(kernel)
         kernel.__name__ = name
     builder = _C.Builder()
+    builder.set_debug(bool(options.get("debug")))  # device assertions exist only with debug
     generate(kernel, builder, [arg.type for arg in spec.args], dict(spec.constexprs))
     return _C.compile(builder, target, options)
 
@@ -663,6 +664,7 @@ def _grid_code(launcher: Launcher, refuse: str) -> tuple[str, str, str]:
 # The part of every CPU launcher that does not depend on the kernel: running a grid through an entry.
 _RUN_GRID_C = r"""
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 
 typedef void (*tessel_entry_fn)(void **argv, int64_t begin, int64_t end, int32_t gx, int32_t gy, int32_t gz);
@@ -697,6 +699,35 @@ static int64_t tessel_num_threads(void) {
   return n < 1 ? 1 : n < TESSEL_AOT_MAX_THREADS ? n : TESSEL_AOT_MAX_THREADS;
 }
 #endif
+
+/* What kernels call to print (tl.device_print) and to report a failed device assertion (tl.device_assert, compiled
+ * with debug): in a Python process the tessel runtime's; here these, weak so that every launcher of a program may
+ * define them. A line is printed at once and flushed; a failed assertion is reported on stderr and its program
+ * returns (the others run). */
+__attribute__((weak)) void tessel_cpu_print(const char *format, ...) {
+  va_list args;
+  va_start(args, format);
+  vprintf(format, args);
+  va_end(args);
+  fflush(stdout);
+}
+
+__attribute__((weak)) void tessel_cpu_assert_fail(const char *message, const char *file, int32_t line,
+                                                  const char *function, int32_t x, int32_t y, int32_t z,
+                                                  int32_t gx, int32_t gy, int32_t rank, ...) {
+  (void)gx;
+  (void)gy;
+  char index[256] = "";
+  size_t used = 0;
+  va_list args;
+  va_start(args, rank);
+  for (int32_t i = 0; i < rank && used < sizeof index; ++i)
+    used += (size_t)snprintf(index + used, sizeof index - used, "%s%" PRId32, i ? ", " : "", va_arg(args, int32_t));
+  va_end(args);
+  fprintf(stderr, "%s:%" PRId32 ": %s: pid (%" PRId32 ", %" PRId32 ", %" PRId32 ") idx (%s): Assertion `%s` failed "
+          "(device-side assertion)\n", file, line, function, x, y, z, index, message);
+  fflush(stderr);
+}
 
 /* Why `launch` runs nothing: computing its grid went wrong (ok is 0) or a dimension is over the entry's int32_t. */
 static void tessel_refuse_grid(const char *launch, const char *grid, int ok, int64_t gx, int64_t gy, int64_t gz) {
@@ -1001,6 +1032,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--num-stages", "-ns", type=int, default=3, help="accepted as Triton does; no effect on CPU")
     parser.add_argument("--num-ctas", type=int, default=1,
                         help="CTAs per program, a thread block cluster (cuda:90a and newer); no effect on CPU")
+    parser.add_argument("--debug", action="store_true",
+                        help="compile device assertions (tl.device_assert), as @jit(debug=True) does; a failed one "
+                             "is reported on stderr and its program returns")
     parser.add_argument("--out-name", "-on", help="name of the outputs and prefix of the C functions "
                                                   "(default: the kernel name)")
     parser.add_argument("--out-dir", "-o", type=pathlib.Path, default=pathlib.Path("."),
@@ -1020,7 +1054,7 @@ def run(options: argparse.Namespace) -> None:
     grid = parse_grid(options.grid, kernel, spec, grid_limits(backend, options.num_ctas))
     compiled = compile_kernel(kernel, spec, name, target,
                               {"num_warps": options.num_warps, "num_stages": options.num_stages,
-                               "num_ctas": options.num_ctas})
+                               "num_ctas": options.num_ctas, "debug": options.debug})
     if backend == "cuda":
         lines = compiled.asm["launch"].splitlines()
         launch = dict(line.split("=", 1) for line in lines if line and not line.startswith("tensor_map="))

@@ -233,6 +233,15 @@ public:
   /// Marks the lowered function as a kernel launched with `numThreads`
   /// threads per program.
   virtual void markKernel(mlir::Operation *func, int numThreads) const = 0;
+  /// Prints one line from this thread: printf's `format` with `args` (i32,
+  /// i64, f64 or pointers, as C's variadic printf takes them).
+  virtual void printf(mlir::OpBuilder &b, mlir::Location loc,
+                      llvm::StringRef format, mlir::ValueRange args) const = 0;
+  /// Stops the program with a failed device assertion: `message`, at `file`
+  /// line `line` of `function`.
+  virtual void assertFail(mlir::OpBuilder &b, mlir::Location loc,
+                          llvm::StringRef message, llvm::StringRef file,
+                          int line, llvm::StringRef function) const = 0;
   /// Patterns for math ops the target lowers its own way (a vendor math
   /// library); MLIR's math-to-LLVM patterns take the rest.
   virtual void populateMathPatterns(mlir::LLVMTypeConverter &converter,

@@ -18,6 +18,10 @@ using CPUEntry = void (*)(void **argv, int64_t begin, int64_t end, int32_t gx,
 CPUEntry loadCPUObject(const std::string &object, const std::string &entryName,
                        std::string &error);
 
+/// Whether the ELF object calls the function `symbol` (it is undefined
+/// there: the loader provides it).
+bool objectCalls(const std::string &object, const char *symbol);
+
 } // namespace tessel::cpu
 
 #endif // TESSEL_TARGET_CPU_OBJECTLOADER_H

@@ -38,4 +38,18 @@ def NarrowFloats : Pass<"tessel-cpu-narrow-floats"> {
                            "mlir::math::MathDialect"];
 }
 
+def ProgramExit : Pass<"tessel-cpu-program-exit"> {
+  let summary = "Return from the program where the CPU lowering says so";
+  let description = [{
+    The CPU lowering of a failed `tile.assert` reports the failure and then
+    calls `tessel.exit_program` (a private function without a body): the
+    program must stop there, but structured control flow cannot return from
+    inside a loop. Once scf has become a CFG, this pass ends the block at each
+    such call with a return from its function (kernel functions return
+    nothing) and drops the declaration; what followed the call is left
+    unreachable.
+  }];
+  let dependentDialects = ["mlir::func::FuncDialect"];
+}
+
 #endif // TESSEL_TARGET_CPU_PASSES

@@ -7,6 +7,8 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 
 using namespace mlir;
 using namespace tessel::nvidia;
@@ -644,6 +646,106 @@ void NVIDIATargetInfo::storeMatrix(OpBuilder &b, Location loc, Value sharedPtr,
   b.create<NVVM::StMatrixOp>(loc, sharedPtr, words, NVVM::MMALayout::row,
                              NVVM::LdStMatrixShapeAttr::get(ctx, 8, 8),
                              NVVM::LdStMatrixEltType::B16);
+}
+
+/// The generic address of a NUL-terminated copy of `text`: a constant in
+/// global memory (one per text and module).
+static Value globalString(OpBuilder &b, Location loc, StringRef text) {
+  auto module =
+      b.getInsertionBlock()->getParentOp()->getParentOfType<ModuleOp>();
+  std::string data = text.str();
+  data.push_back('\0');
+  auto arrayType = LLVM::LLVMArrayType::get(b.getI8Type(), data.size());
+  LLVM::GlobalOp global;
+  for (auto g : module.getOps<LLVM::GlobalOp>())
+    if (g.getConstant() && g.getAddrSpace() == 1 && g.getType() == arrayType &&
+        g.getValueAttr() == b.getStringAttr(data) &&
+        g.getSymName().starts_with("tessel_string_"))
+      global = g;
+  if (!global) {
+    std::string name;
+    for (unsigned n = 0;; ++n) {
+      name = "tessel_string_" + std::to_string(n);
+      if (!module.lookupSymbol(name))
+        break;
+    }
+    OpBuilder top(module.getBodyRegion());
+    global = top.create<LLVM::GlobalOp>(
+        loc, arrayType, /*isConstant=*/true, LLVM::Linkage::Internal, name,
+        top.getStringAttr(data), /*alignment=*/1, /*addrSpace=*/1);
+  }
+  Value address = b.create<LLVM::AddressOfOp>(loc, global);
+  return b.create<LLVM::AddrSpaceCastOp>(
+      loc, LLVM::LLVMPointerType::get(b.getContext()), address);
+}
+
+/// The declaration of the external function `name`, made once.
+static LLVM::LLVMFuncOp externFunction(OpBuilder &b, Location loc,
+                                       StringRef name,
+                                       LLVM::LLVMFunctionType type) {
+  auto module =
+      b.getInsertionBlock()->getParentOp()->getParentOfType<ModuleOp>();
+  if (auto fn = module.lookupSymbol<LLVM::LLVMFuncOp>(name))
+    return fn;
+  OpBuilder top(module.getBodyRegion());
+  return top.create<LLVM::LLVMFuncOp>(loc, name, type);
+}
+
+/// CUDA's printf: vprintf(format, buffer), the arguments in a buffer of this
+/// thread's local memory laid out as a struct of them (each aligned to its
+/// size), which lives for the whole kernel (an alloca in its entry block).
+void NVIDIATargetInfo::printf(OpBuilder &b, Location loc, StringRef format,
+                              ValueRange args) const {
+  MLIRContext *ctx = b.getContext();
+  auto ptr = LLVM::LLVMPointerType::get(ctx);
+  auto fn = externFunction(b, loc, "vprintf",
+                           LLVM::LLVMFunctionType::get(b.getI32Type(),
+                                                       {ptr, ptr}));
+  Value buffer;
+  if (args.empty()) {
+    buffer = b.create<LLVM::ZeroOp>(loc, ptr);
+  } else {
+    SmallVector<Type> types(args.getTypes());
+    auto structType = LLVM::LLVMStructType::getLiteral(ctx, types);
+    Block &entry = b.getInsertionBlock()
+                       ->getParentOp()
+                       ->getParentOfType<FunctionOpInterface>()
+                       .getFunctionBody()
+                       .front();
+    {
+      OpBuilder top(&entry, entry.begin());
+      Value one = top.create<LLVM::ConstantOp>(loc, b.getI32Type(), 1);
+      buffer = top.create<LLVM::AllocaOp>(loc, ptr, structType, one,
+                                          /*alignment=*/8);
+    }
+    for (auto [i, arg] : llvm::enumerate(args)) {
+      Value field = b.create<LLVM::GEPOp>(
+          loc, ptr, structType, buffer,
+          ArrayRef<LLVM::GEPArg>{0, int32_t(i)});
+      b.create<LLVM::StoreOp>(loc, arg, field);
+    }
+  }
+  b.create<LLVM::CallOp>(loc, fn,
+                         ValueRange{globalString(b, loc, format), buffer});
+}
+
+/// CUDA's __assertfail(message, file, line, function, charSize): the thread
+/// traps; the launch fails with CUDA_ERROR_ASSERT.
+void NVIDIATargetInfo::assertFail(OpBuilder &b, Location loc,
+                                  StringRef message, StringRef file, int line,
+                                  StringRef function) const {
+  MLIRContext *ctx = b.getContext();
+  auto ptr = LLVM::LLVMPointerType::get(ctx);
+  auto fn = externFunction(
+      b, loc, "__assertfail",
+      LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(ctx),
+                                  {ptr, ptr, b.getI32Type(), ptr,
+                                   b.getI64Type()}));
+  Value args[] = {globalString(b, loc, message), globalString(b, loc, file),
+                  b.create<LLVM::ConstantOp>(loc, b.getI32Type(), line),
+                  globalString(b, loc, function),
+                  b.create<LLVM::ConstantOp>(loc, b.getI64Type(), 1)};
+  b.create<LLVM::CallOp>(loc, fn, args);
 }
 
 void NVIDIATargetInfo::markKernel(Operation *func, int numThreads) const {

@@ -61,6 +61,7 @@ llvm::Expected<const CudaDriver &> CudaDriver::get() {
     TESSEL_BIND(moduleGetFunction, cuModuleGetFunction);
     TESSEL_BIND(funcSetAttribute, cuFuncSetAttribute);
     TESSEL_BIND(launchKernel, cuLaunchKernel);
+    TESSEL_BIND(streamSynchronize, cuStreamSynchronize);
     TESSEL_BIND(tensorMapEncodeTiled, cuTensorMapEncodeTiled);
     TESSEL_BIND(pointerGetAttribute, cuPointerGetAttribute);
 #undef TESSEL_BIND

@@ -72,10 +72,24 @@ public:
         unsigned(32 * data.numWarps),
         1, 1, unsigned(data.sharedBytes), static_cast<CUstream>(stream),
         params.data(), nullptr);
+    if (r == CUDA_SUCCESS && data.waits)
+      r = driver.streamSynchronize(static_cast<CUstream>(stream));
+    if (r == CUDA_ERROR_ASSERT) {
+      // The GPU printed which assertion failed, where (stderr); the context
+      // is unusable from now on, as for any CUDA program.
+      target::DeviceAssertError::Info info;
+      info.kernel = name;
+      info.message = "device-side assertion failed (" + driver.describe(r) +
+                     "; the GPU printed the assertion, its file and line, "
+                     "the block and the thread on stderr)";
+      throw target::DeviceAssertError(std::move(info));
+    }
     if (r != CUDA_SUCCESS)
       throw std::runtime_error("kernel " + name + ": cuLaunchKernel: " +
                                driver.describe(r));
   }
+
+  bool printsOutput() const override { return data.waits; }
 
 private:
   /// The driver's tensor map of `spec` at this launch.

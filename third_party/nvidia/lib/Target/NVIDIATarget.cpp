@@ -148,6 +148,71 @@ llvm::StringRef stageText(const runtime::CacheEntry &entry,
   return {};
 }
 
+/// How LLVM writes the type of an element of `t` after the lowering.
+std::string llvmTypeName(Type t) {
+  t = getElementTypeOrSelf(t);
+  if (isa<tile::PointerType>(t))
+    return "ptr addrspace(1)";
+  if (t.isF16())
+    return "half";
+  if (t.isBF16())
+    return "bfloat";
+  if (t.isF32())
+    return "float";
+  if (t.isF64())
+    return "double";
+  if (tile::isFP8Type(t))
+    return "i8";
+  return "i" + std::to_string(t.getIntOrFloatBitWidth());
+}
+
+/// Checks that each function the kernel calls (tl.extern_elementwise) can be
+/// linked with the types it is called with: libdevice's (`__nv_*`), or one of
+/// the LLVM bitcode library at the call's path. An error at each call that
+/// cannot; the other libraries to link are added to `libraries`.
+LogicalResult checkExternCalls(func::FuncOp kernel,
+                               std::vector<std::string> &libraries) {
+  bool ok = true;
+  kernel.walk([&](tile::ExternElementwiseOp op) {
+    std::string symbol = op.getSymbol().str();
+    bool libdevice = llvm::StringRef(symbol).starts_with("__nv_");
+    std::string path = libdevice ? "" : op.getLibpath().str();
+    std::string library =
+        libdevice ? "libdevice"
+                  : (op.getLibname().empty() ? path : op.getLibname().str());
+    if (!libdevice && path.empty()) {
+      op.emitError("extern_elementwise: ")
+          << symbol << " is not a libdevice function (__nv_*), and no "
+          << "library path (lib_path) says where it is";
+      ok = false;
+      return;
+    }
+    auto type = nvidia::libraryFunctionType(path, symbol);
+    if (!type) {
+      op.emitError("extern_elementwise: ") << llvm::toString(type.takeError());
+      ok = false;
+      return;
+    }
+    std::string called = llvmTypeName(op.getType()) + " (";
+    for (auto [i, arg] : llvm::enumerate(op.getArgs()))
+      called += (i ? ", " : "") + llvmTypeName(arg.getType());
+    called += ")";
+    if (!*type) {
+      op.emitError("extern_elementwise: ")
+          << library << " has no function '" << symbol << "'";
+      ok = false;
+    } else if (**type != called) {
+      op.emitError("extern_elementwise: ")
+          << symbol << " of " << library << " is " << **type
+          << ", called as " << called;
+      ok = false;
+    } else if (!libdevice && !llvm::is_contained(libraries, path)) {
+      libraries.push_back(path);
+    }
+  });
+  return success(ok);
+}
+
 /// Compiles the kernel of `module` to PTX for sm_<sm>[a].
 llvm::Error compileNVIDIA(ModuleOp module, int sm, bool archSpecific,
                           const CompileOptions &options,
@@ -190,6 +255,9 @@ llvm::Error compileNVIDIA(ModuleOp module, int sm, bool archSpecific,
     result.writes.push_back(i);
   result.checks = launchChecks(kernel);
   result.stages.push_back({"ttir", print(module)});
+  std::vector<std::string> libraries;
+  if (failed(checkExternCalls(kernel, libraries)))
+    return diagnostics.fail("calling external functions failed");
 
   PassManager toGPU(ctx);
   TilePipelineOptions tileOptions;
@@ -258,7 +326,8 @@ llvm::Error compileNVIDIA(ModuleOp module, int sm, bool archSpecific,
 
   std::string llvmIR, ptx;
   if (llvm::Error err =
-          nvidia::translateToPTX(module, arch, options.enableFpFusion, llvmIR, ptx))
+          nvidia::translateToPTX(module, arch, options.enableFpFusion, llvmIR,
+                                 ptx, libraries))
     return err;
   result.stages.push_back({"llvmir", std::move(llvmIR)});
   result.stages.push_back({"ptx", ptx});
@@ -331,6 +400,8 @@ public:
     data.numCtas = int(launchValue(kernel, "num_ctas"));
     data.sharedBytes = launchValue(kernel, "shared");
     data.tensorMaps = tensorMapsOf(kernel);
+    llvm::StringRef ptx = stageText(kernel, "ptx");
+    data.waits = ptx.contains(" vprintf") || ptx.contains(" __assertfail");
     if (data.numWarps < 1 || data.numCtas < 1 || data.sharedBytes < 0)
       return failWith("kernel " + kernel.name + " has no launch data");
     return nvidia::loadCudaKernel(kernel, data);
@@ -444,9 +515,30 @@ public:
     }
     try {
       gpusim::launch(module, name, config, simArgs);
+    } catch (const gpusim::DeviceAssertion &e) {
+      // The program is the CTA's cluster (programs are clusters along x).
+      DeviceAssertError::Info info;
+      info.kernel = name;
+      info.message = e.message;
+      info.file = e.file;
+      info.line = int(e.line);
+      info.function = e.function;
+      info.pid = {int64_t(e.ctaid[0] / uint32_t(numCtas)), int64_t(e.ctaid[1]),
+                  int64_t(e.ctaid[2])};
+      info.thread = "thread (" + std::to_string(e.tid[0]) + ", " +
+                    std::to_string(e.tid[1]) + ", " + std::to_string(e.tid[2]) +
+                    ")";
+      if (numCtas > 1)
+        info.thread += " of CTA " + std::to_string(e.ctaid[0] % numCtas);
+      throw DeviceAssertError(std::move(info));
     } catch (const gpusim::SimError &e) {
       throw std::runtime_error("kernel " + name + " (simulated): " + e.what());
     }
+  }
+
+  bool printsOutput() const override {
+    const gpusim::Kernel *kernel = module.find(name);
+    return kernel && kernel->prints;
   }
 
 private:

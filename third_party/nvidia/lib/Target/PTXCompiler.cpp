@@ -59,6 +59,42 @@ std::string libdevicePath() {
   return "/usr/local/cuda/nvvm/libdevice/libdevice.10.bc";
 }
 
+/// The bytes of libdevice, read once per process.
+llvm::Expected<llvm::MemoryBufferRef> libdeviceFile() {
+  static std::mutex mutex;
+  static std::unique_ptr<llvm::MemoryBuffer> file;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (!file) {
+    auto buffer = llvm::MemoryBuffer::getFile(libdevicePath());
+    if (!buffer)
+      return fail("libdevice not found at " + libdevicePath() +
+                  " (set TESSEL_LIBDEVICE_PATH)");
+    file = std::move(*buffer);
+  }
+  return file->getMemBufferRef();
+}
+
+/// Links the functions of the bitcode `bytes` that `module` calls,
+/// internalized (read lazily: only those are materialized).
+llvm::Error linkBitcode(llvm::Module &module, llvm::MemoryBufferRef bytes,
+                        const llvm::Twine &what) {
+  auto lib = llvm::getLazyBitcodeModule(bytes, module.getContext());
+  if (!lib)
+    return fail("cannot read " + what + ": " +
+                llvm::toString(lib.takeError()));
+  (*lib)->setTargetTriple(module.getTargetTriple());
+  (*lib)->setDataLayout(module.getDataLayout());
+  if (llvm::Linker::linkModules(
+          module, std::move(*lib), llvm::Linker::Flags::LinkOnlyNeeded,
+          [](llvm::Module &m, const llvm::StringSet<> &gvs) {
+            llvm::internalizeModule(m, [&](const llvm::GlobalValue &gv) {
+              return !gv.hasName() || !gvs.count(gv.getName());
+            });
+          }))
+    return fail("linking " + what + " failed");
+  return llvm::Error::success();
+}
+
 /// Links the libdevice functions `module` calls, internalized.
 llvm::Error linkLibdevice(llvm::Module &module) {
   bool needed = false;
@@ -69,39 +105,16 @@ llvm::Error linkLibdevice(llvm::Module &module) {
     return llvm::Error::success();
   // The file is read once per process; its functions are materialized
   // lazily, so linking reads only those the kernel calls.
-  static std::mutex mutex;
-  static std::unique_ptr<llvm::MemoryBuffer> file;
-  {
-    std::lock_guard<std::mutex> lock(mutex);
-    if (!file) {
-      auto buffer = llvm::MemoryBuffer::getFile(libdevicePath());
-      if (!buffer)
-        return fail("libdevice not found at " + libdevicePath() +
-                    " (set TESSEL_LIBDEVICE_PATH)");
-      file = std::move(*buffer);
-    }
-  }
-  auto lib = llvm::getLazyBitcodeModule(file->getMemBufferRef(),
-                                        module.getContext());
-  if (!lib)
-    return lib.takeError();
-  (*lib)->setTargetTriple(module.getTargetTriple());
-  (*lib)->setDataLayout(module.getDataLayout());
-  if (llvm::Linker::linkModules(
-          module, std::move(*lib), llvm::Linker::Flags::LinkOnlyNeeded,
-          [](llvm::Module &m, const llvm::StringSet<> &gvs) {
-            llvm::internalizeModule(m, [&](const llvm::GlobalValue &gv) {
-              return !gv.hasName() || !gvs.count(gv.getName());
-            });
-          }))
-    return fail("linking libdevice failed");
-  return llvm::Error::success();
+  auto file = libdeviceFile();
+  if (!file)
+    return file.takeError();
+  return linkBitcode(module, *file, "libdevice");
 }
 
-/// The LLVM part of translateToPTX: LLVM IR, libdevice, O3, NVPTX.
+/// The LLVM part of translateToPTX: LLVM IR, libraries, O3, NVPTX.
 llvm::Error emitPTX(mlir::ModuleOp module, const std::string &arch,
-                    bool enableFpFusion, std::string &llvmIR,
-                    std::string &ptx) {
+                    bool enableFpFusion, std::string &llvmIR, std::string &ptx,
+                    const std::vector<std::string> &libraries) {
   llvm::LLVMContext context;
   std::unique_ptr<llvm::Module> llvmModule =
       mlir::translateModuleToLLVMIR(module, context, "tessel");
@@ -132,6 +145,15 @@ llvm::Error emitPTX(mlir::ModuleOp module, const std::string &arch,
                             uint32_t(0));
   if (llvm::Error err = linkLibdevice(*llvmModule))
     return err;
+  for (const std::string &path : libraries) {
+    auto bytes = llvm::MemoryBuffer::getFile(path);
+    if (!bytes)
+      return fail("cannot read the library " + path + ": " +
+                  bytes.getError().message());
+    if (llvm::Error err = linkBitcode(*llvmModule, (*bytes)->getMemBufferRef(),
+                                      "the library " + path))
+      return err;
+  }
 
   {
     llvm::LoopAnalysisManager lam;
@@ -163,10 +185,44 @@ llvm::Error emitPTX(mlir::ModuleOp module, const std::string &arch,
 
 } // namespace
 
+llvm::Expected<std::optional<std::string>>
+nvidia::libraryFunctionType(const std::string &path,
+                            const std::string &symbol) {
+  std::unique_ptr<llvm::MemoryBuffer> owned;
+  llvm::MemoryBufferRef bytes;
+  if (path.empty()) {
+    auto file = libdeviceFile();
+    if (!file)
+      return file.takeError();
+    bytes = *file;
+  } else {
+    auto file = llvm::MemoryBuffer::getFile(path);
+    if (!file)
+      return fail("cannot read the library " + path + ": " +
+                  file.getError().message());
+    owned = std::move(*file);
+    bytes = owned->getMemBufferRef();
+  }
+  llvm::LLVMContext context;
+  auto lib = llvm::getLazyBitcodeModule(bytes, context);
+  if (!lib)
+    return fail("cannot read " +
+                (path.empty() ? std::string("libdevice") : path) +
+                " as LLVM bitcode: " + llvm::toString(lib.takeError()));
+  llvm::Function *fn = (*lib)->getFunction(symbol);
+  if (!fn)
+    return std::nullopt;
+  std::string type;
+  llvm::raw_string_ostream os(type);
+  fn->getFunctionType()->print(os);
+  return type;
+}
+
 llvm::Error nvidia::translateToPTX(mlir::ModuleOp module,
                                    const std::string &arch,
                                    bool enableFpFusion, std::string &llvmIR,
-                                   std::string &ptx) {
+                                   std::string &ptx,
+                                   const std::vector<std::string> &libraries) {
   initNVPTX();
   mlir::DialectRegistry registry;
   mlir::registerBuiltinDialectTranslation(registry);
@@ -180,7 +236,7 @@ llvm::Error nvidia::translateToPTX(mlir::ModuleOp module,
   bool returned = runGuarded(
       [&] {
         if (llvm::Error err =
-                emitPTX(module, arch, enableFpFusion, llvmIR, ptx))
+                emitPTX(module, arch, enableFpFusion, llvmIR, ptx, libraries))
           problem = llvm::toString(std::move(err));
       },
       fatal);

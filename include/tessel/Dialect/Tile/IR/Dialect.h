@@ -28,6 +28,14 @@ struct AssumptionResource
   llvm::StringRef getName() final { return "tile.assumption"; }
 };
 
+/// The abstract resource tile.print and tile.assert write: it keeps them from
+/// being erased and in program order among themselves, without ordering them
+/// against memory accesses.
+struct DebugOutputResource
+    : public mlir::SideEffects::Resource::Base<DebugOutputResource> {
+  llvm::StringRef getName() final { return "tile.debug_output"; }
+};
+
 /// Names of the hint attributes (`tl.multiple_of`, `tl.max_contiguous`,
 /// `tl.max_constancy`) on the op defining the hinted value: one entry per
 /// dimension (one for a scalar), see the dialect's description.
@@ -56,6 +64,19 @@ inline bool isFP8Type(mlir::Type type) {
   return mlir::isa<mlir::Float8E4M3FNType, mlir::Float8E5M2Type>(
       mlir::getElementTypeOrSelf(type));
 }
+
+/// tile.print's lines, as every target prints them (Triton's GPU format):
+/// the printf format of one element of operand `operand` (or, for an op
+/// without operands, of its one line), whose arguments are the program ids
+/// (3 x u32), the element's index (u32 per dimension) and the value as
+/// printfArgument makes it. '%' in the prefix is doubled; ends with '\n'.
+std::string printFormat(PrintOp op, unsigned operand);
+/// The value `v` (a scalar of the printed operand's element type; pointers
+/// as their address, i64) as C's variadic printf takes it: integers of up
+/// to 32 bits as i32 (sign-extended where `isSigned`), 64-bit ones as i64,
+/// floats as f64; with `hex`, floats as their bits (i32 or i64).
+mlir::Value printfArgument(mlir::OpBuilder &b, mlir::Location loc,
+                           mlir::Value v, bool isSigned, bool hex);
 
 } // namespace tessel::tile
 

@@ -13,6 +13,10 @@ include "tessel/Dialect/Tile/IR/TileTypes.td"
 // against memory accesses.
 def Tile_AssumptionResource : Resource<"::tessel::tile::AssumptionResource">;
 
+// Written by tile.print and tile.assert: keeps them alive and in program
+// order among themselves without ordering them against memory accesses.
+def Tile_DebugOutputResource : Resource<"::tessel::tile::DebugOutputResource">;
+
 class Tile_Op<string mnemonic, list<Trait> traits = []>
     : Op<Tile_Dialect, mnemonic, traits>;
 
@@ -550,6 +554,101 @@ def Tile_DotOp : Tile_Op<"dot", [Pure, AllTypesMatch<["c", "d"]>]> {
   }];
   let hasVerifier = 1;
   let hasCanonicalizer = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Debugging
+//===----------------------------------------------------------------------===//
+
+def Tile_PrintOp : Tile_Op<"print",
+    [MemoryEffects<[MemWrite<Tile_DebugOutputResource>]>]> {
+  let summary = "Prints values at run time, one line per element";
+  let description = [{
+    `tl.device_print` and `print()` in a kernel. Each element of each operand
+    is printed once per program, on its own line, as Triton prints on GPUs:
+    `pid (x, y, z) idx (i, j)<prefix>(operand k) <value>`, where the index
+    has as many digits as the largest index of its dimension, `(operand k) `
+    appears only when there are several operands, and a scalar prints
+    `idx ()`. Without operands the line is `pid (x, y, z)<prefix>`.
+    Integers print in decimal, signed where `isSigned` says so (one entry per
+    operand), floats as `%f`, pointers as `%p`; with `hex`, every value
+    prints as its bits in hexadecimal, zero-padded to its width. The order of
+    the lines of different programs is unspecified.
+  }];
+  let arguments = (ins StrAttr:$prefix, UnitAttr:$hex,
+                       DenseI32ArrayAttr:$isSigned,
+                       Variadic<Tile_Value>:$args);
+  let assemblyFormat = [{
+    $prefix (`hex` $hex^)? `signed` $isSigned ($args^ `:` type($args))?
+    attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_AssertOp : Tile_Op<"assert",
+    [MemoryEffects<[MemWrite<Tile_DebugOutputResource>]>]> {
+  let summary = "Stops the program when a condition is false";
+  let description = [{
+    `tl.device_assert` and `assert` on a tensor in a kernel compiled with
+    `debug`. Where an element of `condition` is false the program stops
+    there and the launch fails, reporting `message`, where the assertion is
+    (`file`, `line`, `function`: the kernel) and, where the target knows
+    them, the program and the element.
+  }];
+  let arguments = (ins Tile_BoolLike:$condition, StrAttr:$message,
+                       StrAttr:$file, I32Attr:$line, StrAttr:$function);
+  let assemblyFormat = [{
+    $condition `,` $message `at` $file `:` $line `in` $function attr-dict
+    `:` type($condition)
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Extension: inline assembly and external functions
+//===----------------------------------------------------------------------===//
+
+def Tile_ElementwiseInlineAsmOp : Tile_Op<"elementwise_inline_asm", [
+    Elementwise,
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "Runs inline assembly on each group of elements";
+  let description = [{
+    `tl.inline_asm_elementwise`: a map whose function is the target's
+    assembly (`asm`, with LLVM's `constraints`). All operands and results
+    have the same shape (or are all scalars). One instance of the assembly
+    handles `packed_element` consecutive elements of a thread; operands and
+    results narrower than 32 bits are packed into 32-bit registers, as many
+    as fit (up to `packed_element`). Without `pure` the assembly may have
+    side effects and is never removed or reordered.
+  }];
+  let arguments = (ins Variadic<Tile_Value>:$args, StrAttr:$asm_string,
+                       StrAttr:$constraints, BoolAttr:$pure,
+                       ConfinedAttr<I32Attr, [IntPositive]>:$packed_element);
+  let results = (outs Variadic<Tile_Value>:$results);
+  let assemblyFormat = [{
+    $asm_string `,` $constraints ($args^ `:` type($args))? attr-dict
+    `->` type($results)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_ExternElementwiseOp : Tile_Op<"extern_elementwise", [
+    Elementwise,
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "Calls an external function on each element";
+  let description = [{
+    `tl.extern_elementwise`: `symbol` of the library `libname` (its file
+    `libpath`, possibly empty) applied to the operands element by element
+    (all of one shape, or all scalars). NVIDIA's libdevice functions
+    (`__nv_*`) are linked on the NVIDIA targets; other targets map the ones
+    they know to their own math, and refuse the rest.
+  }];
+  let arguments = (ins Variadic<Tile_Value>:$args, StrAttr:$libname,
+                       StrAttr:$libpath, StrAttr:$symbol, BoolAttr:$pure);
+  let results = (outs Tile_Value:$result);
+  let assemblyFormat = [{
+    $symbol `(` $args `)` attr-dict `:` functional-type($args, $result)
+  }];
+  let hasVerifier = 1;
 }
 
 #endif // TESSEL_TILE_OPS

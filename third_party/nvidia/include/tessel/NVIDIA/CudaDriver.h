@@ -53,6 +53,7 @@ public:
   decltype(&::cuModuleGetFunction) moduleGetFunction = nullptr;
   decltype(&::cuFuncSetAttribute) funcSetAttribute = nullptr;
   decltype(&::cuLaunchKernel) launchKernel = nullptr;
+  decltype(&::cuStreamSynchronize) streamSynchronize = nullptr;
   decltype(&::cuTensorMapEncodeTiled) tensorMapEncodeTiled = nullptr;
   decltype(&::cuPointerGetAttribute) pointerGetAttribute = nullptr;
 

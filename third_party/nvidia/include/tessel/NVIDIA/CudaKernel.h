@@ -32,6 +32,10 @@ struct CudaLaunchData {
   int64_t sharedBytes = 0;   ///< dynamic shared memory per program
   /// The tensor maps passed after the runtime arguments.
   std::vector<TensorMapSpec> tensorMaps;
+  /// The kernel calls vprintf or __assertfail (debugging): a launch waits
+  /// for it to finish, so that its lines are printed and a failed device
+  /// assertion (CUDA_ERROR_ASSERT) is raised by the launch that made it.
+  bool waits = false;
 };
 
 /// A launchable kernel from its cache entry; the driver is loaded here (an

@@ -107,6 +107,11 @@ public:
                    mlir::Value sharedPtr,
                    mlir::ValueRange words) const override;
   unsigned sharedAddressSpace() const override { return 3; }
+  void printf(mlir::OpBuilder &b, mlir::Location loc, llvm::StringRef format,
+              mlir::ValueRange args) const override;
+  void assertFail(mlir::OpBuilder &b, mlir::Location loc,
+                  llvm::StringRef message, llvm::StringRef file, int line,
+                  llvm::StringRef function) const override;
   void markKernel(mlir::Operation *func, int numThreads) const override;
   void populateMathPatterns(mlir::LLVMTypeConverter &converter,
                             mlir::RewritePatternSet &patterns) const override;

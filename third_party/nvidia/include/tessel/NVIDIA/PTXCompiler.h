@@ -7,15 +7,23 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace tessel::nvidia {
 
-/// A module in the LLVM and NVVM dialects as LLVM IR (libdevice linked in
-/// where it is called, optimized at O3) and as PTX for `arch` ("sm_80",
-/// "sm_90a").
+/// A module in the LLVM and NVVM dialects as LLVM IR (libdevice and the
+/// LLVM bitcode `libraries` linked in where they are called, optimized at
+/// O3) and as PTX for `arch` ("sm_80", "sm_90a").
 llvm::Error translateToPTX(mlir::ModuleOp module, const std::string &arch,
                            bool enableFpFusion, std::string &llvmIR,
-                           std::string &ptx);
+                           std::string &ptx,
+                           const std::vector<std::string> &libraries = {});
+
+/// The type of function `symbol` in the LLVM bitcode library at `path`
+/// (libdevice for ""), as LLVM writes it ("float (float)"); nothing when the
+/// library has no such function; an error when it cannot be read.
+llvm::Expected<std::optional<std::string>>
+libraryFunctionType(const std::string &path, const std::string &symbol);
 
 /// What ptxas made of a kernel.
 struct PtxasResult {
