@@ -7,7 +7,6 @@
 //===----------------------------------------------------------------------===//
 #include "PatternTileGPUToLLVM.h"
 
-#include "mlir/IR/IRMapping.h"
 
 using namespace mlir;
 using namespace tessel;
@@ -36,18 +35,14 @@ struct MapElementwiseLowering : TileGPUPattern<tile::MapElementwiseOp> {
     SmallVector<SmallVector<Value>> results(numResults,
                                             SmallVector<Value>(numRegs));
     for (int first = 0; first < numRegs; first += pack) {
-      IRMapping map;
-      unsigned arg = 0;
+      SmallVector<Value> args;
       for (ValueRange src : adaptor.getSrcs())
         for (int j = 0; j < pack; ++j)
-          map.map(body.getArgument(arg++), src[first + j]);
-      for (Operation &inner : body.without_terminator())
-        rw.clone(inner, map);
-      auto returned = body.getTerminator()->getOperands();
+          args.push_back(src[first + j]);
+      SmallVector<Value> returned = inlineBlock(rw, body, args);
       for (size_t r = 0; r < numResults; ++r)
         for (int j = 0; j < pack; ++j)
-          results[r][first + j] =
-              map.lookupOrDefault(returned[r * pack + j]);
+          results[r][first + j] = returned[r * pack + j];
     }
     SmallVector<SmallVector<Value>> asRanges(results.begin(), results.end());
     rw.replaceOpWithMultiple(op, asRanges);

@@ -9,7 +9,6 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
-#include "mlir/IR/IRMapping.h"
 
 using namespace mlir;
 using namespace tessel;
@@ -24,18 +23,9 @@ struct ReduceLowering : TileGPUPattern<tile::ReduceOp> {
   /// Applies the combine region to (acc..., x...).
   SmallVector<Value> combine(OpBuilder &b, tile::ReduceOp op,
                              ArrayRef<Value> acc, ArrayRef<Value> x) const {
-    Block &body = op.getCombineOp().front();
-    IRMapping map;
-    for (size_t i = 0; i < acc.size(); ++i) {
-      map.map(body.getArgument(i), acc[i]);
-      map.map(body.getArgument(acc.size() + i), x[i]);
-    }
-    for (Operation &inner : body.without_terminator())
-      b.clone(inner, map);
-    SmallVector<Value> out;
-    for (Value v : body.getTerminator()->getOperands())
-      out.push_back(map.lookupOrDefault(v));
-    return out;
+    SmallVector<Value> args(acc);
+    args.append(x.begin(), x.end());
+    return inlineBlock(b, op.getCombineOp().front(), args);
   }
 
   LogicalResult

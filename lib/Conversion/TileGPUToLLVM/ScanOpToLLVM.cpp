@@ -8,7 +8,6 @@
 //===----------------------------------------------------------------------===//
 #include "PatternTileGPUToLLVM.h"
 
-#include "mlir/IR/IRMapping.h"
 
 #include <map>
 
@@ -25,18 +24,9 @@ struct ScanLowering : TileGPUPattern<tile::ScanOp> {
   /// Applies the combine region to (carry..., next...).
   SmallVector<Value> combine(OpBuilder &b, tile::ScanOp op,
                              ArrayRef<Value> carry, ArrayRef<Value> next) const {
-    Block &body = op.getCombineOp().front();
-    IRMapping map;
-    for (size_t i = 0; i < carry.size(); ++i) {
-      map.map(body.getArgument(i), carry[i]);
-      map.map(body.getArgument(carry.size() + i), next[i]);
-    }
-    for (Operation &inner : body.without_terminator())
-      b.clone(inner, map);
-    SmallVector<Value> out;
-    for (Value v : body.getTerminator()->getOperands())
-      out.push_back(map.lookupOrDefault(v));
-    return out;
+    SmallVector<Value> args(carry);
+    args.append(next.begin(), next.end());
+    return inlineBlock(b, op.getCombineOp().front(), args);
   }
 
   LogicalResult

@@ -9,6 +9,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/IRMapping.h"
 
 using namespace mlir;
 using namespace tessel;
@@ -147,7 +148,16 @@ Value fromMemory(OpBuilder &b, Location loc, Value v, Type t) {
   return v;
 }
 
-/// A register value stored as, or loaded from, element `index` of a shared
+SmallVector<Value> inlineBlock(OpBuilder &b, Block &body, ValueRange args) {
+  IRMapping map;
+  map.map(body.getArguments(), args);
+  for (Operation &inner : body.without_terminator())
+    b.clone(inner, map);
+  SmallVector<Value> out;
+  for (Value v : body.getTerminator()->getOperands())
+    out.push_back(map.lookupOrDefault(v));
+  return out;
+}
 
 /// Runs `body` only where `cond` holds.
 void ifThen(OpBuilder &b, Location loc, Value cond,

@@ -75,6 +75,11 @@ Type memoryType(Type t);
 Value toMemory(OpBuilder &b, Location loc, Value v);
 Value fromMemory(OpBuilder &b, Location loc, Value v, Type t);
 
+/// Clones `body` (a region's single block) at `b` with its arguments bound
+/// to `args`; returns the values its terminator yields.
+SmallVector<Value> inlineBlock(OpBuilder &b, mlir::Block &body,
+                               mlir::ValueRange args);
+
 /// Runs `body` only where `cond` holds.
 void ifThen(OpBuilder &b, Location loc, Value cond,
             llvm::function_ref<void(OpBuilder &)> body);
