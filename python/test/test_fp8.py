@@ -1,9 +1,12 @@
-"""8-bit floats: tl.float8e4nv (e4m3: no infinities, 448 at most; torch.float8_e4m3fn) and tl.float8e5 (e5m2,
-IEEE-like; torch.float8_e5m2). Conversions round to nearest even and saturate to the largest finite value (infinities
-too, as PTX's cvt.rn.satfinite does), NaN becomes 0x7F; arithmetic runs on the exact fp32 values and rounds each
-result back; dots multiply exactly and accumulate in fp32 (on sm_89 and newer on mma.sync m16n8k32 with 8-bit
-inputs). The reference is numpy: each format's values listed from its definition, nearest values chosen by
-distance."""
+"""8-bit floats: tl.float8e4nv (e4m3: no infinities, 448 at most; torch.float8_e4m3fn), tl.float8e5 (e5m2,
+IEEE-like; torch.float8_e5m2), their "fnuz" forms tl.float8e4b8 and tl.float8e5b16 (biases 8 and 16, no infinities, no
+negative zero, NaN 0x80; torch.float8_e4m3fnuz and torch.float8_e5m2fnuz) and Triton's tl.float8e4b15 (e4m3 with bias
+15: every code finite, 1.875 at most; no torch type: uint8 arrays through tessel.reinterpret). Conversions round to
+nearest even and saturate to the largest finite value (infinities too, as PTX's cvt.rn.satfinite does); NaN becomes the
+format's NaN code (0x7F, or 0x80 for fnuz; e4b15, without one, saturates it to 0x7F); arithmetic runs on the exact fp32
+values and rounds each result back; dots multiply exactly and accumulate in fp32 (on sm_89 and newer on mma.sync
+m16n8k32 with OCP 8-bit inputs). The reference is numpy: each format's values listed from its definition, nearest
+values chosen by distance."""
 import numpy as np
 import pytest
 
@@ -13,29 +16,37 @@ import tessel.language as tl
 torch = pytest.importorskip("torch")
 
 FORMATS = {
-    # name: (tl dtype, torch dtype, exponent bits, mantissa bits, bias, largest finite code)
-    "e4m3": (tl.float8e4nv, torch.float8_e4m3fn, 4, 3, 7, 0x7E),
-    "e5m2": (tl.float8e5, torch.float8_e5m2, 5, 2, 15, 0x7B),
+    # name: (tl dtype, torch dtype (None: uint8 reinterpreted), exponent bits, mantissa bits, bias, largest finite
+    #        code, specials)
+    "e4m3": (tl.float8e4nv, torch.float8_e4m3fn, 4, 3, 7, 0x7E, "fn"),
+    "e5m2": (tl.float8e5, torch.float8_e5m2, 5, 2, 15, 0x7B, "ieee"),
+    "e4b8": (tl.float8e4b8, torch.float8_e4m3fnuz, 4, 3, 8, 0x7F, "fnuz"),
+    "e5b16": (tl.float8e5b16, torch.float8_e5m2fnuz, 5, 2, 16, 0x7F, "fnuz"),
+    "e4b15": (tl.float8e4b15, None, 4, 3, 15, 0x7F, "none"),
 }
 
 
 def values(fmt):
     """The value of each of the 256 codes, from the format's definition (NaN where the code is not a number)."""
-    _, _, e_bits, m_bits, bias, _ = FORMATS[fmt]
+    _, _, e_bits, m_bits, bias, _, specials = FORMATS[fmt]
     codes = np.arange(256)
     mag = codes & 0x7F
     e, m = mag >> m_bits, mag & ((1 << m_bits) - 1)
     v = np.where(e == 0, m * 2.0 ** (1 - bias - m_bits), ((1 << m_bits) + m) * 2.0 ** (e - bias - m_bits))
-    if fmt == "e4m3":
+    if specials == "fn":
         v = np.where(mag == 0x7F, np.nan, v)
-    else:
+    elif specials == "ieee":
         v = np.where(e == 31, np.where(m == 0, np.inf, np.nan), v)
-    return np.where(codes & 0x80, -v, v)
+    v = np.where(codes & 0x80, -v, v)
+    if specials == "fnuz":
+        v = np.where(codes == 0x80, np.nan, v)
+    return v
 
 
 def nearest_codes(x, fmt):
-    """Round to nearest, ties to the even code; saturate past the largest finite value; NaN -> 0x7F."""
-    largest = FORMATS[fmt][5]
+    """Round to nearest, ties to the even code; saturate past the largest finite value; NaN -> the format's NaN code
+    (e4b15 has none: its largest value); fnuz formats have no negative zero."""
+    largest, specials = FORMATS[fmt][5], FORMATS[fmt][6]
     finite = values(fmt)[:largest + 1]  # codes 0..largest, increasing
     x = np.asarray(x, np.float64)
     a = np.minimum(np.abs(x), finite[-1])
@@ -46,16 +57,23 @@ def nearest_codes(x, fmt):
     even = np.where(ties & (np.arange(largest + 1) % 2 == 0), 1, 0).argmax(axis=1)
     first = ties.argmax(axis=1)
     code = np.where(ties.sum(axis=1) > 1, even, first)
-    code = np.where(np.signbit(x), code | 0x80, code)
-    return np.where(np.isnan(x), 0x7F, code).astype(np.uint8)
+    negative = np.signbit(x) & ((code != 0) if specials == "fnuz" else True)
+    code = np.where(negative, code | 0x80, code)
+    nan_code = {"fnuz": 0x80, "none": 0x7F}.get(specials, 0x7F)
+    return np.where(np.isnan(x), nan_code, code).astype(np.uint8)
 
 
 def as_fp8(codes, fmt):
-    return torch.from_numpy(np.ascontiguousarray(codes, np.uint8)).view(FORMATS[fmt][1])
+    t = torch.from_numpy(np.ascontiguousarray(codes, np.uint8))
+    return t.view(FORMATS[fmt][1]) if FORMATS[fmt][1] is not None else tessel.reinterpret(t, FORMATS[fmt][0])
+
+
+def empty_fp8(n, fmt):
+    return as_fp8(np.zeros(n, np.uint8), fmt)
 
 
 def codes_of(t):
-    return t.view(torch.uint8).numpy()
+    return (t.base if isinstance(t, tessel.TensorWrapper) else t).view(torch.uint8).numpy()
 
 
 @tessel.jit
@@ -74,7 +92,9 @@ def test_every_code_to_fp32(fmt):
     x = as_fp8(np.arange(256), fmt)
     y = convert(x, tl.float32, torch.empty(256, dtype=torch.float32)).numpy()
     np.testing.assert_array_equal(y, values(fmt).astype(np.float32))  # NaNs at the same codes
-    assert np.array_equal(np.signbit(y[[0, 128]]), [False, True])
+    assert not np.signbit(y[0])
+    if FORMATS[fmt][6] != "fnuz":
+        assert np.signbit(y[128]) and y[128] == 0
 
 
 def _interesting(fmt, rng, n=2048):
@@ -101,7 +121,7 @@ def test_round_to_fp8(rng, fmt, src):
     dtype = {"fp32": torch.float32, "fp64": torch.float64, "fp16": torch.float16, "bf16": torch.bfloat16}[src]
     xt = torch.from_numpy(x).to(dtype)
     exact = xt.double().numpy()  # the input as the kernel sees it
-    out = convert(xt, FORMATS[fmt][0], torch.empty(len(x), dtype=FORMATS[fmt][1]))
+    out = convert(xt, FORMATS[fmt][0], empty_fp8(len(x), fmt))
     np.testing.assert_array_equal(codes_of(out), nearest_codes(exact, fmt))
 
 
@@ -113,14 +133,45 @@ def test_e4m3_matches_torch_on_finite_values(rng):
     np.testing.assert_array_equal(codes_of(out), codes_of(x.to(torch.float8_e4m3fn)))
 
 
-@pytest.mark.parametrize("pair", [("e4m3", "e5m2"), ("e5m2", "e4m3")])
+@pytest.mark.parametrize("fmt", ["e4b8", "e5b16"])
+def test_fnuz_matches_torch_in_range(rng, fmt):
+    # torch's fp32 -> float8_e4m3fnuz / float8_e5m2fnuz round to nearest even too (past the range torch gives NaN
+    # where Tessel saturates, so the comparison stays inside it).
+    x = torch.from_numpy(_interesting(fmt, rng)).float()
+    x = x[torch.isfinite(x) & (x.abs() <= float(values(fmt)[0x7F]))]
+    out = convert(x, FORMATS[fmt][0], empty_fp8(len(x), fmt))
+    np.testing.assert_array_equal(codes_of(out), codes_of(x.to(FORMATS[fmt][1])))
+
+
+@tessel.jit
+def _constants_kernel(out_ptr, T: tl.constexpr):
+    i = tl.arange(0, 8)
+    c = tl.where(i == 0, tl.full((8,), 1.25, T), tl.full((8,), 0.1, T))
+    c = tl.where(i == 2, tl.full((8,), -3.0e5, T), c)
+    c = tl.where(i == 3, tl.full((8,), -0.0, T), c)
+    c = tl.where(i == 4, tl.zeros((8,), T) + 0.375, c)
+    tl.store(out_ptr + i, c)
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_constants(fmt):
+    # Literals round as conversions from fp32 do (e4b15's too, though MLIR's carrier type has another bias).
+    out = empty_fp8(8, fmt)
+    _constants_kernel[(1,)](out, T=FORMATS[fmt][0])
+    ref = nearest_codes(np.float32([1.25, 0.1, -3.0e5, -0.0, 0.375, 0.1, 0.1, 0.1]).astype(np.float64), fmt)
+    np.testing.assert_array_equal(codes_of(out), ref)
+
+
+@pytest.mark.parametrize("pair", [("e4m3", "e5m2"), ("e5m2", "e4m3"), ("e4b8", "e5b16"), ("e5b16", "e4b8"),
+                                  ("e4b15", "e4m3"), ("e4m3", "e4b15"), ("e5m2", "e4b8"), ("e5b16", "e4b15")],
+                         ids="-to-".join)
 def test_fp8_to_fp8_and_integers(pair):
     src, dst = pair
     x = as_fp8(np.arange(256), src)
-    out = convert(x, FORMATS[dst][0], torch.empty(256, dtype=FORMATS[dst][1]))
+    out = convert(x, FORMATS[dst][0], empty_fp8(256, dst))
     np.testing.assert_array_equal(codes_of(out), nearest_codes(values(src), dst))
     ints = torch.tensor(np.arange(-600, 600, 7), dtype=torch.int32)
-    out = convert(ints, FORMATS[src][0], torch.empty(len(ints), dtype=FORMATS[src][1]))
+    out = convert(ints, FORMATS[src][0], empty_fp8(len(ints), src))
     np.testing.assert_array_equal(codes_of(out), nearest_codes(ints.numpy(), src))
     finite = np.flatnonzero(np.isfinite(values(src)))
     back = convert(as_fp8(finite, src), tl.int32, torch.empty(len(finite), dtype=torch.int32))
@@ -150,10 +201,10 @@ def test_arithmetic_rounds_each_result(rng, fmt):
     N = 256
     xc, yc = rng.choice(finite, N).astype(np.uint8), rng.choice(finite, N).astype(np.uint8)
     x, y = v[xc], v[yc]
-    outs = [torch.empty(N, dtype=FORMATS[fmt][1]) for _ in range(3)]
+    outs = [empty_fp8(N, fmt) for _ in range(3)]
     lt = torch.empty(N, dtype=torch.int8)
-    sel = torch.empty(N, dtype=FORMATS[fmt][1])
-    rowmax = torch.empty(N // 16, dtype=FORMATS[fmt][1])
+    sel = empty_fp8(N, fmt)
+    rowmax = empty_fp8(N // 16, fmt)
     _arith_kernel[(1,)](as_fp8(xc, fmt), as_fp8(yc, fmt), *outs, lt, sel, rowmax, N=N)
     np.testing.assert_array_equal(codes_of(outs[0]), nearest_codes(x + y, fmt))
     np.testing.assert_array_equal(codes_of(outs[1]), nearest_codes(x * 1.5, fmt))
@@ -228,7 +279,8 @@ def _random_fp8(rng, shape, fmt):
     return rng.choice(np.flatnonzero(np.isfinite(v) & (np.abs(v) <= 16)), shape).astype(np.uint8)
 
 
-@pytest.mark.parametrize("fmts", [("e4m3", "e4m3"), ("e5m2", "e5m2"), ("e4m3", "e5m2")], ids="x".join)
+@pytest.mark.parametrize("fmts", [("e4m3", "e4m3"), ("e5m2", "e5m2"), ("e4m3", "e5m2"), ("e4b8", "e4b8"),
+                                  ("e5b16", "e5b16"), ("e4b15", "e4b15"), ("e4b8", "e4m3")], ids="x".join)
 @pytest.mark.parametrize("shape,blocks", [((37, 53, 71), (32, 32, 32)), ((64, 96, 128), (64, 32, 64))],
                          ids=["37x53x71", "64x96x128"])
 def test_matmul(rng, fmts, shape, blocks):

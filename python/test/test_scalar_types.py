@@ -17,7 +17,9 @@ CASES = [
     (np.int64, torch.int64, tl.int64, "i64"), (np.uint8, torch.uint8, tl.uint8, "u8"),
     (np.uint16, torch.uint16, tl.uint16, "u16"), (np.uint32, torch.uint32, tl.uint32, "u32"),
     (np.uint64, torch.uint64, tl.uint64, "u64"), (None, torch.float8_e4m3fn, tl.float8e4nv, "fp8e4nv"),
-    (None, torch.float8_e5m2, tl.float8e5, "fp8e5"), (np.float16, torch.float16, tl.float16, "fp16"),
+    (None, torch.float8_e5m2, tl.float8e5, "fp8e5"), (None, None, tl.float8e4b15, "fp8e4b15"),
+    (None, torch.float8_e4m3fnuz, tl.float8e4b8, "fp8e4b8"), (None, torch.float8_e5m2fnuz, tl.float8e5b16, "fp8e5b16"),
+    (np.float16, torch.float16, tl.float16, "fp16"),
     (None, torch.bfloat16, tl.bfloat16, "bf16"), (np.float32, torch.float32, tl.float32, "fp32"),
     (np.float64, torch.float64, tl.float64, "fp64"),
 ]
@@ -37,9 +39,14 @@ def test_the_table_lists_every_type_once():
 def test_every_reader_agrees(np_dtype, torch_dtype, tl_dtype, name):
     assert tl_dtype.ir_name == name
     info = next(t for t in _C.scalar_types() if t["name"] == name)
-    assert info["bits"] == torch.empty(0, dtype=torch_dtype).element_size() * 8 or name == "i1"
     out = np.zeros(1, np.float64)
-    t = torch.ones(4, dtype=torch_dtype)
+    if torch_dtype is None:
+        # No torch type (Triton's fp8e4b15): uint8 codes reinterpreted; 0x78 is 1.0 (exponent 15 = the bias).
+        assert info["bits"] == 8
+        t = triton.reinterpret(torch.full((4,), 0x78, dtype=torch.uint8), tl_dtype)
+    else:
+        assert info["bits"] == torch.empty(0, dtype=torch_dtype).element_size() * 8 or name == "i1"
+        t = torch.ones(4, dtype=torch_dtype)
     k = _first[(1,)](t, out)
     assert k.signature[0] == "*" + name and out[0] == 1
     if np_dtype is not None:

@@ -18,7 +18,8 @@
 namespace tessel {
 
 enum class ScalarKind : uint8_t {
-  I1, I8, I16, I32, I64, U8, U16, U32, U64, F8E4M3, F8E5M2, F16, BF16, F32, F64
+  I1, I8, I16, I32, I64, U8, U16, U32, U64, F8E4M3, F8E5M2,
+  F8E4M3B15, F8E4M3FNUZ, F8E5M2FNUZ, F16, BF16, F32, F64
 };
 
 struct DType {
@@ -30,11 +31,15 @@ struct DType {
   std::string str() const;
 
   bool isFloat() const;
-  /// The 8-bit floats: fp8e4nv (e4m3, no infinities, 448 at most) and fp8e5
-  /// (e5m2, IEEE-like).
+  /// The 8-bit floats: fp8e4nv (e4m3, no infinities, 448 at most), fp8e5
+  /// (e5m2, IEEE-like), fp8e4b15 (e4m3 with bias 15: 1.875 at most, no
+  /// infinities or NaN), and the "fnuz" formats fp8e4b8 (e4m3, bias 8) and
+  /// fp8e5b16 (e5m2, bias 16): no infinities, no negative zero, NaN 0x80.
   bool isFP8() const {
     return !isPointer &&
-           (kind == ScalarKind::F8E4M3 || kind == ScalarKind::F8E5M2);
+           (kind == ScalarKind::F8E4M3 || kind == ScalarKind::F8E5M2 ||
+            kind == ScalarKind::F8E4M3B15 || kind == ScalarKind::F8E4M3FNUZ ||
+            kind == ScalarKind::F8E5M2FNUZ);
   }
   bool isInt() const;     ///< Integers, bool included.
   bool isBool() const { return !isPointer && kind == ScalarKind::I1; }

@@ -98,7 +98,7 @@ struct ElementwiseLowering : public ConversionPattern {
       : ConversionPattern(tc, MatchAnyOpTypeTag(), 1, ctx), target(target) {}
   const gpu::GPUTargetInfo &target;
 
-  /// Ops on 8-bit floats where the target converts them (tile-expand-fp8
+  /// Ops on OCP 8-bit floats where the target converts them (tile-expand-fp8
   /// left fp32 to them and them to fp16; folding may have merged those with
   /// neighbours: fp16 -> fp32 -> fp8, int -> fp32 -> fp8): operands widened to
   /// fp16 and fp32, results rounded from fp32, two registers at a time (a
@@ -106,8 +106,8 @@ struct ElementwiseLowering : public ConversionPattern {
   LogicalResult convertFP8(Operation *op, ArrayRef<ValueRange> operands,
                            ConversionPatternRewriter &rw) const {
     Type result = getElementTypeOrSelf(op->getResult(0).getType());
-    bool anyInput = llvm::any_of(op->getOperandTypes(), tile::isFP8Type);
-    if ((!tile::isFP8Type(result) && !anyInput) ||
+    bool anyInput = llvm::any_of(op->getOperandTypes(), tile::isOCPFP8Type);
+    if ((!tile::isOCPFP8Type(result) && !anyInput) ||
         isa<arith::BitcastOp, arith::SelectOp>(op))
       return failure();
     Location loc = op->getLoc();
@@ -135,7 +135,7 @@ struct ElementwiseLowering : public ConversionPattern {
     SmallVector<SmallVector<Value>> inputs;
     for (auto [value, regs] : llvm::zip(op->getOperands(), operands)) {
       SmallVector<Value> x(regs.begin(), regs.end());
-      if (tile::isFP8Type(value.getType())) {
+      if (tile::isOCPFP8Type(value.getType())) {
         Type kind = getElementTypeOrSelf(value.getType());
         x = pairwise(x, [&](Value a, Value b) {
           return target.widenFP8x2(rw, loc, a, b, kind);
@@ -144,7 +144,7 @@ struct ElementwiseLowering : public ConversionPattern {
       inputs.push_back(std::move(x));
     }
     SmallVector<Value> values;
-    if (isa<arith::ExtFOp, arith::TruncFOp>(op) && !tile::isFP8Type(result)) {
+    if (isa<arith::ExtFOp, arith::TruncFOp>(op) && !tile::isOCPFP8Type(result)) {
       values = inputs[0]; // fp16 now: extended further if asked
       if (result != f16)
         values = extend(values, result);
@@ -161,18 +161,18 @@ struct ElementwiseLowering : public ConversionPattern {
           for (auto [value, x] : llvm::zip(op->getOperands(), inputs)) {
             Value v = x.size() == 1 ? x[0] : x[i];
             bool widen =
-                tile::isFP8Type(value.getType()) && !v.getType().isF32();
+                tile::isOCPFP8Type(value.getType()) && !v.getType().isF32();
             state.addOperands(
                 widen ? rw.create<arith::ExtFOp>(loc, f32, v).getResult() : v);
           }
-          state.addTypes(tile::isFP8Type(result)
+          state.addTypes(tile::isOCPFP8Type(result)
                              ? f32
                              : getTypeConverter()->convertType(result));
           state.addAttributes(op->getAttrs());
           wide.push_back(rw.create(state)->getResult(0));
         }
       }
-      values = tile::isFP8Type(result) ? pairwise(wide, [&](Value a, Value b) {
+      values = tile::isOCPFP8Type(result) ? pairwise(wide, [&](Value a, Value b) {
         return target.roundToFP8x2(rw, loc, a, b, result);
       })
                              : wide;

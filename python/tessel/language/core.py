@@ -28,7 +28,7 @@ class dtype:
     SINT_TYPES = ("int8", "int16", "int32", "int64")
     # Triton counts int1 as unsigned; kept so that code written against Triton's dtype API behaves the same.
     UINT_TYPES = ("int1", "uint8", "uint16", "uint32", "uint64")
-    FP8_TYPES = ("fp8e4nv", "fp8e5")
+    FP8_TYPES = ("fp8e4b15", "fp8e4nv", "fp8e4b8", "fp8e5", "fp8e5b16")
     FP_TYPES = FP8_TYPES + ("fp16", "bf16", "fp32", "fp64")
     # Triton's name -> the type string and the width, from the C++ table of element types.
     _IR_NAMES = {t["triton_name"]: t["name"] for t in _C.scalar_types()}
@@ -36,7 +36,8 @@ class dtype:
 
     STANDARD_FP_TYPES = ("fp16", "bf16", "fp32", "fp64")
     # The floating-point formats: (mantissa bits, exponent bias).
-    _FP_FORMATS = {"fp8e4nv": (3, 7), "fp8e5": (2, 15), "fp16": (10, 15), "bf16": (7, 127), "fp32": (23, 127),
+    _FP_FORMATS = {"fp8e4nv": (3, 7), "fp8e5": (2, 15), "fp8e4b15": (3, 15), "fp8e4b8": (3, 8), "fp8e5b16": (2, 16),
+                   "fp16": (10, 15), "bf16": (7, 127), "fp32": (23, 127),
                    "fp64": (52, 1023)}
 
     class SIGNEDNESS(enum.Enum):
@@ -292,6 +293,9 @@ uint32 = dtype("uint32")
 uint64 = dtype("uint64")
 float8e4nv = dtype("fp8e4nv")  # e4m3: 448 at most, no infinities (torch.float8_e4m3fn)
 float8e5 = dtype("fp8e5")  # e5m2: IEEE-like (torch.float8_e5m2)
+float8e4b8 = dtype("fp8e4b8")  # e4m3fnuz: bias 8, 240 at most, NaN 0x80, no -0 or infinities (torch.float8_e4m3fnuz)
+float8e5b16 = dtype("fp8e5b16")  # e5m2fnuz: bias 16, 57344 at most, NaN 0x80, no -0 or infinities (torch.float8_e5m2fnuz)
+float8e4b15 = dtype("fp8e4b15")  # Triton's e4m3 with bias 15: 1.875 at most, every code finite
 float16 = dtype("fp16")
 bfloat16 = dtype("bf16")
 float32 = dtype("fp32")
@@ -300,7 +304,8 @@ float64 = dtype("fp64")
 pi32_t = pointer_type(int32)
 
 _DTYPE_BY_IR = {d.ir_name: d for d in (int1, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float8e4nv,
-                                       float8e5, float16, bfloat16, float32, float64)}
+                                       float8e5, float8e4b8, float8e5b16, float8e4b15, float16, bfloat16, float32,
+                                       float64)}
 
 
 def dtype_from_ir(ir_name: str) -> dtype:

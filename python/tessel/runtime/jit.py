@@ -51,7 +51,8 @@ def _is_constexpr_annotation(annotation: Any) -> bool:
 # Triton's spellings of a parameter's type annotation, canonical: int -> i32, tl.float16 -> fp16, "*fp32", ...
 _ANNOTATION_NAMES = {"bool": "u1", "int1": "u1", "i1": "u1", "int8": "i8", "int16": "i16", "int": "i32",
                      "int32": "i32", "int64": "i64", "uint8": "u8", "uint16": "u16", "uint32": "u32", "uint64": "u64",
-                     "float8e4nv": "fp8e4nv", "float8e5": "fp8e5", "float16": "fp16", "half": "fp16",
+                     "float8e4nv": "fp8e4nv", "float8e5": "fp8e5", "float8e4b8": "fp8e4b8",
+                     "float8e5b16": "fp8e5b16", "float8e4b15": "fp8e4b15", "float16": "fp16", "half": "fp16",
                      "bfloat16": "bf16", "float": "fp32", "float32": "fp32", "double": "fp64", "float64": "fp64"}
 
 
@@ -102,7 +103,7 @@ class KernelParam:
         """The annotation when it names an element type or a pointer to one ("i32", "*fp16"), else ""."""
         text = self.annotation
         bare = text[2:] if text.startswith("*k") else text[1:] if text.startswith("*") else text
-        return text if bare in set(_ANNOTATION_NAMES.values()) | {"fp8e4nv", "fp8e5"} else ""
+        return text if bare in set(_ANNOTATION_NAMES.values()) else ""
 
     @functools.cached_property
     def is_constexpr(self) -> bool:

@@ -23,18 +23,38 @@ namespace {
 /// An 8-bit float format: sign, `expBits` exponent bits with `bias`,
 /// `mantBits` mantissa bits.
 struct FP8Format {
+  enum class Specials {
+    IEEE,  ///< e5m2: infinities and NaNs at the largest exponent
+    FN,    ///< e4m3: no infinities, S.1111.111 is NaN
+    FNUZ,  ///< e4m3fnuz, e5m2fnuz: 0x80 (negative zero's code) is the NaN
+    None,  ///< e4m3 with bias 15: every code is a finite number
+  };
   int expBits, mantBits, bias;
-  bool hasInfinity; ///< e5m2: IEEE-like; e4m3: no infinities, S.1111.111 NaN
+  Specials specials;
   int64_t maxFinite; ///< the code of the largest finite magnitude
   int minExponent() const { return 1 - bias; }
+  /// The code NaN rounds to: the format's NaN, or (without one) the largest
+  /// finite value, as every other unrepresentable magnitude.
+  int64_t nanCode() const {
+    return specials == Specials::FNUZ ? 0x80
+           : specials == Specials::None ? maxFinite
+                                        : 0x7F;
+  }
 };
 
 std::optional<FP8Format> formatOf(Type t) {
+  using S = FP8Format::Specials;
   t = getElementTypeOrSelf(t);
   if (isa<Float8E4M3FNType>(t))
-    return FP8Format{4, 3, 7, false, 0x7E};   // 448
+    return FP8Format{4, 3, 7, S::FN, 0x7E};      // 448
   if (isa<Float8E5M2Type>(t))
-    return FP8Format{5, 2, 15, true, 0x7B};   // 57344
+    return FP8Format{5, 2, 15, S::IEEE, 0x7B};   // 57344
+  if (isa<Float8E4M3FNUZType>(t))
+    return FP8Format{4, 3, 8, S::FNUZ, 0x7F};    // 240
+  if (isa<Float8E5M2FNUZType>(t))
+    return FP8Format{5, 2, 16, S::FNUZ, 0x7F};   // 57344
+  if (isa<Float8E4M3B11FNUZType>(t))             // tl.float8e4b15's carrier
+    return FP8Format{4, 3, 15, S::None, 0x7F};   // 1.875
   return std::nullopt;
 }
 
@@ -75,16 +95,30 @@ public:
         scale);
     Value magBits =
         arith::BitcastOp::create(b, loc, withElement(like, i32), magnitude);
-    if (f.hasInfinity) {
+    Value quietNaN = k(0x7FC00000);
+    switch (f.specials) {
+    case FP8Format::Specials::IEEE: {
       // The largest exponent: infinity (mantissa 0) or a quiet NaN.
       Value special =
           cmpi(arith::CmpIPredicate::eq, e, k((1 << f.expBits) - 1));
       Value mNonZero = cmpi(arith::CmpIPredicate::ne, m, k(0));
-      Value infOrNaN = select(mNonZero, k(0x7FC00000), k(0x7F800000));
+      Value infOrNaN = select(mNonZero, quietNaN, k(0x7F800000));
       magBits = select(special, infOrNaN, magBits);
-    } else {
+      break;
+    }
+    case FP8Format::Specials::FN: {
       Value isNaN = cmpi(arith::CmpIPredicate::eq, andi(c, k(0x7F)), k(0x7F));
-      magBits = select(isNaN, k(0x7FC00000), magBits);
+      magBits = select(isNaN, quietNaN, magBits);
+      break;
+    }
+    case FP8Format::Specials::FNUZ: {
+      // 0x80 is NaN; with the sign ored below it stays one.
+      magBits = select(cmpi(arith::CmpIPredicate::eq, c, k(0x80)), quietNaN,
+                       magBits);
+      break;
+    }
+    case FP8Format::Specials::None:
+      break;
     }
     return arith::BitcastOp::create(b, loc, withElement(like, f32),
                                     ori(magBits, sign));
@@ -141,8 +175,12 @@ public:
     Value over = cmpi(arith::CmpIPredicate::sgt, code, k(f.maxFinite));
     code = select(arith::OrIOp::create(b, loc, big, over), k(f.maxFinite),
                   code);
-    code = ori(code, shl(sign, k(7)));
-    code = select(isNaN, k(0x7F), code);
+    Value withSign = ori(code, shl(sign, k(7)));
+    // fnuz formats have no negative zero: its code is their NaN.
+    if (f.specials == FP8Format::Specials::FNUZ)
+      withSign = select(cmpi(arith::CmpIPredicate::eq, code, k(0)), code,
+                       withSign);
+    code = select(isNaN, k(f.nanCode()), withSign);
     Value narrow = arith::TruncIOp::create(
         b, loc, withElement(like, b.getI8Type()), code);
     return arith::BitcastOp::create(
@@ -180,11 +218,11 @@ private:
 };
 
 /// Float `x` as fp32 (exactly) where it is narrower; fp32 and fp64 as they
-/// are. `native`: 8-bit floats through the target's widening to fp16.
+/// are. `native`: OCP 8-bit floats through the target's widening to fp16.
 Value widen(OpBuilder &b, Location loc, Value x, bool native) {
   Type like = x.getType();
   Type f32 = withElement(like, b.getF32Type());
-  if (isFP8Type(like) && native)
+  if (isOCPFP8Type(like) && native)
     return arith::ExtFOp::create(
         b, loc, f32,
         arith::ExtFOp::create(b, loc, withElement(like, b.getF16Type()), x)
@@ -197,10 +235,10 @@ Value widen(OpBuilder &b, Location loc, Value x, bool native) {
 }
 
 /// fp32/fp64 `x` converted to float type `to` (of x's shape). `native`: to
-/// 8-bit floats from fp32 by the target's rounding.
+/// OCP 8-bit floats from fp32 by the target's rounding.
 Value fromWide(OpBuilder &b, Location loc, Value x, Type to, bool native) {
   Type elt = getElementTypeOrSelf(to);
-  if (isFP8Type(elt) && native && getElementTypeOrSelf(x.getType()).isF32())
+  if (isOCPFP8Type(elt) && native && getElementTypeOrSelf(x.getType()).isF32())
     return arith::TruncFOp::create(b, loc, to, x);
   if (isFP8Type(elt))
     return Expander(b, loc).encode(x, to);
@@ -221,16 +259,26 @@ void expand(Operation *op, bool native) {
       return;
     Expander ex(b, loc);
     Attribute value = c.getValue();
-    APInt bits;
+    std::optional<APFloat> v;
     if (auto f = dyn_cast<FloatAttr>(value))
-      bits = f.getValue().bitcastToAPInt();
+      v = f.getValue();
     else if (auto dense = dyn_cast<DenseElementsAttr>(value); dense && dense.isSplat())
-      bits = dense.getSplatValue<APFloat>().bitcastToAPInt();
+      v = dense.getSplatValue<APFloat>();
     else
       return; // the builder makes only scalar and splat constants
-    Value i = ex.constantOf(c.getType(), b.getIntegerAttr(b.getI8Type(), bits));
-    c.replaceAllUsesWith(
-        arith::BitcastOp::create(b, loc, c.getType(), i).getResult());
+    Value replacement;
+    if (isa<Float8E4M3B11FNUZType>(getElementTypeOrSelf(c.getType()))) {
+      // APFloat's semantics of the carrier (bias 11) are not tl.float8e4b15's
+      // (bias 15): its value, rounded into the language's format.
+      replacement = ex.encode(
+          ex.floatConst(c.getType(), b.getF64Type(), v->convertToDouble()),
+          c.getType());
+    } else {
+      Value i = ex.constantOf(
+          c.getType(), b.getIntegerAttr(b.getI8Type(), v->bitcastToAPInt()));
+      replacement = arith::BitcastOp::create(b, loc, c.getType(), i);
+    }
+    c.replaceAllUsesWith(replacement);
     c.erase();
     return;
   }
@@ -239,13 +287,15 @@ void expand(Operation *op, bool native) {
       return;
     // The target's 8-bit MMAs (m16n8k32, m64nNk32) take K in steps of 32.
     auto aType = cast<ShapedType>(dot.getA().getType());
-    if (native && getElementTypeOrSelf(dot.getC().getType()).isF32() &&
+    if (native && isOCPFP8Type(dot.getA().getType()) &&
+        isOCPFP8Type(dot.getB().getType()) &&
+        getElementTypeOrSelf(dot.getC().getType()).isF32() &&
         aType.getShape().back() % 32 == 0)
       return;
     for (OpOperand *operand : {&dot.getAMutable(), &dot.getBMutable()}) {
       Value x = operand->get();
       Type f16 = withElement(x.getType(), b.getF16Type());
-      if (native)
+      if (native && isOCPFP8Type(x.getType()))
         operand->set(arith::ExtFOp::create(b, loc, f16, x).getResult());
       else
         operand->set(fromWide(b, loc, widen(b, loc, x, false), f16, false));
@@ -262,8 +312,8 @@ void expand(Operation *op, bool native) {
   if (isa<arith::ExtFOp, arith::TruncFOp>(op)) {
     Type from = getElementTypeOrSelf(op->getOperand(0).getType());
     Type to = getElementTypeOrSelf(op->getResult(0).getType());
-    if (native && ((isFP8Type(from) && to.isF16()) ||
-                   (from.isF32() && isFP8Type(to))))
+    if (native && ((isOCPFP8Type(from) && to.isF16()) ||
+                   (from.isF32() && isOCPFP8Type(to))))
       return; // the target's own
     // fp64 rounds to 8 bits from fp64 itself: via fp32 would round twice.
     Value result = fromWide(b, loc, widen(b, loc, op->getOperand(0), native),

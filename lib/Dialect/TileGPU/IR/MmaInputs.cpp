@@ -10,7 +10,7 @@ tessel::tilegpu::mmaSyncInputs(tile::DotOp dot) {
   Type a = dot.getA().getType().getElementType();
   Type b = dot.getB().getType().getElementType();
   Type d = dot.getD().getType().getElementType();
-  if (d.isF32() && tile::isFP8Type(a) && tile::isFP8Type(b))
+  if (d.isF32() && tile::isOCPFP8Type(a) && tile::isOCPFP8Type(b))
     return MmaInputs::FP8;
   if (a != b)
     return std::nullopt;

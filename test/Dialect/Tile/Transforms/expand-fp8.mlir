@@ -80,3 +80,26 @@ func.func @dot_k16(%a: tensor<16x16xf8E4M3FN>, %b: tensor<16x16xf8E5M2>, %c: ten
   %d = tile.dot %a, %b, %c : tensor<16x16xf8E4M3FN>, tensor<16x16xf8E5M2> -> tensor<16x16xf32>
   return %d : tensor<16x16xf32>
 }
+
+// -----
+
+// The fnuz formats and fp8e4b15 have no native conversions or MMAs even
+// where the OCP ones do: decoded and rounded in integer arithmetic, their
+// dots multiplied as fp16. fnuz: 0x80 is NaN, the code NaN rounds to,
+// and a zero result never gets the sign bit; fp8e4b15 saturates NaN to 0x7F.
+// NATIVE-LABEL: func.func @fnuz_and_b15
+// NATIVE-NOT: arith.extf %{{.*}} : tensor<16xf8E4M3FNUZ>
+// NATIVE: arith.constant dense<128> : tensor<16xi32>
+// NATIVE: arith.addf %{{.*}}, %{{.*}} : tensor<16xf32>
+// NATIVE: arith.bitcast %{{.*}} : tensor<16xi8> to tensor<16xf8E4M3FNUZ>
+// NATIVE-NOT: arith.truncf %{{.*}} to tensor<16xf8E5M2FNUZ>
+// NATIVE: arith.bitcast %{{.*}} : tensor<16xi8> to tensor<16xf8E5M2FNUZ>
+// NATIVE: arith.bitcast %{{.*}} : tensor<16xi8> to tensor<16xf8E4M3B11FNUZ>
+// NATIVE: tile.dot %{{.*}}, %{{.*}}, %{{.*}} : tensor<16x32xf16>, tensor<32x16xf16> -> tensor<16x16xf32>
+func.func @fnuz_and_b15(%a: tensor<16xf8E4M3FNUZ>, %x: tensor<16xf32>, %p: tensor<16x32xf8E4M3B11FNUZ>, %q: tensor<32x16xf8E4M3B11FNUZ>, %c: tensor<16x16xf32>) -> (tensor<16xf8E4M3FNUZ>, tensor<16xf8E5M2FNUZ>, tensor<16xf8E4M3B11FNUZ>, tensor<16x16xf32>) {
+  %s = arith.addf %a, %a : tensor<16xf8E4M3FNUZ>
+  %t = arith.truncf %x : tensor<16xf32> to tensor<16xf8E5M2FNUZ>
+  %u = arith.truncf %x : tensor<16xf32> to tensor<16xf8E4M3B11FNUZ>
+  %d = tile.dot %p, %q, %c : tensor<16x32xf8E4M3B11FNUZ>, tensor<32x16xf8E4M3B11FNUZ> -> tensor<16x16xf32>
+  return %s, %t, %u, %d : tensor<16xf8E4M3FNUZ>, tensor<16xf8E5M2FNUZ>, tensor<16xf8E4M3B11FNUZ>, tensor<16x16xf32>
+}

@@ -59,8 +59,19 @@ llvm::ArrayRef<int64_t> getShapeOrEmpty(mlir::Type type);
 mlir::Type getTypeWithShapeOf(mlir::Type elementType, mlir::Type like);
 
 /// Whether `type` (a scalar, or a tensor's elements) is one of the language's
-/// 8-bit floats: e4m3 (tl.float8e4nv) or e5m2 (tl.float8e5).
+/// 8-bit floats: e4m3 (tl.float8e4nv), e5m2 (tl.float8e5), their "fnuz"
+/// forms e4m3fnuz (tl.float8e4b8) and e5m2fnuz (tl.float8e5b16), or Triton's
+/// e4m3 with bias 15 (tl.float8e4b15, carried by f8E4M3B11FNUZ).
 inline bool isFP8Type(mlir::Type type) {
+  return mlir::isa<mlir::Float8E4M3FNType, mlir::Float8E5M2Type,
+                   mlir::Float8E4M3FNUZType, mlir::Float8E5M2FNUZType,
+                   mlir::Float8E4M3B11FNUZType>(
+      mlir::getElementTypeOrSelf(type));
+}
+
+/// Whether `type` is an OCP 8-bit float (e4m3 or e5m2), the ones targets
+/// convert and multiply natively (NVIDIA sm_89 and newer).
+inline bool isOCPFP8Type(mlir::Type type) {
   return mlir::isa<mlir::Float8E4M3FNType, mlir::Float8E5M2Type>(
       mlir::getElementTypeOrSelf(type));
 }

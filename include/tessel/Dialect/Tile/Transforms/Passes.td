@@ -119,25 +119,33 @@ def TileExpandFP8 : Pass<"tile-expand-fp8", "mlir::func::FuncOp"> {
   let summary = "Compute with 8-bit floats in fp32 and convert them in "
                 "integer arithmetic";
   let description = [{
-    No target computes with fp8e4nv (e4m3) or fp8e5 (e5m2) values directly,
-    and LLVM has no 8-bit float types. After this pass 8-bit floats are only
+    No target computes with 8-bit float values directly, and LLVM has no
+    8-bit float types. The formats: fp8e4nv (e4m3: no infinities, S.1111.111
+    NaN), fp8e5 (e5m2, IEEE-like), fp8e4b8 and fp8e5b16 (e4m3fnuz and
+    e5m2fnuz: biases 8 and 16, no infinities, no negative zero, 0x80 NaN)
+    and fp8e4b15 (Triton's e4m3 with bias 15, carried by f8E4M3B11FNUZ:
+    every code finite, 1.875 at most). After this pass 8-bit floats are only
     moved: loaded, stored, selected, reshaped, bitcast; and, where `native`
-    says the target has the instructions (NVIDIA sm_89 and newer), multiplied
-    by dots into fp32 whose K is a multiple of the instructions' 32, rounded
-    from fp32 (`arith.truncf`) and widened to fp16 (`arith.extf`), which
-    decode and round as below.
+    says the target has the instructions (NVIDIA sm_89 and newer), OCP ones
+    (e4m3, e5m2) are multiplied by dots into fp32 whose K is a multiple of
+    the instructions' 32, rounded from fp32 (`arith.truncf`) and widened to
+    fp16 (`arith.extf`), which decode and round as below.
 
     - An arith or math op on 8-bit floats runs on their fp32 values and its
       8-bit results are rounded back, as each op of the language rounds.
     - `arith.extf` from an 8-bit float decodes the bits in integer
-      arithmetic (every e4m3 and e5m2 value is an fp32 exactly).
+      arithmetic (every 8-bit float value is an fp32 exactly).
     - `arith.truncf` to an 8-bit float rounds to nearest even and saturates
-      to the largest finite value (PTX's cvt.rn.satfinite: infinities too);
-      NaN becomes 0x7F. fp64 sources round from fp64 directly.
-    - 8-bit float constants become i8 constants of their bits.
-    - Dots of 8-bit floats without `native` (or accumulating in fp16, or
-      with K not a multiple of 32) multiply the operands extended to fp16,
-      which holds them exactly.
+      to the largest finite value (PTX's cvt.rn.satfinite: infinities too).
+      NaN becomes the format's NaN (0x7F; 0x80 for fnuz) or, in fp8e4b15,
+      which has none, its largest value 0x7F. A zero result of an fnuz
+      format is 0x00 whatever its sign. fp64 sources round from fp64
+      directly.
+    - 8-bit float constants become i8 constants of their bits (fp8e4b15's
+      rounded from their value: the carrier's semantics are not its own).
+    - Dots of 8-bit floats without `native` (or of fnuz or fp8e4b15
+      operands, or accumulating in fp16, or with K not a multiple of 32)
+      multiply the operands extended to fp16, which holds them exactly.
   }];
   let options = [
     Option<"native", "native", "bool", /*default=*/"false",
