@@ -195,7 +195,7 @@ TEST(LinearLayout, MmaAccumulatorWarpsRecoversTheSplit) {
   }
   Coord shape{64, 64};
   EXPECT_FALSE(mmaAccumulatorWarps(
-      defaultBlockedLayout({64, 64}, 4, 4, std::nullopt), shape));
+      defaultBlockedLayout({64, 64}, 4, 32, 4, std::nullopt), shape));
   EXPECT_EQ(mmaAccumulatorWarps(wgmmaAccumulatorLayout(shape, {4, 1}), shape),
             (std::optional<std::vector<int32_t>>{{4, 1}}));
   EXPECT_FALSE(mmaAccumulatorWarps(mmaAccumulatorLayout({16, 8}, {1, 1}), {8, 8}));
@@ -587,23 +587,38 @@ Coord hwAt(const LinearLayout &l, int reg, int lane, int warp) {
 } // namespace
 
 TEST(LinearLayout, DefaultLayoutsCoverEveryShape) {
-  for (Coord shape : {Coord{1}, Coord{2}, Coord{32}, Coord{128}, Coord{1024},
-                      Coord{65536}, Coord{1, 1}, Coord{1, 128}, Coord{128, 1},
-                      Coord{16, 16}, Coord{64, 128}, Coord{2, 4, 8}})
-    for (int warps : {1, 2, 4, 8}) {
-      LinearLayout l = defaultBlockedLayout(shape, warps);
-      EXPECT_TRUE(l.isSurjective());
-      EXPECT_EQ(l.inSize(kLane), 32);
-      EXPECT_EQ(l.inSize(kWarp), warps);
-      int64_t numel = 1;
-      for (int32_t s : shape)
-        numel *= s;
-      // No thread holds an element twice in its registers.
-      EXPECT_EQ(l.freeBits(kRegister), 0u);
-      // Elements are not copied when there are enough of them.
-      if (numel >= 32 * warps)
-        EXPECT_TRUE(l.isInjective()) << l.str();
-    }
+  // NVIDIA's warps of 32 threads and AMD CDNA's wavefronts of 64.
+  for (int lanes : {32, 64})
+    for (Coord shape : {Coord{1}, Coord{2}, Coord{32}, Coord{128}, Coord{1024},
+                        Coord{65536}, Coord{1, 1}, Coord{1, 128}, Coord{128, 1},
+                        Coord{16, 16}, Coord{64, 128}, Coord{2, 4, 8}})
+      for (int warps : {1, 2, 4, 8}) {
+        LinearLayout l = defaultBlockedLayout(shape, warps, lanes);
+        EXPECT_TRUE(l.isSurjective());
+        EXPECT_EQ(l.inSize(kLane), lanes);
+        EXPECT_EQ(l.inSize(kWarp), warps);
+        int64_t numel = 1;
+        for (int32_t s : shape)
+          numel *= s;
+        // No thread holds an element twice in its registers.
+        EXPECT_EQ(l.freeBits(kRegister), 0u);
+        // Elements are not copied when there are enough of them.
+        if (numel >= lanes * warps)
+          EXPECT_TRUE(l.isInjective()) << l.str();
+      }
+}
+
+TEST(LinearLayout, ScanLayoutsHoldTheAxisInOneThread) {
+  for (int lanes : {32, 64})
+    for (Coord shape : {Coord{256}, Coord{16, 64}, Coord{64, 16}})
+      for (unsigned axis = 0; axis < shape.size(); ++axis) {
+        LinearLayout l = scanLayout(shape, axis, 4, lanes);
+        EXPECT_TRUE(l.isSurjective()) << l.str();
+        EXPECT_EQ(l.inSize(kLane), lanes);
+        EXPECT_EQ(l.inSize(kWarp), 4);
+        EXPECT_EQ(l.contiguousRun(kRegister, dimName(axis)), shape[axis])
+            << l.str();
+      }
 }
 
 TEST(LinearLayout, DefaultLayoutsRunAlongTheFastestDimension) {
@@ -612,7 +627,7 @@ TEST(LinearLayout, DefaultLayoutsRunAlongTheFastestDimension) {
     for (unsigned fastest = 0; fastest < shape.size(); ++fastest)
       for (int warps : {1, 4, 8})
         for (int32_t vector : {1, 4, 8}) {
-          LinearLayout l = defaultBlockedLayout(shape, warps, vector, fastest);
+          LinearLayout l = defaultBlockedLayout(shape, warps, 32, vector, fastest);
           EXPECT_TRUE(l.isSurjective()) << l.str();
           EXPECT_EQ(l.inSize(kLane), 32);
           EXPECT_EQ(l.inSize(kWarp), warps);
@@ -635,14 +650,14 @@ TEST(LinearLayout, DefaultLayoutsRunAlongTheFastestDimension) {
             EXPECT_EQ(lane1[fastest], want) << l.str();
         }
   // The last dimension is the default's fastest.
-  EXPECT_EQ(defaultBlockedLayout({64, 32}, 4, 8, 1u),
-            defaultBlockedLayout({64, 32}, 4, 8));
+  EXPECT_EQ(defaultBlockedLayout({64, 32}, 4, 32, 8, 1u),
+            defaultBlockedLayout({64, 32}, 4, 32, 8));
 }
 
 TEST(LinearLayout, ReduceKeepsEachElementsRow) {
   for (Coord shape : {Coord{64, 32}, Coord{8, 256}, Coord{128, 4}, Coord{4, 8}})
     for (unsigned axis : {0u, 1u}) {
-      LinearLayout l = defaultBlockedLayout(shape, 4);
+      LinearLayout l = defaultBlockedLayout(shape, 4, 32);
       ASSERT_TRUE(canReduceAlong(l, axis));
       LinearLayout r = reduceLayout(l, axis);
       EXPECT_TRUE(r.isSurjective());
@@ -672,7 +687,7 @@ TEST(LinearLayout, ReduceKeepsEachElementsRow) {
 
 TEST(LinearLayout, TransposeReshapeBroadcastMoveNoValues) {
   Coord shape = {16, 64};
-  LinearLayout l = defaultBlockedLayout(shape, 4);
+  LinearLayout l = defaultBlockedLayout(shape, 4, 32);
   LinearLayout t = transposeLayout(l, {1, 0});
   LinearLayout rs = reshapeLayout(l, {4, 4, 64});
   LinearLayout flat1 = reshapeLayout(l, {1024});

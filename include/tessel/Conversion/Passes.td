@@ -35,7 +35,9 @@ def ConvertTileToTileGPU : Pass<"convert-tile-to-tilegpu", "mlir::ModuleOp"> {
   let summary = "Give every tensor of a kernel a GPU register layout";
   let description = [{
     Every tensor value gets the default blocked layout of its shape for
-    `num-warps` warps (gpu::defaultBlockedLayout), as its type's
+    `num-warps` warps of `threads-per-warp` threads (the target's warp or
+    wavefront, which the module records as `tilegpu.threads_per_warp` for
+    the passes after it; gpu::defaultBlockedLayout), as its type's
     `#tilegpu.linear` encoding. Values whose loads and stores are proved
     contiguous along another dimension than the last get a blocked layout
     with that dimension fastest (lanes and per-thread vectors along it), and
@@ -72,7 +74,9 @@ def ConvertTileToTileGPU : Pass<"convert-tile-to-tilegpu", "mlir::ModuleOp"> {
   }];
   let options = [
     Option<"numWarps", "num-warps", "int", /*default=*/"4",
-           "Warps per program (a power of two, 1 to 32)">,
+           "Warps per program (a power of two, at most 1024 threads)">,
+    Option<"threadsPerWarp", "threads-per-warp", "int", /*default=*/"32",
+           "Threads per warp: the target's (32 on NVIDIA, 64 on AMD CDNA)">,
     Option<"computeCapability", "compute-capability", "int", /*default=*/"80",
            "NVIDIA compute capability (80 and up: mma.sync for fp16/bf16 dots; "
            "90: wgmma where the target is arch-specific)">,

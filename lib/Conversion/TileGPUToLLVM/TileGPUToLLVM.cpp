@@ -165,7 +165,8 @@ LogicalResult gpu::lowerTileGPUToLLVM(ModuleOp module,
     }
     for (NamedAttribute attr : llvm::to_vector(func->getDiscardableAttrs()))
       func->removeAttr(attr.getName());
-    target.markKernel(func, 32 * (warps ? warps.getInt() : 4));
+    target.markKernel(func, tilegpu::threadsPerWarp(func) *
+                                (warps ? warps.getInt() : 4));
   }
   LowerToLLVMOptions options(ctx);
   LLVMTypeConverter llvmTc(ctx, options);

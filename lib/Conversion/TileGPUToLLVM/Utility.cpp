@@ -36,8 +36,10 @@ unsigned storageBytes(Type t) {
 ThreadIds threadIds(OpBuilder &b, Location loc,
                     const gpu::GPUTargetInfo &target) {
   Value tid = target.threadId(b, loc);
-  return {b.create<arith::AndIOp>(loc, tid, i32Const(b, loc, 31)),
-          b.create<arith::ShRUIOp>(loc, tid, i32Const(b, loc, 5))};
+  int warp = tilegpu::threadsPerWarp(b.getInsertionBlock()->getParentOp());
+  return {b.create<arith::AndIOp>(loc, tid, i32Const(b, loc, warp - 1)),
+          b.create<arith::ShRUIOp>(loc, tid,
+                                   i32Const(b, loc, llvm::Log2_32(warp)))};
 }
 
 /// XOR of the bases of the set bits of `index` (i32) for input dimension

@@ -77,7 +77,7 @@ public:
 
   void want(Value v, Want w) { wants.emplace_back(v, std::move(w)); }
 
-  llvm::DenseMap<Value, CoalescedAccess> accesses(int numWarps) {
+  llvm::DenseMap<Value, CoalescedAccess> accesses(int numThreads) {
     llvm::DenseSet<Value> pinnedRoots;
     for (Value v : pinned)
       pinnedRoots.insert(find(v));
@@ -106,7 +106,7 @@ public:
         continue;
       auto t = cast<RankedTensorType>(v.getType());
       unsigned dim = it->second.dim;
-      int64_t perThread = t.getNumElements() / (32 * int64_t(numWarps));
+      int64_t perThread = t.getNumElements() / numThreads;
       int64_t size = t.getDimSize(dim);
       int64_t vec =
           std::max<int64_t>(1, std::min<int64_t>({it->second.width, perThread,
@@ -153,7 +153,7 @@ Want wantedAccess(const AxisInfoResult &axis, Value ptr) {
 } // namespace
 
 llvm::DenseMap<Value, CoalescedAccess>
-coalescedAccesses(Operation *root, const AxisInfoResult &axis, int numWarps) {
+coalescedAccesses(Operation *root, const AxisInfoResult &axis, int numThreads) {
   Groups groups;
   root->walk([&](Operation *op) {
     // Block arguments: a loop's carried values join their inits, yields and
@@ -222,7 +222,7 @@ coalescedAccesses(Operation *root, const AxisInfoResult &axis, int numWarps) {
         groups.pin(v);
     }
   });
-  return groups.accesses(numWarps);
+  return groups.accesses(numThreads);
 }
 
 } // namespace tessel

@@ -41,7 +41,7 @@ struct CoalescedAccess {
 /// converts between them.
 llvm::DenseMap<mlir::Value, CoalescedAccess>
 coalescedAccesses(mlir::Operation *root, const AxisInfoResult &axis,
-                  int numWarps);
+                  int numThreads);
 
 } // namespace tessel
 

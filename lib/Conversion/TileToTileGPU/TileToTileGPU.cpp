@@ -46,6 +46,8 @@ constexpr llvm::StringLiteral kWgmmaAttr = "tilegpu.wgmma";
 
 /// Elements of one tensor a thread may hold.
 constexpr int64_t kMaxElementsPerThread = 1024;
+/// Threads of one program: every GPU target's limit per block/workgroup.
+constexpr int kMaxThreadsPerProgram = 1024;
 
 std::vector<int32_t> shapeOf(RankedTensorType t) {
   return std::vector<int32_t>(t.getShape().begin(), t.getShape().end());
@@ -65,7 +67,7 @@ struct ConvertTileToTileGPU
   llvm::DenseMap<Value, CoalescedAccess> accesses;
 
   LinearLayout defaultLayout(RankedTensorType t) const {
-    return gpu::defaultBlockedLayout(shapeOf(t), numWarps);
+    return gpu::defaultBlockedLayout(shapeOf(t), numWarps, threadsPerWarp);
   }
 
   /// Sets the default layout on a tensor value without one (along the
@@ -80,7 +82,8 @@ struct ConvertTileToTileGPU
         t, it == accesses.end()
                ? defaultLayout(t)
                : gpu::defaultBlockedLayout(shapeOf(t), numWarps,
-                                           it->second.width, it->second.dim)));
+                                           threadsPerWarp, it->second.width,
+                                           it->second.dim)));
   }
 
   /// Makes `operand` of `op` have layout `want`.
@@ -201,12 +204,24 @@ struct ConvertTileToTileGPU
   }
 
   void runOnOperation() override {
-    if (numWarps < 1 || numWarps > 32 || (numWarps & (numWarps - 1))) {
-      getOperation().emitError("num_warps must be a power of two from 1 to "
-                               "32, got ")
-          << numWarps;
+    if (threadsPerWarp < 1 || threadsPerWarp > kMaxThreadsPerProgram ||
+        (threadsPerWarp & (threadsPerWarp - 1))) {
+      getOperation().emitError("threads per warp must be a power of two up "
+                               "to ")
+          << kMaxThreadsPerProgram << ", got " << int(threadsPerWarp);
       return signalPassFailure();
     }
+    int maxWarps = kMaxThreadsPerProgram / threadsPerWarp;
+    if (numWarps < 1 || numWarps > maxWarps || (numWarps & (numWarps - 1))) {
+      getOperation().emitError("num_warps must be a power of two from 1 to ")
+          << maxWarps << " (" << kMaxThreadsPerProgram << " threads of "
+          << int(threadsPerWarp) << " per warp), got " << int(numWarps);
+      return signalPassFailure();
+    }
+    getOperation()->setAttr(
+        tilegpu::kThreadsPerWarpAttr,
+        IntegerAttr::get(IntegerType::get(&getContext(), 32), threadsPerWarp));
+    int64_t numThreads = int64_t(numWarps) * threadsPerWarp;
     bool failed = false;
     getOperation().walk([&](Operation *op) {
       for (Value r : op->getResults())
@@ -215,13 +230,13 @@ struct ConvertTileToTileGPU
           op->emitOpError("GPU layouts need power-of-two block shapes, got ")
               << t;
           failed = true;
-        } else if (t && t.getNumElements() > kMaxElementsPerThread * 32 *
-                                                   int64_t(numWarps)) {
+        } else if (t && t.getNumElements() >
+                             kMaxElementsPerThread * numThreads) {
           // Every element of a thread is a register: code size and compile
           // time grow with it, and far less than this already spills.
           op->emitOpError("a block of ")
               << t.getNumElements() << " elements needs "
-              << t.getNumElements() / (32 * numWarps)
+              << t.getNumElements() / numThreads
               << " registers per thread on " << int(numWarps)
               << " warps; the GPU backends allow " << kMaxElementsPerThread
               << ": use smaller blocks or more warps (num_warps)";
@@ -249,7 +264,8 @@ struct ConvertTileToTileGPU
     // `other` values are proved to be (before layouts change any type).
     for (auto func : getOperation().getOps<func::FuncOp>()) {
       AxisInfoResult axis(func);
-      for (auto [v, access] : coalescedAccesses(func, axis, numWarps))
+      for (auto [v, access] :
+           coalescedAccesses(func, axis, numWarps * threadsPerWarp))
         accesses[v] = access;
       func.walk([&](Operation *op) {
         Value ptr, mask, other;
@@ -343,8 +359,8 @@ struct ConvertTileToTileGPU
           return signalPassFailure();
         }
         LinearLayout layout =
-            pack > 1 ? gpu::defaultBlockedLayout(shape, numWarps, pack, {},
-                                                 pack)
+            pack > 1 ? gpu::defaultBlockedLayout(shape, numWarps,
+                                                 threadsPerWarp, pack, {}, pack)
                      : *tilegpu::getLayout(type);
         for (OpOperand &src : map.getSrcsMutable())
           requireOperand(src, layout);
@@ -360,7 +376,7 @@ struct ConvertTileToTileGPU
         // Sequential in each thread: the axis lies in registers.
         LinearLayout want = gpu::scanLayout(
             shapeOf(cast<RankedTensorType>(scan.getSrcs()[0].getType())),
-            scan.getAxis(), numWarps);
+            scan.getAxis(), numWarps, threadsPerWarp);
         for (OpOperand &src : scan.getSrcsMutable())
           requireOperand(src, want);
         for (Value r : scan.getResults())

@@ -9,7 +9,7 @@
 // 64x16 tile of this warp as one .x4, B's 32 columns as two .x4.trans
 // (two 8-column tiles each), no register staging (no st.shared) and no
 // barrier of the dot's own; all groups are waited for after the loop.
-// CHECK: module attributes {tilegpu.shared = 9216 : i32}
+// CHECK: module attributes {tilegpu.shared = 9216 : i32
 // CHECK: llvm.mlir.global external @tessel_shared() {addr_space = 3 : i32, alignment = 1024 : i64}
 // CHECK-COUNT-6: nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 8, cache =  ca, %{{.*}} : !llvm.ptr<3>, !llvm.ptr<1>, i32
 // CHECK: nvvm.cp.async.commit.group

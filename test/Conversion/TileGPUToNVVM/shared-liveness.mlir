@@ -7,7 +7,7 @@
 // Two loops, one buffer each: the second buffer takes the first one's bytes
 // (slot 1 at 2048 in both loops), after a barrier that follows the wait for
 // the first buffer's copies.
-// CHECK: module attributes {tilegpu.shared = 4096 : i32}
+// CHECK: module attributes {tilegpu.shared = 4096 : i32
 // CHECK-LABEL: llvm.func @disjoint
 // CHECK: llvm.getelementptr %{{.*}}[2048]
 // CHECK: nvvm.cp.async.wait.group 0
@@ -49,7 +49,7 @@ module {
 // -----
 
 // Both buffers in one loop: 4096 bytes each, the second from 4096.
-// CHECK: module attributes {tilegpu.shared = 8192 : i32}
+// CHECK: module attributes {tilegpu.shared = 8192 : i32
 // CHECK-LABEL: llvm.func @overlapping
 // CHECK: llvm.getelementptr %{{.*}}[4096]
 #blocked = #tilegpu.linear<register = [[0, 1], [0, 2], [0, 4]], lane = [[0, 8], [1, 0], [2, 0], [4, 0], [8, 0]], warp = [[16, 0], [32, 0]], block = []>
@@ -81,7 +81,7 @@ module {
 
 // A conversion (16 KiB of scratch) after the loop reuses the buffer's bytes;
 // its own barriers separate it from the loop's reads.
-// CHECK: module attributes {tilegpu.shared = 16384 : i32}
+// CHECK: module attributes {tilegpu.shared = 16384 : i32
 // CHECK-LABEL: llvm.func @conversion_after
 // CHECK: llvm.getelementptr %{{.*}}[2048]
 #blocked = #tilegpu.linear<register = [[0, 1], [0, 2], [0, 4]], lane = [[0, 8], [1, 0], [2, 0], [4, 0], [8, 0]], warp = [[16, 0], [32, 0]], block = []>
@@ -115,7 +115,7 @@ module {
 
 // The same conversion inside the loop: the buffer goes after its scratch
 // (slot 1 at 16384 + 2048).
-// CHECK: module attributes {tilegpu.shared = 20480 : i32}
+// CHECK: module attributes {tilegpu.shared = 20480 : i32
 // CHECK-LABEL: llvm.func @conversion_inside
 // CHECK: %[[BUF:.*]] = llvm.getelementptr %{{.*}}[16384]
 // CHECK: llvm.getelementptr %[[BUF]][2048]

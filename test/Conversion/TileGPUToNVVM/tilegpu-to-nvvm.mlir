@@ -40,7 +40,7 @@ func.func @copy(%x: !tile.ptr<f32>, %y: !tile.ptr<f32>, %n: i32) attributes {til
 // A sum over 512 elements on 4 warps: within a thread, then butterfly
 // shuffles over the 5 lane bits, then the 4 warps' partials through shared
 // memory between barriers; the scalar is stored by thread 0 only.
-// CHECK: module attributes {tilegpu.shared = 16 : i32}
+// CHECK: module attributes {tilegpu.shared = 16 : i32
 // CHECK: llvm.mlir.global external @tessel_shared() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<0 x i8>
 // CHECK-LABEL: llvm.func @total(
 // CHECK-COUNT-5: nvvm.shfl.sync bfly

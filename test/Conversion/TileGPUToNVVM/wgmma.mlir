@@ -20,7 +20,7 @@
 // element stores) with A's swizzle.
 // One commit, one wait, and the accumulators pass through an empty asm
 // after it.
-// CHECK: module attributes {tilegpu.shared = 20480 : i32}
+// CHECK: module attributes {tilegpu.shared = 20480 : i32
 // CHECK: llvm.mlir.global external @tessel_shared() {addr_space = 3 : i32, alignment = 1024 : i64}
 // CHECK-LABEL: llvm.func @wgmma_f16(
 // CHECK-DAG: llvm.mlir.constant(4611686293305360384 : i64) : i64
@@ -89,7 +89,7 @@ func.func @wgmma_bf16(%s: bf16, %t: bf16, %out: !tile.ptr<f32>) attributes {tile
 // staged as N x K: its elements go one byte at a time, as B's registers run
 // along N. Four warps: m64n32k32 twice; eight: two warpgroups of 16
 // columns. The accumulators are i32 through the wait ("=r").
-// CHECK: module attributes {tilegpu.shared = 8192 : i32}
+// CHECK: module attributes {tilegpu.shared = 8192 : i32
 // CHECK-LABEL: llvm.func @wgmma_int8(
 // CHECK: llvm.mlir.constant(-9223371899415756800 : i64) : i64
 // CHECK: nvvm.barrier0

@@ -224,6 +224,15 @@ LinearEncodingAttr LinearEncodingAttr::get(MLIRContext *ctx,
   return get(ctx, rank, flat[0], flat[1], flat[2], flat[3]);
 }
 
+int tessel::tilegpu::threadsPerWarp(Operation *op) {
+  auto module = isa<ModuleOp>(op) ? cast<ModuleOp>(op)
+                                  : op->getParentOfType<ModuleOp>();
+  if (module)
+    if (auto attr = module->getAttrOfType<IntegerAttr>(kThreadsPerWarpAttr))
+      return int(attr.getInt());
+  return 32;
+}
+
 std::optional<gpu::LinearLayout> tessel::tilegpu::getLayout(Type type) {
   auto tensor = dyn_cast<RankedTensorType>(type);
   if (!tensor)

@@ -811,7 +811,8 @@ LinearLayout xorSwizzledLayout(int32_t rows, int32_t cols,
 namespace tessel::gpu {
 
 LinearLayout defaultBlockedLayout(const std::vector<int32_t> &shape,
-                                  int numWarps, int32_t vector,
+                                  int numWarps, int threadsPerWarp,
+                                  int32_t vector,
                                   std::optional<unsigned> fastest,
                                   int32_t atLeast) {
   size_t rank = shape.size();
@@ -829,12 +830,12 @@ LinearLayout defaultBlockedLayout(const std::vector<int32_t> &shape,
     if (i != first)
       order.push_back(unsigned(i));
   std::vector<int32_t> spt(rank, 1), tpw(rank, 1), wpc(rank, 1);
-  int64_t perThread = numel / (32 * int64_t(numWarps));
+  int64_t perThread = numel / (threadsPerWarp * int64_t(numWarps));
   spt[first] = std::max(
       atLeast, int32_t(std::clamp<int64_t>(
                    std::min<int64_t>(perThread, shape[first]), 1,
                    std::max(1, vector))));
-  int32_t lanesLeft = 32;
+  int32_t lanesLeft = threadsPerWarp;
   for (unsigned d : order) {
     int32_t room = std::max(1, shape[d] / spt[d]);
     tpw[d] = std::min(lanesLeft, room);
@@ -935,7 +936,7 @@ LinearLayout reshapeLayout(const LinearLayout &layout,
 }
 
 LinearLayout scanLayout(const std::vector<int32_t> &shape, unsigned axis,
-                        int numWarps) {
+                        int numWarps, int threadsPerWarp) {
   size_t rank = shape.size();
   if (axis >= rank)
     bad("scanLayout: the axis is outside the rank");
@@ -948,7 +949,7 @@ LinearLayout scanLayout(const std::vector<int32_t> &shape, unsigned axis,
     if (d != axis)
       order.push_back(unsigned(d));
   order.push_back(axis);
-  int32_t lanesLeft = 32, warpsLeft = numWarps;
+  int32_t lanesLeft = threadsPerWarp, warpsLeft = numWarps;
   for (unsigned d : order) {
     if (d == axis)
       continue;

@@ -31,6 +31,14 @@
 
 namespace tessel::tilegpu {
 
+/// The module attribute that gives the threads of a warp (a wavefront on
+/// AMD): convert-tile-to-tilegpu sets it from its target.
+inline constexpr const char *kThreadsPerWarpAttr = "tilegpu.threads_per_warp";
+/// A warp's threads where NVIDIA's 32 is not a given: the module's
+/// `tilegpu.threads_per_warp` (modules written without it, such as
+/// hand-written tests: NVIDIA's 32).
+int threadsPerWarp(mlir::Operation *op);
+
 /// The layout of a tensor type (its LinearEncodingAttr), or nothing.
 std::optional<gpu::LinearLayout> getLayout(mlir::Type type);
 /// `type` (a ranked tensor) with `layout` as its encoding.

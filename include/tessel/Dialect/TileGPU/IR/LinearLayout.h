@@ -261,7 +261,7 @@ LinearLayout xorSwizzledLayout(int32_t rows, int32_t cols,
 //===----------------------------------------------------------------------===//
 
 /// The layout Tessel gives a tensor of `shape` by default on `numWarps`
-/// warps of 32 lanes: blocked, up to `vector` (4 by default) consecutive
+/// warps of `threadsPerWarp` lanes: blocked, up to `vector` (4 by default) consecutive
 /// elements of dimension `fastest` (the last by default) per thread, lanes
 /// along `fastest` first and then along the other dimensions from the last
 /// to the first, warps the other way round (the first dimension first,
@@ -269,15 +269,16 @@ LinearLayout xorSwizzledLayout(int32_t rows, int32_t cols,
 /// `atLeast` forces that many consecutive elements per thread (a divisor of
 /// the fastest dimension), whatever the tensor's size.
 LinearLayout defaultBlockedLayout(const std::vector<int32_t> &shape,
-                                  int numWarps, int32_t vector = 4,
+                                  int numWarps, int threadsPerWarp,
+                                  int32_t vector = 4,
                                   std::optional<unsigned> fastest = {},
                                   int32_t atLeast = 1);
 /// The layout a scan along `axis` of a tensor of `shape` runs in on
-/// `numWarps` warps: every element along the axis in one thread's registers
+/// `numWarps` warps of `threadsPerWarp` lanes: every element along the axis in one thread's registers
 /// (the scan is then sequential in each thread), lanes and warps over the
 /// other dimensions from the last to the first, extra threads holding copies.
 LinearLayout scanLayout(const std::vector<int32_t> &shape, unsigned axis,
-                        int numWarps);
+                        int numWarps, int threadsPerWarp);
 /// A tensor's layout without dimension `axis` (expand_dims' operand, from its
 /// result; the dimensions after `axis` move down by one).
 LinearLayout dropDim(const LinearLayout &layout, unsigned axis);
