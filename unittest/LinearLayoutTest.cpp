@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "tessel/Dialect/TileGPU/IR/LinearLayout.h"
+#include "tessel/Dialect/TileGPU/IR/NvidiaLayouts.h"
 
 #include <gtest/gtest.h>
 

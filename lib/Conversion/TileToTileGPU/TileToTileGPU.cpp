@@ -17,6 +17,7 @@
 #include "tessel/Dialect/Tile/IR/Dialect.h"
 #include "tessel/Dialect/TileGPU/IR/Dialect.h"
 #include "tessel/Dialect/TileGPU/IR/MmaInputs.h"
+#include "tessel/Dialect/TileGPU/IR/NvidiaLayouts.h"
 
 #include "mlir/Analysis/SliceAnalysis.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"

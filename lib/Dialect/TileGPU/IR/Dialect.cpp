@@ -1,6 +1,7 @@
 //===- Dialect.cpp - The tilegpu dialect ----------------------------------===//
 #include "tessel/Dialect/TileGPU/IR/Dialect.h"
 #include "tessel/Dialect/TileGPU/IR/MmaInputs.h"
+#include "tessel/Dialect/TileGPU/IR/NvidiaLayouts.h"
 
 #include "tessel/Dialect/Tile/IR/Dialect.h"
 
