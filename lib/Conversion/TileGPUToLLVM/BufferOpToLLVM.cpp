@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "PatternTileGPUToLLVM.h"
+#include "tessel/Conversion/TileGPUToLLVM/NvidiaTargetHooks.h"
 #include "OffsetBits.h"
 #include "SharedAccess.h"
 
@@ -49,7 +50,7 @@ struct AsyncCopyLowering : TileGPUPattern<tilegpu::AsyncCopyOp> {
     LinearLayout toOffset = layout.invertAndCompose(type.getSlotLayout());
     int32_t size = type.getElementBytes();
     int32_t vec = slotVectorWidth(toOffset, size, accessWidth(op, op.getPtr()));
-    if (!target.hasAsyncCopy())
+    if (!(target.nvidia() && target.nvidia()->hasAsyncCopy()))
       vec = std::min(vec, 4 / size); // the copy goes through registers
     ValueRange ptrs = adaptor.getPtr();
     ValueRange masks = op.getMask() ? adaptor.getMask() : ValueRange();
@@ -75,7 +76,7 @@ struct AsyncCopyLowering : TileGPUPattern<tilegpu::AsyncCopyOp> {
             srcBytes = b.create<arith::SelectOp>(loc, mask,
                                                  i32Const(b, loc, bytes),
                                                  i32Const(b, loc, 0));
-          target.asyncCopy(b, loc, dst, ptrs[r], bytes, srcBytes);
+          target.nvidia()->asyncCopy(b, loc, dst, ptrs[r], bytes, srcBytes);
           return;
         }
         for (int32_t j = 0; j < vec; ++j) {
@@ -110,8 +111,8 @@ struct AsyncCommitLowering : TileGPUPattern<tilegpu::AsyncCommitOp> {
   LogicalResult
   matchAndRewrite(tilegpu::AsyncCommitOp op, OneToNOpAdaptor,
                   ConversionPatternRewriter &rw) const override {
-    if (target.hasAsyncCopy())
-      target.asyncCommit(rw, op.getLoc());
+    if ((target.nvidia() && target.nvidia()->hasAsyncCopy()))
+      target.nvidia()->asyncCommit(rw, op.getLoc());
     rw.eraseOp(op);
     return success();
   }
@@ -131,7 +132,7 @@ struct LocalStoreLowering : TileGPUPattern<tilegpu::LocalStoreOp> {
     writeOperandToShared(rw, loc, target, layoutOf(op.getValue().getType()),
                          type.getSlotLayout(), adaptor.getValue(), 0, slot);
     if (op.getAsyncProxy())
-      target.fenceSharedForWarpgroupMma(rw, loc);
+      target.nvidia()->fenceSharedForWarpgroupMma(rw, loc);
     rw.eraseOp(op);
     return success();
   }
@@ -142,12 +143,12 @@ struct AsyncWaitLowering : TileGPUPattern<tilegpu::AsyncWaitOp> {
   LogicalResult
   matchAndRewrite(tilegpu::AsyncWaitOp op, OneToNOpAdaptor,
                   ConversionPatternRewriter &rw) const override {
-    if (target.hasAsyncCopy())
-      target.asyncWait(rw, op.getLoc(), op.getPending());
+    if ((target.nvidia() && target.nvidia()->hasAsyncCopy()))
+      target.nvidia()->asyncWait(rw, op.getLoc(), op.getPending());
     // The copies landed through the generic proxy; wgmma reads through the
     // async one.
     if (op.getAsyncProxy())
-      target.fenceSharedForWarpgroupMma(rw, op.getLoc());
+      target.nvidia()->fenceSharedForWarpgroupMma(rw, op.getLoc());
     rw.eraseOp(op);
     return success();
   }
@@ -185,7 +186,7 @@ struct LocalLoadLowering : TileGPUPattern<tilegpu::LocalLoadOp> {
     auto type = op.getBuffer().getType();
     LinearLayout layout = layoutOf(op.getType());
     Type elt = getTypeConverter()->convertType(type.getElementType());
-    if (onlyReadInPlace(op) && target.hasMma16816()) {
+    if (onlyReadInPlace(op) && (target.nvidia() && target.nvidia()->hasMma16816())) {
       Value poison = rw.create<LLVM::PoisonOp>(loc, elt);
       rw.replaceOpWithMultiple(
           op, {SmallVector<Value>(layout.inSize(gpu::kRegister), poison)});

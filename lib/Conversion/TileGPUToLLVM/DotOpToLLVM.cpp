@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "DotOpToLLVM.h"
+#include "tessel/Conversion/TileGPUToLLVM/NvidiaTargetHooks.h"
 #include "OffsetBits.h"
 #include "PatternTileGPUToLLVM.h"
 #include "SharedAccess.h"
@@ -135,7 +136,7 @@ struct DotLowering : TileGPUPattern<tile::DotOp> {
                                inPlace[i].getBuffer().getType());
         transposed[i] = inPlace[i].getBuffer().getType().getTransposed();
       }
-    if (auto warps = tilegpu::wgmmaWarps(op); warps && target.hasWarpgroupMma()) {
+    if (auto warps = tilegpu::wgmmaWarps(op); warps && (target.nvidia() && target.nvidia()->hasWarpgroupMma())) {
       rw.replaceOpWithMultiple(
           op, {lowerWgmmaDot(rw, loc, target, op, adaptor.getA(),
                              adaptor.getB(), adaptor.getC(), *warps, slots[0],
@@ -148,7 +149,7 @@ struct DotLowering : TileGPUPattern<tile::DotOp> {
                    *inputs == tilegpu::MmaInputs::TF32x3 ||
                    *inputs == tilegpu::MmaInputs::S8 ||
                    *inputs == tilegpu::MmaInputs::FP8) &&
-        target.hasMma16816() && K % tilegpu::mmaSyncK(*inputs) == 0)
+        (target.nvidia() && target.nvidia()->hasMma16816()) && K % tilegpu::mmaSyncK(*inputs) == 0)
       if (auto warps = gpu::mmaAccumulatorWarps(dLayout, {M, N})) {
         LinearLayout slotLayouts[2];
         for (int i = 0; i < 2; ++i)
@@ -163,7 +164,7 @@ struct DotLowering : TileGPUPattern<tile::DotOp> {
     int64_t bBase;
     dotSharedBytes(op, bBase);
     ValueRange c = adaptor.getC();
-    bool mma = target.hasMma16816() && (aElt.isF16() || aElt.isBF16()) &&
+    bool mma = (target.nvidia() && target.nvidia()->hasMma16816()) && (aElt.isF16() || aElt.isBF16()) &&
                aElt == bElt &&
                (accElt.isF32() || (accElt.isF16() && aElt.isF16())) &&
                gpu::mmaAccumulatorWarps(dLayout, {M, N}).has_value();
@@ -323,7 +324,7 @@ struct DotLowering : TileGPUPattern<tile::DotOp> {
       auto matrixAt = [&](int i, Value thread, int32_t c, int count,
                           bool trans) {
         Value addr = xorElementAddress(rw, loc, slots[i], thread, c, eltBytes);
-        return target.loadMatrix(rw, loc, addr, count, trans);
+        return target.nvidia()->loadMatrix(rw, loc, addr, count, trans);
       };
       // A tile's first row (A) or column (B) is the thread's part (lane and
       // warp bits of the accumulator layout above the tile's 16 rows or 8
@@ -399,7 +400,7 @@ struct DotLowering : TileGPUPattern<tile::DotOp> {
           }
           SmallVector<Value> acc(d.begin() + t.index * 4,
                                  d.begin() + t.index * 4 + 4);
-          acc = target.mma16816(rw, loc, af, bf, acc, aElt.isBF16());
+          acc = target.nvidia()->mma16816(rw, loc, af, bf, acc, aElt.isBF16());
           for (int i = 0; i < 4; ++i)
             d[t.index * 4 + i] = acc[i];
         }
@@ -460,7 +461,7 @@ struct WarpgroupMmaWaitLowering
     for (ValueRange registers : adaptor.getValues())
       llvm::append_range(flat, registers);
     SmallVector<Value> waited =
-        target.warpgroupMmaWait(rw, op.getLoc(), flat, op.getPending());
+        target.nvidia()->warpgroupMmaWait(rw, op.getLoc(), flat, op.getPending());
     SmallVector<SmallVector<Value>> results;
     size_t at = 0;
     for (ValueRange registers : adaptor.getValues()) {

@@ -8,6 +8,7 @@
 #define TESSEL_LIB_CONVERSION_TILEGPUTOLLVM_DOTOPTOLLVM_H
 
 #include "Utility.h"
+#include "tessel/Dialect/TileGPU/IR/MmaInputs.h"
 #include "tessel/Dialect/TileGPU/IR/NvidiaLayouts.h"
 
 #include <map>

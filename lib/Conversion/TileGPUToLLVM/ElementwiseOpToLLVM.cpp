@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "PatternTileGPUToLLVM.h"
+#include "tessel/Conversion/TileGPUToLLVM/NvidiaTargetHooks.h"
 #include "Utility.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -138,7 +139,7 @@ struct ElementwiseLowering : public ConversionPattern {
       if (tile::isOCPFP8Type(value.getType())) {
         Type kind = getElementTypeOrSelf(value.getType());
         x = pairwise(x, [&](Value a, Value b) {
-          return target.widenFP8x2(rw, loc, a, b, kind);
+          return target.nvidia()->widenFP8x2(rw, loc, a, b, kind);
         });
       }
       inputs.push_back(std::move(x));
@@ -173,7 +174,7 @@ struct ElementwiseLowering : public ConversionPattern {
         }
       }
       values = tile::isOCPFP8Type(result) ? pairwise(wide, [&](Value a, Value b) {
-        return target.roundToFP8x2(rw, loc, a, b, result);
+        return target.nvidia()->roundToFP8x2(rw, loc, a, b, result);
       })
                              : wide;
     }

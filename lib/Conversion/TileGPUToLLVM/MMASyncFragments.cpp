@@ -15,6 +15,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "DotOpToLLVM.h"
+#include "tessel/Conversion/TileGPUToLLVM/NvidiaTargetHooks.h"
 #include "OffsetBits.h"
 #include "SharedAccess.h"
 
@@ -48,7 +49,7 @@ SmallVector<Value> gpu::lowering::lowerMmaSyncFragmentsDot(
   if (inputs == tilegpu::MmaInputs::TF32)
     for (SmallVector<Value> *values : {&aValues, &bValues})
       for (Value &v : *values)
-        v = target.roundToTF32(b, loc, v);
+        v = target.nvidia()->roundToTF32(b, loc, v);
   // Each operand's layout in shared memory maps offsets to (rows, K) (the
   // scratch: A as [M, K], B as [N, K]) or, `kFirst`, to (K, rows): a
   // pipeline slot maps offsets to its operand's own coordinates however it
@@ -158,7 +159,7 @@ SmallVector<Value> gpu::lowering::lowerMmaSyncFragmentsDot(
   auto finishWord = [&](int i, Value v) -> Value {
     if (!slots[i] || inputs != tilegpu::MmaInputs::TF32)
       return v;
-    return target.roundToTF32(b, loc,
+    return target.nvidia()->roundToTF32(b, loc,
                               b.create<LLVM::BitcastOp>(loc, b.getF32Type(), v));
   };
 
@@ -224,17 +225,17 @@ SmallVector<Value> gpu::lowering::lowerMmaSyncFragmentsDot(
   auto splitWord = [&](Value word, Value &hi, Value &lo) {
     Type f32 = b.getF32Type();
     Value x = b.create<LLVM::BitcastOp>(loc, f32, word);
-    hi = target.roundToTF32(b, loc, x);
+    hi = target.nvidia()->roundToTF32(b, loc, x);
     Value rest = b.create<arith::SubFOp>(
         loc, x, b.create<LLVM::BitcastOp>(loc, f32, hi));
-    lo = target.roundToTF32(b, loc, rest);
+    lo = target.nvidia()->roundToTF32(b, loc, rest);
   };
   tilegpu::MmaInputs instruction = split ? tilegpu::MmaInputs::TF32 : inputs;
   Type fp8Types[2] = {aTy.getElementType(), bTy.getElementType()};
   auto mma = [&](ArrayRef<Value> x, ArrayRef<Value> y, ArrayRef<Value> acc) {
     if (instruction == tilegpu::MmaInputs::FP8)
-      return target.mmaSync(b, loc, instruction, x, y, acc, fp8Types);
-    return target.mmaSync(b, loc, instruction, x, y, acc);
+      return target.nvidia()->mmaSync(b, loc, instruction, x, y, acc, fp8Types);
+    return target.nvidia()->mmaSync(b, loc, instruction, x, y, acc);
   };
   // One instruction's fragment of operand i: elements per lane.
   const int32_t perInstr[2] = {16 * instrK / 32, 8 * instrK / 32};
@@ -268,7 +269,7 @@ SmallVector<Value> gpu::lowering::lowerMmaSyncFragmentsDot(
       if (byMatrix[i]) {
         Value addr = xorElementAddress(b, loc, start[i], matrixOffset[i],
                                        registerOffset(i, first), bytes);
-        words = target.loadMatrix(b, loc, addr, wordsPerFragment[i],
+        words = target.nvidia()->loadMatrix(b, loc, addr, wordsPerFragment[i],
                                   /*transpose=*/false);
       } else {
         for (int32_t e = 0; e < perInstr[i]; e += perWord)

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "SharedAccess.h"
+#include "tessel/Conversion/TileGPUToLLVM/NvidiaTargetHooks.h"
 
 #include "OffsetBits.h"
 
@@ -199,7 +200,7 @@ void writeOperandToShared(OpBuilder &b, Location loc,
                         : sharedAddress(b, loc, target.sharedAddressSpace(),
                                         i32Const(b, loc, base));
   std::optional<std::array<int32_t, 5>> rows;
-  if (target.hasStoreMatrix())
+  if ((target.nvidia() && target.nvidia()->hasStoreMatrix()))
     rows = matrixStoreRows(layout, toOffset, size);
   if (rows) {
     // Lane l addresses row l % 8 of matrix l / 8, its warp's part added.
@@ -224,7 +225,7 @@ void writeOperandToShared(OpBuilder &b, Location loc,
       }
       int32_t c = toOffset.apply({{gpu::kRegister, r}})[0];
       Value addr = xorElementAddress(b, loc, start, hw[0], c, size);
-      target.storeMatrix(b, loc, addr, words);
+      target.nvidia()->storeMatrix(b, loc, addr, words);
     }
     return;
   }

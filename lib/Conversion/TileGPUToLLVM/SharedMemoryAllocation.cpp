@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "DotOpToLLVM.h"
+#include "tessel/Conversion/TileGPUToLLVM/NvidiaTargetHooks.h"
 #include "PatternTileGPUToLLVM.h"
 #include "SharedAccess.h"
 #include "SharedMemoryLiveness.h"
@@ -41,16 +42,16 @@ int64_t scratchBytes(Operation *op, const gpu::GPUTargetInfo &target,
     // other operand is staged.
     bool a = bool(inPlaceOperand(dot, 0)), b = bool(inPlaceOperand(dot, 1));
     bool tensorCores, staged;
-    if (auto warps = tilegpu::wgmmaWarps(dot); warps && target.hasWarpgroupMma()) {
+    if (auto warps = tilegpu::wgmmaWarps(dot); warps && (target.nvidia() && target.nvidia()->hasWarpgroupMma())) {
       tensorCores = true;
       staged = !(a || wgmmaAInRegisters(dot, *warps)) || !b;
       alignment = 1024; // wgmma's swizzles read address bits up to 9
-    } else if (target.hasMma16816() && tilegpu::isMmaSyncWordDot(dot)) {
+    } else if ((target.nvidia() && target.nvidia()->hasMma16816()) && tilegpu::isMmaSyncWordDot(dot)) {
       // Fragment words: both operands read in place, or both staged.
       tensorCores = false;
       staged = !a || !b;
     } else {
-      tensorCores = target.hasMma16816() && tilegpu::isMmaSyncDot(dot);
+      tensorCores = (target.nvidia() && target.nvidia()->hasMma16816()) && tilegpu::isMmaSyncDot(dot);
       staged = !tensorCores || !b || !(a || aInAccumulatorRegisters(dot));
     }
     if (!staged)

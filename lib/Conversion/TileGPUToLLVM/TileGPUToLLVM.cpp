@@ -14,6 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "PatternTileGPUToLLVM.h"
+#include "tessel/Conversion/TileGPUToLLVM/NvidiaTargetHooks.h"
 
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
@@ -34,6 +35,7 @@ using namespace mlir;
 using namespace tessel;
 
 gpu::GPUTargetInfo::~GPUTargetInfo() = default;
+gpu::NvidiaTargetHooks::~NvidiaTargetHooks() = default;
 
 /// Float to an 8- or 16-bit integer goes through int64 and wraps, as
 /// Triton's semantics (and the CPU backend) have it; PTX's cvt to a narrow

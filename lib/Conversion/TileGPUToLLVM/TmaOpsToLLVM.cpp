@@ -17,6 +17,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "DotOpToLLVM.h"
+#include "tessel/Conversion/TileGPUToLLVM/NvidiaTargetHooks.h"
 #include "PatternTileGPUToLLVM.h"
 #include "SharedAccess.h"
 
@@ -44,7 +45,7 @@ Value leaderThread(OpBuilder &b, Location loc,
 /// What every op here needs: a target with tensor maps (and mbarriers).
 LogicalResult requireTensorMaps(Operation *op, ConversionPatternRewriter &rw,
                                 const gpu::GPUTargetInfo &target) {
-  if (!target.hasTensorMaps())
+  if (!(target.nvidia() && target.nvidia()->hasTensorMaps()))
     return rw.notifyMatchFailure(op, "the target has no tensor maps");
   return success();
 }
@@ -132,16 +133,16 @@ struct TmaLoadLowering : TileGPUPattern<tilegpu::TmaLoadOp> {
     // Earlier users of the scratch are done with it, and earlier stores (to
     // the array the map reads too), their accesses ordered before the copy
     // engine's.
-    target.fenceAsyncProxy(rw, loc);
+    target.nvidia()->fenceAsyncProxy(rw, loc);
     target.barrier(rw, loc);
-    target.mbarrierInit(rw, loc, barrier, leader, atoms.count);
+    target.nvidia()->mbarrierInit(rw, loc, barrier, leader, atoms.count);
     for (int64_t a = 0; a < atoms.count; ++a)
-      target.tensorMapLoad(
+      target.nvidia()->tensorMapLoad(
           rw, loc, atomAddress(rw, loc, data, atoms, a), adaptor.getMap()[0],
           atomCoordinates(rw, loc, coords, atoms, a), barrier,
           atoms.bytes, leader);
     target.barrier(rw, loc); // the mbarrier is initialized for every thread
-    target.mbarrierWait(rw, loc, barrier, i32Const(rw, loc, 0));
+    target.nvidia()->mbarrierWait(rw, loc, barrier, i32Const(rw, loc, 0));
     SmallVector<Value> values =
         op.getSwizzle()
             ? readOperandFromShared(rw, loc, target, layoutOf(type),
@@ -150,7 +151,7 @@ struct TmaLoadLowering : TileGPUPattern<tilegpu::TmaLoadOp> {
             : readTensorFromShared(rw, loc, target, layoutOf(type), shape, elt,
                                    /*base=*/0);
     target.barrier(rw, loc); // every thread has waited and read
-    target.mbarrierInval(rw, loc, barrier, leader);
+    target.nvidia()->mbarrierInval(rw, loc, barrier, leader);
     rw.replaceOpWithMultiple(op, {values});
     return success();
   }
@@ -178,12 +179,12 @@ struct TmaStoreLowering : TileGPUPattern<tilegpu::TmaStoreOp> {
       writeTensorToShared(rw, loc, target, layoutOf(type), shape,
                           adaptor.getValue(), /*base=*/0);
     // Every thread's writes, visible to the copy engine once all are done.
-    target.fenceSharedForWarpgroupMma(rw, loc);
+    target.nvidia()->fenceSharedForWarpgroupMma(rw, loc);
     target.barrier(rw, loc);
     Value leader = leaderThread(rw, loc, target);
     Value scratch = sharedAddress(rw, loc, space, i32Const(rw, loc, 0));
     for (int64_t a = 0; a < atoms.count; ++a)
-      target.tensorMapStore(rw, loc, adaptor.getMap()[0],
+      target.nvidia()->tensorMapStore(rw, loc, adaptor.getMap()[0],
                             atomCoordinates(rw, loc, coords, atoms, a),
                             atomAddress(rw, loc, scratch, atoms, a), leader);
     target.barrier(rw, loc); // the scratch is free again
@@ -213,13 +214,13 @@ struct MBarrierAllocLowering : TileGPUPattern<tilegpu::MBarrierAllocOp> {
                                    i32Const(rw, loc, offset.getInt()));
     Value leader = leaderThread(rw, loc, target);
     for (int64_t i = 0; i < op.getType().getCount(); ++i)
-      target.mbarrierInit(rw, loc,
+      target.nvidia()->mbarrierInit(rw, loc,
                           barrierAddress(rw, loc, barriers, i32Const(rw, loc, i)),
                           leader, op.getArrivals());
     // Initialized for every thread; and every thread's earlier accesses of
     // the bytes the slots' copies are about to land in (an earlier claim's),
     // ordered before the copy engine's.
-    target.fenceAsyncProxy(rw, loc);
+    target.nvidia()->fenceAsyncProxy(rw, loc);
     target.barrier(rw, loc);
     rw.replaceOp(op, barriers);
     return success();
@@ -246,7 +247,7 @@ struct AsyncTmaCopyLowering : TileGPUPattern<tilegpu::AsyncTmaCopyOp> {
                        box[0] * box[1] * type.getElementBytes()};
     SmallVector<Value> coords = mapCoordinates(adaptor.getOffsets());
     for (int64_t a = 0; a < atoms.count; ++a)
-      target.tensorMapLoad(rw, loc, atomAddress(rw, loc, slot, atoms, a),
+      target.nvidia()->tensorMapLoad(rw, loc, atomAddress(rw, loc, slot, atoms, a),
                            adaptor.getMap()[0],
                            atomCoordinates(rw, loc, coords, atoms, a), barrier,
                            atoms.bytes, pred);
@@ -263,7 +264,7 @@ struct MBarrierWaitLowering : TileGPUPattern<tilegpu::MBarrierWaitOp> {
     if (failed(requireTensorMaps(op, rw, target)))
       return failure();
     Location loc = op.getLoc();
-    target.mbarrierWait(rw, loc,
+    target.nvidia()->mbarrierWait(rw, loc,
                         barrierAddress(rw, loc, adaptor.getBarriers()[0],
                                        adaptor.getIndex()[0]),
                         adaptor.getPhase()[0]);
@@ -284,7 +285,7 @@ struct MBarrierInvalLowering : TileGPUPattern<tilegpu::MBarrierInvalOp> {
     Value leader = leaderThread(rw, loc, target);
     auto type = op.getBarriers().getType();
     for (int64_t i = 0; i < type.getCount(); ++i)
-      target.mbarrierInval(
+      target.nvidia()->mbarrierInval(
           rw, loc,
           barrierAddress(rw, loc, adaptor.getBarriers()[0], i32Const(rw, loc, i)),
           leader);

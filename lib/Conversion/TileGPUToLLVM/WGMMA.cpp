@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "DotOpToLLVM.h"
+#include "tessel/Conversion/TileGPUToLLVM/NvidiaTargetHooks.h"
 #include "SharedAccess.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -87,7 +88,7 @@ SmallVector<Value> lowerWgmmaDot(OpBuilder &b, Location loc,
                            gpu::transposeLayout(layoutOf(bTy), {1, 0}),
                            gpu::wgmmaOperandLayout(N, K, size, tiles.bSwizzle),
                            bv, tiles.bBase);
-    target.fenceSharedForWarpgroupMma(b, loc);
+    target.nvidia()->fenceSharedForWarpgroupMma(b, loc);
     target.barrier(b, loc);
   }
 
@@ -127,7 +128,7 @@ SmallVector<Value> lowerWgmmaDot(OpBuilder &b, Location loc,
         b.create<arith::AddIOp>(
             loc, i32Const(b, loc, fixed),
             b.create<arith::MulIOp>(loc, first, i32Const(b, loc, perFirst))));
-    return target.warpgroupMmaDescriptor(b, loc, byte, leading, stride,
+    return target.nvidia()->warpgroupMmaDescriptor(b, loc, byte, leading, stride,
                                          swizzle);
   };
 
@@ -151,7 +152,7 @@ SmallVector<Value> lowerWgmmaDot(OpBuilder &b, Location loc,
   std::optional<RegisterAFragments> aRegisters;
   if (aInRegisters)
     aRegisters.emplace(layoutOf(aTy), a, aTy.getElementType());
-  target.warpgroupMmaFence(b, loc);
+  target.nvidia()->warpgroupMmaFence(b, loc);
   for (int32_t first = 0; first < int32_t(d.size()); first += perInstr) {
     std::vector<int32_t> origin = dLayout.apply({{gpu::kRegister, first}});
     Value row0 =
@@ -165,10 +166,10 @@ SmallVector<Value> lowerWgmmaDot(OpBuilder &b, Location loc,
       // A from registers: the warp's 16 rows, wgmma's register fragment of
       // A being mma.sync's (PTX ISA, "Register Fragments" of wgmma).
       acc = aInRegisters
-                ? target.warpgroupMmaRegisterA(
+                ? target.nvidia()->warpgroupMmaRegisterA(
                       b, loc, aRegisters->fragment(b, loc, origin[0], k0),
                       bDesc, acc, instrN, bf16, tiles.bMNMajor)
-                : target.warpgroupMma(
+                : target.nvidia()->warpgroupMma(
                       b, loc,
                       descriptor(aBase, M, aSwizzle, aMNMajor, row0, k0),
                       bDesc, acc, instrN, aTy.getElementType(),
@@ -176,12 +177,12 @@ SmallVector<Value> lowerWgmmaDot(OpBuilder &b, Location loc,
     }
     std::copy(acc.begin(), acc.end(), d.begin() + first);
   }
-  target.warpgroupMmaCommit(b, loc);
+  target.nvidia()->warpgroupMmaCommit(b, loc);
   // A dot kept in flight (tilegpu-pipeline: its accumulator goes only to the
   // next iteration's MMAs) is waited for by a tilegpu.warpgroup_mma_wait.
   if (op->hasAttr(tilegpu::kWarpgroupMmaInFlight))
     return d;
-  SmallVector<Value> sums = target.warpgroupMmaWait(b, loc, d, 0);
+  SmallVector<Value> sums = target.nvidia()->warpgroupMmaWait(b, loc, d, 0);
   if (accElt.isF16())
     for (Value &v : sums)
       v = b.create<arith::TruncFOp>(loc, accElt, v);

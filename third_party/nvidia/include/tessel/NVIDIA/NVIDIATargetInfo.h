@@ -2,6 +2,7 @@
 #ifndef TESSEL_NVIDIA_NVIDIATARGETINFO_H
 #define TESSEL_NVIDIA_NVIDIATARGETINFO_H
 
+#include "tessel/Conversion/TileGPUToLLVM/NvidiaTargetHooks.h"
 #include "tessel/Conversion/TileGPUToLLVM/TileGPUToLLVM.h"
 
 namespace tessel::nvidia {
@@ -9,10 +10,12 @@ namespace tessel::nvidia {
 /// Special registers, bar.sync, shfl.sync.bfly, mma.sync, wgmma and
 /// libdevice, as NVVM ops. With `numCtas` > 1 a program is a thread block
 /// cluster of that many CTAs along x: its id is the cluster's.
-class NVIDIATargetInfo : public gpu::GPUTargetInfo {
+class NVIDIATargetInfo : public gpu::GPUTargetInfo,
+                         public gpu::NvidiaTargetHooks {
 public:
   explicit NVIDIATargetInfo(int numCtas = 1, int computeCapability = 80)
       : numCtas(numCtas), computeCapability(computeCapability) {}
+  const gpu::NvidiaTargetHooks *nvidia() const override { return this; }
   mlir::Value threadId(mlir::OpBuilder &b, mlir::Location loc) const override;
   mlir::Value programId(mlir::OpBuilder &b, mlir::Location loc,
                         unsigned axis) const override;
