@@ -183,7 +183,7 @@ LogicalResult gpu::lowerTileGPUToLLVM(ModuleOp module,
   populateFuncToLLVMConversionPatterns(llvmTc, llvmPatterns);
   LLVMConversionTarget llvmTarget(*ctx);
   llvmTarget.addLegalOp<ModuleOp>();
-  llvmTarget.addLegalDialect("nvvm");
+  target.addLegalDialects(llvmTarget);
   if (failed(applyFullConversion(module, llvmTarget, std::move(llvmPatterns))))
     return failure();
   return success();

@@ -19,6 +19,7 @@
 #include "mlir/Support/LLVM.h"
 
 namespace mlir {
+class ConversionTarget;
 class LLVMTypeConverter;
 } // namespace mlir
 
@@ -106,6 +107,9 @@ public:
   /// library); MLIR's math-to-LLVM patterns take the rest.
   virtual void populateMathPatterns(mlir::LLVMTypeConverter &converter,
                                     mlir::RewritePatternSet &patterns) const = 0;
+  /// Makes the target's intrinsics dialect (NVVM, ROCDL), which its hooks
+  /// emit, legal in the final conversion to LLVM.
+  virtual void addLegalDialects(mlir::ConversionTarget &target) const = 0;
 };
 
 /// Lowers every kernel of `module` (after convert-tile-to-tilegpu) to the

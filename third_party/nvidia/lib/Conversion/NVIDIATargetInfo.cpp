@@ -9,6 +9,7 @@
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
+#include "mlir/Transforms/DialectConversion.h"
 
 using namespace mlir;
 using namespace tessel::nvidia;
@@ -765,6 +766,10 @@ void NVIDIATargetInfo::markKernel(Operation *func, int numThreads) const {
   if (numCtas > 1)
     func->setAttr(NVVM::NVVMDialect::getClusterDimAttrName(),
                   b.getDenseI32ArrayAttr({numCtas, 1, 1}));
+}
+
+void NVIDIATargetInfo::addLegalDialects(ConversionTarget &target) const {
+  target.addLegalDialect<NVVM::NVVMDialect>();
 }
 
 void NVIDIATargetInfo::populateMathPatterns(

@@ -118,6 +118,7 @@ public:
   void markKernel(mlir::Operation *func, int numThreads) const override;
   void populateMathPatterns(mlir::LLVMTypeConverter &converter,
                             mlir::RewritePatternSet &patterns) const override;
+  void addLegalDialects(mlir::ConversionTarget &target) const override;
 
 private:
   int numCtas;
