@@ -609,16 +609,35 @@ TEST(LinearLayout, DefaultLayoutsCoverEveryShape) {
       }
 }
 
-TEST(LinearLayout, ScanLayoutsHoldTheAxisInOneThread) {
+TEST(LinearLayout, ScanLayoutsKeepTheAxisInOneWarp) {
   for (int lanes : {32, 64})
-    for (Coord shape : {Coord{256}, Coord{16, 64}, Coord{64, 16}})
+    for (Coord shape : {Coord{8}, Coord{256}, Coord{4096}, Coord{16, 64},
+                        Coord{64, 16}, Coord{256, 4}})
       for (unsigned axis = 0; axis < shape.size(); ++axis) {
         LinearLayout l = scanLayout(shape, axis, 4, lanes);
         EXPECT_TRUE(l.isSurjective()) << l.str();
         EXPECT_EQ(l.inSize(kLane), lanes);
         EXPECT_EQ(l.inSize(kWarp), 4);
-        EXPECT_EQ(l.contiguousRun(kRegister, dimName(axis)), shape[axis])
-            << l.str();
+        // Along the axis: registers first (a thread's consecutive
+        // elements), then lanes; no warp moves along it, and no basis moves
+        // along the axis and off it at once.
+        int32_t run = l.contiguousRun(kRegister, dimName(axis));
+        int32_t maxRegister = 0, minLane = INT32_MAX;
+        for (const auto &in : l.ins())
+          for (const auto &basis : in.bases) {
+            if (basis[axis] == 0)
+              continue;
+            for (size_t d = 0; d < basis.size(); ++d)
+              if (d != axis)
+                EXPECT_EQ(basis[d], 0) << l.str();
+            EXPECT_NE(in.name, std::string(kWarp)) << l.str();
+            if (in.name == kRegister)
+              maxRegister = std::max(maxRegister, basis[axis]);
+            else
+              minLane = std::min(minLane, basis[axis]);
+          }
+        EXPECT_LT(maxRegister, minLane) << l.str();
+        EXPECT_EQ(run, std::max<int32_t>(1, maxRegister * 2)) << l.str();
       }
 }
 

@@ -169,22 +169,20 @@ void ifThen(OpBuilder &b, Location loc, Value cond,
   body(inner);
 }
 
-/// A value of any register type moved across lanes as i32 pieces.
-Value shuffleXor(OpBuilder &b, Location loc, const gpu::GPUTargetInfo &target,
-                 Value v, int laneMask) {
+namespace {
+/// `v`, of any register type, moved across lanes as i32 pieces by `move`.
+Value moveAcrossLanes(OpBuilder &b, Location loc, Value v,
+                      llvm::function_ref<Value(Value)> move) {
   Type t = v.getType();
   auto i32 = b.getI32Type();
   if (t.isF32())
     return b.create<arith::BitcastOp>(
-        loc, t,
-        target.shuffleXor(b, loc, b.create<arith::BitcastOp>(loc, i32, v),
-                          laneMask));
+        loc, t, move(b.create<arith::BitcastOp>(loc, i32, v)));
   if (t.isInteger(32))
-    return target.shuffleXor(b, loc, v, laneMask);
+    return move(v);
   if (isa<LLVM::LLVMPointerType>(t)) {
     Value i = b.create<LLVM::PtrToIntOp>(loc, b.getI64Type(), v);
-    return b.create<LLVM::IntToPtrOp>(
-        loc, t, shuffleXor(b, loc, target, i, laneMask));
+    return b.create<LLVM::IntToPtrOp>(loc, t, moveAcrossLanes(b, loc, i, move));
   }
   unsigned bits = t.getIntOrFloatBitWidth();
   auto asInt = IntegerType::get(b.getContext(), bits);
@@ -192,8 +190,7 @@ Value shuffleXor(OpBuilder &b, Location loc, const gpu::GPUTargetInfo &target,
   Value result;
   if (bits < 32) {
     Value wide = b.create<arith::ExtUIOp>(loc, i32, i);
-    result = b.create<arith::TruncIOp>(
-        loc, asInt, target.shuffleXor(b, loc, wide, laneMask));
+    result = b.create<arith::TruncIOp>(loc, asInt, move(wide));
   } else { // 64 bits: two halves
     auto i64 = b.getI64Type();
     Value lo = b.create<arith::TruncIOp>(loc, i32, i);
@@ -201,8 +198,8 @@ Value shuffleXor(OpBuilder &b, Location loc, const gpu::GPUTargetInfo &target,
         loc, i32,
         b.create<arith::ShRUIOp>(loc, i,
                                  b.create<arith::ConstantIntOp>(loc, i64, 32)));
-    lo = target.shuffleXor(b, loc, lo, laneMask);
-    hi = target.shuffleXor(b, loc, hi, laneMask);
+    lo = move(lo);
+    hi = move(hi);
     result = b.create<arith::OrIOp>(
         loc, b.create<arith::ExtUIOp>(loc, i64, lo),
         b.create<arith::ShLIOp>(loc, b.create<arith::ExtUIOp>(loc, i64, hi),
@@ -210,6 +207,21 @@ Value shuffleXor(OpBuilder &b, Location loc, const gpu::GPUTargetInfo &target,
   }
   return isa<FloatType>(t) ? b.create<arith::BitcastOp>(loc, t, result).getResult()
                            : result;
+}
+} // namespace
+
+Value shuffleXor(OpBuilder &b, Location loc, const gpu::GPUTargetInfo &target,
+                 Value v, int laneMask) {
+  return moveAcrossLanes(b, loc, v, [&](Value x) {
+    return target.shuffleXor(b, loc, x, laneMask);
+  });
+}
+
+Value shuffleIdx(OpBuilder &b, Location loc, const gpu::GPUTargetInfo &target,
+                 Value v, Value srcLane) {
+  return moveAcrossLanes(b, loc, v, [&](Value x) {
+    return target.shuffleIdx(b, loc, x, srcLane);
+  });
 }
 
 int accessWidth(Operation *op, Value ptr) {

@@ -84,9 +84,12 @@ SmallVector<Value> inlineBlock(OpBuilder &b, mlir::Block &body,
 void ifThen(OpBuilder &b, Location loc, Value cond,
             llvm::function_ref<void(OpBuilder &)> body);
 
-/// A value of any register type moved across lanes as i32 pieces.
+/// A value of any register type (moved across lanes as i32 pieces): lane
+/// (lane ^ laneMask)'s; lane `srcLane`'s (i32, each lane's own).
 Value shuffleXor(OpBuilder &b, Location loc, const GPUTargetInfo &target,
                  Value v, int laneMask);
+Value shuffleIdx(OpBuilder &b, Location loc, const GPUTargetInfo &target,
+                 Value v, Value srcLane);
 
 /// Registers per access of a load, store or async copy through `ptr`: the
 /// vector width the layout pass proved for its addresses along the

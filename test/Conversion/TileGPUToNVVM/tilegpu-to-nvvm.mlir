@@ -133,3 +133,27 @@ func.func @addresses(%x: !tile.ptr<f32>, %y: !tile.ptr<f32>) attributes {tile.ke
   tile.store %yi, %v : tensor<256x!tile.ptr<i32>>, tensor<256xi32>
   return
 }
+
+// -----
+
+// A scan of 256 elements on 4 warps of 32 lanes: each thread scans its 8
+// consecutive elements, then each of the 5 lane bits adds the total of the
+// other half's last lane (shfl.sync idx) to the upper half's values; the
+// warps hold copies (the store's layout then comes through shared memory).
+// CHECK-LABEL: llvm.func @cumsum(
+// CHECK-COUNT-5: nvvm.shfl.sync idx
+// CHECK-NOT: nvvm.shfl.sync
+// CHECK: llvm.return
+func.func @cumsum(%p: !tile.ptr<f32>) attributes {tile.kernel} {
+  %r = tile.make_range {start = 0 : i32, end = 256 : i32} : tensor<256xi32>
+  %ps = tile.splat %p : tensor<256x!tile.ptr<f32>>
+  %pa = tile.addptr %ps, %r : tensor<256x!tile.ptr<f32>>, tensor<256xi32>
+  %x = tile.load %pa : tensor<256x!tile.ptr<f32>> -> tensor<256xf32>
+  %s = "tile.scan"(%x) ({
+  ^bb0(%a: f32, %b: f32):
+    %c = arith.addf %a, %b : f32
+    tile.scan.return %c : f32
+  }) {axis = 0 : i32} : (tensor<256xf32>) -> tensor<256xf32>
+  tile.store %pa, %s : tensor<256x!tile.ptr<f32>>, tensor<256xf32>
+  return
+}

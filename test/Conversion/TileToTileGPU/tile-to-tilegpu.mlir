@@ -56,10 +56,11 @@ func.func @row_sums(%p: !tile.ptr<f32>) attributes {tile.kernel} {
 
 // -----
 
-// A scan along the rows runs in the scan layout: each thread holds whole rows
-// (the 64 elements of the axis in registers), lanes and warps over the rows;
-// the load converts into it, the store takes it as it is.
-// CHECK-DAG: #[[SCAN:linear[0-9]*]] = #tilegpu.linear<register = {{\[}}[0, 1], [0, 2], [0, 4], [0, 8], [0, 16], [0, 32]], lane = {{\[}}[1, 0], [2, 0], [4, 0], [8, 0], [0, 0]], warp = {{\[}}[0, 0], [0, 0]], block = []>
+// A scan along the rows runs in the scan layout: lanes over the 16 rows,
+// the 2 lanes left over along the axis, each holding 32 consecutive elements
+// of a row in registers; the warps, with nothing left to cover, hold copies.
+// The load converts into it.
+// CHECK-DAG: #[[SCAN:linear[0-9]*]] = #tilegpu.linear<register = {{\[}}[0, 1], [0, 2], [0, 4], [0, 8], [0, 16]], lane = {{\[}}[1, 0], [2, 0], [4, 0], [8, 0], [0, 32]], warp = {{\[}}[0, 0], [0, 0]], block = []>
 // CHECK-LABEL: func.func @row_cumsum
 // CHECK: %[[X:.*]] = tilegpu.convert_layout %{{.*}} -> tensor<16x64xf32, #[[SCAN]]>
 // CHECK: tile.scan %[[X]] {axis = 1 : i32} : tensor<16x64xf32, #[[SCAN]]> -> tensor<16x64xf32, #[[SCAN]]>

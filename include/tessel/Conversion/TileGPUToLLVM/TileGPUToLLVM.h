@@ -52,6 +52,11 @@ public:
   /// The i32 value of lane (lane ^ laneMask) of the warp.
   virtual mlir::Value shuffleXor(mlir::OpBuilder &b, mlir::Location loc,
                                  mlir::Value i32Value, int laneMask) const = 0;
+  /// The i32 value of lane `srcLane` (i32, computed by each lane) of the
+  /// warp.
+  virtual mlir::Value shuffleIdx(mlir::OpBuilder &b, mlir::Location loc,
+                                 mlir::Value i32Value,
+                                 mlir::Value srcLane) const = 0;
   /// Loads a `type` (2, 4, 8 or 16 bytes of numbers: a scalar or a vector)
   /// from global memory at `ptr` where `pred` holds, `other` where it does
   /// not, without a branch; null to have the caller branch around a plain

@@ -253,9 +253,10 @@ LinearLayout scanLayout(const std::vector<int32_t> &shape, unsigned axis,
   if (axis >= rank)
     bad("scanLayout: the axis is outside the rank");
   std::vector<int32_t> spt(rank, 1), tpw(rank, 1), wpc(rank, 1);
-  spt[axis] = shape[axis];
   // Fastest first: the other dimensions from the last, then the axis, which
-  // takes the threads left over (copies: its elements are all in registers).
+  // takes the lanes left over (its consecutive elements in each thread's
+  // registers, then across those lanes) and the warps left over (copies:
+  // the axis is whole within a warp).
   std::vector<unsigned> order;
   for (size_t d = rank; d-- > 0;)
     if (d != axis)
@@ -269,6 +270,7 @@ LinearLayout scanLayout(const std::vector<int32_t> &shape, unsigned axis,
     lanesLeft /= tpw[d];
   }
   tpw[axis] = lanesLeft;
+  spt[axis] = std::max(1, shape[axis] / tpw[axis]);
   for (auto d = order.rbegin(); d != order.rend(); ++d) {
     if (*d == axis)
       continue;

@@ -153,6 +153,15 @@ Value NVIDIATargetInfo::shuffleXor(OpBuilder &b, Location loc, Value v,
                                 NVVM::ShflKind::bfly, UnitAttr());
 }
 
+Value NVIDIATargetInfo::shuffleIdx(OpBuilder &b, Location loc, Value v,
+                                   Value srcLane) const {
+  auto i32 = b.getI32Type();
+  Value all = b.create<arith::ConstantIntOp>(loc, i32, -1);
+  Value clamp = b.create<arith::ConstantIntOp>(loc, i32, 0x1f);
+  return b.create<NVVM::ShflOp>(loc, i32, all, v, srcLane, clamp,
+                                NVVM::ShflKind::idx, UnitAttr());
+}
+
 SmallVector<Value> NVIDIATargetInfo::mma16816(OpBuilder &b, Location loc,
                                              ValueRange a, ValueRange bv,
                                              ValueRange c, bool bf16) const {

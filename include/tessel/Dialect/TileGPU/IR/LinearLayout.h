@@ -192,9 +192,11 @@ LinearLayout defaultBlockedLayout(const std::vector<int32_t> &shape,
                                   std::optional<unsigned> fastest = {},
                                   int32_t atLeast = 1);
 /// The layout a scan along `axis` of a tensor of `shape` runs in on
-/// `numWarps` warps of `threadsPerWarp` lanes: every element along the axis in one thread's registers
-/// (the scan is then sequential in each thread), lanes and warps over the
-/// other dimensions from the last to the first, extra threads holding copies.
+/// `numWarps` warps of `threadsPerWarp` lanes: lanes over the other
+/// dimensions from the last to the first, those left over along the axis,
+/// each thread holding consecutive elements of it; warps over the other
+/// dimensions, those left over holding copies (a row of the axis is whole
+/// within a warp).
 LinearLayout scanLayout(const std::vector<int32_t> &shape, unsigned axis,
                         int numWarps, int threadsPerWarp);
 /// A tensor's layout without dimension `axis` (expand_dims' operand, from its

@@ -23,6 +23,9 @@ public:
                           unsigned axis) const override;
   mlir::Value ctaRank(mlir::OpBuilder &b, mlir::Location loc) const override;
   void barrier(mlir::OpBuilder &b, mlir::Location loc) const override;
+  mlir::Value shuffleIdx(mlir::OpBuilder &b, mlir::Location loc,
+                         mlir::Value i32Value,
+                         mlir::Value srcLane) const override;
   mlir::Value shuffleXor(mlir::OpBuilder &b, mlir::Location loc,
                          mlir::Value i32Value, int laneMask) const override;
   bool hasMma16816() const override { return true; }
