@@ -1,7 +1,9 @@
 """tl.dot_scaled (microscaling formats) on every target, against a numpy model of the OCP MX definition written
 here: e2m1 codes packed two per byte (low nibble first, along K or along M/N), e4m3/e5m2 bytes, bf16/fp16, e8m0
-scales (2^(s - 127); 0 is 2^-127, 255 is NaN) per 32 elements along K, e4m3 scales per 16 (nvfp4). The elements
-and their scaled values are exact in bf16, the products in fp32; only the fp32 sums' order differs from numpy's."""
+scales (2^(s - 127); 0 is 2^-127, 255 is NaN) per 32 elements along K, e4m3 scales per 16 (nvfp4). As in Triton's
+decomposition, the operands are multiplied in fp16 where either is fp16, else in bf16: the scaled values are rounded
+to that type (exact for the 4- and 8-bit formats but where they overflow), the products are exact in fp32; only the
+fp32 sums' order differs from numpy's."""
 import numpy as np
 import pytest
 import torch
@@ -33,11 +35,26 @@ def _operand(rng, fmt: str, rows: int, cols: int, pack_axis: int):
     x = rng.standard_normal((rows, cols)).astype(np.float32)
     if fmt == "fp16":
         x = x.astype(np.float16)
-        # bf16 holds 8 significant bits: fp16 values are rounded to bf16 on the way in, as Triton does.
-        values = torch.from_numpy(x.astype(np.float32)).bfloat16().float().numpy().astype(np.float64)
-        return x, values
+        return x, x.astype(np.float64)
     t = torch.from_numpy(x).bfloat16()
     return t.view(torch.int16).numpy().view(np.uint16), t.float().numpy().astype(np.float64)
+
+
+def _compute_type(fa: str, fb: str) -> torch.dtype:
+    """The type Triton's decomposition multiplies in: fp16 where an operand is fp16, else bf16."""
+    return torch.float16 if "fp16" in (fa, fb) else torch.bfloat16
+
+
+def _scale_codes(fa: str, fb: str) -> tuple[int, int]:
+    """e8m0 scale codes whose scaled values stay finite in the type the dot multiplies in (fp16 ends at 65504:
+    e5m2's 57344 takes no factor above 1 there)."""
+    return (118, 127) if _compute_type(fa, fb) == torch.float16 else (120, 135)
+
+
+def _rounded(x: np.ndarray, compute: torch.dtype) -> np.ndarray:
+    """x (exact in fp32 or beyond its range) rounded to `compute`, as float64."""
+    with np.errstate(over="ignore"):
+        return torch.from_numpy(x.astype(np.float32)).to(compute).double().numpy()
 
 
 def _e8m0(codes: np.ndarray) -> np.ndarray:
@@ -68,7 +85,7 @@ def _scaled_kernel(a_ptr, sa_ptr, b_ptr, sb_ptr, acc_ptr, c_ptr,
 
 
 def _run(rng, fa, fb, M=32, N=32, K=64, a_kpack=True, b_kpack=True, scaled=(True, True), acc=False,
-         scale_codes=(120, 135), nvfp4=False):
+         scale_codes=None, nvfp4=False):
     a, av = _operand(rng, fa, M, K, 1 if a_kpack else 0)
     b, bv = _operand(rng, fb, K, N, 0 if b_kpack else 1)
     group = 16 if nvfp4 else 32
@@ -79,20 +96,19 @@ def _run(rng, fa, fb, M=32, N=32, K=64, a_kpack=True, b_kpack=True, scaled=(True
             return torch.from_numpy(codes).view(torch.float8_e4m3fn), _fp8_values(codes, "e4m3")
     else:
         def scales(rows):
-            codes = rng.integers(*scale_codes, (rows, K // group), endpoint=True).astype(np.uint8)
+            codes = rng.integers(*(scale_codes or _scale_codes(fa, fb)), (rows, K // group),
+                                 endpoint=True).astype(np.uint8)
             return codes, _e8m0(codes)
-    # Scaled values are rounded to bf16, the dot's operands (exact but where they overflow bf16: 2^127 * 448 is
-    # inf, as in Triton's decomposition).
-    def as_bf16(x):
-        with np.errstate(over="ignore"):
-            return torch.from_numpy(x.astype(np.float32)).bfloat16().double().numpy()
-
+    # Scaled values are rounded to the type the dot multiplies in (exact but where they overflow it: 2^127 * 448 is
+    # inf in bf16, as in Triton's decomposition); a bf16 operand multiplied in fp16 is rounded to fp16.
+    compute = _compute_type(fa, fb)
     if scaled[0]:
         sa, factors = scales(M)
-        av = as_bf16(av * np.repeat(factors, group, axis=1))
+        av = av * np.repeat(factors, group, axis=1)
     if scaled[1]:
         sb, factors = scales(N)
-        bv = as_bf16(bv * np.repeat(factors, group, axis=1).T)
+        bv = bv * np.repeat(factors, group, axis=1).T
+    av, bv = _rounded(av, compute), _rounded(bv, compute)
     acc0 = rng.standard_normal((M, N)).astype(np.float32)
     c = np.zeros((M, N), np.float32)
     _scaled_kernel[(1,)](a, sa, b, sb, acc0, c, *a.shape, *b.shape, M, N, K // group, fa, fb, a_kpack, b_kpack,
@@ -172,20 +188,19 @@ def test_batched_3d(rng, fa, fb, a_kpack, b_kpack, shared):
     a = np.stack([o[0][0] for o in ops])
     b = np.stack([o[1][0] for o in ops])
     scale_shape = (lambda rows: (rows, K // group)) if shared else (lambda rows: (B, rows, K // group))
-    sa = rng.integers(120, 135, scale_shape(M), endpoint=True).astype(np.uint8)
-    sb = rng.integers(120, 135, scale_shape(N), endpoint=True).astype(np.uint8)
+    sa = rng.integers(*_scale_codes(fa, fb), scale_shape(M), endpoint=True).astype(np.uint8)
+    sb = rng.integers(*_scale_codes(fa, fb), scale_shape(N), endpoint=True).astype(np.uint8)
     acc0 = rng.standard_normal((B, M, N)).astype(np.float32)
     c = np.zeros((B, M, N), np.float32)
     _batched_kernel[(1,)](a, sa, b, sb, acc0, c, B, *a.shape[1:], *b.shape[1:], M, N, K // group, shared, fa, fb,
                           a_kpack, b_kpack)
 
-    def as_bf16(x):
-        return torch.from_numpy(x.astype(np.float32)).bfloat16().double().numpy()
-
+    compute = _compute_type(fa, fb)
     for i, ((_, av), (_, bv)) in enumerate(ops):
         fa_i = _e8m0(sa if shared else sa[i])
         fb_i = _e8m0(sb if shared else sb[i])
-        want = as_bf16(av * np.repeat(fa_i, group, axis=1)) @ as_bf16(bv * np.repeat(fb_i, group, axis=1).T) + acc0[i]
+        want = _rounded(av * np.repeat(fa_i, group, axis=1), compute) @ \
+            _rounded(bv * np.repeat(fb_i, group, axis=1).T, compute) + acc0[i]
         np.testing.assert_allclose(c[i], want, rtol=1e-5, atol=1e-5 * np.abs(want).max())
 
 

@@ -1,8 +1,8 @@
 """`tl.dot_scaled`: the matrix product of blocks in microscaling formats (OCP MX: e2m1, e4m3, e5m2 elements with e8m0
 scales, one per 32 elements along K; e4m3 scales, one per 16, for nvfp4; bf16 and fp16 without scales), as Triton
 3.6 defines it. No target here has scaled matrix units, so it is decomposed as Triton decomposes it on Hopper: each
-operand is widened to bf16 (exact for the 4- and 8-bit formats), multiplied by its scales, and an ordinary bf16
-`tl.dot` accumulates in fp32. Written in the DSL, so every target runs it as it runs those ops.
+operand is widened to bf16, or to fp16 where either operand is fp16 (exact for the 4- and 8-bit formats),
+multiplied by its scales, and an ordinary bf16 or fp16 `tl.dot` accumulates in fp32. Written in the DSL, so every target runs it as it runs those ops.
 """
 from __future__ import annotations
 
@@ -96,34 +96,35 @@ def _e2m1_to_bf16(nibbles):
 
 
 @jit
-def _widen(x, FORMAT: core.constexpr, PACKED_AXIS: core.constexpr):
-    """The operand's values as bf16; packed e2m1 codes unpacked along PACKED_AXIS (0 or 1), low nibble first."""
+def _widen(x, FORMAT: core.constexpr, PACKED_AXIS: core.constexpr, COMPUTE: core.constexpr):
+    """The operand's values as COMPUTE (bf16 or fp16: every e2m1, e4m3 and e5m2 value is exact in both); packed e2m1
+    codes unpacked along PACKED_AXIS (0 or 1), low nibble first."""
     if FORMAT == "e2m1":
-        lo = _e2m1_to_bf16(x & 15)
-        hi = _e2m1_to_bf16(x >> 4)
+        lo = _e2m1_to_bf16(x & 15).to(COMPUTE)
+        hi = _e2m1_to_bf16(x >> 4).to(COMPUTE)
         pairs = join(lo, hi)  # [R, C, 2]
         if PACKED_AXIS == 1:
             return core.reshape(pairs, [x.shape[0], 2 * x.shape[1]])
         else:
             return core.reshape(core.permute(pairs, 0, 2, 1), [2 * x.shape[0], x.shape[1]])
     elif FORMAT == "e4m3":
-        return x.to(core.float8e4nv, bitcast=True).to(core.bfloat16)
+        return x.to(core.float8e4nv, bitcast=True).to(COMPUTE)
     elif FORMAT == "e5m2":
-        return x.to(core.float8e5, bitcast=True).to(core.bfloat16)
+        return x.to(core.float8e5, bitcast=True).to(COMPUTE)
     elif FORMAT == "bf16":
-        return x.to(core.bfloat16, bitcast=True)
+        return x.to(core.bfloat16, bitcast=True).to(COMPUTE)
     else:
-        return x.to(core.float16, bitcast=True).to(core.bfloat16)
+        return x.to(core.float16, bitcast=True).to(COMPUTE)
 
 
 @jit
-def _widen_any(x, FORMAT: core.constexpr, PACKED_AXIS: core.constexpr):
+def _widen_any(x, FORMAT: core.constexpr, PACKED_AXIS: core.constexpr, COMPUTE: core.constexpr):
     """_widen of a 2-D operand, or of a 3-D one as its batches' rows stacked (packing never crosses a batch: along
     columns each row unpacks alone, along rows each batch's rows stay together)."""
     if len(x.shape) == 2:
-        return _widen(x, FORMAT, PACKED_AXIS)
+        return _widen(x, FORMAT, PACKED_AXIS, COMPUTE)
     else:
-        wide = _widen(core.reshape(x, [x.shape[0] * x.shape[1], x.shape[2]]), FORMAT, PACKED_AXIS)
+        wide = _widen(core.reshape(x, [x.shape[0] * x.shape[1], x.shape[2]]), FORMAT, PACKED_AXIS, COMPUTE)
         return core.reshape(wide, [x.shape[0], wide.shape[0] // x.shape[0], wide.shape[1]])
 
 
@@ -140,25 +141,26 @@ def _scale_values(scale):
 
 
 @jit
-def _scale_rows(x, scale):
+def _scale_rows(x, scale, COMPUTE: core.constexpr):
     """x [R, K] times scale [R, K / group], one factor per group of consecutive elements of a row, rounded to
-    bf16."""
+    COMPUTE."""
     GROUP: core.constexpr = x.shape[1] // scale.shape[1]
     grouped = core.reshape(x.to(core.float32), [x.shape[0], x.shape[1] // GROUP, GROUP])
     scaled = grouped * core.expand_dims(_scale_values(scale), 2)
-    return core.reshape(scaled, [x.shape[0], x.shape[1]]).to(core.bfloat16)
+    return core.reshape(scaled, [x.shape[0], x.shape[1]]).to(COMPUTE)
 
 
 @jit
-def _scale_rows_any(x, scale):
+def _scale_rows_any(x, scale, COMPUTE: core.constexpr):
     """_scale_rows of x [R, K] or [B, R, K], the scales [R, K / group] (shared by the batches) or [B, R, K / group]."""
     if len(x.shape) == 2:
-        return _scale_rows(x, scale)
+        return _scale_rows(x, scale, COMPUTE)
     else:
         if len(scale.shape) == 2:
             scale = core.broadcast_to(core.expand_dims(scale, 0), [x.shape[0], scale.shape[0], scale.shape[1]])
         rows: core.constexpr = x.shape[0] * x.shape[1]
-        scaled = _scale_rows(core.reshape(x, [rows, x.shape[2]]), core.reshape(scale, [rows, scale.shape[2]]))
+        scaled = _scale_rows(core.reshape(x, [rows, x.shape[2]]), core.reshape(scale, [rows, scale.shape[2]]),
+                             COMPUTE)
         return core.reshape(scaled, [x.shape[0], x.shape[1], x.shape[2]])
 
 
@@ -172,15 +174,15 @@ def _transpose_last(x):
 
 @jit
 def _dot_scaled(lhs, lhs_scale, lhs_format: core.constexpr, rhs, rhs_scale, rhs_format: core.constexpr, acc,
-                lhs_k_pack: core.constexpr, rhs_k_pack: core.constexpr):
+                lhs_k_pack: core.constexpr, rhs_k_pack: core.constexpr, COMPUTE: core.constexpr):
     # Packed along K: the lhs' last dimension, the rhs' next to last; otherwise along M or N.
-    a = _widen_any(lhs, lhs_format, 1 if lhs_k_pack else 0)  # [(B,) M, K]
-    b = _widen_any(rhs, rhs_format, 0 if rhs_k_pack else 1)  # [(B,) K, N]
+    a = _widen_any(lhs, lhs_format, 1 if lhs_k_pack else 0, COMPUTE)  # [(B,) M, K]
+    b = _widen_any(rhs, rhs_format, 0 if rhs_k_pack else 1, COMPUTE)  # [(B,) K, N]
     if lhs_scale is not None:
-        a = _scale_rows_any(a, lhs_scale)
+        a = _scale_rows_any(a, lhs_scale, COMPUTE)
     if rhs_scale is not None:
         # The rhs scales are given [(B,) N, K / group]: scale rhs^T's rows.
-        b = _transpose_last(_scale_rows_any(_transpose_last(b), rhs_scale))
+        b = _transpose_last(_scale_rows_any(_transpose_last(b), rhs_scale, COMPUTE))
     if acc is None:
         return core.dot(a, b, out_dtype=core.float32)
     else:
@@ -197,7 +199,9 @@ def dot_scaled(lhs, lhs_scale, lhs_format, rhs, rhs_scale, rhs_format, acc=None,
     _check_operands(lhs, lhs_scale, lhs_format, rhs, rhs_scale, rhs_format, acc, lhs_k_pack, rhs_k_pack,
                     out_dtype)
     _verify_shapes(lhs, lhs_scale, lhs_format, lhs_k_pack, rhs, rhs_scale, rhs_format, rhs_k_pack, acc)
+    # Triton's decomposition multiplies in fp16 where an operand is fp16, else in bf16.
+    compute = core.float16 if "fp16" in (core._unwrap(lhs_format), core._unwrap(rhs_format)) else core.bfloat16
     return _generator.call_jit_function(
         _dot_scaled, [lhs, core._unwrap(lhs_scale), core._unwrap(lhs_format), rhs, core._unwrap(rhs_scale),
                       core._unwrap(rhs_format), core._unwrap(acc), bool(core._unwrap(lhs_k_pack)),
-                      bool(core._unwrap(rhs_k_pack))], {})
+                      bool(core._unwrap(rhs_k_pack)), compute], {})
