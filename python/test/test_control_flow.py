@@ -235,3 +235,45 @@ def test_indexing_none_and_slice(rand, shape):
     out = np.zeros((M, N), f32)
     _outer_kernel[(1,)](x, y, out, M, N, BM=32, BN=16)
     np.testing.assert_allclose(out, x[:, None] * y[None, :] + y[None, :] - x[:, None], rtol=1e-6, atol=1e-6)
+
+
+# ---------------------------------------------------------------------------
+# conditional expressions on run-time scalars
+# ---------------------------------------------------------------------------
+
+
+@triton.jit
+def _ternary_kernel(x_ptr, ret_ptr, a_ptr, b_ptr, n):
+    pid = tl.program_id(0)
+    # Each side stores: only the taken one runs (the expression is an if, as in Triton).
+    tl.store(ret_ptr + pid, tl.load(a_ptr + pid)) if pid % 2 == 0 else tl.store(ret_ptr + pid, tl.load(b_ptr + pid))
+    # The untaken side is not evaluated: x_ptr + pid is past the array's n elements there.
+    v = tl.load(x_ptr + pid) if pid < n else -1.0
+    w = (v * 2 if pid == 1 else v * 3) if pid < 3 else v
+    tl.store(ret_ptr + 8 + pid, w)
+
+
+def test_conditional_expression_runs_one_side():
+    n = 6
+    x = np.arange(n, dtype=f32)  # programs 6 and 7 would read past it
+    a, b = np.full(8, 5, f32), np.full(8, 7, f32)
+    ret = np.zeros(16, f32)
+    _ternary_kernel[(8,)](x, ret, a, b, n)
+    pid = np.arange(8)
+    v = np.where(pid < n, np.arange(8, dtype=f32), -1.0)
+    w = np.where(pid < 3, np.where(pid == 1, v * 2, v * 3), v)
+    np.testing.assert_array_equal(ret[:8], np.where(pid % 2 == 0, a, b))
+    np.testing.assert_array_equal(ret[8:], w)
+
+
+def test_conditional_expression_types_must_agree():
+    @triton.jit
+    def mixed(x_ptr):
+        pid = tl.program_id(0)
+        v = tl.load(x_ptr) if pid == 0 else pid
+        tl.store(x_ptr, v)
+
+    with pytest.raises(triton.CompilationError,
+                       match="Ternary expression with dynamic condition has inconsistent types fp32 and i32") as info:
+        mixed[(1,)](np.zeros(1, f32))
+    assert "tl.load(x_ptr) if pid == 0 else pid" in str(info.value)

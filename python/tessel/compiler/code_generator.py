@@ -326,7 +326,7 @@ class CodeGenerator(ast.NodeVisitor):
             if then_slot.value is else_slot.value:
                 merged[key] = then_slot.value
                 continue
-            label = "the return value" if key == _RETURN else f"'{key}'"
+            label = "the return value" if key == _RETURN else _TERNARY_LABEL if key == _TERNARY else f"'{key}'"
             leaves = self._merge_leaves(label, then_slot, else_slot, then_yields, else_yields)
             pending.append((key, then_slot, leaves))
         results = [tensor(h) for h in self.builder.end_if([t.handle for t in then_yields],
@@ -387,8 +387,16 @@ class CodeGenerator(ast.NodeVisitor):
                 leaves.append(then_leaf)
             elif then_t is not None and else_t is not None:
                 if _type_of(then_t) != _type_of(else_t):
-                    raise UnsupportedError(f"{label} is {_type_of(then_t)} in the then-branch and {_type_of(else_t)} "
-                                           "in the else-branch of the if: both must have the same type (use .to())")
+                    # Triton's words first (its test suites match on them), then ours.
+                    types = f"{_type_of(then_t)} and {_type_of(else_t)}"
+                    triton = "Ternary expression with dynamic condition has inconsistent types " + types \
+                        if label == _TERNARY_LABEL else "Inconsistent return types: " + types \
+                        if label == "the return value" else \
+                        f"Mismatched type for {label.strip(chr(39))} between then block ({_type_of(then_t)}) and " \
+                        f"else block ({_type_of(else_t)})"
+                    raise UnsupportedError(f"{triton}: {label} is {_type_of(then_t)} in the then-branch and "
+                                           f"{_type_of(else_t)} in the else-branch of the if: both must have the "
+                                           "same type (use .to())")
                 leaves.append(_Result(len(then_yields)))
                 then_yields.append(then_t)
                 else_yields.append(else_t)
@@ -773,8 +781,22 @@ class CodeGenerator(ast.NodeVisitor):
 
     def visit_IfExp(self, node: ast.IfExp) -> Any:
         cond = self.visit(node.test)
-        if isinstance(cond, tensor):
+        if isinstance(cond, tensor) and cond.shape:
+            # A block condition picks per element: both sides are computed.
             return core.where(cond, self.visit(node.body), self.visit(node.orelse), _builder=self.builder)
+        if isinstance(cond, tensor):
+            # A run-time scalar condition runs one side only, as an if (Triton's): a side may store, or be None.
+            def assign(value: ast.expr) -> list[ast.stmt]:
+                target = ast.copy_location(ast.Name(id=_TERNARY, ctx=ast.Store()), value)
+                return [ast.copy_location(ast.Assign(targets=[target], value=value), value)]
+            saved = self.scope.get(_TERNARY, _MISSING)
+            self._runtime_if(ast.copy_location(ast.If(test=node.test, body=[], orelse=[]), node), cond,
+                             assign(node.body), assign(node.orelse), tail=False)
+            result = self.scope.pop(_TERNARY)
+            self._out_of_scope.pop(_TERNARY, None)
+            if saved is not _MISSING:
+                self.scope[_TERNARY] = saved
+            return result
         return self.visit(node.body) if cond else self.visit(node.orelse)
 
     def visit_Attribute(self, node: ast.Attribute) -> Any:
@@ -876,6 +898,9 @@ class CodeGenerator(ast.NodeVisitor):
 # -------------------------------------------------------------------------------------------------------- helpers
 
 _RETURN = "<return>"  # the key of a function's return value among the variables an if yields
+_TERNARY = "<ternary>"  # the variable a run-time conditional expression's if yields
+_TERNARY_LABEL = "the conditional expression"
+_MISSING = object()
 
 
 class _Result:
