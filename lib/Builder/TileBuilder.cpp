@@ -1026,9 +1026,15 @@ TValue TileBuilder::broadcastTo(Operand operand,
 }
 
 TValue TileBuilder::expandDims(const TValue &x, int axis) {
-  if (!x.isBlock())
-    return splatTo(x, {1});
   int rank = x.shape().size();
+  if (!x.isBlock()) {
+    // A scalar has rank 0: axis 0 or -1 makes it a block of one element.
+    if (axis != 0 && axis != -1)
+      fail("expand_dims: invalid axis " + std::to_string(axis) +
+           ". Expected -1 <= axis < 1 (axis out of range for the scalar " +
+           x.describe() + ")");
+    return splatTo(x, {1});
+  }
   if (axis < -rank - 1 || axis > rank)
     fail("expand_dims: invalid axis " + std::to_string(axis) + ". Expected " +
          std::to_string(-rank - 1) + " <= axis < " + std::to_string(rank + 1) +

@@ -101,6 +101,29 @@ def test_expand_dims_several_axes_checked(axes, message):
 
 
 @tessel.jit
+def _expand_scalar_kernel(out_ptr, N: tl.constexpr, AXIS: tl.constexpr):
+    scalar = tl.sum(tl.arange(0, N))
+    t = tl.expand_dims(scalar, AXIS)
+    tl.static_assert(t.shape == [1])
+    u = tl.expand_dims(N, -1)  # a Python int is a scalar of its own type, as in Triton
+    tl.static_assert(u.shape == [1])
+    tl.store(out_ptr + tl.arange(0, 1), t + u)
+
+
+@pytest.mark.parametrize("axis", [0, -1, 1, -2])
+def test_expand_dims_of_a_scalar(axis):
+    """A scalar has rank 0: axes 0 and -1 give a block of one element, others are out of range (Triton's words)."""
+    out = np.zeros(1, np.int32)
+    if axis in (0, -1):
+        _expand_scalar_kernel[(1,)](out, N=8, AXIS=axis)
+        assert out[0] == sum(range(8)) + 8
+    else:
+        with pytest.raises(tessel.CompilationError, match=f"invalid axis {axis}") as info:
+            _expand_scalar_kernel[(1,)](out, N=8, AXIS=axis)
+        assert _kernel_line(info.value).startswith("t = tl.expand_dims(scalar, AXIS)")
+
+
+@tessel.jit
 def _helper_with_bad_axis(x):
     return tl.sum(x, 5)
 

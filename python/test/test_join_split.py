@@ -85,6 +85,19 @@ def test_scalars_join_into_a_block_of_two_and_split_back():
 
 
 @triton.jit
+def _interleave_scalars(X, Y, Z):
+    z = tl.interleave(X, Y)  # scalar arguments: a block of 2, as they join
+    tl.static_assert(z.shape == [tl.constexpr(2)])
+    tl.store(Z + tl.arange(0, 2), z)
+
+
+def test_scalars_interleave_into_a_block_of_two():
+    z = np.zeros(2, np.int32)
+    _interleave_scalars[(1,)](10, 20, z)
+    np.testing.assert_array_equal(z, [10, 20])
+
+
+@triton.jit
 def _cat(a_ptr, b_ptr, out_ptr, N: tl.constexpr):
     offs = tl.arange(0, N)
     tl.store(out_ptr + tl.arange(0, 2 * N), tl.cat(tl.load(a_ptr + offs), tl.load(b_ptr + offs), can_reorder=True))

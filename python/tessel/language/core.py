@@ -962,7 +962,8 @@ def div_rn(x: Any, y: Any, _builder: Any = None) -> tensor:
 
 @builtin
 def expand_dims(input: tensor, axis: int | Sequence[int], _builder: Any = None) -> tensor:
-    input = _tensor_arg(input, "tl.expand_dims()")
+    # A Python number is a scalar of its own type (Triton's to_tensor).
+    input = to_tensor(input, _builder=_builder)
     axis = _unwrap(axis)
     if not isinstance(axis, (tuple, list)):
         return tensor(_builder.expand_dims(input.handle, _int_arg(axis, "tl.expand_dims(): axis")))

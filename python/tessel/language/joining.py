@@ -56,9 +56,12 @@ def split(a):
 @jit
 def interleave(a, b):
     """a's and b's elements alternating along their last dimension (a first): join, then merge the last two
-    dimensions."""
+    dimensions. Two scalars interleave into a block of 2, as they join."""
     joined = join(a, b)
-    return core.reshape(joined, joined.shape[:-2] + [joined.shape[-2] * 2])
+    if len(joined.shape) == 1:
+        return joined
+    else:
+        return core.reshape(joined, joined.shape[:-2] + [joined.shape[-2] * 2])
 
 
 @jit
