@@ -214,3 +214,8 @@ void TileBuilder::checkIntegerOverflow(const std::string &op, const TValue &a,
                    " overflow detected for operation " + op,
                std::nullopt);
 }
+
+std::string TileBuilder::promotedType(const Operand &a, const Operand &b,
+                                      const std::string &op) {
+  return computationType(a, b, /*divOrMod=*/false, op).str();
+}

@@ -162,6 +162,7 @@ PYBIND11_MODULE(_C, m) {
            py::arg("sanitize_overflow") = true)
       .def("unary", &B::unary)
       .def("where", &B::where)
+      .def("promoted_type", &B::promotedType)
       .def("math", &B::math)
       .def("cast", &B::cast, py::arg("x"), py::arg("dtype"),
            py::arg("bitcast") = false)

@@ -538,6 +538,27 @@ def test_libdevice_functions_on_every_target(name, reference, rand):
     np.testing.assert_allclose(z, reference(x.astype(f64)), rtol=2e-6, atol=1e-6)
 
 
+@tessel.jit
+def _libdevice_extern_kernel(x_ptr, y_ptr, z_ptr, N: tl.constexpr):
+    i = tl.arange(0, N)
+    x = tl.load(x_ptr + i)
+    tl.store(y_ptr + i, tl.extra.cuda.libdevice.tanh(x) + tl.extra.cuda.libdevice.log1p(x * x))
+    tl.store(z_ptr + i, tl.extra.cuda.libdevice.atan2(x, x + 2.0) + tl.extra.cuda.libdevice.pow(x * x, 0.75))
+
+
+@pytest.mark.parametrize("dtype", [f32, f64])
+def test_libdevice_functions_without_a_tl_math_counterpart(dtype):
+    """libdevice's tanh, log1p, atan2, pow (and the other C-library functions) on fp32 and fp64: libdevice's own on
+    NVIDIA targets, the C library's on the CPU; against numpy."""
+    x = np.linspace(-3, 3, 64).astype(dtype)
+    y, z = np.zeros_like(x), np.zeros_like(x)
+    _libdevice_extern_kernel[(1,)](x, y, z, N=64)
+    x64 = x.astype(f64)
+    tol = dict(rtol=4e-6, atol=1e-6) if dtype == f32 else dict(rtol=1e-13, atol=1e-14)
+    np.testing.assert_allclose(y, np.tanh(x64) + np.log1p(x64 * x64), **tol)
+    np.testing.assert_allclose(z, np.arctan2(x64, x64 + 2) + (x64 * x64) ** 0.75, **tol)
+
+
 def test_libdevice_names_without_a_counterpart_are_errors_that_say_so():
     from tessel.language.extra import libdevice
     assert set(libdevice.__all__) <= set(libdevice._LIBDEVICE_NAMES)

@@ -236,6 +236,11 @@ public:
                            const std::vector<Operand> &args,
                            const std::vector<std::string> &argTypes,
                            const std::string &resultType, bool isPure);
+  /// The type arithmetic on `a` and `b` computes in (Triton's promotion),
+  /// as its type string: extern_elementwise's fallback when a library has
+  /// no function for the arguments' own types.
+  std::string promotedType(const Operand &a, const Operand &b,
+                           const std::string &op);
 
 private:
   struct OpenRegion;

@@ -1287,6 +1287,17 @@ def extern_elementwise(lib_name: str, lib_path: str, args: Sequence[Any], arg_ty
     # Numbers have their literal types, as Triton's to_tensor gives them.
     types = tuple(_unwrap(a).dtype if isinstance(_unwrap(a), tensor) else dtype_from_ir(_C.literal_type(op))
                   for a, op in zip(args, operands))
+    if types not in table and len(operands) > 1:
+        # As Triton: without a function for the arguments' own types, they are promoted together as arithmetic
+        # promotes them, then looked up again (numbers become literals of the common type).
+        common = operands[0]
+        for op in operands[1:]:
+            common = builder.constant(0, builder.promoted_type(common, op, "tl.extern_elementwise()"))
+        promoted = tensor(common).dtype
+        if (promoted,) * len(operands) in table:
+            types = (promoted,) * len(operands)
+            operands = [op if isinstance(op, (bool, int, float)) else builder.cast(op, promoted.ir_name)
+                        for op in operands]
     if types not in table:
         def names(key: Any) -> str:
             return "(" + ", ".join(str(t) for t in key) + ")"

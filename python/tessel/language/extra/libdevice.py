@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .. import core as _core
 from .. import math as _math
 
 # libdevice's names (NVIDIA's, as Triton 3.6 exposes them).
@@ -41,8 +42,31 @@ _LIBDEVICE_NAMES = (
 _ALIASES = {"fast_expf": "exp", "fast_logf": "log", "fast_log2f": "log2", "fast_sinf": "sin", "fast_cosf": "cos",
             "fast_dividef": "fdiv", "fma_rn": "fma"}
 
-__all__ = [name for name in _LIBDEVICE_NAMES if hasattr(_math, _ALIASES.get(name, name))]
-globals().update({name: getattr(_math, _ALIASES.get(name, name)) for name in __all__})
+# Float functions of one or two arguments that have no tl.math counterpart: called as libdevice's own
+# (__nv_<name>f on fp32, __nv_<name> on fp64) through tl.extern_elementwise, which NVIDIA targets link from libdevice
+# and the CPU computes with the C library's function of the same meaning.
+_UNARY_EXTERN = ("tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "cbrt", "expm1",
+                 "log1p", "log10", "exp10", "erfc", "lgamma", "tgamma", "logb", "j0", "j1", "y0", "y1")
+_BINARY_EXTERN = ("atan2", "pow", "hypot", "fmod", "remainder", "fdim", "nextafter")
+
+
+def _extern(name: str, arity: int) -> Any:
+    def call(*args: Any, _builder: Any = None, _semantic: Any = None) -> Any:
+        if len(args) != arity:
+            raise TypeError(f"libdevice.{name}() takes {arity} argument{'s' if arity > 1 else ''}, got {len(args)}")
+        symbols = {(_core.float32,) * arity: (f"__nv_{name}f", _core.float32),
+                   (_core.float64,) * arity: (f"__nv_{name}", _core.float64)}
+        return _core.extern_elementwise("libdevice", "", list(args), symbols, is_pure=True,
+                                        _builder=_builder if _builder is not None else _semantic)
+    call.__name__ = call.__qualname__ = name
+    call.__doc__ = f"libdevice's {name} on fp32 and fp64 (__nv_{name}f, __nv_{name}), element by element."
+    return _core.builtin(call)
+
+
+_EXTERN = {name: 1 for name in _UNARY_EXTERN} | {name: 2 for name in _BINARY_EXTERN}
+__all__ = [name for name in _LIBDEVICE_NAMES if hasattr(_math, _ALIASES.get(name, name)) or name in _EXTERN]
+globals().update({name: getattr(_math, _ALIASES.get(name, name)) if hasattr(_math, _ALIASES.get(name, name))
+                  else _extern(name, _EXTERN[name]) for name in __all__})
 
 
 def __getattr__(name: str) -> Any:
