@@ -232,6 +232,27 @@ def test_jit_options_are_accepted(rand):
     assert tessel.jit(noinline=True)(_params_fn).noinline is True
 
 
+def _name_by_specialization(specialization):
+    ty = specialization.signature["value1"]
+    ones = "_".join(k for k, v in specialization.constants.items() if isinstance(k, str) and v == 1)
+    return f"kernel_{ty}_{ones}"
+
+
+@tessel.jit(repr=_name_by_specialization)
+def _repr_kernel(value1, is_one, X):
+    tl.store(X, value1 + is_one)
+
+
+@pytest.mark.parametrize("value, value_type", [(-1, "i32"), (2**31, "i64"), (2**63, "u64")])
+def test_repr_names_the_compiled_kernel(value, value_type):
+    """@jit(repr=f) names the kernel f(specialization), as Triton's test_value_specialization checks: the
+    signature's types (without divisibility) and the constants, the specialized 1 among them."""
+    x = np.zeros(1, np.uint64)
+    kernel = _repr_kernel[(1,)](value, 1, x)
+    assert kernel.name == f"kernel_{value_type}_is_one"
+    assert int(x[0]) == (value + 1) % 2**64
+
+
 def test_runtime_debug_knob_compiles_with_debug(rand, monkeypatch):
     monkeypatch.setattr(knobs.runtime, "debug", True)
     x = rand(16, f32)

@@ -115,10 +115,11 @@ _UNSUPPORTED: dict[type, str] = {
 }
 
 
-def generate(fn: JITFunction, builder: Any, arg_types: list[str], constexprs: dict[str, Any]) -> None:
-    """Generates the kernel `fn` into `builder`: the parameters named in `constexprs` are compile-time values, the
-    others take `arg_types` in order."""
-    CodeGenerator(fn, builder, {}, is_kernel=True, depth=0, loc=None).generate_kernel(arg_types, constexprs)
+def generate(fn: JITFunction, builder: Any, arg_types: list[str], constexprs: dict[str, Any],
+             name: str | None = None) -> None:
+    """Generates the kernel `fn` into `builder`, named `name` (the function's name by default): the parameters
+    named in `constexprs` are compile-time values, the others take `arg_types` in order."""
+    CodeGenerator(fn, builder, {}, is_kernel=True, depth=0, loc=None).generate_kernel(arg_types, constexprs, name)
 
 
 class _BoundJITMethod:
@@ -212,7 +213,7 @@ class CodeGenerator(ast.NodeVisitor):
 
     # ---------------------------------------------------------------------------------------------- functions
 
-    def generate_kernel(self, arg_types: list[str], constexprs: dict[str, Any]) -> None:
+    def generate_kernel(self, arg_types: list[str], constexprs: dict[str, Any], name: str | None = None) -> None:
         definition = self.fn.definition
         # A tensor descriptor argument is passed as several (its base, shape and strides).
         # A tuple argument by its run-time leaves (runtime/tuple_args.py).
@@ -220,7 +221,7 @@ class CodeGenerator(ast.NodeVisitor):
         flat = [part for t, d in zip(arg_types, descriptors)
                 for part in (tuple_args.runtime_types(t) if tuple_args.is_tuple_type(t) else
                              d.arg_types if d else [t])]
-        handles = self._at(definition, self.builder.create_function, self.fn.__name__, flat)
+        handles = self._at(definition, self.builder.create_function, name or self.fn.__name__, flat)
         arguments = iter(enumerate(handles))
         types = iter(zip(arg_types, descriptors))
         for name in self.fn.arg_names:

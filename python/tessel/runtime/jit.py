@@ -364,10 +364,24 @@ class JITFunction:
             builder.set_debug(bool(options.get("debug")))
             with knobs.language.scope(), target_info.compiling(target):
                 knobs.language.fp32_default = fp32_default
-                generate(self, builder, arg_types, constexprs)
+                generate(self, builder, arg_types, constexprs, self._kernel_name(arg_types, constexprs))
             kernel = _compile_module(builder, target, options, self.__name__)
             kernel_cache.store(key, kernel)
         return key, kernel
+
+    def _kernel_name(self, arg_types: Sequence[str], constexprs: dict[str, Any]) -> str | None:
+        """`@jit(repr=...)`'s name for this specialization (as a symbol: other characters become '_'), or None.
+        It is given Triton's view of the specialization: `signature` (each parameter's type string, "constexpr"
+        for compile-time ones) and `constants` (the compile-time values by name, specialized 1s included)."""
+        if self._repr is None:
+            return None
+        runtime = iter(arg_types)
+        # Types without their specialization (Triton keeps divisibility apart: "i64:16" is "i64" here).
+        signature = {name: "constexpr" if name in constexprs else str(next(runtime, "")).split(":")[0]
+                     for name in self.arg_names}
+        spec = types.SimpleNamespace(signature=signature, constants=dict(constexprs), name=self.__name__)
+        name = re.sub(r"[^A-Za-z0-9_]", "_", str(self._repr(spec)))
+        return name if name and not name[0].isdigit() else f"_{name}"
 
     def _kernel_key(self, arg_types: Sequence[str], constexprs: dict[str, Any], target: str,
                     options: dict[str, Any], fp32_default: str | None = None) -> str:
@@ -384,6 +398,8 @@ class JITFunction:
                  *(f"constexpr:{name}={type(v).__name__}:{_stable_repr(v)}" for name, v in constexprs.items())]
         if fp32_default is not None:
             parts.append(f"fp32_default:{fp32_default}")
+        if self._repr is not None:
+            parts.append(f"name:{self._kernel_name(arg_types, constexprs)}")
         return _C.cache_key(parts)
 
     def _dependencies(self) -> "_Dependencies":
