@@ -37,8 +37,10 @@ llvm::ArrayRef<ScalarInfo> tessel::scalarTypes() { return kScalarTypes; }
 
 std::optional<DType> DType::parse(llvm::StringRef text) {
   DType result;
-  if (text.consume_front("*"))
+  if (text.consume_front("*")) {
     result.isPointer = true;
+    result.isConst = text.consume_front("k");
+  }
   for (const ScalarInfo &info : kScalarTypes)
     if (text == info.name) {
       result.kind = info.kind;
@@ -50,7 +52,7 @@ std::optional<DType> DType::parse(llvm::StringRef text) {
 std::string DType::str() const {
   for (const ScalarInfo &info : kScalarTypes)
     if (info.kind == kind)
-      return std::string(isPointer ? "*" : "") + info.name;
+      return std::string(isPointer ? (isConst ? "*k" : "*") : "") + info.name;
   return "?";
 }
 

@@ -1311,6 +1311,9 @@ void TileBuilder::store(const TValue &ptr, Operand valueOp,
   if (!ptr.dtype.isPointer)
     fail("store: expected a pointer or a block of pointers, got " +
          ptr.describe());
+  if (ptr.dtype.isConst)
+    fail("Cannot store to a constant pointer (" + ptr.describe() +
+         ": a tl.const parameter's)");
   DType elt = ptr.dtype.pointee();
   TValue value = toValue(valueOp, elt);
   if (value.dtype.isPointer)
@@ -1361,6 +1364,9 @@ TValue TileBuilder::atomicRMW(const std::string &op, const TValue &ptr,
   if (!ptr.dtype.isPointer)
     fail(what + ": expected a pointer or a block of pointers, got " +
          ptr.describe());
+  if (ptr.dtype.isConst)
+    fail(what + ": Cannot store to a constant pointer (" + ptr.describe() +
+         ": a tl.const parameter's)");
   // Triton's element types: 32- and 64-bit integers and floats; fp16 and
   // bf16 for add only.
   DType elt = ptr.dtype.pointee();
@@ -1428,6 +1434,9 @@ TValue TileBuilder::atomicCAS(const TValue &ptr, Operand cmpOp,
   if (!ptr.dtype.isPointer)
     fail(what + ": expected a pointer or a block of pointers, got " +
          ptr.describe());
+  if (ptr.dtype.isConst)
+    fail(what + ": Cannot store to a constant pointer (" + ptr.describe() +
+         ": a tl.const parameter's)");
   DType elt = ptr.dtype.pointee();
   unsigned width = elt.bitwidth();
   if (width != 16 && width != 32 && width != 64)

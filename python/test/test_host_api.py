@@ -786,3 +786,57 @@ def test_store_and_sqrt_rn_are_tensor_methods(rand):
     _tensor_methods[(1,)](x, out, 16)
     np.testing.assert_array_equal(out[:14], np.sqrt(x[:14]))
     assert (out[14:] == 0).all()
+
+
+# ------------------------------------------------------------------------------------------- constant pointers
+
+
+@tessel.jit
+def _pick(a, b, choose_b):
+    if choose_b:
+        return b
+    else:
+        return a
+
+
+_CONST_TAILS = {
+    "direct": "final_out = c_out if CHOOSE_CONST else out",
+    "call": "final_out = _pick(out, c_out, choose_const)",
+    "ternary": "final_out = c_out if choose_const else out",
+    "if": "if choose_const:\n        final_out = c_out\n    else:\n        final_out = out",
+    "atomic": "tl.atomic_add(c_out + offsets, val, mask=mask)\n    final_out = out",
+}
+
+
+@tessel.jit
+def _const_template(in_ptr: tl.const, out, c_out: tl.const, choose_const, n, BLOCK: tl.constexpr,
+                    CHOOSE_CONST: tl.constexpr):
+    offsets = tl.arange(0, BLOCK)
+    mask = offsets < n
+    val = tl.load(in_ptr + offsets, mask=mask)  # loads through a constant pointer are fine
+    LOSE_TAIL  # noqa: F821
+    tl.store(final_out + offsets, val, mask=mask)  # noqa: F821
+
+
+@pytest.mark.parametrize("mode, choose_const, error", [
+    ("direct", False, None),
+    ("direct", True, "Cannot store to a constant pointer"),
+    ("call", False, "Inconsistent return types"),
+    ("ternary", False, "Ternary expression with dynamic condition has inconsistent type"),
+    ("if", False, "Mismatched type for final_out"),
+    ("atomic", False, "Cannot store to a constant pointer"),
+])
+def test_const_pointer_parameters(mode, choose_const, error, rand):
+    """A pointer parameter annotated tl.const is a constant pointer, as in Triton's test_const: loads through it
+    work, stores and atomics are errors with Triton's words, and a run-time choice between it and a plain pointer
+    is a type mismatch (Triton's words for an if, a conditional expression and a call's returns)."""
+    kernel = patch_kernel(_const_template, {"LOSE_TAIL": _CONST_TAILS[mode]})
+    x = rand(128, f32)
+    out = np.zeros_like(x)
+    args = (x, out, out, choose_const, 128)
+    if error is None:
+        kernel[(1,)](*args, BLOCK=128, CHOOSE_CONST=choose_const)
+        np.testing.assert_array_equal(out, x)
+    else:
+        with pytest.raises(tessel.CompilationError, match=error):
+            kernel[(1,)](*args, BLOCK=128, CHOOSE_CONST=choose_const)

@@ -26,6 +26,9 @@ struct DType {
   ScalarKind kind = ScalarKind::I32;
   /// A pointer to elements of `kind`.
   bool isPointer = false;
+  /// A pointer the kernel may only read through (a `tl.const` parameter's,
+  /// "*k" in type strings): stores and atomics through it are errors.
+  bool isConst = false;
 
   static std::optional<DType> parse(llvm::StringRef text);
   std::string str() const;
@@ -52,7 +55,7 @@ struct DType {
   mlir::Type toMLIR(mlir::MLIRContext *ctx) const;
 
   bool operator==(const DType &o) const {
-    return kind == o.kind && isPointer == o.isPointer;
+    return kind == o.kind && isPointer == o.isPointer && isConst == o.isConst;
   }
   bool operator!=(const DType &o) const { return !(*this == o); }
 };

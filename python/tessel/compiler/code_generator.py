@@ -215,6 +215,11 @@ class CodeGenerator(ast.NodeVisitor):
 
     def generate_kernel(self, arg_types: list[str], constexprs: dict[str, Any], name: str | None = None) -> None:
         definition = self.fn.definition
+        # A pointer parameter annotated tl.const is a constant pointer ("*k"): stores through it are errors.
+        const = {p.name for p in self.fn.params if p.is_const}
+        runtime = [n for n in self.fn.arg_names if n not in constexprs]
+        arg_types = ["*k" + t[1:] if n in const and t.startswith("*") and not t.startswith("*k") else t
+                     for n, t in zip(runtime, arg_types)] + list(arg_types[len(runtime):])
         # A tensor descriptor argument is passed as several (its base, shape and strides).
         # A tuple argument by its run-time leaves (runtime/tuple_args.py).
         descriptors = [None if tuple_args.is_tuple_type(t) else host_descriptor_type.parse(t) for t in arg_types]

@@ -221,8 +221,9 @@ class pointer_type(dtype):
         self.element_ty = element_ty
         self.address_space = address_space
         self.const = const
-        self.name = f"pointer<{element_ty}>"
-        self.ir_name = "*" + element_ty.ir_name
+        # Triton's names; "*k" marks a pointer the kernel only reads through (a tl.const parameter's).
+        self.name = f"{'const_' if const else ''}pointer<{element_ty}>"
+        self.ir_name = ("*k" if const else "*") + element_ty.ir_name
         self.primitive_bitwidth = 64
         self.itemsize = 8
 
@@ -236,10 +237,11 @@ class pointer_type(dtype):
         return f"P{self.element_ty.mangle()}"
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, pointer_type) and self.element_ty == other.element_ty
+        return isinstance(other, pointer_type) and self.element_ty == other.element_ty and \
+            self.const == other.const
 
     def __hash__(self) -> int:
-        return hash(("pointer", self.element_ty))
+        return hash(("pointer", self.element_ty, self.const))
 
     def __repr__(self) -> str:
         return f"triton.language.pointer_type({self.element_ty!r})"
@@ -310,6 +312,8 @@ _DTYPE_BY_IR = {d.ir_name: d for d in (int1, int8, int16, int32, int64, uint8, u
 
 def dtype_from_ir(ir_name: str) -> dtype:
     """The dtype object for a contract type string ("fp32" -> float32, "*fp16" -> pointer_type(float16))."""
+    if ir_name.startswith("*k"):
+        return pointer_type(dtype_from_ir(ir_name[2:]), const=True)
     if ir_name.startswith("*"):
         return pointer_type(dtype_from_ir(ir_name[1:]))
     return _DTYPE_BY_IR[ir_name]
