@@ -685,6 +685,10 @@ class Model:
                  "!=": np.not_equal}[o]
             return Val("i1", f(a, b))
         if o in ("maximum", "minimum"):
+            if ct == "bf16":  # Triton computes bf16 minimum/maximum in fp32, and the result stays fp32
+                ct = "fp32"
+                X, Y = cast(X, ct), cast(Y, ct)
+                a, b = X.a, Y.a
             f = np.maximum if o == "maximum" else np.minimum
             return Val(ct, f(a, b), np.maximum(X.err(), Y.err()) if is_float(ct) else None)
         if is_int(ct):
