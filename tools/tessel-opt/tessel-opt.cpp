@@ -1,5 +1,6 @@
 //===- tessel-opt.cpp - Runs Tessel's and MLIR's passes on .mlir files ----===//
 #include "TestPasses.h"
+#include "tessel/AMD/Passes.h"
 #include "tessel/Conversion/Passes.h"
 #include "tessel/Dialect/Tile/IR/Dialect.h"
 #include "tessel/Dialect/TileGPU/IR/Dialect.h"
@@ -21,6 +22,7 @@ int main(int argc, char **argv) {
   tessel::tile::registerTesselTilePasses();
   tessel::cpu::registerTesselCPUPasses();
   tessel::nvidia::registerTesselNVIDIAPasses();
+  tessel::amd::registerTesselAMDPasses();
   tessel::tilegpu::registerTesselTileGPUPasses();
   tessel::test::registerTestPasses();
   mlir::PassPipelineRegistration<>(

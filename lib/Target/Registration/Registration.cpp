@@ -1,6 +1,7 @@
 //===- Registration.cpp - The backends built into this build --------------===//
 #include "tessel/Target/Registration.h"
 
+#include "tessel/AMD/AMDTarget.h"
 #include "tessel/NVIDIA/NVIDIATarget.h"
 #include "tessel/Target/CPU/CPUTarget.h"
 
@@ -11,5 +12,6 @@ void tessel::target::registerBuiltinBackends() {
   std::call_once(once, [] {
     cpu::registerCPUBackend();
     nvidia::registerNVIDIABackends();
+    amd::registerAMDBackend();
   });
 }

@@ -8,11 +8,12 @@ from __future__ import annotations
 from typing import Any
 
 from .. import _C
+from .amd import HipBackend
 from .cpu import CPUBackend
 from .nvidia import CudaBackend, SimBackend
 
 # Every backend descriptor of this build, by backend name (the part of a target name before ':').
-BACKENDS: dict[str, Any] = {backend.name: backend for backend in (CPUBackend(), CudaBackend(), SimBackend())
+BACKENDS: dict[str, Any] = {backend.name: backend for backend in (CPUBackend(), CudaBackend(), SimBackend(), HipBackend())
                             if backend.name in _C.available_backends()}
 
 

@@ -81,6 +81,8 @@ def _device_target(target: str) -> Any:
     backend, _, arch = target.partition(":")
     if backend == "cpu":
         return DeviceTarget("cpu", arch, 1)
+    if backend == "hip":
+        return DeviceTarget("hip", arch, 64)
     digits = "".join(c for c in arch if c.isdigit())
     return DeviceTarget("cuda", int(digits or 0), 32)
 

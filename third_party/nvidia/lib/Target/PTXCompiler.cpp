@@ -2,6 +2,7 @@
 #include "tessel/NVIDIA/PTXCompiler.h"
 
 #include "tessel/Support/FatalErrorGuard.h"
+#include "tessel/Support/LinkBitcode.h"
 #include "tessel/Support/WriteFile.h"
 
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
@@ -72,27 +73,6 @@ llvm::Expected<llvm::MemoryBufferRef> libdeviceFile() {
     file = std::move(*buffer);
   }
   return file->getMemBufferRef();
-}
-
-/// Links the functions of the bitcode `bytes` that `module` calls,
-/// internalized (read lazily: only those are materialized).
-llvm::Error linkBitcode(llvm::Module &module, llvm::MemoryBufferRef bytes,
-                        const llvm::Twine &what) {
-  auto lib = llvm::getLazyBitcodeModule(bytes, module.getContext());
-  if (!lib)
-    return fail("cannot read " + what + ": " +
-                llvm::toString(lib.takeError()));
-  (*lib)->setTargetTriple(module.getTargetTriple());
-  (*lib)->setDataLayout(module.getDataLayout());
-  if (llvm::Linker::linkModules(
-          module, std::move(*lib), llvm::Linker::Flags::LinkOnlyNeeded,
-          [](llvm::Module &m, const llvm::StringSet<> &gvs) {
-            llvm::internalizeModule(m, [&](const llvm::GlobalValue &gv) {
-              return !gv.hasName() || !gvs.count(gv.getName());
-            });
-          }))
-    return fail("linking " + what + " failed");
-  return llvm::Error::success();
 }
 
 /// Links the libdevice functions `module` calls, internalized.

@@ -1,0 +1,167 @@
+"""The AMD backend (hip:gfx90a, hip:gfx942, hip:gfx950), compiled only: this build has no HIP launcher and no AMDGCN
+simulator yet, so these tests check what a compile must give, against references independent of Tessel: the ELF and
+AMDGPU code object formats (LLVM's ELF.h: EM_AMDGPU, EF_AMDGPU_MACH_*), the HSA metadata the AMDGPU backend writes,
+and OpenAI Triton's compile of the same kernels for the same chip. test_gpu_backend.py runs these kernels on the
+simulated NVIDIA GPUs against numpy."""
+import pathlib
+import re
+import struct
+import sys
+
+import numpy as np
+import pytest
+
+import tessel
+import tessel.language as tl
+from tessel import _C, knobs
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2]))
+from bench import gpu_static_kernels as kernels  # noqa: E402
+
+F32, F16 = np.dtype(np.float32), np.dtype(np.float16)
+# EF_AMDGPU_MACH_AMDGCN_* of LLVM's ELF.h: the chip a code object is for (the low byte of e_flags).
+MACH = {"gfx90a": 0x3F, "gfx942": 0x4C, "gfx950": 0x4F}
+EM_AMDGPU, ET_DYN = 224, 3
+
+BENCH = {
+    "vector_add": lambda: kernels.add_kernel.warmup(F32, F32, F32, 1 << 16, BLOCK=1024, grid=(1,)),
+    "softmax": lambda: kernels.softmax_kernel.warmup(F32, F32, 1024, 1024, 1024, BLOCK=1024, grid=(1,)),
+    "layer_norm": lambda: kernels.layer_norm_fwd.warmup(F32, F32, F32, F32, F32, F32, 1024, 1024, 1e-5,
+                                                         BLOCK_SIZE=1024, grid=(1,)),
+    "matmul": lambda: kernels.matmul_kernel.warmup(F16, F16, F16, 256, 256, 256, 256, 1, 256, 1, 256, 1,
+                                                   BLOCK_M=64, BLOCK_N=64, BLOCK_K=32, GROUP_M=8, grid=(1,)),
+    "attention": lambda: kernels.attn_fwd.warmup(F16, F16, F16, F16, 0.125, 128, HEAD_DIM=64, BLOCK_M=64,
+                                                 BLOCK_N=32, grid=(1,)),
+}
+
+
+@pytest.fixture(params=["hip:gfx90a", "hip:gfx942", "hip:gfx950"])
+def target(request, monkeypatch):
+    """Overrides the suite's per-target fixture: compiled for each AMD chip, whatever the suite's targets."""
+    monkeypatch.setattr(knobs, "target", request.param)
+    return request.param
+
+
+def elf_header(blob: bytes) -> tuple[int, int, int]:
+    """(e_type, e_machine, e_flags) of a 64-bit little-endian ELF file."""
+    assert blob[:4] == b"\x7fELF" and blob[4] == 2 and blob[5] == 1, "not a 64-bit little-endian ELF file"
+    e_type, e_machine = struct.unpack_from("<HH", blob, 16)
+    (e_flags,) = struct.unpack_from("<I", blob, 48)
+    return e_type, e_machine, e_flags
+
+
+def metadata(amdgcn: str, field: str) -> str:
+    found = re.search(rf"\s\.{field}:\s+(\S+)", amdgcn)
+    assert found, f"no .{field} in the kernel's metadata"
+    return found.group(1)
+
+
+@pytest.mark.parametrize("name", BENCH)
+def test_bench_kernels_are_code_objects_for_the_chip(target, name):
+    kernel = BENCH[name]()
+    chip = target.split(":")[1]
+    e_type, e_machine, e_flags = elf_header(kernel.object)
+    assert (e_type, e_machine, e_flags & 0xFF) == (ET_DYN, EM_AMDGPU, MACH[chip])
+    amdgcn = kernel.asm["amdgcn"]
+    assert f"amdgcn-amd-amdhsa--{chip}" in amdgcn
+    assert metadata(amdgcn, "wavefront_size") == "64"
+    assert metadata(amdgcn, "name") == kernel.name
+    # 4 waves of 64 work-items, as the launch would ask; no spills to scratch.
+    assert metadata(amdgcn, "max_flat_workgroup_size") == "256"
+    assert metadata(amdgcn, "private_segment_fixed_size") == "0"
+    launch = dict(line.split("=") for line in kernel.asm["launch"].split())
+    assert launch["warp_size"] == "64" and launch["scratch"] == "0"
+    assert 0 < int(launch["vgprs"]) <= 512 and int(launch["vgprs"]) == int(metadata(amdgcn, "vgpr_count"))
+    assert kernel.metadata.target.backend == "hip" and kernel.metadata.target.warp_size == 64
+
+
+@tessel.jit
+def math_kernel(x_ptr, y_ptr, z_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    y = tl.sin(x) + tl.exp(x) * tl.log(x) + tl.sqrt(x) + tl.math.erf(x) + tl.extra.cuda.libdevice.tanh(x)
+    tl.store(y_ptr + offs, y, mask=mask)
+    tl.store(z_ptr + offs, tl.cumsum(x.to(tl.float64), 0) + tl.extra.cuda.libdevice.atan2(x, y).to(tl.float64),
+             mask=mask)
+
+
+def test_math_comes_from_ocml_and_links_whole(target):
+    kernel = math_kernel.warmup(F32, F32, np.dtype(np.float64), 1000, BLOCK=256, grid=(4,))
+    ir = kernel.asm["llvmir"]
+    # OCML's functions are linked in: the kernel calls nothing left undefined (LLD links with --no-undefined).
+    assert "__ocml_" in kernel.asm["llir"]
+    assert not re.search(r"^declare .*@__(ocml|ockl|nv)_", ir, re.M)
+    assert elf_header(kernel.object)[1] == EM_AMDGPU
+
+
+@tessel.jit
+def atomics_kernel(p, q, out, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    mask = offs < n
+    old = tl.atomic_add(p + offs, offs, mask=mask, sem="acq_rel", scope="gpu")
+    tl.atomic_max(q + offs % 7, old.to(tl.float32), mask=mask)
+    tl.atomic_cas(p, 0, 1)
+    tl.atomic_add(out + offs, tl.full([BLOCK], 1.5, tl.float16), mask=mask)
+    tl.store(out + offs, old.to(tl.float16), mask=mask)
+
+
+def test_atomics(target):
+    kernel = atomics_kernel.warmup(np.dtype(np.int32), F32, F16, 100, BLOCK=128, grid=(1,))
+    amdgcn = kernel.asm["amdgcn"]
+    assert re.search(r"global_atomic_add(_u32)?\b.* sc0|global_atomic_add", amdgcn)
+    assert "global_atomic_cmpswap" in amdgcn
+
+
+@tessel.jit
+def debug_kernel(x_ptr, BLOCK: tl.constexpr):
+    x = tl.load(x_ptr + tl.arange(0, BLOCK))
+    tl.device_print("x", x)
+    tl.device_assert(x >= 0, "negative")
+
+
+def test_print_and_assert_use_the_hostcall_buffer(target):
+    kernel = debug_kernel.warmup(F32, BLOCK=64, grid=(1,), debug=True)
+    amdgcn = kernel.asm["amdgcn"]
+    assert "hidden_hostcall_buffer" in amdgcn
+    assert "s_trap" in amdgcn
+
+
+@tessel.jit
+def sort_kernel(x_ptr, y_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    tl.store(y_ptr + offs, tl.sort(x) + tl.cumsum(x, 0) + tl.max(x, 0))
+
+
+@pytest.mark.parametrize("num_warps", [1, 2, 4, 8, 16])
+def test_reductions_scans_and_sorts_across_waves(target, num_warps):
+    kernel = sort_kernel.warmup(F32, F32, BLOCK=1024, grid=(1,), num_warps=num_warps)
+    amdgcn = kernel.asm["amdgcn"]
+    assert metadata(amdgcn, "max_flat_workgroup_size") == str(64 * num_warps)
+    assert "ds_bpermute_b32" in amdgcn
+
+
+def test_num_warps_beyond_a_workgroup_is_an_error(target):
+    with pytest.raises(Exception, match=r"num_warps must be a power of two from 1 to 16 .* \(64 threads per wave\)"):
+        sort_kernel.warmup(F32, F32, BLOCK=1024, grid=(1,), num_warps=32)
+
+
+def test_unknown_chip_is_an_error(monkeypatch):
+    monkeypatch.setattr(knobs, "target", "hip:gfx1100")
+    with pytest.raises(_C.BackendError, match="'hip:gfx1100' is not a GPU Tessel compiles for: use hip:gfx90a, "
+                                              "hip:gfx942 or hip:gfx950"):
+        sort_kernel.warmup(F32, F32, BLOCK=64, grid=(1,))
+
+
+def test_target_info_answers_for_the_chip(target):
+    @tessel.jit
+    def which(out):
+        tl.store(out, 1 if tl.target_info.is_hip() else 0)
+        tl.store(out + 1, 1 if tl.target_info.is_hip_cdna3() else 0)
+
+    kernel = which.warmup(np.dtype(np.int32), grid=(1,))
+    ttir = kernel.asm["ttir"]
+    stored = [int(v) for v in re.findall(r"arith.constant (\d+) : i32", ttir)]
+    assert 1 in stored
+    assert (0 not in stored) == (target == "hip:gfx942")

@@ -1,0 +1,97 @@
+// RUN: tessel-opt %s -split-input-file -convert-tile-to-tilegpu="num-warps=4 threads-per-warp=64 compute-capability=0" -canonicalize -convert-tilegpu-to-rocdl -canonicalize -cse | FileCheck %s
+
+// Wave64: 256 elements on 4 waves of 64 are one register per work-item, the
+// element computed from workitem.id.x (its lane: the low 6 bits) and the
+// workgroup id; masked loads and stores branch around a plain access (the
+// masked lanes are off in exec); the kernel is a rocdl.kernel whose
+// workgroup is the program's 256 work-items.
+// CHECK-LABEL: llvm.func @copy(
+// CHECK-SAME: !llvm.ptr<1>
+// CHECK-SAME: rocdl.flat_work_group_size = "256,256", rocdl.kernel, rocdl.reqd_work_group_size = array<i32: 256, 1, 1>
+// CHECK-DAG: rocdl.workgroup.id.x
+// CHECK-DAG: %[[TID:.*]] = rocdl.workitem.id.x
+// CHECK-DAG: llvm.and %[[TID]], %{{.*}} : i32
+// CHECK: llvm.cond_br
+// CHECK: llvm.load {{.*}} : !llvm.ptr<1> -> f32
+// CHECK: llvm.cond_br
+// CHECK: llvm.store {{.*}} : f32, !llvm.ptr<1>
+// CHECK-NOT: nvvm
+func.func @copy(%x: !tile.ptr<f32>, %y: !tile.ptr<f32>, %n: i32) attributes {tile.kernel} {
+  %pid = tile.get_program_id 0
+  %c256 = arith.constant 256 : i32
+  %base = arith.muli %pid, %c256 : i32
+  %r = tile.make_range {start = 0 : i32, end = 256 : i32} : tensor<256xi32>
+  %b = tile.splat %base : tensor<256xi32>
+  %o = arith.addi %b, %r : tensor<256xi32>
+  %ns = tile.splat %n : tensor<256xi32>
+  %m = arith.cmpi slt, %o, %ns : tensor<256xi32>
+  %xs = tile.splat %x : tensor<256x!tile.ptr<f32>>
+  %xa = tile.addptr %xs, %o : tensor<256x!tile.ptr<f32>>, tensor<256xi32>
+  %v = tile.load %xa mask %m : tensor<256xi1> : tensor<256x!tile.ptr<f32>> -> tensor<256xf32>
+  %ys = tile.splat %y : tensor<256x!tile.ptr<f32>>
+  %ya = tile.addptr %ys, %o : tensor<256x!tile.ptr<f32>>, tensor<256xi32>
+  tile.store %ya, %v mask %m : tensor<256xi1> : tensor<256x!tile.ptr<f32>>, tensor<256xf32>
+  return
+}
+
+
+// -----
+
+// A sum over 512 elements on 4 waves: within a work-item, then 6 exchanges
+// over the lane bits by ds_bpermute (byte addresses: the lane shifted by 2),
+// then the waves' partials through LDS between s_barriers fenced at
+// workgroup scope; erf is OCML's; the programs along y are the HSA dispatch
+// packet's grid size (bytes 16..19) over its workgroup size (bytes 6..7).
+// CHECK-LABEL: llvm.func @total(
+// CHECK-COUNT-6: rocdl.ds_bpermute
+// CHECK: llvm.fence syncscope("workgroup") release
+// CHECK-NEXT: rocdl.s.barrier
+// CHECK-NEXT: llvm.fence syncscope("workgroup") acquire
+// CHECK: llvm.store {{.*}} : f32, !llvm.ptr<3>
+// CHECK: rocdl.s.barrier
+// CHECK-COUNT-4: llvm.load {{.*}} : !llvm.ptr<3> -> f32
+// CHECK: llvm.call @__ocml_erf_f32
+// CHECK: %[[PACKET:.*]] = llvm.call_intrinsic "llvm.amdgcn.dispatch.ptr"() : () -> !llvm.ptr<4>
+// CHECK: llvm.getelementptr %[[PACKET]][16]
+// CHECK: llvm.getelementptr %[[PACKET]][6]
+// CHECK: llvm.udiv
+func.func @total(%x: !tile.ptr<f32>, %y: !tile.ptr<f32>) attributes {tile.kernel} {
+  %r = tile.make_range {start = 0 : i32, end = 512 : i32} : tensor<512xi32>
+  %xs = tile.splat %x : tensor<512x!tile.ptr<f32>>
+  %xa = tile.addptr %xs, %r : tensor<512x!tile.ptr<f32>>, tensor<512xi32>
+  %v = tile.load %xa : tensor<512x!tile.ptr<f32>> -> tensor<512xf32>
+  %s = "tile.reduce"(%v) ({
+  ^bb0(%a: f32, %b: f32):
+    %t = arith.addf %a, %b : f32
+    tile.reduce.return %t : f32
+  }) {axis = 0 : i32} : (tensor<512xf32>) -> f32
+  %e = math.erf %s : f32
+  %np = tile.get_num_programs 1
+  %f = arith.sitofp %np : i32 to f32
+  %g = arith.addf %e, %f : f32
+  tile.store %y, %g : !tile.ptr<f32>, f32
+  return
+}
+
+
+// -----
+
+// Atomics are LLVM's, with AMDGPU's sync scope for the op's (gpu: agent)
+// and its ordering, made only where the mask holds and by the owners of
+// each element (wave bit 1 clear: waves 2 and 3 hold copies).
+// CHECK-LABEL: llvm.func @atomics(
+// CHECK: llvm.cond_br
+// CHECK: llvm.atomicrmw add %{{.*}}, %{{.*}} syncscope("agent") acq_rel : !llvm.ptr<1>, i32
+// CHECK: rocdl.s.barrier
+func.func @atomics(%p: !tile.ptr<i32> {tile.noalias}, %o: !tile.ptr<i32> {tile.noalias}) attributes {tile.kernel} {
+  %r = tile.make_range {start = 0 : i32, end = 64 : i32} : tensor<64xi32>
+  %c32 = arith.constant dense<32> : tensor<64xi32>
+  %m = arith.cmpi slt, %r, %c32 : tensor<64xi32>
+  %ps = tile.splat %p : tensor<64x!tile.ptr<i32>>
+  %pa = tile.addptr %ps, %r : tensor<64x!tile.ptr<i32>>, tensor<64xi32>
+  %old = tile.atomic_rmw add, acq_rel, gpu, %pa, %r mask %m : tensor<64xi1> : tensor<64x!tile.ptr<i32>>, tensor<64xi32>
+  %os = tile.splat %o : tensor<64x!tile.ptr<i32>>
+  %oa = tile.addptr %os, %r : tensor<64x!tile.ptr<i32>>, tensor<64xi32>
+  tile.store %oa, %old : tensor<64x!tile.ptr<i32>>, tensor<64xi32>
+  return
+}

@@ -1,0 +1,293 @@
+//===- AMDTargetInfo.cpp - ROCDL for the per-thread lowering -------------===//
+#include "tessel/AMD/AMDTargetInfo.h"
+
+#include "tessel/Conversion/TileGPUToLLVM/ModuleSymbols.h"
+
+#include "mlir/Conversion/MathToROCDL/MathToROCDL.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+using namespace mlir;
+using namespace tessel;
+using namespace tessel::amd;
+using gpu::externFunction;
+using gpu::globalString;
+
+namespace {
+
+Value i32Const(OpBuilder &b, Location loc, int64_t v) {
+  return b.create<LLVM::ConstantOp>(loc, b.getI32Type(), v);
+}
+Value i64Const(OpBuilder &b, Location loc, int64_t v) {
+  return b.create<LLVM::ConstantOp>(loc, b.getI64Type(), v);
+}
+
+/// The LLVM ordering of an atomic of ordering `sem`.
+LLVM::AtomicOrdering ordering(tile::MemSemantic sem) {
+  switch (sem) {
+  case tile::MemSemantic::relaxed: return LLVM::AtomicOrdering::monotonic;
+  case tile::MemSemantic::acquire: return LLVM::AtomicOrdering::acquire;
+  case tile::MemSemantic::release: return LLVM::AtomicOrdering::release;
+  case tile::MemSemantic::acq_rel: return LLVM::AtomicOrdering::acq_rel;
+  }
+  return LLVM::AtomicOrdering::acq_rel;
+}
+
+/// AMDGPU's synchronization scope of an atomic among the threads of `scope`
+/// (the empty scope is the whole system).
+StringRef syncScope(tile::MemSyncScope scope) {
+  switch (scope) {
+  case tile::MemSyncScope::gpu: return "agent";
+  case tile::MemSyncScope::cta: return "workgroup";
+  case tile::MemSyncScope::sys: return "";
+  }
+  return "agent";
+}
+
+/// `make()`'s value where `pred` holds, zero (of type `type`) elsewhere; the
+/// atomic inside runs only where it holds.
+Value guarded(OpBuilder &b, Location loc, Type type, Value pred,
+              llvm::function_ref<Value(OpBuilder &)> make) {
+  auto ifOp = b.create<scf::IfOp>(loc, TypeRange{type}, pred,
+                                  /*withElseRegion=*/true);
+  OpBuilder tb = ifOp.getThenBodyBuilder();
+  tb.create<scf::YieldOp>(loc, make(tb));
+  OpBuilder eb = ifOp.getElseBodyBuilder();
+  eb.create<scf::YieldOp>(loc,
+                          eb.create<LLVM::ZeroOp>(loc, type).getResult());
+  return ifOp.getResult(0);
+}
+
+/// The lane of this thread in its wave (programs are 1-D: a wave is 64
+/// consecutive work-items).
+Value laneId(OpBuilder &b, Location loc, Value threadId) {
+  return b.create<LLVM::AndOp>(loc, threadId, i32Const(b, loc, 63));
+}
+
+} // namespace
+
+Value AMDTargetInfo::threadId(OpBuilder &b, Location loc) const {
+  return b.create<ROCDL::ThreadIdXOp>(loc, b.getI32Type());
+}
+
+Value AMDTargetInfo::programId(OpBuilder &b, Location loc,
+                               unsigned axis) const {
+  Type i32 = b.getI32Type();
+  if (axis == 0)
+    return b.create<ROCDL::BlockIdXOp>(loc, i32);
+  if (axis == 1)
+    return b.create<ROCDL::BlockIdYOp>(loc, i32);
+  return b.create<ROCDL::BlockIdZOp>(loc, i32);
+}
+
+Value AMDTargetInfo::numPrograms(OpBuilder &b, Location loc,
+                                 unsigned axis) const {
+  // The HSA dispatch packet holds the grid's size in work-items (u32 at
+  // byte 12 + 4 * axis) and the workgroup's (u16 at byte 4 + 2 * axis); a
+  // launch makes the grid a whole number of workgroups.
+  MLIRContext *ctx = b.getContext();
+  auto constant = LLVM::LLVMPointerType::get(ctx, 4);
+  Value packet =
+      b.create<LLVM::CallIntrinsicOp>(
+           loc, Type(constant), b.getStringAttr("llvm.amdgcn.dispatch.ptr"),
+           ValueRange{})
+          .getResult(0);
+  Type i8 = b.getI8Type();
+  auto field = [&](int64_t offset, Type type, unsigned align) -> Value {
+    Value at = b.create<LLVM::GEPOp>(loc, constant, i8, packet,
+                                     ArrayRef<LLVM::GEPArg>{offset});
+    return b.create<LLVM::LoadOp>(loc, type, at, align, /*isVolatile=*/false,
+                                  /*isNonTemporal=*/false,
+                                  /*isInvariant=*/true);
+  };
+  Value grid = field(12 + 4 * axis, b.getI32Type(), 4);
+  Value group = b.create<LLVM::ZExtOp>(
+      loc, b.getI32Type(), field(4 + 2 * axis, b.getI16Type(), 2));
+  return b.create<LLVM::UDivOp>(loc, grid, group);
+}
+
+Value AMDTargetInfo::ctaRank(OpBuilder &b, Location loc) const {
+  return i32Const(b, loc, 0); // a program is one workgroup
+}
+
+void AMDTargetInfo::barrier(OpBuilder &b, Location loc) const {
+  // HIP's __syncthreads: LDS writes released before the barrier, acquired
+  // after it.
+  b.create<LLVM::FenceOp>(loc, LLVM::AtomicOrdering::release, "workgroup");
+  b.create<ROCDL::SBarrierOp>(loc);
+  b.create<LLVM::FenceOp>(loc, LLVM::AtomicOrdering::acquire, "workgroup");
+}
+
+Value AMDTargetInfo::shuffleXor(OpBuilder &b, Location loc, Value v,
+                                int laneMask) const {
+  Value lane = laneId(b, loc, threadId(b, loc));
+  Value src = b.create<LLVM::XOrOp>(loc, lane, i32Const(b, loc, laneMask));
+  return shuffleIdx(b, loc, v, src);
+}
+
+Value AMDTargetInfo::shuffleIdx(OpBuilder &b, Location loc, Value v,
+                                Value srcLane) const {
+  // ds_bpermute_b32 reads lane (address / 4) of the wave.
+  Value address = b.create<LLVM::ShlOp>(loc, srcLane, i32Const(b, loc, 2));
+  return b.create<ROCDL::DsBpermuteOp>(loc, b.getI32Type(), address, v);
+}
+
+Value AMDTargetInfo::predicatedLoad(OpBuilder &, Location, Type, Value, Value,
+                                    Value, bool) const {
+  return {}; // a branch around the load: the guarded lanes skip it (exec)
+}
+
+bool AMDTargetInfo::predicatedStore(OpBuilder &, Location, Value, Value,
+                                    Value) const {
+  return false;
+}
+
+Value AMDTargetInfo::atomicRMW(OpBuilder &b, Location loc,
+                               tile::AtomicRMWKind kind, Value ptr, Value val,
+                               Value pred, tile::MemSemantic sem,
+                               tile::MemSyncScope scope) const {
+  using Kind = tile::AtomicRMWKind;
+  using Bin = LLVM::AtomicBinOp;
+  Bin bin;
+  switch (kind) {
+  case Kind::add: bin = Bin::add; break;
+  case Kind::fadd:
+    // 16-bit float adds: the caller's compare-and-swap loop (fp32 sums
+    // rounded once), as every chip computes them alike.
+    if (val.getType().getIntOrFloatBitWidth() == 16)
+      return {};
+    bin = Bin::fadd;
+    break;
+  case Kind::bit_and: bin = Bin::_and; break;
+  case Kind::bit_or: bin = Bin::_or; break;
+  case Kind::bit_xor: bin = Bin::_xor; break;
+  case Kind::xchg: bin = Bin::xchg; break;
+  case Kind::max: bin = Bin::max; break;
+  case Kind::umax: bin = Bin::umax; break;
+  case Kind::min: bin = Bin::min; break;
+  case Kind::umin: bin = Bin::umin; break;
+  case Kind::fmax:
+  case Kind::fmin:
+    return {};
+  }
+  return guarded(b, loc, val.getType(), pred, [&](OpBuilder &tb) -> Value {
+    return tb.create<LLVM::AtomicRMWOp>(loc, bin, ptr, val, ordering(sem),
+                                        syncScope(scope));
+  });
+}
+
+Value AMDTargetInfo::atomicCAS(OpBuilder &b, Location loc, Value ptr,
+                               Value cmp, Value val, Value pred,
+                               tile::MemSemantic sem,
+                               tile::MemSyncScope scope) const {
+  return guarded(b, loc, val.getType(), pred, [&](OpBuilder &tb) -> Value {
+    // A failed exchange orders as the successful one may, without release.
+    LLVM::AtomicOrdering success = ordering(sem);
+    LLVM::AtomicOrdering failure =
+        success == LLVM::AtomicOrdering::release
+            ? LLVM::AtomicOrdering::monotonic
+        : success == LLVM::AtomicOrdering::acq_rel
+            ? LLVM::AtomicOrdering::acquire
+            : success;
+    auto op = tb.create<LLVM::AtomicCmpXchgOp>(loc, ptr, cmp, val, success,
+                                               failure, syncScope(scope));
+    return tb.create<LLVM::ExtractValueOp>(loc, op.getRes(), int64_t(0));
+  });
+}
+
+void AMDTargetInfo::markKernel(Operation *func, int numThreads) const {
+  Builder b(func->getContext());
+  func->setAttr(ROCDL::ROCDLDialect::getKernelFuncAttrName(), b.getUnitAttr());
+  func->setAttr(ROCDL::ROCDLDialect::getFlatWorkGroupSizeAttrName(),
+                b.getStringAttr(std::to_string(numThreads) + "," +
+                                std::to_string(numThreads)));
+  func->setAttr(ROCDL::ROCDLDialect::getReqdWorkGroupSizeAttrName(),
+                b.getDenseI32ArrayAttr({numThreads, 1, 1}));
+}
+
+/// HIP's printf: OCKL's hostcall buffer, the format string first, then the
+/// arguments, seven at a time, each as 64 bits (integers widened, doubles
+/// and pointers as their bits).
+void AMDTargetInfo::printf(OpBuilder &b, Location loc, StringRef format,
+                           ValueRange args) const {
+  MLIRContext *ctx = b.getContext();
+  Type i32 = b.getI32Type(), i64 = b.getI64Type();
+  auto ptr = LLVM::LLVMPointerType::get(ctx);
+  auto begin = externFunction(b, loc, "__ockl_printf_begin",
+                              LLVM::LLVMFunctionType::get(i64, {i64}));
+  auto appendString = externFunction(
+      b, loc, "__ockl_printf_append_string_n",
+      LLVM::LLVMFunctionType::get(i64, {i64, ptr, i64, i32}));
+  SmallVector<Type> argTypes{i64, i32};
+  argTypes.append(7, i64);
+  argTypes.push_back(i32);
+  auto appendArgs = externFunction(b, loc, "__ockl_printf_append_args",
+                                   LLVM::LLVMFunctionType::get(i64, argTypes));
+  Value message =
+      b.create<LLVM::CallOp>(loc, begin, ValueRange{i64Const(b, loc, 0)})
+          .getResult();
+  message = b.create<LLVM::CallOp>(
+                 loc, appendString,
+                 ValueRange{message, globalString(b, loc, format),
+                            i64Const(b, loc, int64_t(format.size()) + 1),
+                            i32Const(b, loc, args.empty() ? 1 : 0)})
+                .getResult();
+  for (size_t first = 0; first < args.size(); first += 7) {
+    size_t n = std::min<size_t>(7, args.size() - first);
+    SmallVector<Value> operands{message, i32Const(b, loc, int64_t(n))};
+    for (size_t i = 0; i < 7; ++i) {
+      if (i >= n) {
+        operands.push_back(i64Const(b, loc, 0));
+        continue;
+      }
+      Value v = args[first + i];
+      Type t = v.getType();
+      if (isa<LLVM::LLVMPointerType>(t))
+        v = b.create<LLVM::PtrToIntOp>(loc, i64, v);
+      else if (t.isF64())
+        v = b.create<LLVM::BitcastOp>(loc, i64, v);
+      else if (t.getIntOrFloatBitWidth() < 64)
+        v = b.create<LLVM::SExtOp>(loc, i64, v);
+      operands.push_back(v);
+    }
+    operands.push_back(
+        i32Const(b, loc, first + n == args.size() ? 1 : 0));
+    message = b.create<LLVM::CallOp>(loc, appendArgs, operands).getResult();
+  }
+}
+
+/// HIP's __assert_fail: the message printed, then the wave traps (the
+/// launch fails).
+void AMDTargetInfo::assertFail(OpBuilder &b, Location loc, StringRef message,
+                               StringRef file, int line,
+                               StringRef function) const {
+  std::string text = file.str() + ":" + std::to_string(line) + ": " +
+                     function.str() + ": Device-side assertion `" +
+                     message.str() + "' failed.\n";
+  std::string escaped;
+  for (char c : text) {
+    escaped.push_back(c);
+    if (c == '%')
+      escaped.push_back('%');
+  }
+  printf(b, loc, escaped, {});
+  b.create<LLVM::Trap>(loc);
+}
+
+void AMDTargetInfo::populateMathPatterns(LLVMTypeConverter &converter,
+                                         RewritePatternSet &patterns) const {
+  FailureOr<amdgpu::Chipset> chipset = amdgpu::Chipset::parse(chip);
+  populateMathToROCDLConversionPatterns(
+      converter, patterns,
+      succeeded(chipset) ? std::optional<amdgpu::Chipset>(*chipset)
+                         : std::nullopt);
+}
+
+void AMDTargetInfo::addLegalDialects(ConversionTarget &target) const {
+  target.addLegalDialect<ROCDL::ROCDLDialect>();
+}

@@ -1,0 +1,267 @@
+//===- AMDTarget.cpp - The hip backend -----------------------------------===//
+//
+// Tile IR for AMD's CDNA GPUs: layouts for wave64 (convert-tile-to-tilegpu
+// with 64 threads per warp), the per-thread lowering to ROCDL, LLVM's AMDGPU
+// backend with the ROCm device libraries, and an hsaco linked by LLD in this
+// process. Kernels compile on any machine; running them needs a HIP runtime
+// launcher, which this build does not have yet.
+//
+//===----------------------------------------------------------------------===//
+#include "tessel/AMD/AMDTarget.h"
+
+#include "tessel/AMD/HSACOCompiler.h"
+#include "tessel/AMD/Passes.h"
+#include "tessel/Analysis/LaunchChecks.h"
+#include "tessel/Analysis/PointerRoots.h"
+#include "tessel/Conversion/Passes.h"
+#include "tessel/Dialect/Tile/IR/Dialect.h"
+#include "tessel/Dialect/TileGPU/IR/Dialect.h"
+#include "tessel/Dialect/TileGPU/Transforms/Passes.h"
+#include "tessel/Target/Diagnostics.h"
+#include "tessel/Target/Target.h"
+#include "tessel/Target/TilePipeline.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Transforms/Passes.h"
+#include "llvm/Bitcode/BitcodeReader.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <map>
+#include <mutex>
+
+using namespace mlir;
+using namespace tessel;
+using namespace tessel::target;
+
+namespace {
+
+std::string print(Operation *op) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  op->print(os);
+  return text;
+}
+
+llvm::Error failWith(const llvm::Twine &what) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), what);
+}
+
+/// LDS one workgroup may use: 64 KiB on CDNA2/3, 160 KiB on CDNA4.
+int64_t ldsLimit(llvm::StringRef chip) {
+  return chip == "gfx950" ? 160 * 1024 : 64 * 1024;
+}
+
+/// Whether OCML (the ROCm device libraries) defines `symbol`.
+bool ocmlHas(const std::string &symbol) {
+  static std::mutex mutex;
+  static std::unique_ptr<llvm::MemoryBuffer> file;
+  static std::map<std::string, bool> known;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (auto it = known.find(symbol); it != known.end())
+    return it->second;
+  if (!file) {
+    std::string dir = amd::deviceLibsPath();
+    if (dir.empty())
+      return false;
+    llvm::SmallString<256> path(dir);
+    llvm::sys::path::append(path, "ocml.bc");
+    auto buffer = llvm::MemoryBuffer::getFile(path);
+    if (!buffer)
+      return false;
+    file = std::move(*buffer);
+  }
+  llvm::LLVMContext context;
+  auto lib = llvm::getLazyBitcodeModule(file->getMemBufferRef(), context);
+  bool has = false;
+  if (lib)
+    has = (*lib)->getFunction(symbol) != nullptr;
+  else
+    llvm::consumeError(lib.takeError());
+  return known[symbol] = has;
+}
+
+/// The kernel's calls of libdevice's functions (tl.extern_elementwise of
+/// `__nv_*`, which Triton's math library makes) become calls of OCML's
+/// counterparts: __nv_<f>f is __ocml_<f>_f32, __nv_<f> is __ocml_<f>_f64.
+/// Calls of OCML itself stay. Other libraries are not linked for AMD: an
+/// error at each such call.
+LogicalResult mapExternCalls(func::FuncOp kernel) {
+  bool ok = true;
+  kernel.walk([&](tile::ExternElementwiseOp op) {
+    std::string symbol = op.getSymbol().str();
+    llvm::StringRef name(symbol);
+    std::string mapped = symbol;
+    if (name.consume_front("__nv_")) {
+      Type t = getElementTypeOrSelf(op.getType());
+      if (t.isF32() && name.consume_back("f"))
+        mapped = "__ocml_" + name.str() + "_f32";
+      else if (t.isF64())
+        mapped = "__ocml_" + name.str() + "_f64";
+      else
+        mapped.clear();
+    } else if (!name.starts_with("__ocml_")) {
+      op.emitError("extern_elementwise: ")
+          << symbol << " is neither a libdevice (__nv_*) nor an OCML "
+          << "(__ocml_*) function; the hip targets link no other library";
+      ok = false;
+      return;
+    }
+    if (mapped.empty() || !ocmlHas(mapped)) {
+      if (amd::deviceLibsPath().empty())
+        op.emitError("extern_elementwise: ")
+            << symbol << " needs the ROCm device libraries, which are not "
+            << "installed (Debian's rocm-device-libs, or "
+            << "TESSEL_ROCM_DEVICE_LIBS)";
+      else
+        op.emitError("extern_elementwise: ")
+            << symbol << " has no counterpart in ROCm's device library "
+            << "(OCML) for " << op.getType();
+      ok = false;
+      return;
+    }
+    op.setSymbol(mapped);
+  });
+  return success(ok);
+}
+
+llvm::Error compileAMD(ModuleOp module, const std::string &chip,
+                       const CompileOptions &options,
+                       runtime::CacheEntry &result) {
+  for (const auto &[name, value] : options.extra)
+    return failWith("unknown compile option '" + name +
+                    "' for the AMD targets");
+  // 64 threads per wave, at most 1024 per workgroup.
+  if (options.numWarps < 1 || options.numWarps > 16 ||
+      (options.numWarps & (options.numWarps - 1)))
+    return failWith("num_warps must be a power of two from 1 to 16 on " +
+                    chip + " (64 threads per wave), got " +
+                    llvm::Twine(options.numWarps));
+  if (options.numCtas != 1)
+    return failWith("num_ctas=" + llvm::Twine(options.numCtas) +
+                    " asks for thread block clusters, which " + chip +
+                    " does not have: use num_ctas=1");
+  MLIRContext *ctx = module.getContext();
+  DialectRegistry registry;
+  registry.insert<tilegpu::TileGPUDialect, LLVM::LLVMDialect,
+                  ROCDL::ROCDLDialect, cf::ControlFlowDialect>();
+  ctx->appendDialectRegistry(registry);
+  ctx->loadAllAvailableDialects();
+  DiagnosticCapture diagnostics(ctx);
+
+  func::FuncOp kernel;
+  for (auto fn : module.getOps<func::FuncOp>())
+    if (fn->hasAttr("tile.kernel"))
+      kernel = fn;
+  if (!kernel)
+    return diagnostics.fail("the module has no kernel function");
+  result.name = kernel.getName().str();
+  result.entryName = result.name;
+  for (unsigned i : writtenArguments(kernel))
+    result.writes.push_back(i);
+  result.checks = launchChecks(kernel);
+  result.stages.push_back({"ttir", print(module)});
+  if (failed(mapExternCalls(kernel)))
+    return diagnostics.fail("calling external functions failed");
+
+  PassManager toGPU(ctx);
+  TilePipelineOptions tileOptions; // 8-bit floats and int->bf16 in software
+  tileOptions.numStages = options.numStages;
+  buildTilePipeline(toGPU, tileOptions);
+  ConvertTileToTileGPUOptions layoutOptions;
+  layoutOptions.numWarps = options.numWarps;
+  layoutOptions.threadsPerWarp = 64;
+  layoutOptions.computeCapability = 0; // no NVIDIA matrix layouts
+  toGPU.addPass(createConvertTileToTileGPU(layoutOptions));
+  toGPU.addPass(createCanonicalizerPass());
+  toGPU.addNestedPass<func::FuncOp>(
+      tilegpu::createTileGPURemoveLayoutConversions());
+  toGPU.addPass(createCanonicalizerPass());
+  toGPU.addPass(createCSEPass());
+  toGPU.addPass(createLoopInvariantCodeMotionPass());
+  toGPU.addNestedPass<func::FuncOp>(tilegpu::createTileGPUMemoryBarriers());
+  if (failed(toGPU.run(module)))
+    return diagnostics.fail("assigning GPU layouts failed");
+  result.stages.push_back({"ttgir", print(module)});
+
+  PassManager toLLVM(ctx);
+  amd::ConvertTileGPUToROCDLOptions rocdlOptions;
+  rocdlOptions.chip = chip;
+  toLLVM.addPass(amd::createConvertTileGPUToROCDL(rocdlOptions));
+  toLLVM.addPass(createCanonicalizerPass());
+  toLLVM.addPass(createCSEPass());
+  if (failed(toLLVM.run(module)))
+    return diagnostics.fail("lowering to ROCDL failed");
+  int64_t shared = 0;
+  if (auto attr = module->getAttrOfType<IntegerAttr>("tilegpu.shared"))
+    shared = attr.getInt();
+  module->removeAttr("tilegpu.shared");
+  result.stages.push_back({"llir", print(module)});
+
+  auto compiled =
+      amd::translateToHSACO(module, chip, options.enableFpFusion);
+  if (!compiled)
+    return compiled.takeError();
+  int64_t lds = shared + compiled->ldsBytes;
+  if (lds > ldsLimit(chip))
+    return failWith("kernel " + result.name + " needs " + llvm::Twine(lds) +
+                    " bytes of LDS (shared memory) per program; " + chip +
+                    " has " + llvm::Twine(ldsLimit(chip)) +
+                    ": use smaller blocks");
+  if (options.maxnreg > 0 && compiled->vgprs > options.maxnreg)
+    return failWith("kernel " + result.name + " needs " +
+                    llvm::Twine(compiled->vgprs) + " VGPRs; maxnreg is " +
+                    llvm::Twine(options.maxnreg));
+  result.stages.push_back({"llvmir", std::move(compiled->llvmIR)});
+  result.stages.push_back({"amdgcn", std::move(compiled->assembly)});
+  result.stages.push_back(
+      {"launch", "num_warps=" + std::to_string(options.numWarps) +
+                     "\nwarp_size=64\nshared=" + std::to_string(shared) +
+                     "\nvgprs=" + std::to_string(compiled->vgprs) +
+                     "\nagprs=" + std::to_string(compiled->agprs) +
+                     "\nsgprs=" + std::to_string(compiled->sgprs) +
+                     "\nscratch=" + std::to_string(compiled->scratchBytes) +
+                     "\n"});
+  result.object = std::move(compiled->hsaco);
+  return llvm::Error::success();
+}
+
+class HipTarget : public Target {
+public:
+  explicit HipTarget(const TargetSpec &spec) : Target(spec) {}
+  std::string description() const override { return "hip:" + spec().arch; }
+  llvm::Expected<runtime::CacheEntry>
+  compile(ModuleOp module, const CompileOptions &options) const override {
+    runtime::CacheEntry entry;
+    entry.target = spec().str();
+    if (llvm::Error err = compileAMD(module, spec().arch, options, entry))
+      return std::move(err);
+    entry.options = options.str();
+    return entry;
+  }
+  bool canRun() const override { return false; }
+  llvm::Expected<std::unique_ptr<LoadedKernel>>
+  load(const runtime::CacheEntry &kernel) const override {
+    return failWith("kernel " + kernel.name + " compiled for " +
+                    spec().str() +
+                    " cannot run in this process: this build has no HIP "
+                    "launcher yet (the hsaco is in the compiled kernel)");
+  }
+};
+
+} // namespace
+
+void amd::registerAMDBackend() {
+  registerBackend("hip", [](const TargetSpec &spec)
+                             -> llvm::Expected<std::unique_ptr<Target>> {
+    static const char *kSupported[] = {"gfx90a", "gfx942", "gfx950"};
+    if (!llvm::is_contained(kSupported, spec.arch))
+      return failWith("target '" + spec.str() +
+                      "' is not a GPU Tessel compiles for: use hip:gfx90a, "
+                      "hip:gfx942 or hip:gfx950");
+    return std::make_unique<HipTarget>(spec);
+  });
+}
