@@ -373,22 +373,28 @@ def _triton_child(request_path: str) -> None:
                                         attrs=attrs)
         log = io.StringIO()
         start = time.perf_counter()
+        # AMD jobs name a chip (bench/gpu_static_amd.py); the others an NVIDIA capability.
+        target = GPUTarget("hip", job["chip"], 64) if "chip" in job else GPUTarget("cuda", job["capability"], 32)
         with contextlib.redirect_stdout(log):
-            kernel = triton.compile(src, target=GPUTarget("cuda", job["capability"], 32),
+            kernel = triton.compile(src, target=target,
                                     options={"num_warps": job["num_warps"], "num_stages": job["num_stages"],
                                              "num_ctas": job.get("num_ctas", 1)})
         return kernel, log.getvalue(), time.perf_counter() - start
 
     # A throwaway compile per architecture: backend loading and the ptxas version query are not a kernel's cost.
-    for capability in sorted({job["capability"] for job in request["jobs"]}):
+    for arch in {tuple(sorted((k, job[k]) for k in ("capability", "chip") if k in job)) for job in request["jobs"]}:
         compile_one({"kernel": "add_kernel", "signature": {"x_ptr": "*fp32", "y_ptr": "*fp32", "out_ptr": "*fp32",
                                                            "n": "i32", "BLOCK": "constexpr"},
-                     "constexprs": {"BLOCK": 128}, "divisible_by_16": [], "capability": capability,
+                     "constexprs": {"BLOCK": 128}, "divisible_by_16": [], **dict(arch),
                      "num_warps": 4, "num_stages": 3})
     results = []
     for job in request["jobs"]:
         try:
             kernel, log, seconds = compile_one(job)
+            if "chip" in job:
+                results.append({"amdgcn": kernel.asm["amdgcn"], "seconds": seconds, "name": kernel.metadata.name,
+                                "shared": kernel.metadata.shared})
+                continue
             results.append({"ptx": kernel.asm["ptx"], "cubin": base64.b64encode(kernel.asm["cubin"]).decode(),
                             "ptxas": log, "seconds": seconds, "name": kernel.metadata.name,
                             "num_warps": kernel.metadata.num_warps, "shared": kernel.metadata.shared,

@@ -165,3 +165,36 @@ def test_target_info_answers_for_the_chip(target):
     stored = [int(v) for v in re.findall(r"arith.constant (\d+) : i32", ttir)]
     assert 1 in stored
     assert (0 not in stored) == (target == "hip:gfx942")
+
+
+@tessel.jit
+def dot_kernel(a_ptr, b_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
+    m, n, k = tl.arange(0, M), tl.arange(0, N), tl.arange(0, K)
+    a = tl.load(a_ptr + m[:, None] * K + k[None, :])
+    b = tl.load(b_ptr + k[:, None] * N + n[None, :])
+    tl.store(c_ptr + m[:, None] * N + n[None, :], tl.dot(a, b))
+
+
+@pytest.mark.parametrize("dtype, instruction", [(F16, "v_mfma_f32_32x32x8f16"),
+                                                ("bf16", "v_mfma_f32_32x32x8bf16_1k")])
+@pytest.mark.parametrize("num_warps", [1, 4, 8])
+def test_half_dots_run_on_matrix_cores(target, dtype, instruction, num_warps):
+    import torch
+    t = torch.bfloat16 if dtype == "bf16" else torch.float16
+    a, b, c = torch.zeros(64, 32, dtype=t), torch.zeros(32, 128, dtype=t), torch.zeros(64, 128)
+    kernel = dot_kernel.warmup(a, b, c, M=64, N=128, K=32, grid=(1,), num_warps=num_warps)
+    # (gfx942 spells them v_mfma_f32_32x32x8_f16, v_mfma_f32_32x32x8_bf16; gfx90a as the ISA names them.)
+    mfmas = [m.replace("_", "") for m in re.findall(r"\bv_mfma_\w+", kernel.asm["amdgcn"])]
+    # 64x128 is 8 tiles of 32x32 shared by the waves; 4 K steps of 8 each.
+    assert set(mfmas) <= {instruction.replace("_", ""), instruction.replace("_", "")[:-2]} and mfmas
+    assert len(mfmas) == 8 * 4 // min(num_warps, 8)
+    assert "ds_read_b64" in kernel.asm["amdgcn"]
+
+
+@pytest.mark.parametrize("shape", [(16, 16, 16), (32, 16, 16)])
+def test_dots_matrix_cores_cannot_take_are_fma_loops(target, shape):
+    M, N, K = shape
+    kernel = dot_kernel.warmup(F16, F16, F32, M=M, N=N, K=K, grid=(1,))
+    assert "v_mfma" not in kernel.asm["amdgcn"]
+    kernel = dot_kernel.warmup(F32, F32, F32, M=64, N=64, K=32, grid=(1,))
+    assert "v_mfma" not in kernel.asm["amdgcn"]

@@ -84,6 +84,9 @@ def ConvertTileToTileGPU : Pass<"convert-tile-to-tilegpu", "mlir::ModuleOp"> {
            "The target is the arch-specific variant of the compute capability "
            "(sm_90a), whose instructions (wgmma) do not run on later GPUs; "
            "Tessel, like Triton, compiles capability 90 as sm_90a">,
+    Option<"mfma", "mfma", "bool", /*default=*/"false",
+           "AMD CDNA matrix cores: fp16/bf16 dots of whole 32x32 tiles and "
+           "K a multiple of 8 get the v_mfma_f32_32x32x8 accumulator layout">,
   ];
   let dependentDialects = ["::tessel::tilegpu::TileGPUDialect"];
 }

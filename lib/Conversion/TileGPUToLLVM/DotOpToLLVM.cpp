@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "DotOpToLLVM.h"
+#include "tessel/Dialect/TileGPU/IR/AmdLayouts.h"
 #include "tessel/Conversion/TileGPUToLLVM/NvidiaTargetHooks.h"
 #include "OffsetBits.h"
 #include "PatternTileGPUToLLVM.h"
@@ -161,6 +162,16 @@ struct DotLowering : TileGPUPattern<tile::DotOp> {
                                           adaptor.getC(), slots, slotLayouts)});
         return success();
       }
+    if (target.amd() && (aElt.isF16() || aElt.isBF16()) && aElt == bElt &&
+        (accElt.isF32() || (accElt.isF16() && aElt.isF16())) && K % 8 == 0 &&
+        gpu::mfmaAccumulatorWarps(dLayout, {M, N})) {
+      if (!op->hasAttr(kScratchAttr))
+        return rw.notifyMatchFailure(op, "stages operands without scratch");
+      rw.replaceOpWithMultiple(op, {lowerMfmaDot(rw, loc, target, op,
+                                                 adaptor.getA(), adaptor.getB(),
+                                                 adaptor.getC())});
+      return success();
+    }
     int64_t bBase;
     dotSharedBytes(op, bBase);
     ValueRange c = adaptor.getC();

@@ -89,6 +89,15 @@ SmallVector<Value> lowerWgmmaDot(OpBuilder &b, Location loc,
                                  Value aSlot, Value bSlot, bool aSlotMNMajor,
                                  bool bSlotKMajor);
 
+/// d = a * b + c on AMD's matrix cores (MFMADot.cpp): the accumulator in
+/// mfmaAccumulatorLayout (fp32, or fp16 summed in fp32), fp16 or bf16
+/// operands staged in shared memory with K contiguous (dotSharedBytes),
+/// one v_mfma_f32_32x32x8 per 32x32 tile of the wave and K step of 8.
+SmallVector<Value> lowerMfmaDot(OpBuilder &b, Location loc,
+                                const GPUTargetInfo &target,
+                                tessel::tile::DotOp op, mlir::ValueRange a,
+                                mlir::ValueRange bv, mlir::ValueRange c);
+
 /// d = a * b + c on mma.sync for tf32, tf32x3 or int8 `inputs`
 /// (MMASyncFragments.cpp): both operands are staged in shared memory
 /// (dotSharedBytes' bytes) with K contiguous, swizzled against bank

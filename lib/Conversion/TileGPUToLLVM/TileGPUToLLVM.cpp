@@ -14,6 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "PatternTileGPUToLLVM.h"
+#include "tessel/Conversion/TileGPUToLLVM/AmdTargetHooks.h"
 #include "tessel/Conversion/TileGPUToLLVM/NvidiaTargetHooks.h"
 
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
@@ -36,6 +37,7 @@ using namespace tessel;
 
 gpu::GPUTargetInfo::~GPUTargetInfo() = default;
 gpu::NvidiaTargetHooks::~NvidiaTargetHooks() = default;
+gpu::AmdTargetHooks::~AmdTargetHooks() = default;
 
 /// Float to an 8- or 16-bit integer goes through int64 and wraps, as
 /// Triton's semantics (and the CPU backend) have it; PTX's cvt to a narrow

@@ -15,6 +15,7 @@
 #include "tessel/Analysis/AxisInfo.h"
 
 #include "tessel/Dialect/Tile/IR/Dialect.h"
+#include "tessel/Dialect/TileGPU/IR/AmdLayouts.h"
 #include "tessel/Dialect/TileGPU/IR/Dialect.h"
 #include "tessel/Dialect/TileGPU/IR/MmaInputs.h"
 #include "tessel/Dialect/TileGPU/IR/NvidiaLayouts.h"
@@ -156,6 +157,40 @@ struct ConvertTileToTileGPU
     }
     return gpu::mmaAccumulatorLayout({int32_t(shape[0]), int32_t(shape[1])},
                                      {wm, wn});
+  }
+
+  /// Dots AMD's matrix cores take (v_mfma_f32_32x32x8f16/bf16_1k): fp16 or
+  /// bf16 inputs of one type into fp32 (or fp16 from fp16), whole 32x32
+  /// accumulator tiles and whole instructions along K.
+  bool usesMfma(tile::DotOp dot) const {
+    if (!mfma)
+      return false;
+    Type a = dot.getA().getType().getElementType();
+    Type b = dot.getB().getType().getElementType();
+    Type acc = dot.getD().getType().getElementType();
+    auto shape = dot.getD().getType().getShape();
+    int64_t k = dot.getA().getType().getDimSize(1);
+    return (a.isF16() || a.isBF16()) && a == b &&
+           (acc.isF32() || (acc.isF16() && a.isF16())) && shape[0] % 32 == 0 &&
+           shape[1] % 32 == 0 && k % 8 == 0;
+  }
+
+  /// The MFMA accumulator layout: waves split as mmaLayout splits warps, in
+  /// 32x32 tiles; chained dots put every wave along M while rows remain.
+  LinearLayout mfmaLayout(tile::DotOp dot) const {
+    auto shape = dot.getD().getType().getShape();
+    int32_t wm = 1, wn = 1;
+    if (isChained(dot))
+      while (wm < numWarps && shape[0] >= 64 * wm)
+        wm *= 2;
+    while (wm * wn < numWarps) {
+      if (shape[0] / (32 * wm) >= shape[1] / (32 * wn) && shape[0] / (32 * wm) > 1)
+        wm *= 2;
+      else
+        wn *= 2;
+    }
+    return gpu::mfmaAccumulatorLayout({int32_t(shape[0]), int32_t(shape[1])},
+                                      {wm, wn});
   }
 
   /// The warps [M, N] of a dot that runs on warpgroup MMA, or nothing: an
@@ -343,6 +378,10 @@ struct ConvertTileToTileGPU
           produceWith(dot.getD(), acc);
         } else if (usesMmaSync(dot)) {
           LinearLayout acc = mmaLayout(dot);
+          requireOperand(dot.getCMutable(), acc);
+          produceWith(dot.getD(), acc);
+        } else if (usesMfma(dot)) {
+          LinearLayout acc = mfmaLayout(dot);
           requireOperand(dot.getCMutable(), acc);
           produceWith(dot.getD(), acc);
         }

@@ -1,4 +1,4 @@
-// RUN: tessel-opt %s -split-input-file -convert-tile-to-tilegpu="num-warps=4 threads-per-warp=64 compute-capability=0" -canonicalize -convert-tilegpu-to-rocdl -canonicalize -cse | FileCheck %s
+// RUN: tessel-opt %s -split-input-file -convert-tile-to-tilegpu="num-warps=4 threads-per-warp=64 compute-capability=0 mfma=true" -canonicalize -convert-tilegpu-to-rocdl -canonicalize -cse | FileCheck %s
 
 // Wave64: 256 elements on 4 waves of 64 are one register per work-item, the
 // element computed from workitem.id.x (its lane: the low 6 bits) and the
@@ -93,5 +93,40 @@ func.func @atomics(%p: !tile.ptr<i32> {tile.noalias}, %o: !tile.ptr<i32> {tile.n
   %os = tile.splat %o : tensor<64x!tile.ptr<i32>>
   %oa = tile.addptr %os, %r : tensor<64x!tile.ptr<i32>>, tensor<64xi32>
   tile.store %oa, %old : tensor<64x!tile.ptr<i32>>, tensor<64xi32>
+  return
+}
+
+// -----
+
+// With `mfma`, a 64x64 fp16 dot on 4 waves gets the MFMA accumulator layout,
+// one 32x32 tile per wave; the operands are staged in LDS (A row-major, B
+// with K contiguous) between barriers, and each K step of 8 is one
+// v_mfma_f32_32x32x8f16 per wave whose operands are 4 halves (one 8-byte
+// LDS load) per lane. bf16 takes the bf16_1k instruction.
+// CHECK-LABEL: llvm.func @mfma(
+// CHECK: rocdl.s.barrier
+// CHECK: rocdl.s.barrier
+// CHECK: llvm.load {{.*}} {alignment = 8 : i64} : !llvm.ptr<3> -> vector<4xi16>
+// CHECK-COUNT-2: rocdl.mfma.f32.32x32x8f16 {{.*}} : (vector<4xf16>, vector<4xf16>, vector<16xf32>, i32, i32, i32) -> vector<16xf32>
+// CHECK-NOT: rocdl.mfma
+// CHECK-LABEL: llvm.func @mfma_bf16(
+// CHECK-COUNT-4: rocdl.mfma.f32.32x32x8bf16.1k {{.*}} : (vector<4xi16>, vector<4xi16>, vector<16xf32>, i32, i32, i32) -> vector<16xf32>
+func.func @mfma(%x: f16, %y: f16, %out: !tile.ptr<f32>) attributes {tile.kernel} {
+  %a = tile.splat %x : tensor<64x16xf16>
+  %b = tile.splat %y : tensor<16x64xf16>
+  %z = arith.constant dense<0.0> : tensor<64x64xf32>
+  %d = tile.dot %a, %b, %z : tensor<64x16xf16>, tensor<16x64xf16> -> tensor<64x64xf32>
+  %p = tile.splat %out : tensor<64x64x!tile.ptr<f32>>
+  tile.store %p, %d : tensor<64x64x!tile.ptr<f32>>, tensor<64x64xf32>
+  return
+}
+
+func.func @mfma_bf16(%x: bf16, %y: bf16, %out: !tile.ptr<f32>) attributes {tile.kernel} {
+  %a = tile.splat %x : tensor<64x32xbf16>
+  %b = tile.splat %y : tensor<32x64xbf16>
+  %z = arith.constant dense<0.0> : tensor<64x64xf32>
+  %d = tile.dot %a, %b, %z : tensor<64x32xbf16>, tensor<32x64xbf16> -> tensor<64x64xf32>
+  %p = tile.splat %out : tensor<64x64x!tile.ptr<f32>>
+  tile.store %p, %d : tensor<64x64x!tile.ptr<f32>>, tensor<64x64xf32>
   return
 }

@@ -25,6 +25,7 @@ class LLVMTypeConverter;
 
 namespace tessel::gpu {
 
+class AmdTargetHooks;
 class NvidiaTargetHooks;
 
 /// What the per-thread lowering asks of every GPU target: its thread and
@@ -38,6 +39,8 @@ public:
   /// NVIDIA's matrix units, async copies and tensor maps; null on targets
   /// that are not NVIDIA's.
   virtual const NvidiaTargetHooks *nvidia() const { return nullptr; }
+  /// AMD's matrix cores; null on targets that are not AMD's.
+  virtual const AmdTargetHooks *amd() const { return nullptr; }
   /// The thread's index in its program (x only: programs are 1-D).
   virtual mlir::Value threadId(mlir::OpBuilder &b, mlir::Location loc) const = 0;
   virtual mlir::Value programId(mlir::OpBuilder &b, mlir::Location loc,

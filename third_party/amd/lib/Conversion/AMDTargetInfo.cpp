@@ -200,6 +200,21 @@ Value AMDTargetInfo::atomicCAS(OpBuilder &b, Location loc, Value ptr,
   });
 }
 
+Value AMDTargetInfo::mfma32x32x8(OpBuilder &b, Location loc, Value a,
+                                 Value bv, Value acc, bool bf16) const {
+  // cbsz, abid, blgp: no broadcast or lane swizzle.
+  Value zero = i32Const(b, loc, 0);
+  Type accTy = acc.getType();
+  if (bf16)
+    return b.create<ROCDL::mfma_f32_32x32x8bf16_1k>(
+        loc, accTy, ValueRange{a, bv, acc, zero, zero, zero});
+  auto halves = VectorType::get({4}, b.getF16Type());
+  a = b.create<LLVM::BitcastOp>(loc, halves, a);
+  bv = b.create<LLVM::BitcastOp>(loc, halves, bv);
+  return b.create<ROCDL::mfma_f32_32x32x8f16>(
+      loc, accTy, ValueRange{a, bv, acc, zero, zero, zero});
+}
+
 void AMDTargetInfo::markKernel(Operation *func, int numThreads) const {
   Builder b(func->getContext());
   func->setAttr(ROCDL::ROCDLDialect::getKernelFuncAttrName(), b.getUnitAttr());

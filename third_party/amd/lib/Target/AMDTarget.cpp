@@ -175,6 +175,7 @@ llvm::Error compileAMD(ModuleOp module, const std::string &chip,
   layoutOptions.numWarps = options.numWarps;
   layoutOptions.threadsPerWarp = 64;
   layoutOptions.computeCapability = 0; // no NVIDIA matrix layouts
+  layoutOptions.mfma = true;
   toGPU.addPass(createConvertTileToTileGPU(layoutOptions));
   toGPU.addPass(createCanonicalizerPass());
   toGPU.addNestedPass<func::FuncOp>(

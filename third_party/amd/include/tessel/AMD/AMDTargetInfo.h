@@ -2,6 +2,7 @@
 #ifndef TESSEL_AMD_AMDTARGETINFO_H
 #define TESSEL_AMD_AMDTARGETINFO_H
 
+#include "tessel/Conversion/TileGPUToLLVM/AmdTargetHooks.h"
 #include "tessel/Conversion/TileGPUToLLVM/TileGPUToLLVM.h"
 
 #include <string>
@@ -11,10 +12,14 @@ namespace tessel::amd {
 /// AMD's CDNA GPUs (wave64) for the target-neutral lowering: work-item and
 /// work-group ids, the HSA dispatch packet for the grid's size, s_barrier
 /// between workgroup fences, ds_bpermute for lane exchanges, LLVM's atomics
-/// with AMDGPU's sync scopes, OCKL's printf and OCML's math.
-class AMDTargetInfo : public gpu::GPUTargetInfo {
+/// with AMDGPU's sync scopes, OCKL's printf and OCML's math; MFMA for dots.
+class AMDTargetInfo : public gpu::GPUTargetInfo, public gpu::AmdTargetHooks {
 public:
   explicit AMDTargetInfo(std::string chip) : chip(std::move(chip)) {}
+  const gpu::AmdTargetHooks *amd() const override { return this; }
+  mlir::Value mfma32x32x8(mlir::OpBuilder &b, mlir::Location loc, mlir::Value a,
+                          mlir::Value bv, mlir::Value acc,
+                          bool bf16) const override;
   mlir::Value threadId(mlir::OpBuilder &b, mlir::Location loc) const override;
   mlir::Value programId(mlir::OpBuilder &b, mlir::Location loc,
                         unsigned axis) const override;

@@ -1,0 +1,41 @@
+//===- AmdLayouts.h - AMD's matrix-core layouts -----------------*- C++ -*-===//
+//
+// The register layouts of AMD's MFMA instructions (CDNA2-4, wave64) as
+// LinearLayouts: which (row, column) a lane's register holds, as AMD's matrix
+// instruction calculator tabulates them.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TESSEL_DIALECT_TILEGPU_IR_AMDLAYOUTS_H
+#define TESSEL_DIALECT_TILEGPU_IR_AMDLAYOUTS_H
+
+#include "tessel/Dialect/TileGPU/IR/LinearLayout.h"
+
+#include <optional>
+
+namespace tessel::gpu {
+
+/// The accumulator (C and D) layout of v_mfma_f32_32x32x8{f16,bf16_1k} for a
+/// `shape` (multiples of 32) on `warpsPerCTA` [M, N] waves: in one wave's
+/// 32x32 tile, lane l holds column l % 32 and, in its 16 registers r, row
+/// 8 (r / 4) + 4 (l / 32) + r % 4. Warp bits take N first, then M; tiles
+/// left over repeat in registers along N, then M.
+LinearLayout mfmaAccumulatorLayout(const std::vector<int32_t> &shape,
+                                   const std::vector<int32_t> &warpsPerCTA);
+/// The waves [M, N] of `layout` if it is an mfmaAccumulatorLayout of
+/// `shape`.
+std::optional<std::vector<int32_t>>
+mfmaAccumulatorWarps(const LinearLayout &layout,
+                     const std::vector<int32_t> &shape);
+
+/// The operand layout of that instruction, K in steps of 8: A (operand 0,
+/// M x K) has row l % 32 in lane l and K 4 (l / 32) + j in its register j
+/// (j < 4); B (operand 1, K x N) column l % 32 and the same K. K steps
+/// repeat in registers; the operand follows the accumulator's waves along
+/// its own dimension and is broadcast along the other.
+LinearLayout mfmaOperandLayout(unsigned operand,
+                               const std::vector<int32_t> &shape,
+                               const std::vector<int32_t> &warpsPerCTA);
+
+} // namespace tessel::gpu
+
+#endif // TESSEL_DIALECT_TILEGPU_IR_AMDLAYOUTS_H

@@ -1,0 +1,71 @@
+//===- AmdLayouts.cpp - AMD's matrix-core layouts -------------------------===//
+#include "tessel/Dialect/TileGPU/IR/AmdLayouts.h"
+
+#include "LayoutSupport.h"
+
+namespace tessel::gpu {
+
+LinearLayout mfmaAccumulatorLayout(const std::vector<int32_t> &shape,
+                                   const std::vector<int32_t> &warpsPerCTA) {
+  checkRank(shape, 2, "shape");
+  checkRank(warpsPerCTA, 2, "warpsPerCTA");
+  std::string m = dimName(0), n = dimName(1);
+  LinearLayout tile(
+      {{kRegister, {{1, 0}, {2, 0}, {8, 0}, {16, 0}}},
+       {kLane, {{0, 1}, {0, 2}, {0, 4}, {0, 8}, {0, 16}, {4, 0}}}},
+      {{m, 32}, {n, 32}});
+  LinearLayout warps = LinearLayout::identity1D(warpsPerCTA[1], kWarp, n) *
+                       LinearLayout::identity1D(warpsPerCTA[0], kWarp, m);
+  LinearLayout layout = (tile * warps).transposeOuts({m, n});
+  return fitToShape(repeatToShape(layout, shape, {1, 0}), shape);
+}
+
+std::optional<std::vector<int32_t>>
+mfmaAccumulatorWarps(const LinearLayout &layout,
+                     const std::vector<int32_t> &shape) {
+  if (shape.size() != 2 || shape[0] % 32 || shape[1] % 32)
+    return std::nullopt;
+  int32_t warps = layout.inSize(kWarp);
+  for (int32_t wm = 1; wm <= warps; wm *= 2)
+    if (layout == mfmaAccumulatorLayout(shape, {wm, warps / wm}))
+      return std::vector<int32_t>{wm, warps / wm};
+  return std::nullopt;
+}
+
+LinearLayout mfmaOperandLayout(unsigned operand,
+                               const std::vector<int32_t> &shape,
+                               const std::vector<int32_t> &warpsPerCTA) {
+  checkRank(shape, 2, "shape");
+  checkRank(warpsPerCTA, 2, "warpsPerCTA");
+  if (operand > 1)
+    bad("an mfma operand is 0 (A) or 1 (B)");
+  int32_t k = shape[operand == 0 ? 1 : 0];
+  if (k % 8)
+    bad("K = " + std::to_string(k) + " is not a multiple of 8");
+  // (mn, k) pairs, transposed for B.
+  auto bases = [&](std::vector<std::pair<int32_t, int32_t>> mnk) {
+    std::vector<LinearLayout::Basis> out;
+    for (auto [mn, kk] : mnk)
+      out.push_back(operand == 0 ? LinearLayout::Basis{mn, kk}
+                                 : LinearLayout::Basis{kk, mn});
+    return out;
+  };
+  std::string d0 = dimName(0), d1 = dimName(1);
+  LinearLayout tile(
+      {{kRegister, bases({{0, 1}, {0, 2}})},
+       {kLane, bases({{1, 0}, {2, 0}, {4, 0}, {8, 0}, {16, 0}, {0, 4}})}},
+      operand == 0 ? std::vector<LinearLayout::OutDim>{{d0, 32}, {d1, 8}}
+                   : std::vector<LinearLayout::OutDim>{{d0, 8}, {d1, 32}});
+  LinearLayout warps =
+      operand == 0
+          ? LinearLayout::zeros1D(warpsPerCTA[1], kWarp, d0) *
+                LinearLayout::identity1D(warpsPerCTA[0], kWarp, d0)
+          : LinearLayout::identity1D(warpsPerCTA[1], kWarp, d1) *
+                LinearLayout::zeros1D(warpsPerCTA[0], kWarp, d1);
+  LinearLayout layout = (tile * warps).transposeOuts({d0, d1});
+  std::vector<unsigned> kFirst =
+      operand == 0 ? std::vector<unsigned>{1, 0} : std::vector<unsigned>{0, 1};
+  return fitToShape(repeatToShape(layout, shape, kFirst), shape);
+}
+
+} // namespace tessel::gpu

@@ -1,0 +1,93 @@
+//===- AmdLayoutsTest.cpp - MFMA layouts against AMD's tables ------------===//
+//
+// Every register of every lane of every wave of the MFMA layouts, against
+// the register/lane tables of AMD's matrix instruction calculator for
+// v_mfma_f32_32x32x8f16 (CDNA2/3): A[i][k] sits in lane i + 32 (k / 4),
+// register k % 4; B[k][j] in lane j + 32 (k / 4), register k % 4; D[i][j]
+// in lane j + 32 ((i / 4) % 2), register i % 4 + 4 (i / 8).
+//
+//===----------------------------------------------------------------------===//
+#include "tessel/Dialect/TileGPU/IR/AmdLayouts.h"
+#include "tessel/Dialect/TileGPU/IR/LinearLayout.h"
+
+#include <gtest/gtest.h>
+
+using namespace tessel::gpu;
+
+namespace {
+
+using Coord = std::vector<int32_t>;
+
+const Coord kWaves[] = {{1, 1}, {2, 1}, {1, 2}, {2, 2}, {4, 1},
+                        {1, 4}, {4, 2}, {2, 4}, {8, 2}};
+const Coord kShapes[] = {{32, 32}, {64, 32}, {32, 64}, {64, 64},
+                         {128, 64}, {64, 128}, {256, 128}};
+
+TEST(AmdLayouts, MfmaAccumulatorIsTheCalculatorsDMatrix) {
+  for (const Coord &waves : kWaves)
+    for (const Coord &shape : kShapes) {
+      if (shape[0] < 32 * waves[0] || shape[1] < 32 * waves[1])
+        continue;
+      LinearLayout l = mfmaAccumulatorLayout(shape, waves);
+      EXPECT_TRUE(l.isInvertible()) << l.str();
+      ASSERT_EQ(l.inSize(kLane), 64);
+      int repN = shape[1] / (32 * waves[1]);
+      for (int wave = 0; wave < waves[0] * waves[1]; ++wave)
+        for (int lane = 0; lane < 64; ++lane)
+          for (int reg = 0; reg < l.inSize(kRegister); ++reg) {
+            int r = reg % 16, rep = reg / 16;
+            int wn = wave % waves[1], wm = wave / waves[1];
+            int rn = rep % repN, rm = rep / repN;
+            int row = r % 4 + 4 * (lane / 32) + 8 * (r / 4) +
+                      32 * (wm + waves[0] * rm);
+            int col = lane % 32 + 32 * (wn + waves[1] * rn);
+            Coord got = l.apply({{kRegister, reg}, {kLane, lane}, {kWarp, wave}});
+            ASSERT_EQ(got, (Coord{row, col}))
+                << "wave " << wave << " lane " << lane << " reg " << reg;
+          }
+    }
+}
+
+TEST(AmdLayouts, MfmaOperandsAreTheCalculatorsAAndBMatrices) {
+  for (const Coord &waves : kWaves)
+    for (int32_t mn : {32, 64, 128})
+      for (int32_t k : {8, 16, 32}) {
+        if (mn < 32 * waves[0] || mn < 32 * waves[1])
+          continue;
+        LinearLayout a = mfmaOperandLayout(0, {mn, k}, waves);
+        LinearLayout b = mfmaOperandLayout(1, {k, mn}, waves);
+        int steps = k / 8;
+        for (int wave = 0; wave < waves[0] * waves[1]; ++wave)
+          for (int lane = 0; lane < 64; ++lane)
+            for (int reg = 0; reg < a.inSize(kRegister); ++reg) {
+              int j = reg % 4, step = reg / 4 % steps, rep = reg / 4 / steps;
+              int kk = j + 4 * (lane / 32) + 8 * step;
+              int wm = wave / waves[1], wn = wave % waves[1];
+              int row = lane % 32 + 32 * (wm + waves[0] * rep);
+              ASSERT_EQ(a.apply({{kRegister, reg}, {kLane, lane}, {kWarp, wave}}),
+                        (Coord{row, kk}))
+                  << "A wave " << wave << " lane " << lane << " reg " << reg;
+              if (reg >= b.inSize(kRegister))
+                continue;
+              int col = lane % 32 + 32 * (wn + waves[1] * rep);
+              ASSERT_EQ(b.apply({{kRegister, reg}, {kLane, lane}, {kWarp, wave}}),
+                        (Coord{kk, col}))
+                  << "B wave " << wave << " lane " << lane << " reg " << reg;
+            }
+      }
+}
+
+TEST(AmdLayouts, MfmaAccumulatorWarpsRecoversTheSplit) {
+  for (const Coord &waves : kWaves) {
+    Coord shape{256, 128};
+    auto got = mfmaAccumulatorWarps(mfmaAccumulatorLayout(shape, waves), shape);
+    ASSERT_TRUE(got.has_value());
+    EXPECT_EQ(*got, waves);
+  }
+  EXPECT_FALSE(mfmaAccumulatorWarps(
+      defaultBlockedLayout({64, 64}, 4, 64, 4, std::nullopt), {64, 64}));
+  EXPECT_FALSE(mfmaAccumulatorWarps(mfmaAccumulatorLayout({32, 32}, {1, 1}),
+                                    {16, 32}));
+}
+
+} // namespace
