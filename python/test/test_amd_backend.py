@@ -198,3 +198,50 @@ def test_dots_matrix_cores_cannot_take_are_fma_loops(target, shape):
     assert "v_mfma" not in kernel.asm["amdgcn"]
     kernel = dot_kernel.warmup(F32, F32, F32, M=64, N=64, K=32, grid=(1,))
     assert "v_mfma" not in kernel.asm["amdgcn"]
+
+
+@tessel.jit
+def asm_kernel(x_ptr, y_ptr, ASM: tl.constexpr, CONSTRAINTS: tl.constexpr):
+    offs = tl.arange(0, 64)
+    x = tl.load(x_ptr + offs)
+    tl.store(y_ptr + offs, tl.inline_asm_elementwise(ASM, CONSTRAINTS, [x], dtype=tl.uint32, is_pure=True, pack=1))
+
+
+def test_inline_assembly_is_amdgcn(target):
+    u32 = np.dtype(np.uint32)
+    kernel = asm_kernel.warmup(u32, u32, ASM="v_alignbit_b32 $0, $1, $1, 29", CONSTRAINTS="=v,v", grid=(1,))
+    assert "v_alignbit_b32" in kernel.asm["amdgcn"]
+    # PTX, or operands the instruction cannot take, are compile errors (LLVM's default would end the process).
+    with pytest.raises(_C.BackendError, match=r"AMDGPU backend cannot compile this kernel .*invalid instruction"):
+        asm_kernel.warmup(u32, u32, ASM="shf.l.wrap.b32 $0, $1, $1, 3;", CONSTRAINTS="=v,v", grid=(1,))
+    with pytest.raises(_C.BackendError, match=r"AMDGPU backend cannot compile this kernel .*invalid operand"):
+        asm_kernel.warmup(u32, u32, ASM="v_mov_b32 $0, $1", CONSTRAINTS="=s,v", grid=(1,))
+
+
+@tessel.jit
+def libdevice_kernel(x_ptr, y_ptr, FN: tl.constexpr):
+    offs = tl.arange(0, 64)
+    tl.store(y_ptr + offs, FN(tl.load(x_ptr + offs)))
+
+
+def _libdevice(symbol, arg, result):
+    """A function written as Triton's libdevice writes them (tl.core.extern over tl.extern_elementwise)."""
+    @tl.core.extern
+    def fn(x, _semantic=None):
+        return tl.core.extern_elementwise("", "", [x], {(arg,): (symbol, result)}, is_pure=True, _semantic=_semantic)
+    return fn
+
+
+@pytest.mark.parametrize("symbol, dtype, out", [
+    ("__nv_popc", np.int32, np.int32), ("__nv_brev", np.int32, np.int32), ("__nv_clz", np.int32, np.int32),
+    ("__nv_ffs", np.int32, np.int32), ("__nv_float2int_rd", np.float32, np.int32),
+    ("__nv_isnanf", np.float32, np.int32), ("__nv_tanhf", np.float32, np.float32),
+    ("__nv_erfcinv", np.float64, np.float64), ("__nv_cbrt", np.float64, np.float64)])
+def test_libdevice_functions_compile(target, symbol, dtype, out):
+    # OCML has tanh, erfcinv and cbrt; the bit functions, float2int_rd and isnan it lacks are computed as the CPU
+    # computes them. Nothing is left to link.
+    tl_type = {np.int32: tl.int32, np.float32: tl.float32, np.float64: tl.float64}
+    fn = _libdevice(symbol, tl_type[dtype], tl_type[out])
+    kernel = libdevice_kernel.warmup(np.dtype(dtype), np.dtype(out), FN=fn, grid=(1,))
+    assert not re.search(r"^declare .*@__(ocml|nv)_", kernel.asm["llvmir"], re.M)
+    assert elf_header(kernel.object)[1] == EM_AMDGPU

@@ -6,7 +6,7 @@
 // finds them in the process, as it finds erf.
 //
 //===----------------------------------------------------------------------===//
-#include "ExternFunctions.h"
+#include "tessel/Conversion/TileToLoops/ExternFunctions.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -416,6 +416,11 @@ LogicalResult loops::checkExternFunction(tile::ExternElementwiseOp op) {
            << op.getSymbol() << " takes " << describe(it->second.signature)
            << " on the cpu target, not " << describe(have);
   return success();
+}
+
+bool loops::hasExternFunction(tile::ExternElementwiseOp op) {
+  auto it = table().find(op.getSymbol());
+  return it != table().end() && it->second.signature == signatureOf(op);
 }
 
 Value loops::emitExternFunction(OpBuilder &b, ModuleOp module,

@@ -11,7 +11,7 @@
 //===----------------------------------------------------------------------===//
 #include "tessel/Conversion/Passes.h"
 
-#include "ExternFunctions.h"
+#include "tessel/Conversion/TileToLoops/ExternFunctions.h"
 
 #include "tessel/Analysis/AxisInfo.h"
 #include "tessel/Analysis/PointerRoots.h"

@@ -14,6 +14,7 @@
 #include "tessel/Analysis/LaunchChecks.h"
 #include "tessel/Analysis/PointerRoots.h"
 #include "tessel/Conversion/Passes.h"
+#include "tessel/Conversion/TileToLoops/ExternFunctions.h"
 #include "tessel/Dialect/Tile/IR/Dialect.h"
 #include "tessel/Dialect/TileGPU/IR/Dialect.h"
 #include "tessel/Dialect/TileGPU/Transforms/Passes.h"
@@ -84,13 +85,43 @@ bool ocmlHas(const std::string &symbol) {
   return known[symbol] = has;
 }
 
+/// `op` (a libdevice function OCML lacks) computed as the CPU computes it
+/// (loops::emitExternFunction: integer bit functions, high products,
+/// conversions with a rounding mode, ...), element by element in a
+/// map_elementwise for blocks.
+void expandExternCall(tile::ExternElementwiseOp op) {
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  auto module = op->getParentOfType<ModuleOp>();
+  Value result;
+  if (!isa<RankedTensorType>(op.getType())) {
+    result = loops::emitExternFunction(b, module, op, op.getArgs());
+  } else {
+    auto map = tile::MapElementwiseOp::create(b, loc, TypeRange{op.getType()},
+                                              op.getArgs(), /*pack=*/1);
+    Block *body = new Block();
+    map.getBody().push_back(body);
+    for (Value arg : op.getArgs())
+      body->addArgument(getElementTypeOrSelf(arg.getType()), loc);
+    OpBuilder inner = OpBuilder::atBlockEnd(body);
+    Value v = loops::emitExternFunction(inner, module, op,
+                                        body->getArguments());
+    tile::MapElementwiseReturnOp::create(inner, loc, ValueRange{v});
+    result = map.getResult(0);
+  }
+  op.replaceAllUsesWith(result);
+  op.erase();
+}
+
 /// The kernel's calls of libdevice's functions (tl.extern_elementwise of
 /// `__nv_*`, which Triton's math library makes) become calls of OCML's
-/// counterparts: __nv_<f>f is __ocml_<f>_f32, __nv_<f> is __ocml_<f>_f64.
-/// Calls of OCML itself stay. Other libraries are not linked for AMD: an
-/// error at each such call.
+/// counterparts: __nv_<f>f is __ocml_<f>_f32, __nv_<f> is __ocml_<f>_f64;
+/// those OCML lacks are computed as the CPU computes them. Calls of OCML
+/// itself stay. Other libraries are not linked for AMD: an error at each
+/// such call.
 LogicalResult mapExternCalls(func::FuncOp kernel) {
   bool ok = true;
+  SmallVector<tile::ExternElementwiseOp> expand;
   kernel.walk([&](tile::ExternElementwiseOp op) {
     std::string symbol = op.getSymbol().str();
     llvm::StringRef name(symbol);
@@ -110,6 +141,12 @@ LogicalResult mapExternCalls(func::FuncOp kernel) {
       ok = false;
       return;
     }
+    if ((mapped.empty() || !ocmlHas(mapped)) &&
+        llvm::StringRef(symbol).starts_with("__nv_") &&
+        loops::hasExternFunction(op)) {
+      expand.push_back(op);
+      return;
+    }
     if (mapped.empty() || !ocmlHas(mapped)) {
       if (amd::deviceLibsPath().empty())
         op.emitError("extern_elementwise: ")
@@ -124,6 +161,16 @@ LogicalResult mapExternCalls(func::FuncOp kernel) {
       return;
     }
     op.setSymbol(mapped);
+  });
+  for (tile::ExternElementwiseOp op : expand)
+    expandExternCall(op);
+  // The CPU's way calls the C library for some functions: the kernel calls
+  // nothing else (Tessel inlines every @jit call).
+  kernel.walk([&](func::CallOp call) {
+    call.emitError("extern_elementwise: ")
+        << call.getCallee() << " of the C library has no counterpart on "
+        << "the hip targets";
+    ok = false;
   });
   return success(ok);
 }

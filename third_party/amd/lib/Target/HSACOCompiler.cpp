@@ -2,6 +2,7 @@
 #include "tessel/AMD/HSACOCompiler.h"
 
 #include "tessel/Support/FatalErrorGuard.h"
+#include "tessel/Support/LLVMErrors.h"
 #include "tessel/Support/LinkBitcode.h"
 
 #include "lld/Common/Driver.h"
@@ -42,6 +43,7 @@ void initAMDGPU() {
     LLVMInitializeAMDGPUTarget();
     LLVMInitializeAMDGPUTargetMC();
     LLVMInitializeAMDGPUAsmPrinter();
+    LLVMInitializeAMDGPUAsmParser(); // inline assembly in kernels
   });
 }
 
@@ -193,6 +195,7 @@ llvm::Expected<std::string> linkHsaco(llvm::StringRef object) {
 llvm::Error emitAMDGCN(mlir::ModuleOp module, const std::string &chip,
                        bool enableFpFusion, amd::HsacoResult &result) {
   llvm::LLVMContext context;
+  LLVMErrorCollector errors(context);
   std::unique_ptr<llvm::Module> llvmModule =
       mlir::translateModuleToLLVMIR(module, context, "tessel");
   if (!llvmModule)
@@ -239,6 +242,9 @@ llvm::Error emitAMDGCN(mlir::ModuleOp module, const std::string &chip,
     if (machine->addPassesToEmitFile(codegen, os, nullptr, kind))
       return fail("the AMDGPU backend cannot emit code for " + chip);
     codegen.run(m);
+    if (!errors.errors().empty())
+      return fail("LLVM's AMDGPU backend cannot compile this kernel for " +
+                  chip + ": " + errors.errors());
     out = std::string(bytes.str());
     return llvm::Error::success();
   };

@@ -2,6 +2,7 @@
 #include "tessel/NVIDIA/PTXCompiler.h"
 
 #include "tessel/Support/FatalErrorGuard.h"
+#include "tessel/Support/LLVMErrors.h"
 #include "tessel/Support/LinkBitcode.h"
 #include "tessel/Support/WriteFile.h"
 
@@ -96,6 +97,7 @@ llvm::Error emitPTX(mlir::ModuleOp module, const std::string &arch,
                     bool enableFpFusion, std::string &llvmIR, std::string &ptx,
                     const std::vector<std::string> &libraries) {
   llvm::LLVMContext context;
+  LLVMErrorCollector errors(context);
   std::unique_ptr<llvm::Module> llvmModule =
       mlir::translateModuleToLLVMIR(module, context, "tessel");
   if (!llvmModule)
@@ -159,6 +161,9 @@ llvm::Error emitPTX(mlir::ModuleOp module, const std::string &arch,
                                    llvm::CodeGenFileType::AssemblyFile))
     return fail("the NVPTX backend cannot emit PTX");
   codegen.run(*llvmModule);
+  if (!errors.errors().empty())
+    return fail("LLVM's NVPTX backend cannot compile this kernel for " + arch +
+                ": " + errors.errors());
   ptx = std::string(text.str());
   return llvm::Error::success();
 }

@@ -6,8 +6,8 @@
 // of the same meaning); any other is refused at the call's line.
 //
 //===----------------------------------------------------------------------===//
-#ifndef TESSEL_LIB_CONVERSION_TILETOLOOPS_EXTERNFUNCTIONS_H
-#define TESSEL_LIB_CONVERSION_TILETOLOOPS_EXTERNFUNCTIONS_H
+#ifndef TESSEL_CONVERSION_TILETOLOOPS_EXTERNFUNCTIONS_H
+#define TESSEL_CONVERSION_TILETOLOOPS_EXTERNFUNCTIONS_H
 
 #include "tessel/Dialect/Tile/IR/Dialect.h"
 
@@ -17,6 +17,11 @@ namespace tessel::loops {
 /// an error at `op` otherwise.
 mlir::LogicalResult checkExternFunction(tile::ExternElementwiseOp op);
 
+/// Whether the table has `op`'s function with `op`'s types (no diagnostic):
+/// GPU targets whose vendor library lacks a libdevice function (AMD's OCML
+/// has no __nv_popc, __nv_mulhi, ...) compute it the CPU's way.
+bool hasExternFunction(tile::ExternElementwiseOp op);
+
 /// The function `op` calls (checked) on scalar `args`, emitted at `b`; C
 /// library functions are declared in `module`.
 mlir::Value emitExternFunction(mlir::OpBuilder &b, mlir::ModuleOp module,
@@ -25,4 +30,4 @@ mlir::Value emitExternFunction(mlir::OpBuilder &b, mlir::ModuleOp module,
 
 } // namespace tessel::loops
 
-#endif // TESSEL_LIB_CONVERSION_TILETOLOOPS_EXTERNFUNCTIONS_H
+#endif // TESSEL_CONVERSION_TILETOLOOPS_EXTERNFUNCTIONS_H
