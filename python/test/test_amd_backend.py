@@ -1,5 +1,6 @@
-"""The AMD backend (hip:gfx90a, hip:gfx942, hip:gfx950), compiled only: this build has no HIP launcher and no AMDGCN
-simulator yet, so these tests check what a compile must give, against references independent of Tessel: the ELF and
+"""The AMD backend (hip:gfx90a, hip:gfx942, hip:gfx950), compiled only: there is no AMD GPU here and no AMDGCN
+simulator yet (test_hip_launcher.py tests the launcher against a fake HIP runtime), so these tests check what a
+compile must give, against references independent of Tessel: the ELF and
 AMDGPU code object formats (LLVM's ELF.h: EM_AMDGPU, EF_AMDGPU_MACH_*), the HSA metadata the AMDGPU backend writes,
 and OpenAI Triton's compile of the same kernels for the same chip. test_gpu_backend.py runs these kernels on the
 simulated NVIDIA GPUs against numpy."""

@@ -170,7 +170,8 @@ class _DLTensor(ctypes.Structure):
 _DLPACK_TYPES = {(0, 8): "i8", (0, 16): "i16", (0, 32): "i32", (0, 64): "i64", (1, 8): "u8", (1, 16): "u16",
                  (1, 32): "u32", (1, 64): "u64", (2, 16): "fp16", (2, 32): "fp32", (2, 64): "fp64",
                  (4, 16): "bf16", (6, 8): "i1"}
-_DLPACK_CPU, _DLPACK_CUDA_DEVICES = 1, (2, 3, 13)  # kDLCPU; kDLCUDA, kDLCUDAHost (pinned), kDLCUDAManaged
+# kDLCPU; kDLCUDA, kDLCUDAHost (pinned), kDLROCM, kDLROCMHost, kDLCUDAManaged
+_DLPACK_CPU, _DLPACK_CUDA_DEVICES = 1, (2, 3, 10, 11, 13)
 _capsule_pointer = ctypes.pythonapi.PyCapsule_GetPointer
 _capsule_pointer.restype, _capsule_pointer.argtypes = ctypes.c_void_p, [ctypes.py_object, ctypes.c_char_p]
 

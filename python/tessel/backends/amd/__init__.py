@@ -1,8 +1,9 @@
 """The AMD backend as the Python side sees it.
 
 "hip:<gfx>" (gfx90a, gfx942, gfx950) compiles for AMD's CDNA GPUs: AMDGCN and an hsaco linked in process, with the
-ROCm device libraries for math. This build has no HIP launcher yet, so such kernels are compiled ahead of time only
-(`tessel.compile`, `kernel.warmup`, the AOT tool); a launch says so.
+ROCm device libraries for math. Kernels run through the HIP runtime (libamdhip64.so, loaded when a kernel first runs):
+arrays live in GPU memory (ROCm torch tensors, anything with `__cuda_array_interface__` or DLPack), launches go to
+torch's current stream. Without a runtime and a GPU such kernels are compiled ahead of time only.
 """
 from __future__ import annotations
 

@@ -3,13 +3,15 @@
 // Tile IR for AMD's CDNA GPUs: layouts for wave64 (convert-tile-to-tilegpu
 // with 64 threads per warp), the per-thread lowering to ROCDL, LLVM's AMDGPU
 // backend with the ROCm device libraries, and an hsaco linked by LLD in this
-// process. Kernels compile on any machine; running them needs a HIP runtime
-// launcher, which this build does not have yet.
+// process. Kernels compile on any machine; they run where a HIP runtime and
+// a GPU are (HipKernel).
 //
 //===----------------------------------------------------------------------===//
 #include "tessel/AMD/AMDTarget.h"
 
 #include "tessel/AMD/HSACOCompiler.h"
+#include "tessel/AMD/HipDriver.h"
+#include "tessel/AMD/HipKernel.h"
 #include "tessel/AMD/Passes.h"
 #include "tessel/Analysis/LaunchChecks.h"
 #include "tessel/Analysis/PointerRoots.h"
@@ -290,13 +292,43 @@ public:
     entry.options = options.str();
     return entry;
   }
-  bool canRun() const override { return false; }
+  bool canRun() const override {
+    static const bool available = amd::hipRuntimeAvailable();
+    return available;
+  }
   llvm::Expected<std::unique_ptr<LoadedKernel>>
   load(const runtime::CacheEntry &kernel) const override {
-    return failWith("kernel " + kernel.name + " compiled for " +
-                    spec().str() +
-                    " cannot run in this process: this build has no HIP "
-                    "launcher yet (the hsaco is in the compiled kernel)");
+    auto driver = amd::HipDriver::get();
+    if (!driver)
+      return driver.takeError();
+    int devices = 0;
+    if (llvm::Error err = driver->check(driver->getDeviceCount(&devices),
+                                        "hipGetDeviceCount"))
+      return std::move(err);
+    if (devices == 0)
+      return failWith("the HIP runtime sees no AMD GPU");
+    amd::HipLaunchData data;
+    bool found = false;
+    for (const auto &[stage, text] : kernel.stages) {
+      if (stage == "llir") // before OCKL is linked in
+        data.waits = llvm::StringRef(text).contains("@__ockl_printf_begin") ||
+                     llvm::StringRef(text).contains("llvm.intr.trap");
+      if (stage != "launch")
+        continue;
+      for (llvm::StringRef line : llvm::split(llvm::StringRef(text), '\n')) {
+        auto [key, value] = line.split('=');
+        int64_t v;
+        if (value.getAsInteger(10, v))
+          continue;
+        if (key == "num_warps")
+          data.numWarps = int(v), found = true;
+        else if (key == "shared")
+          data.sharedBytes = v;
+      }
+    }
+    if (!found || data.numWarps < 1 || data.sharedBytes < 0)
+      return failWith("kernel " + kernel.name + " has no launch data");
+    return amd::loadHipKernel(kernel, data);
   }
 };
 
