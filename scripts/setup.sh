@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Sets up Tessel on a fresh Debian bookworm machine: system packages (LLVM/MLIR
-# 22, GoogleTest, ninja, ccache, the ROCm device libraries), a virtual environment at .venv with the
+# 22, GoogleTest, ninja, ccache, ROCm's device libraries and HIP headers), a virtual environment at .venv with the
 # Python packages, and an incremental build in build/. Safe to run again.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 
 APT_PACKAGES=(llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools liblld-22-dev
-              lld-22 libgtest-dev ninja-build ccache redis-server rocm-device-libs)
+              lld-22 libgtest-dev ninja-build ccache redis-server rocm-device-libs
+              libamdhip64-dev)
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

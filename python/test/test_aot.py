@@ -266,7 +266,7 @@ def test_autotuned_kernel_and_header(kernel_file, tmp_path):
      "--grid entry '(n + 255) / (BLOCK - 256)': computing it overflows int64_t, divides by 0"),
     ("add", "*fp32, *fp32, *fp32, i32, 256", "n * (BLOCK << 55)", "cpu", 2, "computing it overflows int64_t"),
     ("add", "*fp32, *fp32, *fp32, i32, 256", "1", "sim:sm_80", 2, "writes no launcher for the sim backend"),
-    ("add", "*fp32, *fp32, *fp32, i32, 256", "1", "hip:gfx942", 2, "hip backend is not available in this build"),
+    ("add", "*fp32, *fp32, *fp32, i32, 256", "1", "hip:gfx1100", 2, "not a GPU Tessel compiles for"),
     ("add", "*fp32, *fp32, *fp32, i32, 256", "1", "tpu", 2, "unknown target"),
     ("add", "*fp32, *fp32, *fp32, i32, 256", "1", "cpu:not-a-cpu", 1, "unknown CPU 'not-a-cpu'"),
     ("nope", "i32", "1", "cpu", 2, "no @tessel.jit function named 'nope'"),
@@ -502,6 +502,39 @@ def test_cuda_cubin_and_driver_launcher(kernel_file, tmp_path, target, arch):
     # The image in the launcher is the cubin, byte for byte.
     first = ", ".join(str(b) for b in cubin[:24])
     assert first in source
+
+
+@needs_cc
+def test_hip_hsaco_and_runtime_launcher(kernel_file, tmp_path):
+    # No AMD GPU here: the hsaco is checked as a code object for the chip, the launcher compiles against HIP's
+    # header, and a program linked with it launches through the fake HIP runtime (test/FakeHip), which lays the
+    # arguments out from the hsaco's own metadata and logs them.
+    run_tool(kernel_file, tmp_path, "add", "*fp32:16, *fp32:16, *fp32:16, i32, 256", "(n + 255) / 256, 1, 1",
+             "--target", "hip:gfx942", "--num-warps", "2")
+    hsaco = (tmp_path / "add.hsaco").read_bytes()
+    assert hsaco[:4] == b"\x7fELF" and int.from_bytes(hsaco[18:20], "little") == 224  # EM_AMDGPU
+    meta = json.loads((tmp_path / "add.json").read_text())
+    assert meta["target"]["name"] == "hip:gfx942" and meta["object_sha256"] == hashlib.sha256(hsaco).hexdigest()
+    assert "hipError_t add_launch(hipStream_t stream, float *x_ptr" in (tmp_path / "add.h").read_text()
+    source = (tmp_path / "add.c").read_text()
+    assert "hipModuleLaunchKernel(tessel_function, (unsigned)gx, (unsigned)gy, (unsigned)gz, 128, 1, 1" in source
+    assert ", ".join(str(b) for b in hsaco[:24]) in source  # the image is the hsaco, byte for byte
+    (tmp_path / "main.c").write_text(
+        '#include "add.h"\n'
+        "static float x[1000], y[1000], out[1000];\n"
+        "int main(void) { return add_launch(0, x, y, out, 1000) == hipSuccess ? 0 : 1; }\n")
+    root = pathlib.Path(__file__).resolve().parents[2]
+    fake = pathlib.Path(os.environ.get("TESSEL_BUILD_DIR", root / "build")) / "lib"
+    assert (fake / "libtessel-fake-hip.so").exists(), "build the project first"
+    subprocess.run([CC, "-std=c11", "-O1", "-Wall", "-Werror", "main.c", "add.c", "-o", "main", f"-L{fake}",
+                    "-ltessel-fake-hip", f"-Wl,-rpath,{fake}"], cwd=tmp_path, check=True, capture_output=True,
+                   text=True)
+    log = tmp_path / "launches.log"
+    subprocess.run(["./main"], cwd=tmp_path, check=True, env=dict(os.environ, TESSEL_FAKE_HIP_LOG=str(log)))
+    name, grid, block, shared, _stream, kernarg = log.read_text().split()
+    assert (name, grid, block, shared) == ("add", "grid=4,1,1", "block=128,1,1", "shared=0")
+    words = bytes.fromhex(kernarg.removeprefix("kernarg="))
+    assert words[24:28] == (1000).to_bytes(4, "little") and len(words) == 28
 
 
 @needs_cc

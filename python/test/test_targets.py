@@ -75,12 +75,12 @@ def test_target_names_that_work():
 
 
 def test_compile_only_target_at_launch(monkeypatch):
-    # hip:gfx942 compiles here (an hsaco) but has no HIP runtime to run on.
+    # hip:gfx942 compiles here (an hsaco) but has no HIP runtime, or one without a GPU, to run on.
     monkeypatch.setattr(triton.knobs, "target", "hip:gfx942")
     monkeypatch.setenv("TESSEL_LIBHIP_PATH", "")  # the default library, which this machine lacks
     x, out = np.zeros(64, np.float32), np.zeros(64, np.float32)
     with pytest.raises(_C.BackendError, match=r"compiled for hip:gfx942 .*: the HIP runtime \(libamdhip64.so\) "
-                                              "cannot be loaded"):
+                                              "(cannot be loaded|does not initialize)"):
         _axpb[(1,)](x, out, 2.0, 1.0, N=64)
 
 
