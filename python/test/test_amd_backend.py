@@ -246,3 +246,16 @@ def test_libdevice_functions_compile(target, symbol, dtype, out):
     kernel = libdevice_kernel.warmup(np.dtype(dtype), np.dtype(out), FN=fn, grid=(1,))
     assert not re.search(r"^declare .*@__(ocml|nv)_", kernel.asm["llvmir"], re.M)
     assert elf_header(kernel.object)[1] == EM_AMDGPU
+
+
+@tessel.jit
+def exp_kernel(x_ptr, y_ptr):
+    offs = tl.arange(0, 64)
+    tl.store(y_ptr + offs, tl.exp(tl.load(x_ptr + offs)))
+
+
+def test_fp32_exp_is_exp2_of_a_product_as_in_triton(target):
+    # Triton's AMD exp: 2^(x * log2(e)) on v_exp_f32 (whose subnormal results LLVM's exp2 keeps), not OCML's exp.
+    amdgcn = exp_kernel.warmup(F32, F32, grid=(1,), num_warps=1).asm["amdgcn"]
+    assert len(re.findall(r"\bv_exp_f32", amdgcn)) == 1
+    assert "0x3fb8aa3b" in amdgcn  # log2(e) as an fp32 literal

@@ -3,10 +3,12 @@
 
 #include "tessel/Conversion/TileGPUToLLVM/ModuleSymbols.h"
 
+#include "mlir/Conversion/LLVMCommon/Pattern.h"
 #include "mlir/Conversion/MathToROCDL/MathToROCDL.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
@@ -62,6 +64,27 @@ Value guarded(OpBuilder &b, Location loc, Type type, Value pred,
                           eb.create<LLVM::ZeroOp>(loc, type).getResult());
   return ifOp.getResult(0);
 }
+
+/// fp32 exp(x) as Triton computes it on AMD GPUs: 2^(x * log2(e)), one
+/// multiply and LLVM's exp2 (v_exp_f32, subnormal results kept), instead of
+/// OCML's exp with its own range reduction.
+struct Exp2Exp : ConvertOpToLLVMPattern<math::ExpOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(math::ExpOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rw) const override {
+    Type f32 = rw.getF32Type();
+    if (adaptor.getOperand().getType() != f32)
+      return failure();
+    Location loc = op.getLoc();
+    Value log2e = LLVM::ConstantOp::create(
+        rw, loc, f32, rw.getF32FloatAttr(1.4426950408889634f));
+    Value scaled = LLVM::FMulOp::create(rw, loc, adaptor.getOperand(), log2e);
+    rw.replaceOpWithNewOp<LLVM::Exp2Op>(op, f32, scaled);
+    return success();
+  }
+};
 
 /// The lane of this thread in its wave (programs are 1-D: a wave is 64
 /// consecutive work-items).
@@ -301,6 +324,7 @@ void AMDTargetInfo::populateMathPatterns(LLVMTypeConverter &converter,
       converter, patterns,
       succeeded(chipset) ? std::optional<amdgpu::Chipset>(*chipset)
                          : std::nullopt);
+  patterns.add<Exp2Exp>(converter, /*benefit=*/20);
 }
 
 void AMDTargetInfo::addLegalDialects(ConversionTarget &target) const {
