@@ -18,22 +18,15 @@ from tessel import _C, knobs
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2]))
 from bench import gpu_static_kernels as kernels  # noqa: E402
+from test_gpu_resources import KERNELS  # noqa: E402
 
 F32, F16 = np.dtype(np.float32), np.dtype(np.float16)
 # EF_AMDGPU_MACH_AMDGCN_* of LLVM's ELF.h: the chip a code object is for (the low byte of e_flags).
 MACH = {"gfx90a": 0x3F, "gfx942": 0x4C, "gfx950": 0x4F}
 EM_AMDGPU, ET_DYN = 224, 3
 
-BENCH = {
-    "vector_add": lambda: kernels.add_kernel.warmup(F32, F32, F32, 1 << 16, BLOCK=1024, grid=(1,)),
-    "softmax": lambda: kernels.softmax_kernel.warmup(F32, F32, 1024, 1024, 1024, BLOCK=1024, grid=(1,)),
-    "layer_norm": lambda: kernels.layer_norm_fwd.warmup(F32, F32, F32, F32, F32, F32, 1024, 1024, 1e-5,
-                                                         BLOCK_SIZE=1024, grid=(1,)),
-    "matmul": lambda: kernels.matmul_kernel.warmup(F16, F16, F16, 256, 256, 256, 256, 1, 256, 1, 256, 1,
-                                                   BLOCK_M=64, BLOCK_N=64, BLOCK_K=32, GROUP_M=8, grid=(1,)),
-    "attention": lambda: kernels.attn_fwd.warmup(F16, F16, F16, F16, 0.125, 128, HEAD_DIM=64, BLOCK_M=64,
-                                                 BLOCK_N=32, grid=(1,)),
-}
+# The static bench's kernels (bench/gpu_static_kernels.py), warmed up as test_gpu_resources.py warms them.
+BENCH = KERNELS
 
 
 @pytest.fixture(params=["hip:gfx90a", "hip:gfx942", "hip:gfx950"])

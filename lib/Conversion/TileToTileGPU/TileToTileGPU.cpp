@@ -145,18 +145,28 @@ struct ConvertTileToTileGPU
   /// and row vectors move between the dots without conversions.
   LinearLayout mmaLayout(tile::DotOp dot) const {
     auto shape = dot.getD().getType().getShape();
+    return gpu::mmaAccumulatorLayout({int32_t(shape[0]), int32_t(shape[1])},
+                                     splitWarps(dot, 16, 8));
+  }
+
+  /// The warps [M, N] of a dot's accumulator in tiles of tileM x tileN:
+  /// each warp's block as square (in tiles) as the shape allows; chained
+  /// dots put every warp along M while two tiles of rows remain per warp.
+  std::vector<int32_t> splitWarps(tile::DotOp dot, int64_t tileM,
+                                  int64_t tileN) const {
+    auto shape = dot.getD().getType().getShape();
     int32_t wm = 1, wn = 1;
     if (isChained(dot))
-      while (wm < numWarps && shape[0] >= 32 * wm)
+      while (wm < numWarps && shape[0] >= 2 * tileM * wm)
         wm *= 2;
     while (wm * wn < numWarps) {
-      if (shape[0] / (16 * wm) >= shape[1] / (8 * wn) && shape[0] / (16 * wm) > 1)
+      if (shape[0] / (tileM * wm) >= shape[1] / (tileN * wn) &&
+          shape[0] / (tileM * wm) > 1)
         wm *= 2;
       else
         wn *= 2;
     }
-    return gpu::mmaAccumulatorLayout({int32_t(shape[0]), int32_t(shape[1])},
-                                     {wm, wn});
+    return {wm, wn};
   }
 
   /// Dots AMD's matrix cores take (v_mfma_f32_32x32x8f16/bf16_1k): fp16 or
@@ -175,22 +185,12 @@ struct ConvertTileToTileGPU
            shape[1] % 32 == 0 && k % 8 == 0;
   }
 
-  /// The MFMA accumulator layout: waves split as mmaLayout splits warps, in
-  /// 32x32 tiles; chained dots put every wave along M while rows remain.
+  /// The MFMA accumulator layout: waves split as mma.sync's warps are, in
+  /// 32x32 tiles.
   LinearLayout mfmaLayout(tile::DotOp dot) const {
     auto shape = dot.getD().getType().getShape();
-    int32_t wm = 1, wn = 1;
-    if (isChained(dot))
-      while (wm < numWarps && shape[0] >= 64 * wm)
-        wm *= 2;
-    while (wm * wn < numWarps) {
-      if (shape[0] / (32 * wm) >= shape[1] / (32 * wn) && shape[0] / (32 * wm) > 1)
-        wm *= 2;
-      else
-        wn *= 2;
-    }
     return gpu::mfmaAccumulatorLayout({int32_t(shape[0]), int32_t(shape[1])},
-                                      {wm, wn});
+                                      splitWarps(dot, 32, 32));
   }
 
   /// The warps [M, N] of a dot that runs on warpgroup MMA, or nothing: an

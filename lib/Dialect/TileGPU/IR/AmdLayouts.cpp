@@ -25,11 +25,9 @@ mfmaAccumulatorWarps(const LinearLayout &layout,
                      const std::vector<int32_t> &shape) {
   if (shape.size() != 2 || shape[0] % 32 || shape[1] % 32)
     return std::nullopt;
-  int32_t warps = layout.inSize(kWarp);
-  for (int32_t wm = 1; wm <= warps; wm *= 2)
-    if (layout == mfmaAccumulatorLayout(shape, {wm, warps / wm}))
-      return std::vector<int32_t>{wm, warps / wm};
-  return std::nullopt;
+  return warpSplitOf(layout, [&](const std::vector<int32_t> &warps) {
+    return mfmaAccumulatorLayout(shape, warps);
+  });
 }
 
 LinearLayout mfmaOperandLayout(unsigned operand,

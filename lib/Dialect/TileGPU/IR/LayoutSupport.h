@@ -9,6 +9,9 @@
 
 #include "tessel/Dialect/TileGPU/IR/LinearLayout.h"
 
+#include <functional>
+#include <optional>
+
 #include <stdexcept>
 #include <string>
 
@@ -37,6 +40,11 @@ LinearLayout fitToShape(const LinearLayout &layout,
 LinearLayout repeatToShape(LinearLayout layout,
                            const std::vector<int32_t> &shape,
                            const std::vector<unsigned> &order);
+/// The split [M, N] of `layout`'s warps for which `build` gives `layout`
+/// (an accumulator layout of some matrix unit), if there is one.
+std::optional<std::vector<int32_t>> warpSplitOf(
+    const LinearLayout &layout,
+    const std::function<LinearLayout(const std::vector<int32_t> &)> &build);
 /// Throws unless `v` has `rank` entries, each a power of two.
 void checkRank(const std::vector<int32_t> &v, size_t rank, const char *what);
 

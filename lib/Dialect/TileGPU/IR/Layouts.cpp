@@ -49,6 +49,16 @@ LinearLayout repeatToShape(LinearLayout layout,
   return layout;
 }
 
+std::optional<std::vector<int32_t>> warpSplitOf(
+    const LinearLayout &layout,
+    const std::function<LinearLayout(const std::vector<int32_t> &)> &build) {
+  int32_t warps = layout.inSize(kWarp);
+  for (int32_t wm = 1; wm <= warps; wm *= 2)
+    if (layout == build({wm, warps / wm}))
+      return std::vector<int32_t>{wm, warps / wm};
+  return std::nullopt;
+}
+
 void checkRank(const std::vector<int32_t> &v, size_t rank, const char *what) {
   if (v.size() != rank)
     bad(std::string(what) + " has " + std::to_string(v.size()) +

@@ -38,11 +38,9 @@ mmaAccumulatorWarps(const LinearLayout &layout,
                     const std::vector<int32_t> &shape) {
   if (shape.size() != 2 || shape[0] % 16 || shape[1] % 8)
     return std::nullopt;
-  int32_t warps = layout.inSize(kWarp);
-  for (int32_t wm = 1; wm <= warps; wm *= 2)
-    if (layout == mmaAccumulatorLayout(shape, {wm, warps / wm}))
-      return std::vector<int32_t>{wm, warps / wm};
-  return std::nullopt;
+  return warpSplitOf(layout, [&](const std::vector<int32_t> &warps) {
+    return mmaAccumulatorLayout(shape, warps);
+  });
 }
 
 LinearLayout mmaOperandLayout(unsigned operand, const std::vector<int32_t> &shape,
