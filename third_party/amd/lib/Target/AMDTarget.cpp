@@ -155,10 +155,19 @@ LogicalResult mapExternCalls(func::FuncOp kernel) {
             << symbol << " needs the ROCm device libraries, which are not "
             << "installed (Debian's rocm-device-libs, or "
             << "TESSEL_ROCM_DEVICE_LIBS)";
-      else
+      else if (Type t = getElementTypeOrSelf(op.getType());
+               t.isF32() && llvm::StringRef(symbol).starts_with("__nv_") &&
+               ocmlHas("__ocml_" + llvm::StringRef(symbol).drop_front(5).str() +
+                       "_f64"))
         op.emitError("extern_elementwise: ")
-            << symbol << " has no counterpart in ROCm's device library "
-            << "(OCML) for " << op.getType();
+            << symbol << " is libdevice's fp64 (double) function, called "
+            << "with fp32";
+      else
+        op.emitError("extern_elementwise: the hip targets have no function '")
+            << symbol << "' for " << op.getType()
+            << (mapped.empty() || mapped == symbol
+                    ? std::string()
+                    : " (ROCm's device library has no " + mapped + ")");
       ok = false;
       return;
     }
