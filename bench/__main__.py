@@ -16,7 +16,7 @@ from pathlib import Path
 
 from .common import RESULTS_DIR, environment
 
-BENCHMARKS = ["vector_add", "softmax", "matmul", "launch", "gpusim", "gpu_static"]
+BENCHMARKS = ["vector_add", "softmax", "matmul", "launch", "gpusim", "gpu_static", "gpu_static_amd"]
 
 
 def main(argv=None) -> int:

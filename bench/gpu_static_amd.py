@@ -110,21 +110,41 @@ def compare(keys: list[str] | None = None, chip: str = "gfx942", quick: bool = F
     return rows, version
 
 
-def print_table(rows: list[dict], version: str) -> None:
-    head = ["kernel", "arch", "compiler"] + [c[0] for c in COLUMNS]
-    lines = []
-    for r in rows:
-        cells = [r["kernel"], r["arch"], r["compiler"]]
-        if "error" in r:
-            cells.append(f"cannot compile: {r['error']}")
-        else:
-            cells += [fmt.format(r[key]) for _, key, fmt in COLUMNS]
-        lines.append(cells)
-    widths = [max(len(h), *(len(c[j]) for c in lines if len(c) == len(head))) for j, h in enumerate(head)]
-    print(f"\nAMD static: Triton {version} vs Tessel, same kernel sources, compiled for {rows[0]['arch']} (nothing runs)")
-    print("  ".join(h.rjust(w) for h, w in zip(head, widths)))
-    for cells in lines:
-        print("  ".join(c.rjust(w) for c, w in zip(cells, widths)))
+class AmdStaticReport:
+    """The rows of one run, as `python -m bench` prints and saves every benchmark's."""
+    name = "gpu_static_amd"
+
+    def __init__(self, rows: list[dict], version: str):
+        self.rows, self.version = rows, version
+
+    def print_table(self) -> None:
+        head = ["kernel", "arch", "compiler"] + [c[0] for c in COLUMNS]
+        lines = []
+        for r in self.rows:
+            cells = [r["kernel"], r["arch"], r["compiler"]]
+            if "error" in r:
+                cells.append(f"cannot compile: {r['error']}")
+            else:
+                cells += [fmt.format(r[key]) for _, key, fmt in COLUMNS]
+            lines.append(cells)
+        widths = [max(len(h), *(len(c[j]) for c in lines if len(c) == len(head))) for j, h in enumerate(head)]
+        print(f"\nAMD static: Triton {self.version} vs Tessel, same kernel sources, compiled for "
+              f"{self.rows[0]['arch']} (nothing runs)")
+        print("  ".join(h.rjust(w) for h, w in zip(head, widths)))
+        for cells in lines:
+            print("  ".join(c.rjust(w) for c, w in zip(cells, widths)))
+
+    def save(self, out_dir: Path, env: dict, quick: bool, plot: bool = False) -> list[Path]:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        path = out_dir / f"{self.name}_{self.rows[0]['arch']}.json"
+        path.write_text(json.dumps({"environment": env, "quick": quick, "triton": self.version, "rows": self.rows},
+                                   indent=2) + "\n")
+        return [path]
+
+
+def run(quick: bool) -> AmdStaticReport:
+    """The benchmark as `python -m bench` runs it: every kernel for gfx942."""
+    return AmdStaticReport(*compare(quick=quick))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -136,12 +156,11 @@ def main(argv: list[str] | None = None) -> int:
     from .common import environment
 
     start = time.perf_counter()
-    rows, version = compare(args.only, args.chip)
-    print_table(rows, version)
-    args.out.mkdir(parents=True, exist_ok=True)
-    path = args.out / f"gpu_static_amd_{args.chip}.json"
-    path.write_text(json.dumps({"environment": environment(), "triton": version, "rows": rows}, indent=2) + "\n")
-    print(f"wrote {path}\n{time.perf_counter() - start:.0f} s")
+    report = AmdStaticReport(*compare(args.only, args.chip))
+    report.print_table()
+    for path in report.save(args.out, environment(), quick=False):
+        print(f"wrote {path}")
+    print(f"{time.perf_counter() - start:.0f} s")
     return 0
 
 

@@ -44,3 +44,28 @@ def test_vector_add_rows(report, target):
     # Triton's loads of contiguous, 16-byte-aligned fp32 are 16-byte vectors (the reference the table compares to).
     assert all(r["sass_ldg128"] > 0 for r in rows if r["compiler"] == "triton")
     assert not report.wrong()
+
+
+@pytest.fixture(scope="module")
+def amd_rows():
+    if importlib.util.find_spec("triton") is None:
+        pytest.skip("needs OpenAI Triton")
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))
+    from bench import gpu_static_amd
+    rows, _version = gpu_static_amd.compare(["vector_add", "matmul_fp16"], chip="gfx942")
+    return rows
+
+
+def test_amd_rows(amd_rows, target):
+    """bench/gpu_static_amd.py: both compilers compile vector add and the fp16 matmul for gfx942, without spills,
+    and both matmuls run on the matrix cores."""
+    if target != "cpu" and not target.startswith("sim:"):
+        pytest.skip("once per run")
+    assert {(r["kernel"], r["compiler"]) for r in amd_rows} == {(k, c) for k in ("vector add", "fp16 matmul")
+                                                               for c in ("triton", "tessel")}
+    for r in amd_rows:
+        what = f"{r['kernel']} {r['compiler']}"
+        assert "error" not in r, f"{what}: {r.get('error')}"
+        assert 0 < r["vgprs"] <= 512 and r["scratch"] == 0 and r["seconds"] > 0 and r["insts"] > 0, what
+        assert (r["mfma"] > 0) == (r["kernel"] == "fp16 matmul"), what
