@@ -646,6 +646,10 @@ class Model:
             # Triton makes a literal a tensor of its own type before these (to_tensor): it then promotes like any
             # value (int8 x < 300 compares in int32, tl.maximum(fp16 x, 0.5) is fp32) and is never out of range.
             x, y = (materialize(v, v.dt, P) if v.lit is not None else v for v in (x, y))
+        if o in ("maximum", "minimum"):
+            # Triton promotes each bf16 operand of minimum/maximum to fp32 first (the result stays fp32): fp16
+            # with bf16 is then fp32, not the fp16 that computation_type gives the two.
+            x, y = (cast(v, "fp32") if v.dt == "bf16" else v for v in (x, y))
         dm = o in ("/", "//", "%")
         ct = computation_type(x.dt, x.lit is not None, y.dt, y.lit is not None, dm)
         for v in (x, y):
@@ -685,10 +689,6 @@ class Model:
                  "!=": np.not_equal}[o]
             return Val("i1", f(a, b))
         if o in ("maximum", "minimum"):
-            if ct == "bf16":  # Triton computes bf16 minimum/maximum in fp32, and the result stays fp32
-                ct = "fp32"
-                X, Y = cast(X, ct), cast(Y, ct)
-                a, b = X.a, Y.a
             f = np.maximum if o == "maximum" else np.minimum
             return Val(ct, f(a, b), np.maximum(X.err(), Y.err()) if is_float(ct) else None)
         if is_int(ct):
