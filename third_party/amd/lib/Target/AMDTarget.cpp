@@ -61,24 +61,17 @@ int64_t ldsLimit(llvm::StringRef chip) {
 /// Whether OCML (the ROCm device libraries) defines `symbol`.
 bool ocmlHas(const std::string &symbol) {
   static std::mutex mutex;
-  static std::unique_ptr<llvm::MemoryBuffer> file;
   static std::map<std::string, bool> known;
   std::lock_guard<std::mutex> lock(mutex);
   if (auto it = known.find(symbol); it != known.end())
     return it->second;
+  auto file = amd::deviceLibrary("ocml.bc");
   if (!file) {
-    std::string dir = amd::deviceLibsPath();
-    if (dir.empty())
-      return false;
-    llvm::SmallString<256> path(dir);
-    llvm::sys::path::append(path, "ocml.bc");
-    auto buffer = llvm::MemoryBuffer::getFile(path);
-    if (!buffer)
-      return false;
-    file = std::move(*buffer);
+    llvm::consumeError(file.takeError());
+    return false;
   }
   llvm::LLVMContext context;
-  auto lib = llvm::getLazyBitcodeModule(file->getMemBufferRef(), context);
+  auto lib = llvm::getLazyBitcodeModule(*file, context);
   bool has = false;
   if (lib)
     has = (*lib)->getFunction(symbol) != nullptr;

@@ -47,28 +47,6 @@ void initAMDGPU() {
   });
 }
 
-/// The bytes of a device library (ocml.bc, ockl.bc), read once per process.
-llvm::Expected<llvm::MemoryBufferRef> deviceLibrary(const std::string &name) {
-  static std::mutex mutex;
-  static std::map<std::string, std::unique_ptr<llvm::MemoryBuffer>> files;
-  std::lock_guard<std::mutex> lock(mutex);
-  auto &file = files[name];
-  if (!file) {
-    std::string dir = amd::deviceLibsPath();
-    if (dir.empty())
-      return fail("the ROCm device libraries (" + name +
-                  ") are not installed: install Debian's rocm-device-libs or "
-                  "set TESSEL_ROCM_DEVICE_LIBS to their folder");
-    llvm::SmallString<256> path(dir);
-    llvm::sys::path::append(path, name);
-    auto buffer = llvm::MemoryBuffer::getFile(path);
-    if (!buffer)
-      return fail("cannot read " + path + ": " + buffer.getError().message());
-    file = std::move(*buffer);
-  }
-  return file->getMemBufferRef();
-}
-
 /// The ISA version OCML's control constant encodes (major * 1000 + minor *
 /// 100 + stepping): gfx942 is 9402, gfx90a 9010.
 int isaVersion(llvm::StringRef chip) {
@@ -99,7 +77,7 @@ llvm::Error linkDeviceLibraries(llvm::Module &module, llvm::StringRef chip) {
   for (auto [needed, name] : {std::pair{ocml, "ocml.bc"}, {ocml || ockl, "ockl.bc"}}) {
     if (!needed)
       continue;
-    auto bytes = deviceLibrary(name);
+    auto bytes = amd::deviceLibrary(name);
     if (!bytes)
       return bytes.takeError();
     if (llvm::Error err = linkBitcode(module, *bytes, name))
@@ -283,6 +261,28 @@ std::string amd::deviceLibsPath() {
       return dir;
   }
   return "";
+}
+
+llvm::Expected<llvm::MemoryBufferRef>
+amd::deviceLibrary(const std::string &name) {
+  static std::mutex mutex;
+  static std::map<std::string, std::unique_ptr<llvm::MemoryBuffer>> files;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto &file = files[name];
+  if (!file) {
+    std::string dir = amd::deviceLibsPath();
+    if (dir.empty())
+      return fail("the ROCm device libraries (" + name +
+                  ") are not installed: install Debian's rocm-device-libs or "
+                  "set TESSEL_ROCM_DEVICE_LIBS to their folder");
+    llvm::SmallString<256> path(dir);
+    llvm::sys::path::append(path, name);
+    auto buffer = llvm::MemoryBuffer::getFile(path);
+    if (!buffer)
+      return fail("cannot read " + path + ": " + buffer.getError().message());
+    file = std::move(*buffer);
+  }
+  return file->getMemBufferRef();
 }
 
 llvm::Expected<amd::HsacoResult>

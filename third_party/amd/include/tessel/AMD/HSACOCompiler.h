@@ -4,6 +4,7 @@
 
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/Support/Error.h"
+#include "llvm/Support/MemoryBufferRef.h"
 
 #include <string>
 
@@ -24,6 +25,10 @@ struct HsacoResult {
 /// The ROCm device libraries' folder: TESSEL_ROCM_DEVICE_LIBS, else
 /// Debian's rocm-device-libs; empty when neither holds ocml.bc.
 std::string deviceLibsPath();
+
+/// The bytes of a device library (ocml.bc, ockl.bc) of that folder, read
+/// once per process.
+llvm::Expected<llvm::MemoryBufferRef> deviceLibrary(const std::string &name);
 
 /// Compiles a module in the LLVM and ROCDL dialects for `chip` (gfx90a,
 /// gfx942, gfx950): LLVM IR with OCML and OCKL linked where called, O3, the
