@@ -5,9 +5,13 @@ reference. Inputs are random but reproducible: each test draws from its own
 generator, seeded from the test's id, so a failure replays identically and adding
 a test does not change the data of the others.
 """
+import atexit
 import importlib.util
+import os
 import pathlib
+import shutil
 import sys
+import tempfile
 import zlib
 
 import numpy as np
@@ -20,10 +24,17 @@ if importlib.util.find_spec("tessel") is None:
     sys.path.append(str(pathlib.Path(__file__).resolve().parents[1]))
 
 
+# The suite compiles into a kernel cache of its own, empty at the start, as on a fresh machine: what earlier runs
+# left in ~/.cache/tessel (the same kernels, compiled by processes that compiled other things first) would hide what
+# this run compiles.
+_cache = tempfile.mkdtemp(prefix="tessel-test-cache-")
+os.environ["TESSEL_CACHE_DIR"] = _cache
+atexit.register(shutil.rmtree, _cache, ignore_errors=True)
+
+
 def _targets():
     """The targets the suite runs on: TESSEL_TARGET's alone when it is set, else every runnable default target of
     this build (one per backend that runs here). Every test runs once per target."""
-    import os
     from tessel import _C
     if os.environ.get("TESSEL_TARGET", "").strip():
         return [os.environ["TESSEL_TARGET"].strip()]

@@ -252,3 +252,22 @@ def test_fp32_exp_is_exp2_of_a_product_as_in_triton(target):
     amdgcn = exp_kernel.warmup(F32, F32, grid=(1,), num_warps=1).asm["amdgcn"]
     assert len(re.findall(r"\bv_exp_f32", amdgcn)) == 1
     assert "0x3fb8aa3b" in amdgcn  # log2(e) as an fp32 literal
+
+
+def test_an_amd_link_leaves_nvidia_compiles_as_they_were(target, monkeypatch, tmp_path):
+    # The hsaco's link (LLD in this process) resets LLVM's command-line options, among them the one that gives the
+    # NVPTX backend 32-bit shared-memory addresses. A kernel compiled for an NVIDIA GPU after an AMD one (in a fresh
+    # cache) still addresses shared memory through 32-bit registers (%r, not %rd): the PTX ISA's shared window.
+    monkeypatch.setattr(knobs, "cache_dir", tmp_path)
+
+    def compile(on, block):
+        monkeypatch.setattr(knobs, "target", on)
+        return kernels.softmax_kernel.warmup(F32, F32, 1024, 1024, 1024, BLOCK=block, grid=(1,)).asm
+
+    def shared_addresses(block):
+        ptx = compile("cuda:80", block)["ptx"]
+        return set(re.findall(r"(?:st|ld)\.shared\.[\w.]+\s+(?:\{[^}]*\},\s*)?\[(%\w+?)\d+", ptx))
+
+    assert shared_addresses(512) == {"%r"}
+    assert "amdgcn" in compile(target, 1024)
+    assert shared_addresses(1024) == {"%r"}

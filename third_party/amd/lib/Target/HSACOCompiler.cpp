@@ -3,6 +3,7 @@
 
 #include "tessel/Support/FatalErrorGuard.h"
 #include "tessel/Support/LLVMErrors.h"
+#include "tessel/Support/LLVMOptions.h"
 #include "tessel/Support/LinkBitcode.h"
 
 #include "lld/Common/Driver.h"
@@ -150,9 +151,9 @@ llvm::Expected<std::string> linkHsaco(llvm::StringRef object) {
                         out.c_str()};
   lld::Result result;
   {
-    // LLD keeps global state: one link at a time.
-    static std::mutex mutex;
-    std::lock_guard<std::mutex> lock(mutex);
+    // LLD keeps global state: one link at a time. It also resets LLVM's
+    // options, which a target machine being made elsewhere may be reading.
+    auto lock = lockLLVMOptions();
     result = lld::lldMain(args, logStream, logStream,
                           {{lld::Gnu, &lld::elf::link}});
   }

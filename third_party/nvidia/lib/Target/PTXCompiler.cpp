@@ -3,6 +3,7 @@
 
 #include "tessel/Support/FatalErrorGuard.h"
 #include "tessel/Support/LLVMErrors.h"
+#include "tessel/Support/LLVMOptions.h"
 #include "tessel/Support/LinkBitcode.h"
 #include "tessel/Support/WriteFile.h"
 
@@ -17,7 +18,6 @@
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Object/ELFTypes.h"
 #include "llvm/Passes/PassBuilder.h"
-#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -46,12 +46,6 @@ void initNVPTX() {
     LLVMInitializeNVPTXTarget();
     LLVMInitializeNVPTXTargetMC();
     LLVMInitializeNVPTXAsmPrinter();
-    // 32-bit pointers to shared (and const, local) memory, whose addresses
-    // fit: half the registers and 32-bit arithmetic for every shared address
-    // (LLVM's option; its data layout is read when a target machine is made).
-    auto &options = llvm::cl::getRegisteredOptions();
-    if (auto it = options.find("nvptx-short-ptr"); it != options.end())
-      static_cast<llvm::cl::opt<bool> *>(it->second)->setValue(true);
   });
 }
 
@@ -116,9 +110,19 @@ llvm::Error emitPTX(mlir::ModuleOp module, const std::string &arch,
   const char *ptxVersion = smName.starts_with("sm_12")   ? "+ptx87"
                            : smName.starts_with("sm_10") ? "+ptx86"
                                                          : "+ptx84";
-  std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
-      triple, arch, ptxVersion, options, std::nullopt, std::nullopt,
-      llvm::CodeGenOptLevel::Aggressive));
+  std::unique_ptr<llvm::TargetMachine> machine;
+  {
+    // 32-bit pointers to shared (and const, local) memory, whose addresses
+    // fit: half the registers and 32-bit arithmetic for every shared address.
+    // LLVM's option, read when the machine is made, is set each time: an LLD
+    // link in this process (the AMD backend's) resets it.
+    auto lock = lockLLVMOptions();
+    if (!setLLVMOption("nvptx-short-ptr", true))
+      return fail("this LLVM has no option nvptx-short-ptr");
+    machine.reset(target->createTargetMachine(
+        triple, arch, ptxVersion, options, std::nullopt, std::nullopt,
+        llvm::CodeGenOptLevel::Aggressive));
+  }
   if (!machine)
     return fail("cannot create an NVPTX target machine for " + arch);
   llvmModule->setTargetTriple(triple);
