@@ -12,6 +12,7 @@
 #include "tessel/GPUSim/Error.h"
 #include "tessel/GPUSim/Exec.h"
 #include "tessel/GPUSim/Program.h"
+#include "SmallFloat.h"
 
 #include <string>
 #include <unordered_map>
@@ -82,14 +83,6 @@ void setpHalf(ExecContext &c, const Inst &I, uint32_t mask); // setp .f16/.bf16
 bool isFp8Cvt(const DecodeInput &in);
 void decodeFp8Cvt(DecodeInput &in, Inst &inst);
 
-/// Float helpers shared by groups.
-/// Rounds `v` to a binary format with `ebits` exponent and `mbits` mantissa
-/// bits (IEEE-like, with infinities) under `mode`; returns the bits.
-uint32_t roundToSmallFloat(double v, int ebits, int mbits, Rounding mode,
-                           bool satfinite);
-double smallFloatValue(uint32_t bits, int ebits, int mbits);
-inline double halfToDouble(uint16_t h) { return smallFloatValue(h, 5, 10); }
-inline double bf16ToDouble(uint16_t h) { return smallFloatValue(h, 8, 7); }
 
 } // namespace tessel::gpusim
 

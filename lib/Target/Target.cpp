@@ -25,7 +25,7 @@ constexpr KnownBackend kKnownBackends[] = {
     {"cpu", "^[a-z0-9_.-]*$", "cpu, cpu:x86-64-v3"},
     {"cuda", "^[0-9]+a?$", "cuda:80, cuda:90a"},
     {"hip", "^gfx[0-9a-f]+$", "hip:gfx942"},
-    {"sim", "^sm_[0-9]+a?$", "sim:sm_80, sim:sm_90a"},
+    {"sim", "^(sm_[0-9]+a?|gfx[0-9a-f]+)$", "sim:sm_80, sim:sm_90a, sim:gfx942"},
 };
 
 std::string knownForms() {
@@ -151,8 +151,11 @@ std::vector<std::string> tessel::target::availableBackends() {
   Registry &r = registry();
   std::lock_guard<std::mutex> lock(r.mutex);
   std::vector<std::string> names;
-  for (const auto &entry : r.factories)
-    names.push_back(entry.first);
+  for (const auto &entry : r.factories) {
+    std::string name = llvm::StringRef(entry.first).split(':').first.str();
+    if (names.empty() || names.back() != name)
+      names.push_back(name);
+  }
   return names;
 }
 
@@ -165,7 +168,15 @@ llvm::Expected<const Target *> tessel::target::getTarget(llvm::StringRef text) {
   std::string name = spec->str();
   if (auto it = r.targets.find(name); it != r.targets.end())
     return it->second.get();
-  auto factory = r.factories.find(spec->backend);
+  // A backend whose architectures belong to several vendors (sim) has a
+  // factory per family of architecture names ("sim:sm", "sim:gfx").
+  std::string family = spec->backend + ":" +
+                       llvm::StringRef(spec->arch)
+                           .take_while([](char c) { return llvm::isAlpha(c); })
+                           .str();
+  auto factory = r.factories.find(family);
+  if (factory == r.factories.end())
+    factory = r.factories.find(spec->backend);
   if (factory == r.factories.end())
     return error("target '" + name + "': the " + spec->backend +
                  " backend is not available in this build of tessel");

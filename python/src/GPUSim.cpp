@@ -1,7 +1,8 @@
 //===- GPUSim.cpp - Python bindings of the PTX simulator -------------------===//
 //
 // _C.gpusim_launch(ptx, kernel, grid, block, shared_bytes, args, race_check,
-// instruction_limit, threads, time_limit) runs a kernel of the PTX text;
+// instruction_limit, threads, time_limit, amdgcn) runs a kernel of the PTX
+// text (of the AMDGCN assembly with amdgcn=True);
 // arrays (C-contiguous numpy arrays) are copied into their own simulated
 // allocations and back after the launch (when writeable); returns the
 // counters as a dict. Every simulator error is a GPUSimError (a
@@ -9,6 +10,7 @@
 // about 20 ms. tessel/gpusim.py is the public face.
 //
 //===----------------------------------------------------------------------===//
+#include "tessel/GPUSim/AMDGCN.h"
 #include "tessel/GPUSim/Error.h"
 #include "tessel/GPUSim/Launch.h"
 #include "tessel/GPUSim/Program.h"
@@ -39,7 +41,8 @@ void bindGPUSim(py::module_ &m) {
       [](const std::string &ptx, const std::string &kernel,
          std::vector<uint32_t> grid, std::vector<uint32_t> block,
          uint32_t sharedBytes, py::list pyArgs, bool raceCheck,
-         uint64_t instructionLimit, unsigned threads, double timeLimit) {
+         uint64_t instructionLimit, unsigned threads, double timeLimit,
+         bool isAmdgcn) {
         if (grid.empty() || grid.size() > 3 || block.empty() || block.size() > 3)
           throw SimError("grid and block have 1 to 3 dimensions");
         LaunchConfig cfg;
@@ -121,11 +124,17 @@ void bindGPUSim(py::module_ &m) {
                            std::string(py::str(h.get_type())));
           }
         }
-        Module module = parsePTX(ptx);
         LaunchResult r;
         try {
-          py::gil_scoped_release release;
-          r = launch(module, kernel, cfg, args);
+          if (isAmdgcn) {
+            amdgcn::Module module = amdgcn::parse(ptx);
+            py::gil_scoped_release release;
+            r = amdgcn::launch(module, kernel, cfg, args);
+          } else {
+            Module module = parsePTX(ptx);
+            py::gil_scoped_release release;
+            r = launch(module, kernel, cfg, args);
+          }
         } catch (const Interrupted &) {
           // The exception a signal handler raised is pending: raise it.
           if (!PyErr_Occurred())
@@ -142,7 +151,8 @@ void bindGPUSim(py::module_ &m) {
       py::arg("shared_bytes"), py::arg("args"), py::arg("race_check") = true,
       py::arg("instruction_limit") = LaunchConfig().instructionLimit,
       py::arg("threads") = 0u,
-      py::arg("time_limit") = LaunchConfig().timeLimit);
+      py::arg("time_limit") = LaunchConfig().timeLimit,
+      py::arg("amdgcn") = false);
 }
 
 } // namespace tessel::python

@@ -1,8 +1,13 @@
-"""Run NVIDIA PTX on the CPU: Tessel's PTX simulator.
+"""Run GPU code on the CPU: Tessel's GPU simulator, for NVIDIA PTX and AMD's AMDGCN.
 
 ``launch(ptx, kernel_name, grid, num_warps=4, shared_bytes=0, args=[...])``
 executes the kernel ``kernel_name`` of the PTX text over ``grid`` CTAs of
-``num_warps * 32`` threads, warp by warp with the GPU's semantics. Arrays
+``num_warps * 32`` threads, warp by warp with the GPU's semantics. Given the
+AMDGCN assembly of LLVM's AMDGPU backend instead (a hip target's
+``asm["amdgcn"]``, Triton's for a gfx chip), it runs workgroups of
+``num_warps`` waves of 64 lanes (wave64, CDNA: gfx90a, gfx942, gfx950); its
+kernels' arguments are the explicit ones (Triton's trailing scratch pointers
+included: pass None). Arrays
 (numpy arrays, CPU torch tensors) are copied into simulated global memory,
 each into its own allocation, and copied back after the launch, so an access
 outside every array is reported instead of corrupting anything. Ints, floats,
@@ -172,11 +177,13 @@ def launch(ptx: str, kernel_name: str, grid: int | Sequence[int], *, num_warps: 
     """
     if isinstance(ptx, bytes):
         ptx = ptx.decode()
+    amdgcn = _is_amdgcn(ptx)
     grid_dims = _dims(grid, "grid")
     if block is None:
-        if isinstance(num_warps, bool) or not isinstance(num_warps, int) or not 1 <= num_warps <= 32:
-            raise SimulatorError(f"num_warps must be an int in [1, 32], got {num_warps!r}")
-        block_dims = [num_warps * 32]
+        most = 16 if amdgcn else 32
+        if isinstance(num_warps, bool) or not isinstance(num_warps, int) or not 1 <= num_warps <= most:
+            raise SimulatorError(f"num_warps must be an int in [1, {most}], got {num_warps!r}")
+        block_dims = [num_warps * (64 if amdgcn else 32)]
     else:
         block_dims = _dims(block, "block")
     if isinstance(shared_bytes, bool) or not isinstance(shared_bytes, int) or shared_bytes < 0:
@@ -189,4 +196,9 @@ def launch(ptx: str, kernel_name: str, grid: int | Sequence[int], *, num_warps: 
         raise SimulatorError(f"time_limit must be a positive number of seconds or None, got {time_limit!r}")
     converted = [_argument(a, i) for i, a in enumerate(args)]
     return _C.gpusim_launch(ptx, kernel_name, grid_dims, block_dims, shared_bytes, converted,
-                            race_check, instruction_limit, threads, float(time_limit))
+                            race_check, instruction_limit, threads, float(time_limit), amdgcn)
+
+
+def _is_amdgcn(code: str) -> bool:
+    """AMDGCN assembly (LLVM's AMDGPU backend: Tessel's hip targets, Triton's asm["amdgcn"]) rather than PTX."""
+    return ".amdgcn_target" in code or ".amdhsa_kernel" in code

@@ -1,5 +1,5 @@
 """Triton kernels whose PTX the simulator tests run, and a command that compiles one of them to PTX for sm_80 (or,
-with "capability": 90, sm_90a) without a GPU. It runs in a child process (see test_gpusim_triton.compile_ptx): other test modules use Triton's interpreter,
+with "capability": 90, sm_90a; with "chip": "gfx942", the AMDGCN for that AMD chip) without a GPU. It runs in a child process (see test_gpusim_triton.compile_ptx): other test modules use Triton's interpreter,
 a process-wide mode of Triton's that its compiler cannot share a process with.
 
     python triton_ptx_kernels.py '{"kernel": ..., "signature": {...}, "constexprs": {...}, "num_warps": 4,
@@ -316,6 +316,11 @@ def main() -> None:
     options = {"num_warps": request["num_warps"], "num_stages": request.get("num_stages", 3)}
     if request.get("debug"):
         options["debug"] = True  # device assertions
+    if "chip" in request:  # AMD: the AMDGCN assembly for a CDNA chip
+        kernel = triton.compile(src, target=GPUTarget("hip", request["chip"], 64), options=options)
+        print(json.dumps({"amdgcn": kernel.asm["amdgcn"], "num_warps": kernel.metadata.num_warps,
+                          "shared": kernel.metadata.shared, "name": kernel.metadata.name}))
+        return
     kernel = triton.compile(src, target=GPUTarget("cuda", request.get("capability", 80), 32), options=options)
     print(json.dumps({"ptx": kernel.asm["ptx"], "num_warps": kernel.metadata.num_warps,
                       "shared": kernel.metadata.shared,

@@ -138,7 +138,9 @@ private:
 using TargetFactory =
     std::function<llvm::Expected<std::unique_ptr<Target>>(const TargetSpec &)>;
 
-/// Adds a backend to the registry (once, at start-up).
+/// Adds a backend to the registry (once, at start-up): `backend`, or
+/// "backend:family" for the architectures of `backend` whose names start
+/// with the letters `family` ("sim:sm", "sim:gfx").
 void registerBackend(llvm::StringRef backend, TargetFactory factory);
 /// The names of the backends built into this build, sorted.
 std::vector<std::string> availableBackends();

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import _C
-from .amd import HipBackend
+from .amd import HipBackend, HipSimBackend
 from .cpu import CPUBackend
 from .nvidia import CudaBackend, SimBackend
 
@@ -20,4 +20,10 @@ BACKENDS: dict[str, Any] = {backend.name: backend for backend in (CPUBackend(), 
 def for_target(target: str) -> Any:
     """The descriptor of the backend that compiles for `target` ("cpu", "cpu:x86-64-v3", "cuda:90a", ...)."""
     canonical = _C.parse_target(target)  # raises BackendError for unknown or unavailable targets
-    return BACKENDS[canonical.split(":")[0]]
+    backend, _, arch = canonical.partition(":")
+    if backend == "sim" and arch.startswith("gfx"):
+        return _HIP_SIM  # the simulator running AMD code
+    return BACKENDS[backend]
+
+
+_HIP_SIM = HipSimBackend()

@@ -41,3 +41,14 @@ class HipBackend:
     def active_torch_device(self) -> Any:
         import torch
         return torch.device("cuda")  # ROCm builds of torch name their GPUs "cuda"
+
+
+class HipSimBackend(HipBackend):
+    """sim:gfx90a, sim:gfx942, sim:gfx950: the hip target's code object, run by the simulator's AMDGCN front end; the
+    arrays are the host's."""
+    name = "sim"
+    device_memory = False
+
+    def active_torch_device(self) -> Any:
+        import torch
+        return torch.device("cpu")

@@ -20,7 +20,10 @@
 #include "tessel/Dialect/Tile/IR/Dialect.h"
 #include "tessel/Dialect/TileGPU/IR/Dialect.h"
 #include "tessel/Dialect/TileGPU/Transforms/Passes.h"
+#include "tessel/GPUSim/AMDGCN.h"
+#include "tessel/GPUSim/Error.h"
 #include "tessel/Target/Diagnostics.h"
+#include "tessel/Target/SimArguments.h"
 #include "tessel/Target/Target.h"
 #include "tessel/Target/TilePipeline.h"
 
@@ -334,13 +337,112 @@ public:
   }
 };
 
+/// A kernel's AMDGCN run in the simulator (sim:gfx*): workgroups of
+/// num_warps waves of 64 lanes, the arrays copied in and out.
+class HipSimKernel : public LoadedKernel {
+public:
+  HipSimKernel(gpusim::amdgcn::Module module, std::string name, int numWarps,
+               int64_t shared)
+      : module(std::move(module)), name(std::move(name)), numWarps(numWarps),
+        shared(shared) {}
+
+  bool needsExtents() const override { return true; }
+
+  void launch(int64_t gx, int64_t gy, int64_t gz, void ** /*argv*/,
+              llvm::ArrayRef<runtime::LaunchArg> args,
+              void * /*stream*/) const override {
+    gpusim::LaunchConfig config;
+    config.grid[0] = uint32_t(gx);
+    config.grid[1] = uint32_t(gy);
+    config.grid[2] = uint32_t(gz);
+    config.block[0] = uint32_t(64 * numWarps);
+    config.dynamicSharedBytes = uint32_t(shared);
+    llvm::Expected<SimArguments> converted = simArguments(name, args);
+    if (!converted)
+      throw std::runtime_error(llvm::toString(converted.takeError()));
+    SimArguments &sim = *converted;
+    try {
+      gpusim::amdgcn::launch(module, name, config, sim.args);
+    } catch (const gpusim::SimError &e) {
+      throw std::runtime_error("kernel " + name + " (simulated): " + e.what());
+    }
+  }
+
+private:
+  gpusim::amdgcn::Module module;
+  std::string name;
+  int numWarps;
+  int64_t shared;
+};
+
+/// The launch stage's `key=value` of a compiled kernel; -1 when absent.
+int64_t launchValue(const runtime::CacheEntry &kernel, llvm::StringRef key) {
+  for (const auto &[stage, text] : kernel.stages) {
+    if (stage != "launch")
+      continue;
+    for (llvm::StringRef line : llvm::split(llvm::StringRef(text), '\n')) {
+      auto [k, value] = line.split('=');
+      int64_t v;
+      if (k == key && !value.getAsInteger(10, v))
+        return v;
+    }
+  }
+  return -1;
+}
+
+/// sim:gfx90a, sim:gfx942, sim:gfx950: the hip target's code, run by the
+/// simulator's AMDGCN front end.
+class HipSimTarget : public Target {
+public:
+  explicit HipSimTarget(const TargetSpec &spec) : Target(spec) {}
+  std::string description() const override { return "sim:" + spec().arch; }
+  llvm::Expected<runtime::CacheEntry>
+  compile(ModuleOp module, const CompileOptions &options) const override {
+    runtime::CacheEntry entry;
+    entry.target = spec().str();
+    if (llvm::Error err = compileAMD(module, spec().arch, options, entry))
+      return std::move(err);
+    entry.options = options.str();
+    return entry;
+  }
+  bool canRun() const override { return true; }
+  llvm::Expected<std::unique_ptr<LoadedKernel>>
+  load(const runtime::CacheEntry &kernel) const override {
+    llvm::StringRef amdgcn;
+    for (const auto &[stage, text] : kernel.stages)
+      if (stage == "amdgcn")
+        amdgcn = text;
+    int64_t warps = launchValue(kernel, "num_warps");
+    int64_t shared = launchValue(kernel, "shared");
+    if (amdgcn.empty() || warps < 1 || shared < 0)
+      return failWith("kernel " + kernel.name + " has no AMDGCN or launch data");
+    try {
+      gpusim::amdgcn::Module module = gpusim::amdgcn::parse(amdgcn.str());
+      return std::make_unique<HipSimKernel>(std::move(module), kernel.entryName,
+                                            int(warps), shared);
+    } catch (const gpusim::SimError &e) {
+      return failWith("kernel " + kernel.name +
+                      ": the simulator cannot run its AMDGCN: " + e.what());
+    }
+  }
+};
+
+const char *kSupportedChips[] = {"gfx90a", "gfx942", "gfx950"};
+
 } // namespace
 
 void amd::registerAMDBackend() {
+  registerBackend("sim:gfx", [](const TargetSpec &spec)
+                                 -> llvm::Expected<std::unique_ptr<Target>> {
+    if (!llvm::is_contained(kSupportedChips, spec.arch))
+      return failWith("target '" + spec.str() +
+                      "' is not a GPU Tessel simulates: use sim:gfx90a, "
+                      "sim:gfx942 or sim:gfx950");
+    return std::make_unique<HipSimTarget>(spec);
+  });
   registerBackend("hip", [](const TargetSpec &spec)
                              -> llvm::Expected<std::unique_ptr<Target>> {
-    static const char *kSupported[] = {"gfx90a", "gfx942", "gfx950"};
-    if (!llvm::is_contained(kSupported, spec.arch))
+    if (!llvm::is_contained(kSupportedChips, spec.arch))
       return failWith("target '" + spec.str() +
                       "' is not a GPU Tessel compiles for: use hip:gfx90a, "
                       "hip:gfx942 or hip:gfx950");

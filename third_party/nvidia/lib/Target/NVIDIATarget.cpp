@@ -20,6 +20,7 @@
 #include "tessel/GPUSim/Launch.h"
 #include "tessel/GPUSim/Program.h"
 #include "tessel/GPUSim/TensorMap.h"
+#include "tessel/Target/SimArguments.h"
 #include "tessel/NVIDIA/CudaKernel.h"
 #include "tessel/NVIDIA/PTXCompiler.h"
 #include "tessel/NVIDIA/Passes.h"
@@ -432,66 +433,13 @@ public:
     config.grid[2] = uint32_t(gz);
     config.block[0] = uint32_t(32 * numWarps);
     config.dynamicSharedBytes = uint32_t(shared);
-    std::vector<gpusim::LaunchArg> simArgs(args.size());
-    // Arrays whose bytes overlap are views of one array: they are simulated
-    // as one allocation spanning their union, owned by the first of them.
-    std::vector<size_t> owner(args.size());
-    std::vector<uint64_t> lo(args.size()), hi(args.size());
-    for (size_t i = 0; i < args.size(); ++i) {
-      owner[i] = i;
-      lo[i] = args[i].lo;
-      hi[i] = args[i].hi;
-      if (args[i].isPointer() && !args[i].extentKnown)
-        throw std::runtime_error("kernel " + name + ": the simulator needs "
-                                 "the extent of argument '" +
-                                 args[i].name.str() + "'");
-    }
-    // Merge groups (roots: owner[i] == i; a root's lo/hi span its group)
-    // until no two overlap.
-    for (bool merged = true; merged;) {
-      merged = false;
-      for (size_t i = 0; i < args.size(); ++i)
-        for (size_t j = 0; j < i; ++j)
-          if (args[i].isPointer() && args[j].isPointer() && owner[i] == i &&
-              owner[j] == j && lo[j] < hi[i] && lo[i] < hi[j]) {
-            for (size_t k = 0; k < args.size(); ++k)
-              if (owner[k] == i)
-                owner[k] = j;
-            lo[j] = std::min(lo[j], lo[i]);
-            hi[j] = std::max(hi[j], hi[i]);
-            merged = true;
-          }
-    }
-    for (size_t i = 0; i < args.size(); ++i) {
-      const runtime::LaunchArg &a = args[i];
-      gpusim::LaunchArg &s = simArgs[i];
-      s.name = a.name.str();
-      if (a.isPointer()) {
-        size_t o = owner[i];
-        s.kind = gpusim::LaunchArg::Buffer;
-        s.offset = a.bits - lo[o];
-        if (o != i) {
-          s.shareWith = int(o);
-          continue;
-        }
-        s.host = reinterpret_cast<void *>(lo[o]);
-        s.bytes = hi[o] - lo[o];
-        s.writeBack = false;
-        for (size_t k = 0; k < args.size(); ++k)
-          if (owner[k] == o && !args[k].readonly)
-            s.writeBack = true;
-      } else if (a.type == "fp32" || a.type == "fp64") {
-        s.kind = gpusim::LaunchArg::Float;
-        s.f = a.real;
-      } else {
-        // Integers reach the kernel as their bits: NVPTX declares i32
-        // parameters .u32, so -1 is passed as 0xffffffff.
-        s.kind = gpusim::LaunchArg::Int;
-        bool wide = a.type == "i64" || a.type == "u64";
-        s.i = wide ? int64_t(a.bits) : int64_t(uint32_t(a.bits));
-        s.isUnsigned = wide && (a.bits >> 63);
-      }
-    }
+    llvm::Expected<SimArguments> converted = simArguments(name, args);
+    if (!converted)
+      throw std::runtime_error(llvm::toString(converted.takeError()));
+    SimArguments &sim = *converted;
+    std::vector<gpusim::LaunchArg> &simArgs = sim.args;
+    const std::vector<size_t> &owner = sim.owner;
+    const std::vector<uint64_t> &lo = sim.lo;
     // Tensor maps follow the runtime arguments: the simulator's encoding,
     // the base's address relative to its array's allocation.
     for (const nvidia::TensorMapSpec &spec : tensorMaps) {
@@ -509,7 +457,7 @@ public:
                               nvidia::swizzleMode(spec.swizzle),
                               spec.nan, view->dims, view->strides, view->box);
       map.host = reinterpret_cast<void *>(lo[o]);
-      map.bytes = hi[o] - lo[o];
+      map.bytes = simArgs[o].bytes;
       map.addressAt = gpusim::tensormap::Address;
       simArgs.push_back(std::move(map));
     }
@@ -634,7 +582,7 @@ void nvidia::registerNVIDIABackends() {
       return std::move(err);
     return std::make_unique<CudaTarget>(spec);
   });
-  registerBackend("sim", [](const TargetSpec &spec)
+  registerBackend("sim:sm", [](const TargetSpec &spec)
                              -> llvm::Expected<std::unique_ptr<Target>> {
     if (llvm::Error err = checkArch(spec))
       return std::move(err);

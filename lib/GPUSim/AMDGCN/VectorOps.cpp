@@ -1,0 +1,675 @@
+//===- VectorOps.cpp - VALU: integer, float, compare, cross-lane ----------===//
+//
+// Per-lane operations under EXEC in their VOP1/VOP2/VOP3 (_e32, _e64), DPP
+// and SDWA forms: the result of an inactive lane is not written, compares
+// write 0 for it. Float operations follow IEEE binary32/64 with denormals
+// (the kernels' float_denorm_mode 3); the transcendental approximations
+// (v_exp_f32, v_log_f32, v_rcp_f32, v_rsq_f32, v_sqrt_f32, v_sin_f32,
+// v_cos_f32) are computed correctly rounded, within the hardware's 1 ulp.
+// f16 results zero the upper half of their register, as on gfx9.
+//
+//===----------------------------------------------------------------------===//
+#include "Wave.h"
+
+#include "../SmallFloat.h"
+
+#include <cmath>
+
+namespace tessel::gpusim::amdgcn {
+namespace {
+
+const Operand &op(const Wave &w, const Inst &I, size_t i) {
+  if (i >= I.ops.size())
+    w.fail(I.op + " needs " + std::to_string(i + 1) + " operands");
+  return I.ops[i];
+}
+
+int dppRead(const Wave &w, const Inst &I, int lane) {
+  int src = dppSourceLane(I.mods.dpp, lane);
+  if (src >= 0 && !w.active(src))
+    src = -1;
+  return src;
+}
+
+bool dppWrites(const Inst &I, int lane) {
+  return ((I.mods.rowMask >> (lane / 16)) & 1) && ((I.mods.bankMask >> ((lane & 15) / 4)) & 1);
+}
+
+/// Operand `i` of a lane as 32 bits; with DPP, the first source (operand
+/// `first`) comes from the lane the control names (`zero` when none and
+/// bound_ctrl is set); with SDWA, the source select applies.
+struct Src {
+  const Wave &w;
+  const Inst &I;
+  int lane;
+  size_t first;
+  bool zero = false; // DPP: this lane's first source reads 0
+
+  uint32_t bits(size_t i, Ty ty) const {
+    const Operand &o = op(w, I, i);
+    int from = lane;
+    if (I.encoding == Encoding::DPP && i == first) {
+      if (zero)
+        return 0;
+      from = dppRead(w, I, lane);
+    }
+    uint32_t v = readLane(w, o, from, ty);
+    if (I.encoding == Encoding::SDWA && (i == first || i == first + 1)) {
+      uint8_t sel = i == first ? I.mods.src0Sel : I.mods.src1Sel;
+      bool sext = i == first ? I.mods.sext0 : I.mods.sext1;
+      if (sel < 4) {
+        v = (v >> (8 * sel)) & 0xff;
+        if (sext) v = uint32_t(int32_t(int8_t(v)));
+      } else if (sel < 6) {
+        v = (v >> (16 * (sel - 4))) & 0xffff;
+        if (sext) v = uint32_t(int32_t(int16_t(v)));
+      }
+    }
+    return v;
+  }
+  float f32(size_t i) const {
+    const Operand &o = op(w, I, i);
+    float f = asFloat(bits(i, Ty::F32));
+    if (o.abs) f = std::fabs(f);
+    if (o.neg) f = -f;
+    return f;
+  }
+  uint64_t bits64(size_t i, Ty ty) const { return readLane64(w, op(w, I, i), lane, ty); }
+  double f64(size_t i) const { return readF64(w, op(w, I, i), lane); }
+  double f16(size_t i) const {
+    const Operand &o = op(w, I, i);
+    double d = halfToDouble(uint16_t(bits(i, Ty::F16)));
+    if (o.abs) d = std::fabs(d);
+    if (o.neg) d = -d;
+    return d;
+  }
+};
+
+/// Output modifiers of float results: omod, then clamp to [0, 1].
+float outF32(const Inst &I, float r) {
+  switch (I.mods.omod) {
+  case 1: r *= 2; break;
+  case 2: r *= 4; break;
+  case 3: r *= 0.5f; break;
+  default: break;
+  }
+  if (I.mods.clamp)
+    r = std::isnan(r) ? 0.0f : std::fmin(std::fmax(r, 0.0f), 1.0f);
+  return r;
+}
+
+/// Runs `f(src)` for each active lane whose result the instruction writes,
+/// then writes the results (after every lane has read: a DPP source may be
+/// the destination) to operand `dst`.
+template <typename F>
+void each(Wave &w, const Inst &I, size_t dst, size_t first, F f) {
+  uint32_t out[kLanes];
+  uint64_t written = 0;
+  for (int lane = 0; lane < kLanes; ++lane) {
+    if (!w.active(lane))
+      continue;
+    Src s{w, I, lane, first};
+    if (I.encoding == Encoding::DPP) {
+      if (!dppWrites(I, lane))
+        continue;
+      if (dppRead(w, I, lane) < 0) {
+        if (!I.mods.boundCtrl)
+          continue;
+        s.zero = true;
+      }
+    }
+    out[lane] = f(s);
+    written |= uint64_t(1) << lane;
+  }
+  const Operand &d = op(w, I, dst);
+  for (int lane = 0; lane < kLanes; ++lane) {
+    if (!((written >> lane) & 1))
+      continue;
+    uint32_t v = out[lane];
+    if (I.encoding == Encoding::SDWA && I.mods.dstSel != 6) {
+      uint32_t old = laneRef(w, d, lane);
+      unsigned shift = I.mods.dstSel < 4 ? 8 * I.mods.dstSel : 16 * (I.mods.dstSel - 4);
+      uint32_t mask = (I.mods.dstSel < 4 ? 0xffu : 0xffffu) << shift;
+      v = ((v << shift) & mask) | (I.mods.dstUnusedPreserve ? old & ~mask : 0);
+    }
+    laneRef(w, d, lane) = v;
+  }
+}
+
+template <typename F>
+void each64(Wave &w, const Inst &I, F f) {
+  uint64_t out[kLanes];
+  for (int lane = 0; lane < kLanes; ++lane)
+    if (w.active(lane))
+      out[lane] = f(Src{w, I, lane, 1});
+  const Operand &d = op(w, I, 0);
+  for (int lane = 0; lane < kLanes; ++lane)
+    if (w.active(lane)) {
+      laneRef(w, d, lane, 0) = uint32_t(out[lane]);
+      laneRef(w, d, lane, 1) = uint32_t(out[lane] >> 32);
+    }
+}
+
+/// A compare: bit `lane` of the mask written to operand 0 (vcc or an SGPR
+/// pair), 0 for inactive lanes.
+template <typename F>
+void compareLanes(Wave &w, const Inst &I, F f, bool toExec) {
+  uint64_t mask = 0;
+  for (int lane = 0; lane < kLanes; ++lane)
+    if (w.active(lane) && f(Src{w, I, lane, 1}))
+      mask |= uint64_t(1) << lane;
+  if (toExec) { // v_cmpx: EXEC too (the _e32 form writes only EXEC on gfx9+)
+    if (I.ops.size() == 3)
+      writeScalar64(w, op(w, I, 0), mask);
+    w.exec = mask;
+  } else {
+    writeScalar64(w, op(w, I, 0), mask);
+  }
+}
+
+/// The lanes' bit `lane` of a 64-bit mask operand (vcc, an SGPR pair).
+bool maskBit(const Wave &w, const Operand &o, int lane) {
+  return (readScalar64(w, o, Ty::B64) >> lane) & 1;
+}
+
+float maxF(float a, float b) {
+  if (std::isnan(a)) return b;
+  if (std::isnan(b)) return a;
+  if (a == 0 && b == 0) return std::signbit(a) ? b : a;
+  return a > b ? a : b;
+}
+float minF(float a, float b) {
+  if (std::isnan(a)) return b;
+  if (std::isnan(b)) return a;
+  if (a == 0 && b == 0) return std::signbit(a) ? a : b;
+  return a < b ? a : b;
+}
+
+uint32_t half(double v) { return roundToSmallFloat(v, 5, 10, Rounding::RN, false); }
+
+/// f32 -> integer conversions: toward zero, saturating, NaN to 0.
+uint32_t toI32(float f) {
+  if (std::isnan(f)) return 0;
+  if (f >= 2147483648.0f) return 0x7fffffffu;
+  if (f <= -2147483648.0f) return 0x80000000u;
+  return uint32_t(int32_t(f));
+}
+uint32_t toU32(float f) {
+  if (std::isnan(f) || f <= 0) return 0;
+  if (f >= 4294967296.0f) return 0xffffffffu;
+  return uint32_t(f);
+}
+
+int exponentOf(float f) { return (asBits(f) >> 23) & 0xff; }
+
+/// V_DIV_SCALE_F32 (CDNA3 ISA): scales the operand (numerator or
+/// denominator, `a`) of a quotient n/d whose reciprocal iteration would
+/// leave the normal range, and flags the lanes whose final result the
+/// matching v_div_fmas_f32 must scale back.
+float divScale(float a, float d, float n, bool &vcc) {
+  vcc = false;
+  if (n == 0 || d == 0)
+    return std::nanf("");
+  int ed = exponentOf(d), en = exponentOf(n);
+  if (en - ed >= 96) {
+    vcc = true;
+    return a == d ? std::ldexp(a, 64) : a;
+  }
+  if (std::fpclassify(d) == FP_SUBNORMAL)
+    return std::ldexp(a, 64);
+  double rcp = 1.0 / double(d);
+  float q = n / d;
+  bool rcpTiny = std::fabs(rcp) < 1.1754943508222875e-38;
+  bool qTiny = std::fpclassify(q) == FP_SUBNORMAL;
+  if (rcpTiny && qTiny) {
+    vcc = true;
+    return a == d ? std::ldexp(a, 64) : a;
+  }
+  if (rcpTiny)
+    return std::ldexp(a, -64);
+  if (qTiny) {
+    vcc = true;
+    return a == n ? std::ldexp(a, 64) : a;
+  }
+  if (en <= 23)
+    return std::ldexp(a, 64);
+  return a;
+}
+
+/// V_DIV_FIXUP_F32: the special cases of n/d, else the quotient q with the
+/// quotient's sign.
+float divFixup(float q, float d, float n) {
+  bool sign = std::signbit(d) != std::signbit(n);
+  float inf = sign ? -INFINITY : INFINITY;
+  if (std::isnan(n)) return n;
+  if (std::isnan(d)) return d;
+  if (d == 0 && n == 0) return std::nanf("");
+  if (std::isinf(d) && std::isinf(n)) return std::nanf("");
+  if (d == 0 || std::isinf(n)) return inf;
+  if (std::isinf(d) || n == 0) return sign ? -0.0f : 0.0f;
+  if (std::isnan(q)) return inf; // the iteration overflowed
+  return sign ? -std::fabs(q) : std::fabs(q);
+}
+
+uint32_t permByte(uint64_t in, uint32_t sel) {
+  sel &= 0xff;
+  if (sel >= 13) return 0xff;
+  if (sel == 12) return 0;
+  if (sel >= 8) return ((in >> (16 * (sel - 8) + 15)) & 1) ? 0xff : 0;
+  return uint32_t(in >> (8 * sel)) & 0xff;
+}
+
+template <typename T> bool cmpInt(int c, T a, T b) {
+  switch (c) {
+  case 0: return false;    // f
+  case 1: return a < b;    // lt
+  case 2: return a == b;   // eq
+  case 3: return a <= b;   // le
+  case 4: return a > b;    // gt
+  case 5: return a != b;   // ne (lg)
+  case 6: return a >= b;   // ge
+  default: return true;    // t
+  }
+}
+
+template <typename T> bool cmpFloat(int c, T a, T b) {
+  bool u = std::isnan(a) || std::isnan(b);
+  switch (c) {
+  case 0: return false;            // f
+  case 1: return a < b;            // lt
+  case 2: return a == b;           // eq
+  case 3: return a <= b;           // le
+  case 4: return a > b;            // gt
+  case 5: return !u && a != b;     // lg
+  case 6: return a >= b;           // ge
+  case 7: return !u;               // o
+  case 8: return u;                // u
+  case 9: return !(a >= b);        // nge
+  case 10: return u || a == b;     // nlg
+  case 11: return !(a > b);        // ngt
+  case 12: return !(a <= b);       // nle
+  case 13: return !(a == b);       // neq
+  case 14: return !(a < b);        // nlt
+  default: return true;            // tru
+  }
+}
+
+} // namespace
+
+int dppSourceLane(uint16_t c, int lane) {
+  int row = lane & ~15, inRow = lane & 15;
+  if (c < 0x100)
+    return (lane & ~3) | ((c >> (2 * (lane & 3))) & 3);
+  if (c > 0x100 && c <= 0x10f)
+    return inRow + (c - 0x100) < 16 ? lane + (c - 0x100) : -1;
+  if (c > 0x110 && c <= 0x11f)
+    return inRow >= (c - 0x110) ? lane - (c - 0x110) : -1;
+  if (c > 0x120 && c <= 0x12f)
+    return row + ((inRow - (c - 0x120)) & 15);
+  switch (c) {
+  case 0x130: return lane < 63 ? lane + 1 : -1;
+  case 0x134: return (lane + 1) & 63;
+  case 0x138: return lane > 0 ? lane - 1 : -1;
+  case 0x13c: return (lane - 1) & 63;
+  case 0x140: return row + 15 - inRow;
+  case 0x141: return (lane & ~7) + 7 - (lane & 7);
+  case 0x142: return row > 0 ? row - 1 : -1;
+  case 0x143: return lane >= 32 ? 31 : -1;
+  default: return -1;
+  }
+}
+
+#define V1(NAME, ...) t[NAME] = [](Wave &w, const Inst &I) { each(w, I, 0, 1, [&](const Src &s) -> uint32_t { __VA_ARGS__ }); }
+
+void registerVectorOps(Table &t) {
+  // Moves and bit operations.
+  V1("v_mov_b32", return s.bits(1, Ty::B32););
+  V1("v_not_b32", return ~s.bits(1, Ty::B32););
+  V1("v_bfrev_b32", uint32_t x = s.bits(1, Ty::B32); uint32_t r = 0;
+     for (int i = 0; i < 32; ++i) r |= ((x >> i) & 1u) << (31 - i); return r;);
+  V1("v_ffbh_u32", uint32_t x = s.bits(1, Ty::B32); return x ? uint32_t(__builtin_clz(x)) : ~0u;);
+  V1("v_ffbl_b32", uint32_t x = s.bits(1, Ty::B32); return x ? uint32_t(__builtin_ctz(x)) : ~0u;);
+  V1("v_bcnt_u32_b32", return uint32_t(__builtin_popcount(s.bits(1, Ty::B32))) + s.bits(2, Ty::B32););
+  V1("v_and_b32", return s.bits(1, Ty::B32) & s.bits(2, Ty::B32););
+  V1("v_or_b32", return s.bits(1, Ty::B32) | s.bits(2, Ty::B32););
+  V1("v_xor_b32", return s.bits(1, Ty::B32) ^ s.bits(2, Ty::B32););
+  V1("v_or3_b32", return s.bits(1, Ty::B32) | s.bits(2, Ty::B32) | s.bits(3, Ty::B32););
+  V1("v_bitop3_b32", uint32_t a = s.bits(1, Ty::B32), b = s.bits(2, Ty::B32), c = s.bits(3, Ty::B32), r = 0;
+     for (int i = 0; i < 8; ++i)
+       if ((s.I.mods.bitop3 >> i) & 1)
+         r |= ((i & 4) ? a : ~a) & ((i & 2) ? b : ~b) & ((i & 1) ? c : ~c);
+     return r;);
+  V1("v_and_or_b32", return (s.bits(1, Ty::B32) & s.bits(2, Ty::B32)) | s.bits(3, Ty::B32););
+  V1("v_lshl_or_b32", return (s.bits(1, Ty::B32) << (s.bits(2, Ty::B32) & 31)) | s.bits(3, Ty::B32););
+  V1("v_lshlrev_b32", return s.bits(2, Ty::B32) << (s.bits(1, Ty::B32) & 31););
+  V1("v_lshrrev_b32", return s.bits(2, Ty::B32) >> (s.bits(1, Ty::B32) & 31););
+  V1("v_ashrrev_i32", return uint32_t(int32_t(s.bits(2, Ty::B32)) >> (s.bits(1, Ty::B32) & 31)););
+  V1("v_lshlrev_b16", return (s.bits(2, Ty::B32) << (s.bits(1, Ty::B32) & 15)) & 0xffff;);
+  V1("v_bfe_u32", uint32_t x = s.bits(1, Ty::B32), o = s.bits(2, Ty::B32) & 31, n = s.bits(3, Ty::B32) & 31;
+     return n == 0 ? 0 : (x >> o) & ((n == 32 ? 0 : 1u << n) - 1););
+  V1("v_bfe_i32", uint32_t x = s.bits(1, Ty::B32), o = s.bits(2, Ty::B32) & 31, n = s.bits(3, Ty::B32) & 31;
+     return n == 0 ? 0 : uint32_t(int32_t((x >> o) << (32 - n)) >> (32 - n)););
+  V1("v_bfi_b32", uint32_t m = s.bits(1, Ty::B32); return (m & s.bits(2, Ty::B32)) | (~m & s.bits(3, Ty::B32)););
+  V1("v_alignbit_b32", uint64_t x = uint64_t(s.bits(1, Ty::B32)) << 32 | s.bits(2, Ty::B32);
+     return uint32_t(x >> (s.bits(3, Ty::B32) & 31)););
+  V1("v_alignbyte_b32", uint64_t x = uint64_t(s.bits(1, Ty::B32)) << 32 | s.bits(2, Ty::B32);
+     return uint32_t(x >> (8 * (s.bits(3, Ty::B32) & 3))););
+  V1("v_perm_b32", uint64_t in = uint64_t(s.bits(1, Ty::B32)) << 32 | s.bits(2, Ty::B32);
+     uint32_t sel = s.bits(3, Ty::B32), r = 0;
+     for (int i = 0; i < 4; ++i) r |= permByte(in, sel >> (8 * i)) << (8 * i); return r;);
+  V1("v_cndmask_b32", return maskBit(s.w, op(s.w, s.I, 3), s.lane) ? s.bits(2, Ty::B32) : s.bits(1, Ty::B32););
+  // Integer arithmetic.
+  V1("v_add_u32", return s.bits(1, Ty::B32) + s.bits(2, Ty::B32););
+  V1("v_sub_u32", return s.bits(1, Ty::B32) - s.bits(2, Ty::B32););
+  V1("v_subrev_u32", return s.bits(2, Ty::B32) - s.bits(1, Ty::B32););
+  V1("v_add3_u32", return s.bits(1, Ty::B32) + s.bits(2, Ty::B32) + s.bits(3, Ty::B32););
+  V1("v_xad_u32", return (s.bits(1, Ty::B32) ^ s.bits(2, Ty::B32)) + s.bits(3, Ty::B32););
+  V1("v_lshl_add_u32", return (s.bits(1, Ty::B32) << (s.bits(2, Ty::B32) & 31)) + s.bits(3, Ty::B32););
+  V1("v_add_lshl_u32", return (s.bits(1, Ty::B32) + s.bits(2, Ty::B32)) << (s.bits(3, Ty::B32) & 31););
+  V1("v_mul_lo_u32", return s.bits(1, Ty::B32) * s.bits(2, Ty::B32););
+  V1("v_mul_hi_u32", return uint32_t((uint64_t(s.bits(1, Ty::B32)) * s.bits(2, Ty::B32)) >> 32););
+  V1("v_mul_hi_i32", return uint32_t(uint64_t(int64_t(int32_t(s.bits(1, Ty::B32))) *
+                                               int32_t(s.bits(2, Ty::B32))) >> 32););
+  V1("v_mul_u32_u24", return (s.bits(1, Ty::B32) & 0xffffff) * (s.bits(2, Ty::B32) & 0xffffff););
+  V1("v_mad_u32_u24", return (s.bits(1, Ty::B32) & 0xffffff) * (s.bits(2, Ty::B32) & 0xffffff) + s.bits(3, Ty::B32););
+  V1("v_max_i32", return uint32_t(std::max(int32_t(s.bits(1, Ty::B32)), int32_t(s.bits(2, Ty::B32)))););
+  V1("v_min_i32", return uint32_t(std::min(int32_t(s.bits(1, Ty::B32)), int32_t(s.bits(2, Ty::B32)))););
+  V1("v_max_u32", return std::max(s.bits(1, Ty::B32), s.bits(2, Ty::B32)););
+  V1("v_min_u32", return std::min(s.bits(1, Ty::B32), s.bits(2, Ty::B32)););
+  V1("v_max3_i32", return uint32_t(std::max({int32_t(s.bits(1, Ty::B32)), int32_t(s.bits(2, Ty::B32)),
+                                             int32_t(s.bits(3, Ty::B32))})););
+  V1("v_min3_i32", return uint32_t(std::min({int32_t(s.bits(1, Ty::B32)), int32_t(s.bits(2, Ty::B32)),
+                                             int32_t(s.bits(3, Ty::B32))})););
+  V1("v_max3_u32", return std::max({s.bits(1, Ty::B32), s.bits(2, Ty::B32), s.bits(3, Ty::B32)}););
+  V1("v_min3_u32", return std::min({s.bits(1, Ty::B32), s.bits(2, Ty::B32), s.bits(3, Ty::B32)}););
+  V1("v_med3_i32", int32_t a = int32_t(s.bits(1, Ty::B32)), b = int32_t(s.bits(2, Ty::B32)), c = int32_t(s.bits(3, Ty::B32));
+     return uint32_t(std::max(std::min(a, b), std::min(std::max(a, b), c))););
+  // Carries: the carry-out mask is operand 1; v_addc/v_subb read theirs last.
+  t["v_add_co_u32"] = [](Wave &w, const Inst &I) {
+    uint64_t carry = 0;
+    each(w, I, 0, 2, [&](const Src &s) -> uint32_t {
+      uint64_t r = uint64_t(s.bits(2, Ty::B32)) + s.bits(3, Ty::B32);
+      carry |= uint64_t(r >> 32) << s.lane;
+      return uint32_t(r);
+    });
+    writeScalar64(w, op(w, I, 1), carry);
+  };
+  t["v_addc_co_u32"] = [](Wave &w, const Inst &I) {
+    uint64_t carry = 0;
+    each(w, I, 0, 2, [&](const Src &s) -> uint32_t {
+      uint64_t r = uint64_t(s.bits(2, Ty::B32)) + s.bits(3, Ty::B32) + maskBit(s.w, op(s.w, s.I, 4), s.lane);
+      carry |= uint64_t(r >> 32) << s.lane;
+      return uint32_t(r);
+    });
+    writeScalar64(w, op(w, I, 1), carry);
+  };
+  t["v_sub_co_u32"] = [](Wave &w, const Inst &I) {
+    uint64_t borrow = 0;
+    each(w, I, 0, 2, [&](const Src &s) -> uint32_t {
+      uint32_t a = s.bits(2, Ty::B32), b = s.bits(3, Ty::B32);
+      borrow |= uint64_t(b > a) << s.lane;
+      return a - b;
+    });
+    writeScalar64(w, op(w, I, 1), borrow);
+  };
+  t["v_subb_co_u32"] = [](Wave &w, const Inst &I) {
+    uint64_t borrow = 0;
+    each(w, I, 0, 2, [&](const Src &s) -> uint32_t {
+      uint64_t a = s.bits(2, Ty::B32), b = uint64_t(s.bits(3, Ty::B32)) + maskBit(s.w, op(s.w, s.I, 4), s.lane);
+      borrow |= uint64_t(b > a) << s.lane;
+      return uint32_t(a - b);
+    });
+    writeScalar64(w, op(w, I, 1), borrow);
+  };
+  t["v_mad_u64_u32"] = [](Wave &w, const Inst &I) {
+    uint64_t carry = 0;
+    uint64_t out[kLanes];
+    for (int lane = 0; lane < kLanes; ++lane)
+      if (w.active(lane)) {
+        Src s{w, I, lane, 2};
+        unsigned __int128 r = (unsigned __int128)(uint64_t(s.bits(2, Ty::B32)) * s.bits(3, Ty::B32)) +
+                              s.bits64(4, Ty::B64);
+        out[lane] = uint64_t(r);
+        carry |= uint64_t(r >> 64) << lane;
+      }
+    for (int lane = 0; lane < kLanes; ++lane)
+      if (w.active(lane)) {
+        laneRef(w, op(w, I, 0), lane, 0) = uint32_t(out[lane]);
+        laneRef(w, op(w, I, 0), lane, 1) = uint32_t(out[lane] >> 32);
+      }
+    writeScalar64(w, op(w, I, 1), carry);
+  };
+  // 64-bit shifts and address arithmetic.
+  t["v_lshlrev_b64"] = [](Wave &w, const Inst &I) {
+    each64(w, I, [](const Src &s) { return s.bits64(2, Ty::B64) << (s.bits(1, Ty::B32) & 63); });
+  };
+  t["v_lshrrev_b64"] = [](Wave &w, const Inst &I) {
+    each64(w, I, [](const Src &s) { return s.bits64(2, Ty::B64) >> (s.bits(1, Ty::B32) & 63); });
+  };
+  t["v_ashrrev_i64"] = [](Wave &w, const Inst &I) {
+    each64(w, I, [](const Src &s) { return uint64_t(int64_t(s.bits64(2, Ty::B64)) >> (s.bits(1, Ty::B32) & 63)); });
+  };
+  t["v_lshl_add_u64"] = [](Wave &w, const Inst &I) {
+    each64(w, I, [](const Src &s) {
+      return (s.bits64(1, Ty::B64) << (s.bits(2, Ty::B32) & 7)) + s.bits64(3, Ty::B64);
+    });
+  };
+  t["v_mov_b64"] = [](Wave &w, const Inst &I) { each64(w, I, [](const Src &s) { return s.bits64(1, Ty::B64); }); };
+  // f32 arithmetic.
+  V1("v_add_f32", return asBits(outF32(s.I, s.f32(1) + s.f32(2))););
+  V1("v_sub_f32", return asBits(outF32(s.I, s.f32(1) - s.f32(2))););
+  V1("v_subrev_f32", return asBits(outF32(s.I, s.f32(2) - s.f32(1))););
+  V1("v_mul_f32", return asBits(outF32(s.I, s.f32(1) * s.f32(2))););
+  V1("v_fma_f32", return asBits(outF32(s.I, std::fma(s.f32(1), s.f32(2), s.f32(3)))););
+  V1("v_fmac_f32", return asBits(outF32(s.I, std::fma(s.f32(1), s.f32(2), asFloat(readLane(s.w, op(s.w, s.I, 0), s.lane, Ty::F32))))););
+  V1("v_max_f32", return asBits(outF32(s.I, maxF(s.f32(1), s.f32(2)))););
+  V1("v_min_f32", return asBits(outF32(s.I, minF(s.f32(1), s.f32(2)))););
+  V1("v_max3_f32", return asBits(outF32(s.I, maxF(maxF(s.f32(1), s.f32(2)), s.f32(3)))););
+  V1("v_min3_f32", return asBits(outF32(s.I, minF(minF(s.f32(1), s.f32(2)), s.f32(3)))););
+  V1("v_med3_f32", float a = s.f32(1), b = s.f32(2), c = s.f32(3);
+     return asBits(outF32(s.I, maxF(minF(a, b), minF(maxF(a, b), c)))););
+  V1("v_exp_f32", return asBits(outF32(s.I, std::exp2(s.f32(1)))););
+  V1("v_log_f32", return asBits(outF32(s.I, std::log2(s.f32(1)))););
+  V1("v_rcp_f32", return asBits(outF32(s.I, 1.0f / s.f32(1))););
+  V1("v_rcp_iflag_f32", return asBits(outF32(s.I, 1.0f / s.f32(1))););
+  V1("v_rsq_f32", return asBits(outF32(s.I, float(1.0 / std::sqrt(double(s.f32(1))))));  );
+  V1("v_sqrt_f32", return asBits(outF32(s.I, std::sqrt(s.f32(1)))););
+  V1("v_sin_f32", return asBits(outF32(s.I, float(std::sin(double(s.f32(1)) * 6.283185307179586)))););
+  V1("v_cos_f32", return asBits(outF32(s.I, float(std::cos(double(s.f32(1)) * 6.283185307179586)))););
+  V1("v_trunc_f32", return asBits(outF32(s.I, std::trunc(s.f32(1)))););
+  V1("v_floor_f32", return asBits(outF32(s.I, std::floor(s.f32(1)))););
+  V1("v_ceil_f32", return asBits(outF32(s.I, std::ceil(s.f32(1)))););
+  V1("v_rndne_f32", return asBits(outF32(s.I, std::nearbyint(s.f32(1)))););
+  V1("v_fract_f32", float x = s.f32(1); return asBits(outF32(s.I, std::fmin(x - std::floor(x), 0x1.fffffep-1f))););
+  V1("v_ldexp_f32", return asBits(outF32(s.I, std::ldexp(s.f32(1), int32_t(s.bits(2, Ty::B32))))););
+  V1("v_frexp_mant_f32", float x = s.f32(1); int e;
+     return asBits(std::isfinite(x) ? std::frexp(x, &e) : x););
+  V1("v_frexp_exp_i32_f32", float x = s.f32(1); int e = 0;
+     if (std::isfinite(x)) std::frexp(x, &e); return uint32_t(e););
+  V1("v_div_fixup_f32", return asBits(divFixup(s.f32(1), s.f32(2), s.f32(3))););
+  // VCC set: a quotient v_div_scale_f32 scaled (near either end of the
+  // float range), whose scaling back the simulator does not model.
+  V1("v_div_fmas_f32", if ((s.w.vcc >> s.lane) & 1)
+       s.w.fail("v_div_fmas_f32 of a quotient v_div_scale_f32 scaled (one near the ends of the float range) "
+                "is not modeled", s.lane);
+     return asBits(std::fma(s.f32(1), s.f32(2), s.f32(3))););
+  t["v_div_scale_f32"] = [](Wave &w, const Inst &I) {
+    uint64_t flags = 0;
+    each(w, I, 0, 2, [&](const Src &s) -> uint32_t {
+      bool vcc;
+      float r = divScale(s.f32(2), s.f32(3), s.f32(4), vcc);
+      flags |= uint64_t(vcc) << s.lane;
+      return asBits(r);
+    });
+    writeScalar64(w, op(w, I, 1), flags);
+  };
+  // Conversions.
+  V1("v_cvt_f32_i32", return asBits(float(int32_t(s.bits(1, Ty::B32)))););
+  V1("v_cvt_f32_u32", return asBits(float(s.bits(1, Ty::B32))););
+  V1("v_cvt_i32_f32", return toI32(s.f32(1)););
+  V1("v_cvt_u32_f32", return toU32(s.f32(1)););
+  V1("v_cvt_f16_f32", return half(s.f32(1)););
+  V1("v_cvt_f32_f16", return asBits(float(s.f16(1))););
+  V1("v_cvt_pkrtz_f16_f32", return roundToSmallFloat(s.f32(1), 5, 10, Rounding::RZ, false) |
+                                   roundToSmallFloat(s.f32(2), 5, 10, Rounding::RZ, false) << 16;);
+  V1("v_cvt_pk_f16_f32", return half(s.f32(1)) | half(s.f32(2)) << 16;);
+  V1("v_cvt_pk_bf16_f32", return roundToSmallFloat(s.f32(1), 8, 7, Rounding::RN, false) |
+                                 roundToSmallFloat(s.f32(2), 8, 7, Rounding::RN, false) << 16;);
+  V1("v_cvt_f32_ubyte0", return asBits(float(s.bits(1, Ty::B32) & 0xff)););
+  t["v_cvt_f64_f32"] = [](Wave &w, const Inst &I) {
+    each64(w, I, [](const Src &s) { return asBits64(double(s.f32(1))); });
+  };
+  V1("v_cvt_f32_f64", return asBits(float(s.f64(1))););
+  V1("v_pack_b32_f16", uint32_t a = s.bits(1, Ty::F16), b = s.bits(2, Ty::F16);
+     a = (s.I.mods.opSel & 1) ? a >> 16 : a; b = (s.I.mods.opSel & 2) ? b >> 16 : b;
+     return (a & 0xffff) | (b & 0xffff) << 16;);
+  // f16 arithmetic (the low halves).
+  V1("v_add_f16", return half(s.f16(1) + s.f16(2)););
+  V1("v_mul_f16", return half(s.f16(1) * s.f16(2)););
+  V1("v_fma_f16", return half(std::fma(s.f16(1), s.f16(2), s.f16(3))););
+  // Packed f32 (a register pair per operand): op_sel picks each result
+  // half's source halves.
+  auto packed = [](Wave &w, const Inst &I, int n, double (*f)(double, double, double)) {
+    uint64_t out[kLanes];
+    for (int lane = 0; lane < kLanes; ++lane) {
+      if (!w.active(lane))
+        continue;
+      float lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
+      for (int i = 0; i < n; ++i) {
+        const Operand &o = op(w, I, size_t(i + 1));
+        uint64_t v = readLane64(w, o, lane, Ty::F32);
+        if (o.kind == OpKind::Int || o.kind == OpKind::Float) // one constant for both halves
+          v = uint64_t(readLane(w, o, lane, Ty::F32)) * 0x100000001ull;
+        float l = asFloat(uint32_t((I.mods.opSel >> i) & 1 ? v >> 32 : v));
+        float h = asFloat(uint32_t((I.mods.opSelHi >> i) & 1 ? v >> 32 : v));
+        if ((I.mods.negLo >> i) & 1) l = -l;
+        if ((I.mods.negHi >> i) & 1) h = -h;
+        lo[i] = l;
+        hi[i] = h;
+      }
+      out[lane] = uint64_t(asBits(float(f(lo[0], lo[1], lo[2])))) |
+                  uint64_t(asBits(float(f(hi[0], hi[1], hi[2])))) << 32;
+    }
+    for (int lane = 0; lane < kLanes; ++lane)
+      if (w.active(lane)) {
+        laneRef(w, op(w, I, 0), lane, 0) = uint32_t(out[lane]);
+        laneRef(w, op(w, I, 0), lane, 1) = uint32_t(out[lane] >> 32);
+      }
+  };
+  static auto packedOp = packed;
+  t["v_pk_add_f32"] = [](Wave &w, const Inst &I) {
+    packedOp(w, I, 2, [](double a, double b, double) { return double(float(a) + float(b)); });
+  };
+  t["v_pk_mul_f32"] = [](Wave &w, const Inst &I) {
+    packedOp(w, I, 2, [](double a, double b, double) { return double(float(a) * float(b)); });
+  };
+  t["v_pk_fma_f32"] = [](Wave &w, const Inst &I) {
+    packedOp(w, I, 3, [](double a, double b, double c) { return double(std::fma(float(a), float(b), float(c))); });
+  };
+  t["v_pk_mov_b32"] = [](Wave &w, const Inst &I) {
+    uint64_t out[kLanes];
+    for (int lane = 0; lane < kLanes; ++lane)
+      if (w.active(lane)) {
+        uint64_t a = readLane64(w, op(w, I, 1), lane, Ty::B64), b = readLane64(w, op(w, I, 2), lane, Ty::B64);
+        uint32_t lo = uint32_t(I.mods.opSel & 1 ? a >> 32 : a), hi = uint32_t(I.mods.opSel & 2 ? b >> 32 : b);
+        out[lane] = uint64_t(lo) | uint64_t(hi) << 32;
+      }
+    for (int lane = 0; lane < kLanes; ++lane)
+      if (w.active(lane)) {
+        laneRef(w, op(w, I, 0), lane, 0) = uint32_t(out[lane]);
+        laneRef(w, op(w, I, 0), lane, 1) = uint32_t(out[lane] >> 32);
+      }
+  };
+  // Compares: v_cmp_<op>_<type> and v_cmpx_ (EXEC too).
+  static const char *intOps[] = {"f", "lt", "eq", "le", "gt", "ne", "ge", "t"};
+  static const char *floatOps[] = {"f", "lt", "eq", "le", "gt", "lg", "ge", "o",
+                                   "u", "nge", "nlg", "ngt", "nle", "neq", "nlt", "tru"};
+  // One handler per (type, op): the op's index is recovered from the name
+  // at run time through a small table, built once.
+  static std::unordered_map<std::string, int> cmpIndex;
+  for (int x = 0; x < 2; ++x) {
+    std::string prefix = x ? "v_cmpx_" : "v_cmp_";
+    for (int c = 0; c < 8; ++c)
+      for (const char *ty : {"i32", "u32", "i64", "u64", "i16", "u16"})
+        cmpIndex[prefix + intOps[c] + "_" + ty] = c;
+    for (int c = 0; c < 16; ++c)
+      for (const char *ty : {"f32", "f64", "f16"})
+        cmpIndex[prefix + floatOps[c] + "_" + ty] = c;
+  }
+  for (auto &[name, c] : cmpIndex) {
+    (void)c;
+    t[name] = [](Wave &w, const Inst &I) {
+      int c = cmpIndex.at(I.base);
+      bool x = I.base.compare(0, 7, "v_cmpx_") == 0;
+      std::string ty = I.base.substr(I.base.size() - 3);
+      if (ty == "f32")
+        compareLanes(w, I, [&](const Src &s) { return cmpFloat<float>(c, s.f32(1), s.f32(2)); }, x);
+      else if (ty == "f64")
+        compareLanes(w, I, [&](const Src &s) { return cmpFloat<double>(c, s.f64(1), s.f64(2)); }, x);
+      else if (ty == "f16")
+        compareLanes(w, I, [&](const Src &s) { return cmpFloat<double>(c, s.f16(1), s.f16(2)); }, x);
+      else if (ty == "i32")
+        compareLanes(w, I, [&](const Src &s) { return cmpInt<int32_t>(c, int32_t(s.bits(1, Ty::B32)), int32_t(s.bits(2, Ty::B32))); }, x);
+      else if (ty == "u32")
+        compareLanes(w, I, [&](const Src &s) { return cmpInt<uint32_t>(c, s.bits(1, Ty::B32), s.bits(2, Ty::B32)); }, x);
+      else if (ty == "i64")
+        compareLanes(w, I, [&](const Src &s) { return cmpInt<int64_t>(c, int64_t(s.bits64(1, Ty::B64)), int64_t(s.bits64(2, Ty::B64))); }, x);
+      else if (ty == "u64")
+        compareLanes(w, I, [&](const Src &s) { return cmpInt<uint64_t>(c, s.bits64(1, Ty::B64), s.bits64(2, Ty::B64)); }, x);
+      else if (ty == "i16")
+        compareLanes(w, I, [&](const Src &s) { return cmpInt<int16_t>(c, int16_t(s.bits(1, Ty::B32)), int16_t(s.bits(2, Ty::B32))); }, x);
+      else
+        compareLanes(w, I, [&](const Src &s) { return cmpInt<uint16_t>(c, uint16_t(s.bits(1, Ty::B32)), uint16_t(s.bits(2, Ty::B32))); }, x);
+    };
+  }
+  t["v_cmp_class_f32"] = [](Wave &w, const Inst &I) {
+    compareLanes(w, I, [](const Src &s) {
+      float f = s.f32(1);
+      uint32_t m = s.bits(2, Ty::B32), b = asBits(f);
+      bool neg = std::signbit(f);
+      int k;
+      if (std::isnan(f)) k = (b & 0x400000) ? 1 : 0; // quiet : signaling
+      else if (std::isinf(f)) k = neg ? 2 : 9;
+      else if (f == 0) k = neg ? 5 : 6;
+      else if (std::fpclassify(f) == FP_SUBNORMAL) k = neg ? 4 : 7;
+      else k = neg ? 3 : 8;
+      return ((m >> k) & 1) != 0;
+    }, false);
+  };
+  // Cross-lane.
+  t["v_readfirstlane_b32"] = [](Wave &w, const Inst &I) {
+    int lane = w.exec ? __builtin_ctzll(w.exec) : 0;
+    writeScalar(w, op(w, I, 0), readLane(w, op(w, I, 1), lane, Ty::B32));
+  };
+  t["v_readlane_b32"] = [](Wave &w, const Inst &I) {
+    uint32_t lane = readScalar(w, op(w, I, 2), Ty::B32) & 63;
+    writeScalar(w, op(w, I, 0), readLane(w, op(w, I, 1), int(lane), Ty::B32));
+  };
+  // gfx950's swaps between lane halves (rows of 16): lane i + 32 of the
+  // destination with lane i of the source (permlane32), lane i + 16 of each
+  // 32-lane half of the destination with lane i of the source's
+  // (permlane16); both registers are written.
+  t["v_permlane32_swap_b32"] = [](Wave &w, const Inst &I) {
+    if (w.exec != ~uint64_t(0))
+      w.fail(I.op + " with lanes disabled in EXEC is not modeled");
+    for (int lane = 0; lane < 32; ++lane)
+      std::swap(laneRef(w, op(w, I, 0), lane + 32), laneRef(w, op(w, I, 1), lane));
+  };
+  t["v_permlane16_swap_b32"] = [](Wave &w, const Inst &I) {
+    if (w.exec != ~uint64_t(0))
+      w.fail(I.op + " with lanes disabled in EXEC is not modeled");
+    for (int half = 0; half < 64; half += 32)
+      for (int lane = 0; lane < 16; ++lane)
+        std::swap(laneRef(w, op(w, I, 0), half + lane + 16), laneRef(w, op(w, I, 1), half + lane));
+  };
+  t["v_writelane_b32"] = [](Wave &w, const Inst &I) {
+    uint32_t lane = readScalar(w, op(w, I, 2), Ty::B32) & 63;
+    laneRef(w, op(w, I, 0), int(lane)) = readScalar(w, op(w, I, 1), Ty::B32);
+  };
+  // Accumulation registers.
+  V1("v_accvgpr_write_b32", return s.bits(1, Ty::B32););
+  V1("v_accvgpr_read_b32", return s.bits(1, Ty::B32););
+  V1("v_accvgpr_mov_b32", return s.bits(1, Ty::B32););
+}
+
+} // namespace tessel::gpusim::amdgcn

@@ -1,0 +1,92 @@
+"""Tessel's AMD code runs: the bench kernels (bench/gpu_static_kernels.py: the tutorials' vector add, softmax and
+layer norm, the tiled matmul on MFMA, attention forward) compiled for gfx90a, gfx942 and gfx950 exactly as the hip
+targets compile them, run by the simulator's AMDGCN front end (sim:gfx*), against numpy. test_gpusim_amdgcn.py
+checks that front end on Triton's own AMDGCN."""
+import pathlib
+import sys
+
+import numpy as np
+import pytest
+
+import tessel
+import tessel.language as tl
+from tessel import knobs
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2]))
+from bench import gpu_static_kernels as kernels  # noqa: E402
+
+
+@pytest.fixture(params=["sim:gfx90a", "sim:gfx942", "sim:gfx950"])
+def target(request, monkeypatch):
+    """Overrides the suite's per-target fixture: each AMD chip, simulated."""
+    monkeypatch.setattr(knobs, "target", request.param)
+    return request.param
+
+
+@pytest.mark.parametrize("n", [1, 5000])
+def test_vector_add(rng, n):
+    x, y = rng.standard_normal((2, n)).astype(np.float32)
+    out = np.full(n, np.nan, np.float32)
+    kernels.add_kernel[((n + 1023) // 1024,)](x, y, out, n, BLOCK=1024)
+    np.testing.assert_array_equal(out, x + y)
+
+
+def test_softmax(rng):
+    x = (rng.standard_normal((37, 1000)) * 4).astype(np.float32)
+    out = np.zeros_like(x)
+    kernels.softmax_kernel[(37,)](out, x, 1000, 1000, 1000, BLOCK=1024)
+    e = np.exp(x.astype(np.float64) - x.max(axis=1, keepdims=True))
+    np.testing.assert_allclose(out, e / e.sum(axis=1, keepdims=True), rtol=2e-6, atol=1e-7)
+
+
+def test_layer_norm(rng):
+    m, n = 19, 700
+    x = (rng.standard_normal((m, n)) * 2 + 0.5).astype(np.float32)
+    w, b = rng.standard_normal((2, n)).astype(np.float32)
+    y = np.zeros_like(x)
+    mean, rstd = np.zeros((2, m), np.float32)
+    kernels.layer_norm_fwd[(m,)](x, y, w, b, mean, rstd, n, n, 1e-5, BLOCK_SIZE=256)
+    x64 = x.astype(np.float64)
+    mu = x64.mean(axis=1)
+    rs = 1 / np.sqrt(((x64 - mu[:, None]) ** 2).mean(axis=1) + 1e-5)
+    np.testing.assert_allclose(mean, mu, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(rstd, rs, rtol=1e-5)
+    np.testing.assert_allclose(y, (x64 - mu[:, None]) * rs[:, None] * w + b, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("m,n,k", [(128, 96, 80), (64, 64, 32)])
+def test_matmul_fp16_on_matrix_cores(rng, m, n, k):
+    a = rng.standard_normal((m, k)).astype(np.float16)
+    b = rng.standard_normal((k, n)).astype(np.float16)
+    c = np.full((m, n), np.nan, np.float16)
+    grid = (-(-m // 64) * -(-n // 64),)
+    kernel = kernels.matmul_kernel[grid](a, b, c, m, n, k, k, 1, n, 1, n, 1, BLOCK_M=64, BLOCK_N=64, BLOCK_K=32,
+                                         GROUP_M=8)
+    assert "v_mfma_f32_32x32x8" in kernel.asm["amdgcn"]
+    ref = a.astype(np.float64) @ b.astype(np.float64)
+    np.testing.assert_allclose(c.astype(np.float64), ref, rtol=2e-3, atol=2e-3 * np.abs(ref).max())
+
+
+def test_attention_forward(rng):
+    z, n_ctx, d = 2, 128, 64
+    q, k, v = rng.standard_normal((3, z, n_ctx, d)).astype(np.float16)
+    out = np.full_like(q, np.nan)
+    kernels.attn_fwd[(n_ctx // 64, z)](q, k, v, out, 0.125, n_ctx, HEAD_DIM=d, BLOCK_M=64, BLOCK_N=32)
+    s = np.einsum("bmd,bnd->bmn", q.astype(np.float64), k.astype(np.float64)) * 0.125
+    p = np.exp(s - s.max(axis=2, keepdims=True))
+    ref = np.einsum("bmn,bnd->bmd", p / p.sum(axis=2, keepdims=True), v.astype(np.float64))
+    np.testing.assert_allclose(out.astype(np.float64), ref, rtol=1e-2, atol=4e-3)
+
+
+@tessel.jit
+def unmasked(x_ptr, out_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs))
+
+
+def test_out_of_bounds_is_an_error_naming_the_lane():
+    x = np.zeros(1000, np.float32)
+    out = np.zeros(1000, np.float32)
+    with pytest.raises(RuntimeError, match=r"(?s)out-of-bounds global load .* workgroup \(0,0,0\), wave 3, lane 58 "
+                                           r"\(work-item 250\), AMDGCN line \d+: global_load"):
+        unmasked[(1,)](x, out, BLOCK=1024)

@@ -1,0 +1,208 @@
+"""Triton 3.6's own AMDGCN (gfx942, and gfx90a/gfx950 where noted) runs in Tessel's simulator and matches numpy.
+
+Triton is a test-time reference only: its AMD code is known to be right on real GPUs, so these tests check the
+simulator's AMDGCN front end (kernel descriptor, argument segment, SALU/VALU/DPP/LDS/global/buffer semantics, MFMA
+layouts, s_waitcnt timing), independently of Tessel's AMD backend. The assembly comes from triton.compile with a
+GPUTarget("hip", chip, 64) in a child process (triton_ptx_kernels.py), without a GPU.
+"""
+import json
+import os
+import pathlib
+import re
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from tessel import gpusim
+
+_CODE: dict = {}
+
+
+@pytest.fixture(params=["sim:gfx942"])
+def target(request, monkeypatch):
+    """Overrides the suite's per-target fixture: these tests run Triton's code, whatever Tessel's target."""
+    return request.param
+
+
+def amdgcn(kernel, signature, constexprs, chip="gfx942", num_warps=4, num_stages=2, divisible_by_16=()):
+    request = json.dumps({"kernel": kernel, "signature": signature, "constexprs": constexprs, "num_warps": num_warps,
+                          "num_stages": num_stages, "divisible_by_16": list(divisible_by_16), "chip": chip},
+                         sort_keys=True)
+    if request not in _CODE:
+        env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+        result = subprocess.run([sys.executable, str(pathlib.Path(__file__).with_name("triton_ptx_kernels.py")),
+                                 request], capture_output=True, text=True, env=env, timeout=300)
+        assert result.returncode == 0, result.stderr[-3000:]
+        _CODE[request] = json.loads(result.stdout)
+    return _CODE[request]
+
+
+SCRATCH = [None, None]  # Triton 3.6's global and profile scratch pointers: unused by these kernels
+ADD_SIG = {"x_ptr": "*fp32", "y_ptr": "*fp32", "out_ptr": "*fp32", "n": "i32", "BLOCK": "constexpr"}
+
+
+@pytest.mark.parametrize("chip", ["gfx90a", "gfx942", "gfx950"])
+@pytest.mark.parametrize("n", [1, 1000, 4096 + 3])
+def test_vector_add(rng, chip, n):
+    code = amdgcn("add_kernel", ADD_SIG, {"BLOCK": 1024}, chip=chip)
+    x, y = rng.standard_normal((2, n)).astype(np.float32)
+    out = np.full(n, np.nan, np.float32)
+    c = gpusim.launch(code["amdgcn"], "add_kernel", (n + 1023) // 1024, num_warps=code["num_warps"],
+                      shared_bytes=code["shared"], args=[x, y, out, n] + SCRATCH)
+    np.testing.assert_array_equal(out, x + y)  # one f32 add: exact
+    assert c["ctas"] == (n + 1023) // 1024 and c["warps"] == 4 * c["ctas"]
+    assert c["global_store_bytes"] == 4 * n and c["global_load_bytes"] == 8 * n
+
+
+def test_vector_add_reads_stale_registers_without_the_wait(rng):
+    # Loads land in their registers at the s_waitcnt that covers them. Without it, the add reads what the
+    # registers held before (the addresses and indices of the kernel): a wrong sum, as on the hardware.
+    code = amdgcn("add_kernel", ADD_SIG, {"BLOCK": 1024})
+    broken, waits = re.subn(r"s_waitcnt vmcnt\(0\)", "s_nop 0", code["amdgcn"])
+    assert waits >= 1
+    x, y = rng.standard_normal((2, 2048)).astype(np.float32)
+    out = np.zeros(2048, np.float32)
+    gpusim.launch(broken, "add_kernel", 2, num_warps=4, args=[x, y, out, 2048] + SCRATCH)
+    assert not np.any(out == x + y)
+    gpusim.launch(code["amdgcn"], "add_kernel", 2, num_warps=4, args=[x, y, out, 2048] + SCRATCH)
+    np.testing.assert_array_equal(out, x + y)
+
+
+@pytest.mark.parametrize("rows,cols", [(1, 1), (5, 1000), (7, 1024)])
+def test_softmax(rng, rows, cols):
+    code = amdgcn("softmax_kernel", {"out_ptr": "*fp32", "in_ptr": "*fp32", "in_stride": "i32", "out_stride": "i32",
+                                     "n_cols": "i32", "BLOCK": "constexpr"}, {"BLOCK": 1024})
+    asm = code["amdgcn"]
+    assert "_dpp" in asm and "v_readlane_b32" in asm and "s_barrier" in asm and "buffer_load_dword" in asm
+    x = (rng.standard_normal((rows, cols)) * 4).astype(np.float32)
+    out = np.zeros_like(x)
+    c = gpusim.launch(asm, "softmax_kernel", rows, num_warps=code["num_warps"], shared_bytes=code["shared"],
+                      args=[out, x, cols, cols, cols] + SCRATCH)
+    e = np.exp(x.astype(np.float64) - x.max(axis=1, keepdims=True))
+    np.testing.assert_allclose(out, e / e.sum(axis=1, keepdims=True), rtol=2e-6, atol=1e-7)
+    assert c["inst_warp"] > 0 and c["barriers"] >= rows
+
+
+@pytest.mark.parametrize("rows,n", [(3, 700), (4, 2500)])
+def test_layer_norm(rng, rows, n):
+    code = amdgcn("layer_norm_fwd", {"X": "*fp32", "Y": "*fp32", "W": "*fp32", "B": "*fp32", "Mean": "*fp32",
+                                     "Rstd": "*fp32", "stride": "i32", "N": "i32", "eps": "fp32",
+                                     "BLOCK_SIZE": "constexpr"}, {"BLOCK_SIZE": 1024})
+    x = (rng.standard_normal((rows, n)) * 2 + 0.5).astype(np.float32)
+    w, b = rng.standard_normal((2, n)).astype(np.float32)
+    y = np.zeros_like(x)
+    mean, rstd = np.zeros((2, rows), np.float32)
+    gpusim.launch(code["amdgcn"], "layer_norm_fwd", rows, num_warps=code["num_warps"], shared_bytes=code["shared"],
+                  args=[x, y, w, b, mean, rstd, n, n, 1e-5] + SCRATCH)
+    x64 = x.astype(np.float64)
+    mu = x64.mean(axis=1)
+    rs = 1 / np.sqrt(((x64 - mu[:, None]) ** 2).mean(axis=1) + 1e-5)
+    np.testing.assert_allclose(mean, mu, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(rstd, rs, rtol=1e-5)
+    np.testing.assert_allclose(y, (x64 - mu[:, None]) * rs[:, None] * w + b, rtol=1e-4, atol=1e-5)
+
+
+MATMUL_SIG = {"a_ptr": "*fp16", "b_ptr": "*fp16", "c_ptr": "*fp16", "M": "i32", "N": "i32", "K": "i32",
+              "stride_am": "i32", "stride_ak": "constexpr", "stride_bk": "i32", "stride_bn": "constexpr",
+              "stride_cm": "i32", "stride_cn": "constexpr", "BLOCK_M": "constexpr", "BLOCK_N": "constexpr",
+              "BLOCK_K": "constexpr", "GROUP_M": "constexpr"}
+
+
+def matmul_code(dtype, chip="gfx942"):
+    sig = dict(MATMUL_SIG, a_ptr=f"*{dtype}", b_ptr=f"*{dtype}", c_ptr=f"*{dtype}")
+    consts = {"stride_ak": 1, "stride_bn": 1, "stride_cn": 1, "BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 32,
+              "GROUP_M": 8}
+    return amdgcn("matmul_kernel", sig, consts, chip=chip,
+                  divisible_by_16=["a_ptr", "b_ptr", "c_ptr", "stride_am", "stride_bk", "stride_cm"])
+
+
+def run_matmul(code, a, b, c):
+    m, k = a.shape
+    n = b.shape[1]
+    grid = -(-m // 64) * -(-n // 64)
+    return gpusim.launch(code["amdgcn"], "matmul_kernel", grid, num_warps=code["num_warps"],
+                         shared_bytes=code["shared"], args=[a, b, c, m, n, k, k, n, n] + SCRATCH)
+
+
+@pytest.mark.parametrize("chip", ["gfx90a", "gfx942", "gfx950"])
+@pytest.mark.parametrize("m,n,k", [(128, 128, 96), (100, 80, 80)])
+def test_matmul_fp16(rng, chip, m, n, k):
+    code = matmul_code("fp16", chip)
+    assert re.search(r"v_mfma_f32_(32x32x8|16x16x16|32x32x16|16x16x32)_?f16", code["amdgcn"])
+    a = rng.standard_normal((m, k)).astype(np.float16)
+    b = rng.standard_normal((k, n)).astype(np.float16)
+    c = np.full((m, n), np.nan, np.float16)
+    counters = run_matmul(code, a, b, c)
+    ref = a.astype(np.float64) @ b.astype(np.float64)
+    np.testing.assert_allclose(c.astype(np.float64), ref, rtol=2e-3, atol=2e-3 * np.abs(ref).max())
+    assert counters["inst_tensor_core"] > 0
+
+
+def test_matmul_bf16(rng):
+    import torch
+    code = matmul_code("bf16")
+    a = torch.randn(96, 64).to(torch.bfloat16)
+    b = torch.randn(64, 128).to(torch.bfloat16)
+    c = torch.zeros(96, 128, dtype=torch.bfloat16)
+    run_matmul(code, a.view(torch.int16).numpy(), b.view(torch.int16).numpy(), c.view(torch.int16).numpy())
+    ref = a.double() @ b.double()
+    np.testing.assert_allclose(c.double().numpy(), ref.numpy(), rtol=1e-2, atol=1e-2 * ref.abs().max().item())
+
+
+def test_matmul_sees_stale_data_without_the_wait(rng):
+    # The same code with every wait for memory turned into a wait for nothing (counts no kernel reaches) reads its
+    # loads' registers before the data arrives: the simulator must give a wrong product, as the hardware would.
+    code = dict(matmul_code("fp16"))
+    broken, waits = re.subn(r"s_waitcnt[^\n;]*", "s_waitcnt vmcnt(63) lgkmcnt(15)",
+                            code["amdgcn"])
+    assert waits >= 2
+    a = rng.standard_normal((64, 64)).astype(np.float16)
+    b = rng.standard_normal((64, 64)).astype(np.float16)
+    c = np.zeros((64, 64), np.float16)
+    ref = a.astype(np.float64) @ b.astype(np.float64)
+    try:
+        run_matmul(dict(code, amdgcn=broken), a, b, c)
+        stale_ok = not np.allclose(c.astype(np.float64), ref, rtol=2e-3, atol=2e-3)
+    except gpusim.SimulatorError as e:  # stale addresses may also point outside every array
+        stale_ok = "out-of-bounds" in str(e) or "outside" in str(e)
+    assert stale_ok
+    run_matmul(code, a, b, c)
+    np.testing.assert_allclose(c.astype(np.float64), ref, rtol=2e-3, atol=2e-3 * np.abs(ref).max())
+
+
+ATTN_SIG = {"Q": "*fp16", "K": "*fp16", "V": "*fp16", "Out": "*fp16", "sm_scale": "fp32", "N_CTX": "i32",
+            "HEAD_DIM": "constexpr", "BLOCK_M": "constexpr", "BLOCK_N": "constexpr"}
+
+
+@pytest.mark.parametrize("bh,n_ctx,head_dim", [(2, 128, 64), (1, 64, 32)])
+def test_flash_attention_forward(rng, bh, n_ctx, head_dim):
+    code = amdgcn("attn_fwd", ATTN_SIG, {"HEAD_DIM": head_dim, "BLOCK_M": 64, "BLOCK_N": 32},
+                  divisible_by_16=["Q", "K", "V", "Out", "N_CTX"])
+    q, k, v = (rng.standard_normal((3, bh, n_ctx, head_dim))).astype(np.float16)
+    out = np.full((bh, n_ctx, head_dim), np.nan, np.float16)
+    scale = 1 / np.sqrt(head_dim)
+    counters = gpusim.launch(code["amdgcn"], "attn_fwd", (n_ctx // 64, bh), num_warps=code["num_warps"],
+                             shared_bytes=code["shared"], args=[q, k, v, out, scale, n_ctx] + SCRATCH)
+    s = np.einsum("bmd,bnd->bmn", q.astype(np.float64), k.astype(np.float64)) * scale
+    p = np.exp(s - s.max(axis=2, keepdims=True))
+    ref = np.einsum("bmn,bnd->bmd", p / p.sum(axis=2, keepdims=True), v.astype(np.float64))
+    np.testing.assert_allclose(out.astype(np.float64), ref, rtol=1e-2, atol=4e-3)
+    assert counters["inst_tensor_core"] > 0
+
+
+def test_out_of_bounds_store_names_the_lane():
+    # A grid larger than the arrays: Triton's mask keeps the loads in bounds but the launch passes a wrong n.
+    code = amdgcn("add_kernel", ADD_SIG, {"BLOCK": 1024})
+    x = y = np.zeros(1000, np.float32)
+    out = np.zeros(1000, np.float32)
+    with pytest.raises(gpusim.SimulatorError, match=r"(?s)out-of-bounds global load .* workgroup \(0,0,0\), wave 3, "
+                                                    r"lane \d+ \(work-item \d+\), AMDGCN line \d+: global_load"):
+        gpusim.launch(code["amdgcn"], "add_kernel", 1, num_warps=4, args=[x, y, out, 1024] + SCRATCH)
+
+
+def test_unknown_instructions_name_their_line():
+    code = amdgcn("add_kernel", ADD_SIG, {"BLOCK": 1024})["amdgcn"].replace("s_endpgm", "v_nonsense_b32 v0, v1", 1)
+    with pytest.raises(gpusim.SimulatorError, match=r"AMDGCN line \d+: the simulator does not model v_nonsense_b32"):
+        gpusim.launch(code, "add_kernel", 1, num_warps=4, args=[np.zeros(4, np.float32)] * 3 + [4] + SCRATCH)
