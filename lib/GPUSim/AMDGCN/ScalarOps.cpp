@@ -194,6 +194,19 @@ void registerScalarOps(Table &t) {
     uint32_t a = s32(w, I, 1);
     writeScalar(w, op(w, I, 0), a ? uint32_t(__builtin_clz(a)) : ~0u);
   };
+  t["s_brev_b32"] = [](Wave &w, const Inst &I) {
+    uint32_t a = s32(w, I, 1), r = 0;
+    for (int i = 0; i < 32; ++i)
+      r |= ((a >> i) & 1u) << (31 - i);
+    writeScalar(w, op(w, I, 0), r);
+  };
+  t["s_flbit_i32"] = [](Wave &w, const Inst &I) { // leading bits equal to the sign bit
+    int32_t a = int32_t(s32(w, I, 1));
+    uint32_t x = a < 0 ? ~uint32_t(a) : uint32_t(a);
+    writeScalar(w, op(w, I, 0), (a == 0 || a == -1) ? ~0u : uint32_t(__builtin_clz(x)));
+  };
+  t["s_bitcmp0_b32"] = [](Wave &w, const Inst &I) { w.scc = ((s32(w, I, 0) >> (s32(w, I, 1) & 31)) & 1) == 0; };
+  t["s_bitcmp1_b32"] = [](Wave &w, const Inst &I) { w.scc = ((s32(w, I, 0) >> (s32(w, I, 1) & 31)) & 1) == 1; };
   t["s_bcnt1_i32_b32"] = [](Wave &w, const Inst &I) {
     uint32_t d = uint32_t(__builtin_popcount(s32(w, I, 1)));
     w.scc = d != 0;
@@ -278,7 +291,11 @@ void registerScalarOps(Table &t) {
     drain(w, w.lgkm, 0);
     w.done = true;
   };
-  // Scheduling hints: no effect on the results.
+  // Scheduling hints and cache maintenance: no effect on the results (the
+  // simulator's memory is coherent).
+  for (const char *name : {"buffer_wbl2", "buffer_inv", "buffer_wbinvl1", "buffer_wbinvl1_vol", "s_dcache_wb",
+                           "s_dcache_inv"})
+    t[name] = [](Wave &, const Inst &) {};
   t["s_nop"] = [](Wave &, const Inst &) {};
   t["s_setprio"] = [](Wave &, const Inst &) {};
   t["s_sleep"] = [](Wave &, const Inst &) {};

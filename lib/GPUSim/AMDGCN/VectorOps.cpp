@@ -9,7 +9,7 @@
 // f16 results zero the upper half of their register, as on gfx9.
 //
 //===----------------------------------------------------------------------===//
-#include "Wave.h"
+#include "Lanes.h"
 
 #include "../SmallFloat.h"
 
@@ -17,160 +17,6 @@
 
 namespace tessel::gpusim::amdgcn {
 namespace {
-
-const Operand &op(const Wave &w, const Inst &I, size_t i) {
-  if (i >= I.ops.size())
-    w.fail(I.op + " needs " + std::to_string(i + 1) + " operands");
-  return I.ops[i];
-}
-
-int dppRead(const Wave &w, const Inst &I, int lane) {
-  int src = dppSourceLane(I.mods.dpp, lane);
-  if (src >= 0 && !w.active(src))
-    src = -1;
-  return src;
-}
-
-bool dppWrites(const Inst &I, int lane) {
-  return ((I.mods.rowMask >> (lane / 16)) & 1) && ((I.mods.bankMask >> ((lane & 15) / 4)) & 1);
-}
-
-/// Operand `i` of a lane as 32 bits; with DPP, the first source (operand
-/// `first`) comes from the lane the control names (`zero` when none and
-/// bound_ctrl is set); with SDWA, the source select applies.
-struct Src {
-  const Wave &w;
-  const Inst &I;
-  int lane;
-  size_t first;
-  bool zero = false; // DPP: this lane's first source reads 0
-
-  uint32_t bits(size_t i, Ty ty) const {
-    const Operand &o = op(w, I, i);
-    int from = lane;
-    if (I.encoding == Encoding::DPP && i == first) {
-      if (zero)
-        return 0;
-      from = dppRead(w, I, lane);
-    }
-    uint32_t v = readLane(w, o, from, ty);
-    if (I.encoding == Encoding::SDWA && (i == first || i == first + 1)) {
-      uint8_t sel = i == first ? I.mods.src0Sel : I.mods.src1Sel;
-      bool sext = i == first ? I.mods.sext0 : I.mods.sext1;
-      if (sel < 4) {
-        v = (v >> (8 * sel)) & 0xff;
-        if (sext) v = uint32_t(int32_t(int8_t(v)));
-      } else if (sel < 6) {
-        v = (v >> (16 * (sel - 4))) & 0xffff;
-        if (sext) v = uint32_t(int32_t(int16_t(v)));
-      }
-    }
-    return v;
-  }
-  float f32(size_t i) const {
-    const Operand &o = op(w, I, i);
-    float f = asFloat(bits(i, Ty::F32));
-    if (o.abs) f = std::fabs(f);
-    if (o.neg) f = -f;
-    return f;
-  }
-  uint64_t bits64(size_t i, Ty ty) const { return readLane64(w, op(w, I, i), lane, ty); }
-  double f64(size_t i) const { return readF64(w, op(w, I, i), lane); }
-  double f16(size_t i) const {
-    const Operand &o = op(w, I, i);
-    double d = halfToDouble(uint16_t(bits(i, Ty::F16)));
-    if (o.abs) d = std::fabs(d);
-    if (o.neg) d = -d;
-    return d;
-  }
-};
-
-/// Output modifiers of float results: omod, then clamp to [0, 1].
-float outF32(const Inst &I, float r) {
-  switch (I.mods.omod) {
-  case 1: r *= 2; break;
-  case 2: r *= 4; break;
-  case 3: r *= 0.5f; break;
-  default: break;
-  }
-  if (I.mods.clamp)
-    r = std::isnan(r) ? 0.0f : std::fmin(std::fmax(r, 0.0f), 1.0f);
-  return r;
-}
-
-/// Runs `f(src)` for each active lane whose result the instruction writes,
-/// then writes the results (after every lane has read: a DPP source may be
-/// the destination) to operand `dst`.
-template <typename F>
-void each(Wave &w, const Inst &I, size_t dst, size_t first, F f) {
-  uint32_t out[kLanes];
-  uint64_t written = 0;
-  for (int lane = 0; lane < kLanes; ++lane) {
-    if (!w.active(lane))
-      continue;
-    Src s{w, I, lane, first};
-    if (I.encoding == Encoding::DPP) {
-      if (!dppWrites(I, lane))
-        continue;
-      if (dppRead(w, I, lane) < 0) {
-        if (!I.mods.boundCtrl)
-          continue;
-        s.zero = true;
-      }
-    }
-    out[lane] = f(s);
-    written |= uint64_t(1) << lane;
-  }
-  const Operand &d = op(w, I, dst);
-  for (int lane = 0; lane < kLanes; ++lane) {
-    if (!((written >> lane) & 1))
-      continue;
-    uint32_t v = out[lane];
-    if (I.encoding == Encoding::SDWA && I.mods.dstSel != 6) {
-      uint32_t old = laneRef(w, d, lane);
-      unsigned shift = I.mods.dstSel < 4 ? 8 * I.mods.dstSel : 16 * (I.mods.dstSel - 4);
-      uint32_t mask = (I.mods.dstSel < 4 ? 0xffu : 0xffffu) << shift;
-      v = ((v << shift) & mask) | (I.mods.dstUnusedPreserve ? old & ~mask : 0);
-    }
-    laneRef(w, d, lane) = v;
-  }
-}
-
-template <typename F>
-void each64(Wave &w, const Inst &I, F f) {
-  uint64_t out[kLanes];
-  for (int lane = 0; lane < kLanes; ++lane)
-    if (w.active(lane))
-      out[lane] = f(Src{w, I, lane, 1});
-  const Operand &d = op(w, I, 0);
-  for (int lane = 0; lane < kLanes; ++lane)
-    if (w.active(lane)) {
-      laneRef(w, d, lane, 0) = uint32_t(out[lane]);
-      laneRef(w, d, lane, 1) = uint32_t(out[lane] >> 32);
-    }
-}
-
-/// A compare: bit `lane` of the mask written to operand 0 (vcc or an SGPR
-/// pair), 0 for inactive lanes.
-template <typename F>
-void compareLanes(Wave &w, const Inst &I, F f, bool toExec) {
-  uint64_t mask = 0;
-  for (int lane = 0; lane < kLanes; ++lane)
-    if (w.active(lane) && f(Src{w, I, lane, 1}))
-      mask |= uint64_t(1) << lane;
-  if (toExec) { // v_cmpx: EXEC too (the _e32 form writes only EXEC on gfx9+)
-    if (I.ops.size() == 3)
-      writeScalar64(w, op(w, I, 0), mask);
-    w.exec = mask;
-  } else {
-    writeScalar64(w, op(w, I, 0), mask);
-  }
-}
-
-/// The lanes' bit `lane` of a 64-bit mask operand (vcc, an SGPR pair).
-bool maskBit(const Wave &w, const Operand &o, int lane) {
-  return (readScalar64(w, o, Ty::B64) >> lane) & 1;
-}
 
 float maxF(float a, float b) {
   if (std::isnan(a)) return b;
@@ -249,6 +95,17 @@ float divFixup(float q, float d, float n) {
   if (std::isinf(d) || n == 0) return sign ? -0.0f : 0.0f;
   if (std::isnan(q)) return inf; // the iteration overflowed
   return sign ? -std::fabs(q) : std::fabs(q);
+}
+
+/// v_cmp_class's bit of a value: signaling and quiet NaN, -inf, -normal,
+/// -denormal, -0, +0, +denormal, +normal, +inf.
+template <typename T> int floatClass(T f, bool quiet) {
+  bool neg = std::signbit(f);
+  if (std::isnan(f)) return quiet ? 1 : 0;
+  if (std::isinf(f)) return neg ? 2 : 9;
+  if (f == 0) return neg ? 5 : 6;
+  if (std::fpclassify(f) == FP_SUBNORMAL) return neg ? 4 : 7;
+  return neg ? 3 : 8;
 }
 
 uint32_t permByte(uint64_t in, uint32_t sel) {
@@ -421,6 +278,40 @@ void registerVectorOps(Table &t) {
     });
     writeScalar64(w, op(w, I, 1), borrow);
   };
+  t["v_subbrev_co_u32"] = [](Wave &w, const Inst &I) {
+    uint64_t borrow = 0;
+    each(w, I, 0, 2, [&](const Src &s) -> uint32_t {
+      uint64_t a = s.bits(3, Ty::B32), b = uint64_t(s.bits(2, Ty::B32)) + maskBit(s.w, op(s.w, s.I, 4), s.lane);
+      borrow |= uint64_t(b > a) << s.lane;
+      return uint32_t(a - b);
+    });
+    writeScalar64(w, op(w, I, 1), borrow);
+  };
+  // Lanes below this one whose bit is set in the mask, plus the source.
+  V1("v_mbcnt_lo_u32_b32", uint32_t m = s.bits(1, Ty::B32);
+     uint32_t below = s.lane >= 32 ? m : m & ((1u << s.lane) - 1);
+     return uint32_t(__builtin_popcount(below)) + s.bits(2, Ty::B32););
+  V1("v_mbcnt_hi_u32_b32", uint32_t m = s.bits(1, Ty::B32);
+     uint32_t below = s.lane < 32 ? 0 : m & ((1u << (s.lane - 32)) - 1);
+     return uint32_t(__builtin_popcount(below)) + s.bits(2, Ty::B32););
+  t["v_mad_i64_i32"] = [](Wave &w, const Inst &I) {
+    uint64_t out[kLanes];
+    uint64_t carry = 0;
+    for (int lane = 0; lane < kLanes; ++lane)
+      if (w.active(lane)) {
+        Src s{w, I, lane, 2};
+        __int128 r = (__int128)(int64_t(int32_t(s.bits(2, Ty::B32))) * int32_t(s.bits(3, Ty::B32))) +
+                     (__int128)int64_t(s.bits64(4, Ty::B64));
+        out[lane] = uint64_t(r);
+        carry |= uint64_t(r != (__int128)int64_t(r)) << lane;
+      }
+    for (int lane = 0; lane < kLanes; ++lane)
+      if (w.active(lane)) {
+        laneRef(w, op(w, I, 0), lane, 0) = uint32_t(out[lane]);
+        laneRef(w, op(w, I, 0), lane, 1) = uint32_t(out[lane] >> 32);
+      }
+    writeScalar64(w, op(w, I, 1), carry);
+  };
   t["v_mad_u64_u32"] = [](Wave &w, const Inst &I) {
     uint64_t carry = 0;
     uint64_t out[kLanes];
@@ -461,6 +352,8 @@ void registerVectorOps(Table &t) {
   V1("v_subrev_f32", return asBits(outF32(s.I, s.f32(2) - s.f32(1))););
   V1("v_mul_f32", return asBits(outF32(s.I, s.f32(1) * s.f32(2))););
   V1("v_fma_f32", return asBits(outF32(s.I, std::fma(s.f32(1), s.f32(2), s.f32(3)))););
+  V1("v_fmaak_f32", return asBits(outF32(s.I, std::fma(s.f32(1), s.f32(2), s.f32(3)))););
+  V1("v_fmamk_f32", return asBits(outF32(s.I, std::fma(s.f32(1), s.f32(2), s.f32(3)))););
   V1("v_fmac_f32", return asBits(outF32(s.I, std::fma(s.f32(1), s.f32(2), asFloat(readLane(s.w, op(s.w, s.I, 0), s.lane, Ty::F32))))););
   V1("v_max_f32", return asBits(outF32(s.I, maxF(s.f32(1), s.f32(2)))););
   V1("v_min_f32", return asBits(outF32(s.I, minF(s.f32(1), s.f32(2)))););
@@ -625,15 +518,13 @@ void registerVectorOps(Table &t) {
   t["v_cmp_class_f32"] = [](Wave &w, const Inst &I) {
     compareLanes(w, I, [](const Src &s) {
       float f = s.f32(1);
-      uint32_t m = s.bits(2, Ty::B32), b = asBits(f);
-      bool neg = std::signbit(f);
-      int k;
-      if (std::isnan(f)) k = (b & 0x400000) ? 1 : 0; // quiet : signaling
-      else if (std::isinf(f)) k = neg ? 2 : 9;
-      else if (f == 0) k = neg ? 5 : 6;
-      else if (std::fpclassify(f) == FP_SUBNORMAL) k = neg ? 4 : 7;
-      else k = neg ? 3 : 8;
-      return ((m >> k) & 1) != 0;
+      return ((s.bits(2, Ty::B32) >> floatClass(f, (asBits(f) & 0x400000) != 0)) & 1) != 0;
+    }, false);
+  };
+  t["v_cmp_class_f64"] = [](Wave &w, const Inst &I) {
+    compareLanes(w, I, [](const Src &s) {
+      double d = s.f64(1);
+      return ((s.bits(2, Ty::B32) >> floatClass(d, (asBits64(d) >> 51) & 1)) & 1) != 0;
     }, false);
   };
   // Cross-lane.

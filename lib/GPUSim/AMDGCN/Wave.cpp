@@ -149,6 +149,9 @@ const Table &table() {
     registerVectorOps(t);
     registerMemoryOps(t);
     registerMatrixOps(t);
+    registerDoubleOps(t);
+    registerShortOps(t);
+    registerAtomicOps(t);
     return t;
   }();
   return t;

@@ -118,6 +118,9 @@ void registerScalarOps(Table &t);
 void registerVectorOps(Table &t);
 void registerMemoryOps(Table &t);
 void registerMatrixOps(Table &t);
+void registerDoubleOps(Table &t);
+void registerShortOps(Table &t);
+void registerAtomicOps(Table &t);
 const Table &table();
 
 /// Lane data movement of DPP: the lane `lane` reads from, or -1 (none).

@@ -1,0 +1,125 @@
+//===- DoubleOps.cpp - VALU on f64 ----------------------------------------===//
+//
+// f64 arithmetic, conversions and the division steps on register pairs, IEEE
+// binary64 with denormals; v_rcp_f64, v_rsq_f64 and v_sqrt_f64 are computed
+// correctly rounded (the hardware's approximations are within an ulp or so,
+// and the compiler refines them).
+//
+//===----------------------------------------------------------------------===//
+#include "Lanes.h"
+
+namespace tessel::gpusim::amdgcn {
+namespace {
+
+#define D1(NAME, ...) t[NAME] = [](Wave &w, const Inst &I) { each64(w, I, [&](const Src &s) -> uint64_t { __VA_ARGS__ }); }
+
+double maxD(double a, double b) {
+  if (std::isnan(a)) return b;
+  if (std::isnan(b)) return a;
+  if (a == 0 && b == 0) return std::signbit(a) ? b : a;
+  return a > b ? a : b;
+}
+double minD(double a, double b) {
+  if (std::isnan(a)) return b;
+  if (std::isnan(b)) return a;
+  if (a == 0 && b == 0) return std::signbit(a) ? a : b;
+  return a < b ? a : b;
+}
+
+int exponentOf(double d) { return int((asBits64(d) >> 52) & 0x7ff); }
+
+/// V_DIV_FIXUP_F64: the special cases of n/d, else q with the sign.
+double divFixup(double q, double d, double n) {
+  bool sign = std::signbit(d) != std::signbit(n);
+  if (std::isnan(n)) return n;
+  if (std::isnan(d)) return d;
+  if ((d == 0 && n == 0) || (std::isinf(d) && std::isinf(n))) return std::nan("");
+  if (d == 0 || std::isinf(n)) return sign ? -INFINITY : INFINITY;
+  if (std::isinf(d) || n == 0) return sign ? -0.0 : 0.0;
+  if (std::isnan(q)) return sign ? -INFINITY : INFINITY;
+  return sign ? -std::fabs(q) : std::fabs(q);
+}
+
+uint32_t toI32(double d) {
+  if (std::isnan(d)) return 0;
+  if (d >= 2147483647.0) return 0x7fffffffu;
+  if (d <= -2147483648.0) return 0x80000000u;
+  return uint32_t(int32_t(d));
+}
+uint32_t toU32(double d) {
+  if (std::isnan(d) || d <= 0) return 0;
+  if (d >= 4294967295.0) return 0xffffffffu;
+  return uint32_t(d);
+}
+
+} // namespace
+
+void registerDoubleOps(Table &t) {
+  D1("v_add_f64", return asBits64(s.f64(1) + s.f64(2)););
+  D1("v_mul_f64", return asBits64(s.f64(1) * s.f64(2)););
+  D1("v_fma_f64", return asBits64(std::fma(s.f64(1), s.f64(2), s.f64(3))););
+  D1("v_fmac_f64", return asBits64(std::fma(s.f64(1), s.f64(2), asDouble(readLane64(s.w, op(s.w, s.I, 0), s.lane, Ty::F64)))););
+  D1("v_max_f64", return asBits64(maxD(s.f64(1), s.f64(2))););
+  D1("v_min_f64", return asBits64(minD(s.f64(1), s.f64(2))););
+  D1("v_ldexp_f64", return asBits64(std::ldexp(s.f64(1), int32_t(s.bits(2, Ty::B32)))););
+  D1("v_frexp_mant_f64", double x = s.f64(1); int e; return asBits64(std::isfinite(x) ? std::frexp(x, &e) : x););
+  D1("v_trunc_f64", return asBits64(std::trunc(s.f64(1))););
+  D1("v_floor_f64", return asBits64(std::floor(s.f64(1))););
+  D1("v_ceil_f64", return asBits64(std::ceil(s.f64(1))););
+  D1("v_rndne_f64", return asBits64(std::nearbyint(s.f64(1))););
+  D1("v_fract_f64", double x = s.f64(1); return asBits64(std::fmin(x - std::floor(x), 0x1.fffffffffffffp-1)););
+  D1("v_rcp_f64", return asBits64(1.0 / s.f64(1)););
+  D1("v_rsq_f64", return asBits64(1.0 / std::sqrt(s.f64(1))););
+  D1("v_sqrt_f64", return asBits64(std::sqrt(s.f64(1))););
+  D1("v_cvt_f64_i32", return asBits64(double(int32_t(s.bits(1, Ty::B32)))););
+  D1("v_cvt_f64_u32", return asBits64(double(s.bits(1, Ty::B32))););
+  D1("v_div_fixup_f64", return asBits64(divFixup(s.f64(1), s.f64(2), s.f64(3))););
+  D1("v_div_fmas_f64", if ((s.w.vcc >> s.lane) & 1)
+       s.w.fail("v_div_fmas_f64 of a quotient v_div_scale_f64 scaled (one near the ends of the double range) "
+                "is not modeled", s.lane);
+     return asBits64(std::fma(s.f64(1), s.f64(2), s.f64(3))););
+  // V_DIV_SCALE_F64: the operands of a quotient whose iteration stays in
+  // range pass unscaled; the scaling cases are not modeled.
+  t["v_div_scale_f64"] = [](Wave &w, const Inst &I) {
+    uint64_t out[kLanes];
+    for (int lane = 0; lane < kLanes; ++lane) {
+      if (!w.active(lane))
+        continue;
+      Src s{w, I, lane, 2};
+      double a = s.f64(2), d = s.f64(3), n = s.f64(4);
+      if (n == 0 || d == 0) {
+        out[lane] = asBits64(std::nan(""));
+        continue;
+      }
+      int ed = exponentOf(d), en = exponentOf(n);
+      if (en - ed >= 768 || ed == 0 || en <= 53 || std::fabs(1.0 / d) < 2.2250738585072014e-308 ||
+          std::fpclassify(n / d) == FP_SUBNORMAL)
+        w.fail("v_div_scale_f64 of a quotient near the ends of the double range is not modeled", lane);
+      out[lane] = asBits64(a);
+    }
+    for (int lane = 0; lane < kLanes; ++lane)
+      if (w.active(lane)) {
+        laneRef(w, op(w, I, 0), lane, 0) = uint32_t(out[lane]);
+        laneRef(w, op(w, I, 0), lane, 1) = uint32_t(out[lane] >> 32);
+      }
+    writeScalar64(w, op(w, I, 1), 0);
+  };
+  // Results of 32 bits from f64 sources.
+  t["v_cvt_i32_f64"] = [](Wave &w, const Inst &I) {
+    each(w, I, 0, 1, [](const Src &s) -> uint32_t { return toI32(s.f64(1)); });
+  };
+  t["v_cvt_u32_f64"] = [](Wave &w, const Inst &I) {
+    each(w, I, 0, 1, [](const Src &s) -> uint32_t { return toU32(s.f64(1)); });
+  };
+  t["v_frexp_exp_i32_f64"] = [](Wave &w, const Inst &I) {
+    each(w, I, 0, 1, [](const Src &s) -> uint32_t {
+      double x = s.f64(1);
+      int e = 0;
+      if (std::isfinite(x))
+        std::frexp(x, &e);
+      return uint32_t(e);
+    });
+  };
+}
+
+} // namespace tessel::gpusim::amdgcn

@@ -1,0 +1,92 @@
+//===- ShortOps.cpp - VALU on 16-bit integers and halves, mixed precision -===//
+//
+// 16-bit results go to the low half of the destination with the high half
+// zeroed, as gfx9 writes them (SDWA selects otherwise). f16 arithmetic is
+// computed in double and rounded once. v_fma_mix* take each source as f32 or
+// as the f16 half op_sel names (op_sel_hi set: f16), and v_dot4c_i32_i8
+// accumulates four int8 products into its destination.
+//
+//===----------------------------------------------------------------------===//
+#include "Lanes.h"
+
+namespace tessel::gpusim::amdgcn {
+namespace {
+
+#define V1(NAME, ...) t[NAME] = [](Wave &w, const Inst &I) { each(w, I, 0, 1, [&](const Src &s) -> uint32_t { __VA_ARGS__ }); }
+
+uint32_t half(double v) { return roundToSmallFloat(v, 5, 10, Rounding::RN, false); }
+
+uint16_t u16(const Src &s, size_t i) { return uint16_t(s.bits(i, Ty::B32)); }
+int16_t i16(const Src &s, size_t i) { return int16_t(s.bits(i, Ty::B32)); }
+
+double maxH(double a, double b) {
+  if (std::isnan(a)) return b;
+  if (std::isnan(b)) return a;
+  if (a == 0 && b == 0) return std::signbit(a) ? b : a;
+  return a > b ? a : b;
+}
+double minH(double a, double b) {
+  if (std::isnan(a)) return b;
+  if (std::isnan(b)) return a;
+  if (a == 0 && b == 0) return std::signbit(a) ? a : b;
+  return a < b ? a : b;
+}
+
+/// Source i of a mixed-precision fma: f16 (the half op_sel picks) when
+/// op_sel_hi's bit is set, else f32; then abs and neg.
+double mixSource(const Src &s, size_t i) {
+  const Operand &o = op(s.w, s.I, i);
+  unsigned bit = unsigned(i - 1);
+  double v;
+  if ((s.I.mods.opSelHi >> bit) & 1) {
+    uint32_t bits = readLane(s.w, o, s.lane, Ty::F16);
+    v = halfToDouble(uint16_t((s.I.mods.opSel >> bit) & 1 ? bits >> 16 : bits));
+  } else {
+    v = asFloat(readLane(s.w, o, s.lane, Ty::F32));
+  }
+  if (o.abs) v = std::fabs(v);
+  if (o.neg) v = -v;
+  return v;
+}
+
+/// The fma rounded once to f32 (every source, f16 or f32, is exact as f32).
+float fmaMix(const Src &s) {
+  return std::fma(float(mixSource(s, 1)), float(mixSource(s, 2)), float(mixSource(s, 3)));
+}
+
+} // namespace
+
+void registerShortOps(Table &t) {
+  V1("v_add_u16", return uint16_t(u16(s, 1) + u16(s, 2)););
+  V1("v_sub_u16", return uint16_t(u16(s, 1) - u16(s, 2)););
+  V1("v_subrev_u16", return uint16_t(u16(s, 2) - u16(s, 1)););
+  V1("v_mul_lo_u16", return uint16_t(u16(s, 1) * u16(s, 2)););
+  V1("v_mad_u16", return uint16_t(u16(s, 1) * u16(s, 2) + u16(s, 3)););
+  V1("v_mad_legacy_u16", return uint16_t(u16(s, 1) * u16(s, 2) + u16(s, 3)););
+  V1("v_max_u16", return std::max(u16(s, 1), u16(s, 2)););
+  V1("v_min_u16", return std::min(u16(s, 1), u16(s, 2)););
+  V1("v_max_i16", return uint16_t(std::max(i16(s, 1), i16(s, 2))););
+  V1("v_min_i16", return uint16_t(std::min(i16(s, 1), i16(s, 2))););
+  V1("v_lshrrev_b16", return uint16_t(u16(s, 2) >> (u16(s, 1) & 15)););
+  V1("v_ashrrev_i16", return uint16_t(i16(s, 2) >> (u16(s, 1) & 15)););
+  V1("v_sub_f16", return half(s.f16(1) - s.f16(2)););
+  V1("v_subrev_f16", return half(s.f16(2) - s.f16(1)););
+  V1("v_max_f16", return half(maxH(s.f16(1), s.f16(2))););
+  V1("v_min_f16", return half(minH(s.f16(1), s.f16(2))););
+  V1("v_fma_mix_f32", return asBits(fmaMix(s)););
+  // The f16 result to one half of the destination, the other half kept.
+  V1("v_fma_mixlo_f16", uint32_t old = readLane(s.w, op(s.w, s.I, 0), s.lane, Ty::B32);
+     return (old & 0xffff0000u) | half(std::fma(mixSource(s, 1), mixSource(s, 2), mixSource(s, 3))););
+  V1("v_fma_mixhi_f16", uint32_t old = readLane(s.w, op(s.w, s.I, 0), s.lane, Ty::B32);
+     return (old & 0xffffu) | half(std::fma(mixSource(s, 1), mixSource(s, 2), mixSource(s, 3))) << 16;);
+  V1("v_dot4c_i32_i8", uint32_t a = s.bits(1, Ty::B32), b = s.bits(2, Ty::B32);
+     int32_t acc = int32_t(readLane(s.w, op(s.w, s.I, 0), s.lane, Ty::B32));
+     for (int i = 0; i < 4; ++i) acc += int32_t(int8_t(a >> (8 * i))) * int32_t(int8_t(b >> (8 * i)));
+     return uint32_t(acc););
+  V1("v_dot4_i32_i8", uint32_t a = s.bits(1, Ty::B32), b = s.bits(2, Ty::B32);
+     int32_t acc = int32_t(s.bits(3, Ty::B32));
+     for (int i = 0; i < 4; ++i) acc += int32_t(int8_t(a >> (8 * i))) * int32_t(int8_t(b >> (8 * i)));
+     return uint32_t(acc););
+}
+
+} // namespace tessel::gpusim::amdgcn
