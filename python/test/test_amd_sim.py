@@ -90,3 +90,24 @@ def test_out_of_bounds_is_an_error_naming_the_lane():
     with pytest.raises(RuntimeError, match=r"(?s)out-of-bounds global load .* workgroup \(0,0,0\), wave 3, lane 58 "
                                            r"\(work-item 250\), AMDGCN line \d+: global_load"):
         unmasked[(1,)](x, out, BLOCK=1024)
+
+
+@tessel.jit
+def column_sums(x_ptr, sum_ptr, max_ptr, M: tl.constexpr, N: tl.constexpr):
+    m = tl.arange(0, M)
+    n = tl.arange(0, N)
+    x = tl.load(x_ptr + m[:, None] * N + n[None, :])
+    tl.store(sum_ptr + n, tl.sum(x, 0))
+    tl.store(max_ptr + n, tl.max(x, 0))
+
+
+@pytest.mark.parametrize("m", [4, 8])
+def test_cross_wave_reduction_reads_its_partials_before_the_barrier(rng, m):
+    # The partial sums of the four waves go through LDS, then one wave adds them and writes the results over the
+    # same bytes after a barrier. LLVM's machine sinking moved the LDS loads past that barrier, into the block of
+    # the wave that adds, after its own first stores: columns 2 and 3 of every 4 came out wrong (f64, 4 waves).
+    x = rng.standard_normal((m, 256))
+    sums, maxes = np.zeros((2, 256))
+    column_sums[(1,)](x, sums, maxes, M=m, N=256)
+    np.testing.assert_allclose(sums, x.sum(axis=0), rtol=1e-12, atol=1e-12)
+    np.testing.assert_array_equal(maxes, x.max(axis=0))

@@ -66,7 +66,10 @@ struct Modifiers {
   bool boundCtrl = false;
   // VOP3P: op_sel (bit i: operand i's low half from its high one; bit 3 the
   // destination) and op_sel_hi (the high half's source), neg_lo, neg_hi.
+  // Unwritten, op_sel_hi is all ones for packed math and all zeros for
+  // v_fma_mix* (every source f32): opSelHiGiven tells which.
   uint8_t opSel = 0, opSelHi = 0x7, negLo = 0, negHi = 0;
+  bool opSelHiGiven = false;
   // SDWA selects: 0-3 bytes, 4-5 words, 6 dword; 0xff none.
   uint8_t dstSel = 6, src0Sel = 6, src1Sel = 6;
   bool dstUnusedPreserve = false, sext0 = false, sext1 = false;

@@ -162,7 +162,7 @@ bool modifier(const std::string &t, Modifiers &m, bool &isDpp) {
     return true;
   }
   if (name == "op_sel") return bitList(val, m.opSel);
-  if (name == "op_sel_hi") return bitList(val, m.opSelHi);
+  if (name == "op_sel_hi") return m.opSelHiGiven = true, bitList(val, m.opSelHi);
   if (name == "neg_lo") return bitList(val, m.negLo);
   if (name == "neg_hi") return bitList(val, m.negHi);
   if (name == "dst_sel") return (m.dstSel = sdwaSel(val)) != 0xff;

@@ -38,7 +38,7 @@ double mixSource(const Src &s, size_t i) {
   const Operand &o = op(s.w, s.I, i);
   unsigned bit = unsigned(i - 1);
   double v;
-  if ((s.I.mods.opSelHi >> bit) & 1) {
+  if (s.I.mods.opSelHiGiven && ((s.I.mods.opSelHi >> bit) & 1)) {
     uint32_t bits = readLane(s.w, o, s.lane, Ty::F16);
     v = halfToDouble(uint16_t((s.I.mods.opSel >> bit) & 1 ? bits >> 16 : bits));
   } else {

@@ -40,12 +40,14 @@ func.func @copy(%x: !tile.ptr<f32>, %y: !tile.ptr<f32>, %n: i32) attributes {til
 // A sum over 512 elements on 4 waves: within a work-item, then 6 exchanges
 // over the lane bits by ds_bpermute (byte addresses: the lane shifted by 2),
 // then the waves' partials through LDS between s_barriers fenced at
-// workgroup scope; erf is OCML's; the programs along y are the HSA dispatch
+// workgroup scope, each with an empty asm clobbering memory (LLVM's machine
+// sinking would move LDS loads past it); erf is OCML's; the programs along y are the HSA dispatch
 // packet's grid size (bytes 16..19) over its workgroup size (bytes 6..7).
 // CHECK-LABEL: llvm.func @total(
 // CHECK-COUNT-6: rocdl.ds_bpermute
 // CHECK: llvm.fence syncscope("workgroup") release
 // CHECK-NEXT: rocdl.s.barrier
+// CHECK-NEXT: llvm.inline_asm has_side_effects asm_dialect = att "", "~{memory}"
 // CHECK-NEXT: llvm.fence syncscope("workgroup") acquire
 // CHECK: llvm.store {{.*}} : f32, !llvm.ptr<3>
 // CHECK: rocdl.s.barrier

@@ -140,9 +140,19 @@ Value AMDTargetInfo::ctaRank(OpBuilder &b, Location loc) const {
 
 void AMDTargetInfo::barrier(OpBuilder &b, Location loc) const {
   // HIP's __syncthreads: LDS writes released before the barrier, acquired
-  // after it.
+  // after it. LLVM's s.barrier touches no memory, and its machine sinking
+  // moves LDS loads past the fences into the blocks that use them, past the
+  // barrier and after other waves' writes (a reduction's partial sums read
+  // after its results overwrote them, found by the AMDGCN simulator): an
+  // empty asm that clobbers memory keeps every load and store on its side.
   b.create<LLVM::FenceOp>(loc, LLVM::AtomicOrdering::release, "workgroup");
   b.create<ROCDL::SBarrierOp>(loc);
+  b.create<LLVM::InlineAsmOp>(
+      loc, /*res=*/Type(), ValueRange(), /*asm_string=*/"",
+      /*constraints=*/"~{memory}", /*has_side_effects=*/true,
+      /*is_align_stack=*/false, LLVM::tailcallkind::TailCallKind::None,
+      LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
+      /*operand_attrs=*/ArrayAttr());
   b.create<LLVM::FenceOp>(loc, LLVM::AtomicOrdering::acquire, "workgroup");
 }
 
