@@ -49,6 +49,7 @@ struct Operand {
   uint16_t reg = 0;   // first register (or the part of vcc/exec: 0 low, 1 high)
   uint8_t count = 1;  // registers in the range (2 for vcc and exec)
   bool neg = false, abs = false;
+  bool sext = false;  // SDWA: the selected bits sign-extended
   uint64_t bits = 0;  // Int
   double value = 0;   // Float
   int64_t target = -1; // Label: the instruction index
@@ -72,7 +73,7 @@ struct Modifiers {
   bool opSelHiGiven = false;
   // SDWA selects: 0-3 bytes, 4-5 words, 6 dword; 0xff none.
   uint8_t dstSel = 6, src0Sel = 6, src1Sel = 6;
-  bool dstUnusedPreserve = false, sext0 = false, sext1 = false;
+  bool dstUnusedPreserve = false;
   // v_bitop3: the truth table of f(src0, src1, src2), bit 4a + 2b + c.
   uint8_t bitop3 = 0;
   // MFMA broadcast controls.

@@ -44,7 +44,17 @@ struct Src {
   size_t first;
   bool zero = false; // DPP: this lane's first source reads 0
 
+  /// The 32 bits with the float input modifiers applied to the sign bit,
+  /// as the hardware applies them to a 32-bit operand (v_cndmask_b32 -v1).
   uint32_t bits(size_t i, Ty ty) const {
+    const Operand &o = op(w, I, i);
+    uint32_t v = raw(i, ty);
+    if (o.abs) v &= 0x7fffffffu;
+    if (o.neg) v ^= 0x80000000u;
+    return v;
+  }
+  /// The 32 bits as the register holds them (DPP and SDWA applied).
+  uint32_t raw(size_t i, Ty ty) const {
     const Operand &o = op(w, I, i);
     int from = lane;
     if (I.encoding == Encoding::DPP && i == first) {
@@ -55,7 +65,7 @@ struct Src {
     uint32_t v = readLane(w, o, from, ty);
     if (I.encoding == Encoding::SDWA && (i == first || i == first + 1)) {
       uint8_t sel = i == first ? I.mods.src0Sel : I.mods.src1Sel;
-      bool sext = i == first ? I.mods.sext0 : I.mods.sext1;
+      bool sext = o.sext;
       if (sel < 4) {
         v = (v >> (8 * sel)) & 0xff;
         if (sext) v = uint32_t(int32_t(int8_t(v)));
@@ -68,7 +78,7 @@ struct Src {
   }
   float f32(size_t i) const {
     const Operand &o = op(w, I, i);
-    float f = asFloat(bits(i, Ty::F32));
+    float f = asFloat(raw(i, Ty::F32));
     if (o.abs) f = std::fabs(f);
     if (o.neg) f = -f;
     return f;
@@ -77,7 +87,7 @@ struct Src {
   double f64(size_t i) const { return readF64(w, op(w, I, i), lane); }
   double f16(size_t i) const {
     const Operand &o = op(w, I, i);
-    double d = halfToDouble(uint16_t(bits(i, Ty::F16)));
+    double d = halfToDouble(uint16_t(raw(i, Ty::F16)));
     if (o.abs) d = std::fabs(d);
     if (o.neg) d = -d;
     return d;

@@ -212,6 +212,10 @@ bool operand(std::string t, Operand &o) {
     o.neg = true;
     t = t.substr(4, t.size() - 5);
   }
+  if (startsWith(t, "sext(") && t.back() == ')') {
+    o.sext = true;
+    t = t.substr(5, t.size() - 6);
+  }
   if (startsWith(t, "abs(") && t.back() == ')') {
     o.abs = true;
     t = t.substr(4, t.size() - 5);

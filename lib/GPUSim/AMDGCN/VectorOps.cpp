@@ -185,6 +185,8 @@ void registerVectorOps(Table &t) {
   V1("v_bfrev_b32", uint32_t x = s.bits(1, Ty::B32); uint32_t r = 0;
      for (int i = 0; i < 32; ++i) r |= ((x >> i) & 1u) << (31 - i); return r;);
   V1("v_ffbh_u32", uint32_t x = s.bits(1, Ty::B32); return x ? uint32_t(__builtin_clz(x)) : ~0u;);
+  V1("v_ffbh_i32", int32_t a = int32_t(s.bits(1, Ty::B32)); uint32_t x = a < 0 ? ~uint32_t(a) : uint32_t(a);
+     return (a == 0 || a == -1) ? ~0u : uint32_t(__builtin_clz(x)););
   V1("v_ffbl_b32", uint32_t x = s.bits(1, Ty::B32); return x ? uint32_t(__builtin_ctz(x)) : ~0u;);
   V1("v_bcnt_u32_b32", return uint32_t(__builtin_popcount(s.bits(1, Ty::B32))) + s.bits(2, Ty::B32););
   V1("v_and_b32", return s.bits(1, Ty::B32) & s.bits(2, Ty::B32););
@@ -413,9 +415,14 @@ void registerVectorOps(Table &t) {
     each64(w, I, [](const Src &s) { return asBits64(double(s.f32(1))); });
   };
   V1("v_cvt_f32_f64", return asBits(float(s.f64(1))););
-  V1("v_pack_b32_f16", uint32_t a = s.bits(1, Ty::F16), b = s.bits(2, Ty::F16);
+  V1("v_pack_b32_f16", uint32_t a = s.raw(1, Ty::F16), b = s.raw(2, Ty::F16);
      a = (s.I.mods.opSel & 1) ? a >> 16 : a; b = (s.I.mods.opSel & 2) ? b >> 16 : b;
-     return (a & 0xffff) | (b & 0xffff) << 16;);
+     auto mods = [](const Operand &o, uint32_t h) {
+       if (o.abs) h &= 0x7fffu;
+       if (o.neg) h ^= 0x8000u;
+       return h & 0xffffu;
+     };
+     return mods(op(s.w, s.I, 1), a) | mods(op(s.w, s.I, 2), b) << 16;);
   // f16 arithmetic (the low halves).
   V1("v_add_f16", return half(s.f16(1) + s.f16(2)););
   V1("v_mul_f16", return half(s.f16(1) * s.f16(2)););

@@ -26,7 +26,13 @@ namespace {
 
 uint32_t literal32(const Wave &w, const Operand &o, Ty ty, int part) {
   if (o.kind == OpKind::Int) {
-    if (ty == Ty::F64 || ty == Ty::B64) // sign-extended to 64 bits
+    int64_t v = int64_t(o.bits);
+    // A 32-bit literal of an f64 operand is the double's high half; the
+    // integer inline constants (-16..64) and 64-bit integer operands are
+    // the value itself, sign-extended.
+    if (ty == Ty::F64 && (v < -16 || v > 64))
+      return part ? uint32_t(o.bits) : 0;
+    if (ty == Ty::F64 || ty == Ty::B64)
       return uint32_t(part ? o.bits >> 32 : o.bits);
     return part ? 0 : uint32_t(o.bits);
   }
