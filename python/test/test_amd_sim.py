@@ -111,3 +111,36 @@ def test_cross_wave_reduction_reads_its_partials_before_the_barrier(rng, m):
     column_sums[(1,)](x, sums, maxes, M=m, N=256)
     np.testing.assert_allclose(sums, x.sum(axis=0), rtol=1e-12, atol=1e-12)
     np.testing.assert_array_equal(maxes, x.max(axis=0))
+
+
+# Kernels of the language tests whose AMD code first ran wrong in the simulator (each a simulator bug): an fp16
+# softmax (v_fma_mix with f32 sources), a negation folded into v_cndmask_b32 (-v2), int64 to bf16 (an f64 literal
+# is a double's high half), int8 gathers (SDWA sext()).
+def test_fp16_softmax(rng):
+    from test_kernels import _softmax_ref, softmax_kernel
+    x = rng.uniform(-10, 10, (4, 1000)).astype(np.float16)
+    out = np.zeros_like(x)
+    softmax_kernel[(4,)](x, out, 1000, 1000, 1000, BLOCK=1024)
+    np.testing.assert_allclose(out, _softmax_ref(x), rtol=2e-3, atol=2e-6)
+
+
+def test_negation_in_a_branch(rng):
+    from test_control_flow import _runtime_if_kernel
+    x = rng.standard_normal((9, 16)).astype(np.float32)
+    flags = np.array([1, -1, 0, 5, -5, 0, 2, 0, -3], np.int32)
+    out = np.zeros_like(x)
+    _runtime_if_kernel[(9,)](x, flags, out, 0.5, BLOCK=16)
+    ref = np.where(flags[:, None] > 0, x * 2, np.where(flags[:, None] < 0, -x, x + 100)) * np.float32(0.5)
+    np.testing.assert_allclose(out, ref, rtol=1e-6)
+
+
+def test_int64_to_bf16(rng):
+    import torch
+    from test_subnormals import _int_to_bf16, _int_to_bf16_reference, bits_of
+    ints = rng.integers(-2**31, 2**31 - 1, 64).astype(np.int32)
+    longs = np.array([2**62 + 2**54 + 1, 2**62 + 2**54, -(2**62 + 2**54 + 1), 2**63 - 1, -2**63, 2**53 + 1, 7, -9] * 8,
+                     np.int64)
+    out_i, out_l = torch.zeros(64, dtype=torch.bfloat16), torch.zeros(64, dtype=torch.bfloat16)
+    _int_to_bf16[(1,)](ints, longs, out_i, out_l, N=64)
+    np.testing.assert_array_equal(bits_of(out_i), _int_to_bf16_reference(ints))
+    np.testing.assert_array_equal(bits_of(out_l), _int_to_bf16_reference(longs))

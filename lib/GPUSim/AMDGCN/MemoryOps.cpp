@@ -342,6 +342,43 @@ void ldsPermute(Wave &w, const Inst &I, bool backward) {
   queueVector(w, w.lgkm, op(w, I, 0), Width{4}, w.exec, std::move(values));
 }
 
+/// scratch_load/store (architected flat scratch, gfx940+): the address
+/// vaddr (or off) + saddr (or off) + offset within the lane's private
+/// memory.
+void scratchAccess(Wave &w, const Inst &I, bool store) {
+  Width wd = widthFor(w, I, std::strlen(store ? "scratch_store_" : "scratch_load_"));
+  size_t vaddr = store ? 0 : 1;
+  const Operand &v = op(w, I, vaddr), &saddr = op(w, I, store ? 2 : 2);
+  uint64_t perLane = w.kernel->privateBytes;
+  unsigned regs = regsOf(wd);
+  std::vector<uint32_t> values(size_t(regs) * kLanes, 0);
+  for (int lane = 0; lane < kLanes; ++lane) {
+    if (!w.active(lane))
+      continue;
+    uint64_t a = (v.kind == OpKind::Off ? 0 : readLane(w, v, lane, Ty::B32)) +
+                 (saddr.kind == OpKind::Off ? 0 : readScalar(w, saddr, Ty::B32)) + uint64_t(int64_t(I.mods.offset));
+    if (a + wd.bytes > perLane)
+      w.fail("scratch access of " + std::to_string(wd.bytes) + " bytes at " + std::to_string(a) +
+                 " outside the lane's " + std::to_string(perLane) + " bytes of private memory",
+             lane);
+    uint8_t *p = w.scratch.data() + perLane * uint64_t(lane) + a;
+    uint32_t data[4] = {0, 0, 0, 0};
+    if (store) {
+      for (unsigned r = 0; r < regs; ++r)
+        data[r] = readLane(w, op(w, I, 1), lane, Ty::B32, int(r));
+      pack(wd, data, p);
+    } else {
+      unpack(wd, p, data);
+      for (unsigned r = 0; r < regs; ++r)
+        values[r * kLanes + lane] = data[r];
+    }
+  }
+  if (store)
+    queueNothing(w.vm);
+  else
+    queueVector(w, w.vm, op(w, I, 0), wd, w.exec, std::move(values));
+}
+
 void scalarLoad(Wave &w, const Inst &I) {
   std::string suffix = I.base.substr(std::strlen("s_load_"));
   unsigned count = suffix == "dword" ? 1 : suffix == "dwordx2" ? 2 : suffix == "dwordx4" ? 4
@@ -388,6 +425,11 @@ void registerMemoryOps(Table &t) {
   }
   for (const char *s : {"b8", "b16", "b32", "b64", "b96", "b128", "b8_d16_hi", "b16_d16_hi"})
     t[std::string("ds_write_") + s] = ldsWrite;
+  for (const char *s : {"dword", "dwordx2", "dwordx3", "dwordx4", "ubyte", "sbyte", "ushort", "sshort",
+                        "short_d16", "short_d16_hi", "ubyte_d16", "ubyte_d16_hi"})
+    t[std::string("scratch_load_") + s] = [](Wave &w, const Inst &I) { scratchAccess(w, I, false); };
+  for (const char *s : {"dword", "dwordx2", "dwordx3", "dwordx4", "byte", "short", "byte_d16_hi", "short_d16_hi"})
+    t[std::string("scratch_store_") + s] = [](Wave &w, const Inst &I) { scratchAccess(w, I, true); };
   t["ds_bpermute_b32"] = [](Wave &w, const Inst &I) { ldsPermute(w, I, true); };
   t["ds_permute_b32"] = [](Wave &w, const Inst &I) { ldsPermute(w, I, false); };
 }

@@ -6,7 +6,9 @@
 // object v5 ABI), and the waves of a workgroup run in turn, each until it
 // reaches s_barrier or s_endpgm; a barrier opens when every wave of the
 // workgroup has reached it or ended. Workgroups run one after another in
-// the grid's order.
+// the grid's order. Arrays are padded to whole dwords. Scratch is each
+// lane's own bytes (scratch_* instructions; gfx90a's buffer scratch is not
+// modeled).
 //
 //===----------------------------------------------------------------------===//
 #include "Wave.h"
@@ -37,7 +39,9 @@ uint64_t argumentBits(const LaunchArg &a, const KernelArg &ka, const std::string
         throw SimError(what + ": shares the array of a later argument or of one that is not an array");
       return bases[size_t(a.shareWith)] + a.offset;
     }
-    uint64_t base = global.allocate(a.bytes, a.name.empty() ? what : a.name);
+    // Whole dwords: LLVM makes an atomic on a 16-bit word a dword CAS loop on
+    // the dword that holds it, as the hardware's allocations allow.
+    uint64_t base = global.allocate((a.bytes + 3) / 4 * 4, a.name.empty() ? what : a.name);
     if (a.bytes)
       std::memcpy(global.allocation(base).data.data(), a.host, a.bytes);
     bases[index] = base;
@@ -138,9 +142,9 @@ LaunchResult launch(const Module &module, const std::string &name, const LaunchC
   for (int i = 0; i < 3; ++i)
     if (cfg.grid[i] == 0)
       throw SimError("grid dimensions must be positive");
-  if (k.privateBytes)
+  if (k.privateBytes > 128 * 1024)
     throw SimError("kernel " + name + " uses " + std::to_string(k.privateBytes) +
-                   " bytes of scratch per lane, which the simulator does not model");
+                   " bytes of scratch per lane, more than the simulator keeps (128 KiB)");
   uint64_t ldsLimit = k.target == "gfx950" ? 160 * 1024 : 64 * 1024;
   uint64_t ldsBytes = uint64_t(k.ldsBytes) + cfg.dynamicSharedBytes;
   if (ldsBytes > ldsLimit)
@@ -219,6 +223,7 @@ LaunchResult launch(const Module &module, const std::string &name, const LaunchC
           w.global = &global;
           w.counters = &result.counters;
           w.id = wi;
+          w.scratch.assign(size_t(k.privateBytes) * kLanes, 0);
           unsigned s = 0;
           auto pair = [&](uint64_t v) {
             w.s[s++] = uint32_t(v);
@@ -255,6 +260,9 @@ LaunchResult launch(const Module &module, const std::string &name, const LaunchC
               w.s[s++] = group.id[i];
           if (k.workgroupInfo)
             w.s[s++] = 0;
+          if (k.privateSegmentWaveOffset)
+            w.s[s++] = 0; // each wave's scratch is its own
+
           for (int lane = 0; lane < kLanes; ++lane) {
             uint32_t item = wi * kLanes + uint32_t(lane);
             if (item >= threads)

@@ -55,6 +55,7 @@ struct Wave {
   uint32_t m0 = 0;
   bool scc = false;
   std::vector<Lanes> v, a;
+  std::vector<uint8_t> scratch; // private memory: the kernel's bytes per lane, lane after lane
   size_t pc = 0;
   bool done = false, atBarrier = false;
   std::deque<Pending> vm, lgkm;
