@@ -86,6 +86,38 @@ struct Exp2Exp : ConvertOpToLLVMPattern<math::ExpOp> {
   }
 };
 
+/// fp32 sin and cos as OCML computes them (__ocml_sin_f32: the argument
+/// reduced in extended precision, accurate at every magnitude). LLVM's own
+/// lowering of llvm.sin.f32 is v_sin_f32 of x / 2pi, whose error grows with
+/// |x| (6e-6 at 100, 7e-4 at 10^4; found by running the suite on sim:gfx942).
+template <typename MathOp>
+struct OcmlTrig : ConvertOpToLLVMPattern<MathOp> {
+  OcmlTrig(LLVMTypeConverter &converter, const char *symbol)
+      : ConvertOpToLLVMPattern<MathOp>(converter, /*benefit=*/20),
+        symbol(symbol) {}
+
+  LogicalResult
+  matchAndRewrite(MathOp op, typename MathOp::Adaptor adaptor,
+                  ConversionPatternRewriter &rw) const override {
+    Type f32 = rw.getF32Type();
+    if (adaptor.getOperand().getType() != f32)
+      return failure();
+    auto module = op->template getParentOfType<ModuleOp>();
+    auto callee = module.template lookupSymbol<LLVM::LLVMFuncOp>(symbol);
+    if (!callee) {
+      OpBuilder::InsertionGuard guard(rw);
+      rw.setInsertionPointToStart(module.getBody());
+      callee = LLVM::LLVMFuncOp::create(
+          rw, op.getLoc(), symbol, LLVM::LLVMFunctionType::get(f32, {f32}));
+    }
+    rw.template replaceOpWithNewOp<LLVM::CallOp>(op, callee,
+                                                 adaptor.getOperand());
+    return success();
+  }
+
+  const char *symbol;
+};
+
 /// The lane of this thread in its wave (programs are 1-D: a wave is 64
 /// consecutive work-items).
 Value laneId(OpBuilder &b, Location loc, Value threadId) {
@@ -335,6 +367,8 @@ void AMDTargetInfo::populateMathPatterns(LLVMTypeConverter &converter,
       succeeded(chipset) ? std::optional<amdgpu::Chipset>(*chipset)
                          : std::nullopt);
   patterns.add<Exp2Exp>(converter, /*benefit=*/20);
+  patterns.add<OcmlTrig<math::SinOp>>(converter, "__ocml_sin_f32");
+  patterns.add<OcmlTrig<math::CosOp>>(converter, "__ocml_cos_f32");
 }
 
 void AMDTargetInfo::addLegalDialects(ConversionTarget &target) const {
