@@ -1,8 +1,9 @@
 """AMD rows of the static GPU benchmark: Triton and Tessel compile the same kernel sources (bench/gpu_static_kernels.py,
 the cases of bench/gpu_static.py) for an AMD chip (gfx942 by default) without a GPU, and the table compares what
 each compile made: compile time, registers (VGPRs with AGPRs, as the chip's unified file counts them), scratch
-(spills), LDS, and instruction counts (MFMA, buffer loads, ds_read_b128, all). Nothing runs: neither compiler's AMD
-code can run on this machine.
+(spills), LDS, and instruction counts (MFMA, buffer loads, ds_read_b128, all). Then each compiler's code runs in
+the simulator's AMDGCN front end on the case's random inputs: the wave instructions and MFMAs it executed, and its
+result against numpy.
 
     python -m bench.gpu_static_amd [--chip gfx942] [--only KERNEL ...]
 """
@@ -71,7 +72,8 @@ def compile_tessel(case: Any, target: str, args: list[Any]) -> dict:
 COLUMNS = [("compile s", "seconds", "{:.2f}"), ("VGPRs", "vgprs", "{}"), ("AGPRs", "agprs", "{}"),
            ("SGPRs", "sgprs", "{}"), ("scratch", "scratch", "{}"), ("LDS B", "lds", "{}"), ("MFMA", "mfma", "{}"),
            ("buffer_load", "buffer_load", "{}"), ("global_load", "global_load", "{}"),
-           ("ds_read_b128", "ds_read_b128", "{}"), ("insts", "insts", "{}")]
+           ("ds_read_b128", "ds_read_b128", "{}"), ("insts", "insts", "{}"),
+           ("sim wave insts", "wave_instructions", "{}"), ("sim MFMA", "mfma_executed", "{}"), ("numpy", "check", "{}")]
 
 
 def compare(keys: list[str] | None = None, chip: str = "gfx942", quick: bool = False) -> tuple[list[dict], str]:
@@ -106,8 +108,28 @@ def compare(keys: list[str] | None = None, chip: str = "gfx942", quick: bool = F
             else:
                 facts = amdgcn_facts(r["amdgcn"])
                 row.update(facts, seconds=r["seconds"], lds=r["shared"] + _field(r["amdgcn"], "group_segment_fixed_size"))
+                row.update(simulate(c, r, *problems[c.key]))
             rows.append(row)
     return rows, version
+
+
+def simulate(case: Any, compiled: dict, args: list[Any], check: Any) -> dict:
+    """The kernel run by the simulator's AMDGCN front end on the case's random inputs: wave instructions, MFMA
+    instructions executed, and whether the result matches numpy."""
+    from tessel import gpusim
+
+    code = compiled["amdgcn"]
+    name = re.search(r"\.amdhsa_kernel\s+(\S+)", code).group(1)
+    explicit = len([k for k in re.findall(r"\.value_kind:\s+(\S+)", code) if not k.startswith("hidden_")])
+    run_args = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    padded = run_args + [None] * max(0, explicit - len(run_args))  # Triton's scratch pointers
+    num_warps = compiled.get("num_warps") or case.num_warps
+    try:
+        c = gpusim.launch(code, name, case.grid, num_warps=num_warps, shared_bytes=compiled["shared"], args=padded)
+    except gpusim.SimulatorError as e:
+        return {"check": f"simulator: {str(e).splitlines()[0][:200]}"}
+    return {"check": check(run_args) or "ok", "wave_instructions": c["warp_instructions"],
+            "mfma_executed": c["inst_tensor_core"]}
 
 
 class AmdStaticReport:
@@ -125,11 +147,11 @@ class AmdStaticReport:
             if "error" in r:
                 cells.append(f"cannot compile: {r['error']}")
             else:
-                cells += [fmt.format(r[key]) for _, key, fmt in COLUMNS]
+                cells += [fmt.format(r[key]) if r.get(key) is not None else "-" for _, key, fmt in COLUMNS]
             lines.append(cells)
         widths = [max(len(h), *(len(c[j]) for c in lines if len(c) == len(head))) for j, h in enumerate(head)]
         print(f"\nAMD static: Triton {self.version} vs Tessel, same kernel sources, compiled for "
-              f"{self.rows[0]['arch']} (nothing runs)")
+              f"{self.rows[0]['arch']}; sim: run by the simulator's AMDGCN front end on the same random inputs")
         print("  ".join(h.rjust(w) for h, w in zip(head, widths)))
         for cells in lines:
             print("  ".join(c.rjust(w) for c, w in zip(cells, widths)))

@@ -59,7 +59,8 @@ def amd_rows():
 
 def test_amd_rows(amd_rows, target):
     """bench/gpu_static_amd.py: both compilers compile vector add and the fp16 matmul for gfx942, without spills,
-    and both matmuls run on the matrix cores."""
+    both matmuls run on the matrix cores, and each kernel runs in the simulator and matches numpy (the matmuls
+    executing the same number of MFMAs: one per 32x32x8 of the product)."""
     if target != "cpu" and not target.startswith("sim:"):
         pytest.skip("once per run")
     assert {(r["kernel"], r["compiler"]) for r in amd_rows} == {(k, c) for k in ("vector add", "fp16 matmul")
@@ -69,3 +70,6 @@ def test_amd_rows(amd_rows, target):
         assert "error" not in r, f"{what}: {r.get('error')}"
         assert 0 < r["vgprs"] <= 512 and r["scratch"] == 0 and r["seconds"] > 0 and r["insts"] > 0, what
         assert (r["mfma"] > 0) == (r["kernel"] == "fp16 matmul"), what
+        assert r["check"] == "ok" and r["wave_instructions"] > 0, what
+    executed = {r["mfma_executed"] for r in amd_rows if r["kernel"] == "fp16 matmul"}
+    assert len(executed) == 1 and executed.pop() > 0
