@@ -155,3 +155,26 @@ def test_sin_cos_are_accurate_at_every_magnitude(rng, magnitude):
     _sin_cos[(1,)](x, s, c, N=1024)
     np.testing.assert_allclose(s, np.sin(x.astype(np.float64)), rtol=0, atol=2.5e-7)
     np.testing.assert_allclose(c, np.cos(x.astype(np.float64)), rtol=0, atol=2.5e-7)
+
+
+@tessel.jit
+def fp64_math(x_ptr, out_ptr, N: tl.constexpr):
+    offs = tl.arange(0, N)
+    x = tl.load(x_ptr + offs)
+    tl.store(out_ptr + offs, tl.exp(x))
+    tl.store(out_ptr + N + offs, tl.exp2(x))
+    tl.store(out_ptr + 2 * N + offs, tl.log(tl.abs(x) + 1))
+    tl.store(out_ptr + 3 * N + offs, tl.log2(tl.abs(x) + 1))
+    tl.store(out_ptr + 4 * N + offs, tl.sin(x))
+    tl.store(out_ptr + 5 * N + offs, tl.cos(x))
+
+
+def test_fp64_math_is_ocmls(rng):
+    # LLVM's AMDGPU backend has no fp64 exp, exp2, log, log2, sin or cos: they call OCML (found by the fuzzer on
+    # sim:gfx942, where they did not compile); sin and cos reduce through v_trig_preop_f64.
+    x = rng.uniform(-30, 30, 64)
+    out = np.zeros(6 * 64)
+    fp64_math[(1,)](x, out, N=64)
+    ref = np.concatenate([np.exp(x), np.exp2(x), np.log(np.abs(x) + 1), np.log2(np.abs(x) + 1), np.sin(x),
+                          np.cos(x)])
+    np.testing.assert_allclose(out, ref, rtol=1e-15, atol=1e-15)

@@ -283,11 +283,14 @@ def test_every_sem_and_scope(target, sem, scope):
     np.testing.assert_array_equal(mem, 2 * np.arange(16))
     np.testing.assert_array_equal(o, np.r_[np.arange(16), 5])
     assert cnt[0] == 6
-    if _is_sim(target):
+    if target.startswith("sim:sm"):
         # Triton's defaults (acq_rel, gpu), and each qualifier as PTX spells it.
         qualifiers = f".{sem or 'acq_rel'}.{scope or 'gpu'}.global"
         ptx = kernel.asm["ptx"]
         assert f"atom{qualifiers}.add.u32" in ptx and f"atom{qualifiers}.cas.b32" in ptx, ptx
+    elif target.startswith("sim:gfx"):
+        amdgcn = kernel.asm["amdgcn"]
+        assert "global_atomic_add" in amdgcn and "global_atomic_cmpswap" in amdgcn, amdgcn
 
 
 @triton.jit
@@ -471,10 +474,14 @@ def test_spin_lock(rng, target):
     if _is_sim(target):
         # The race is rarely lost in the simulator even without it: check the barrier between the critical
         # section's last store and the release.
-        lines = kernel.asm["ptx"].splitlines()
-        release = max(i for i, line in enumerate(lines) if "atom." in line and ".exch." in line)
-        last_store = max(i for i, line in enumerate(lines[:release]) if "st.global" in line)
-        assert any("bar.sync" in line for line in lines[last_store:release]), "\n".join(lines[last_store:release])
+        amd = target.startswith("sim:gfx")
+        lines = kernel.asm["amdgcn" if amd else "ptx"].splitlines()
+        is_release = (lambda line: "global_atomic_swap" in line) if amd else \
+            (lambda line: "atom." in line and ".exch." in line)
+        release = max(i for i, line in enumerate(lines) if is_release(line))
+        last_store = max(i for i, line in enumerate(lines[:release]) if ("global_store" if amd else "st.global") in line)
+        barrier = "s_barrier" if amd else "bar.sync"
+        assert any(barrier in line for line in lines[last_store:release]), "\n".join(lines[last_store:release])
 
 
 # ------------------------------------------------------------------------------------- one element, one atomic

@@ -22,10 +22,14 @@ def test_debug_barrier_orders_a_programs_threads(rng, N, target):
     buf, out = np.zeros(N, np.float32), np.zeros(N, np.float32)
     kernel = _exchange[(1,)](x, buf, out, N)
     np.testing.assert_array_equal(out, (x * 2)[::-1])
-    if target.startswith("sim"):
+    if target.startswith("sim:sm"):
         ptx = kernel.asm["ptx"]
         store = ptx.index("st.global")
         assert "bar.sync" in ptx[store:ptx.rindex("ld.global")]
+    elif target.startswith("sim:gfx"):
+        amdgcn = kernel.asm["amdgcn"]
+        store = amdgcn.index("global_store")
+        assert "s_barrier" in amdgcn[store:amdgcn.rindex("global_load")]
 
 
 @triton.jit

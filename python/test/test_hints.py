@@ -110,7 +110,7 @@ def test_dot_input_precision_is_kept_and_computed(precision, target):
     # The CPU multiplies in full fp32 whatever the mode; NVIDIA GPUs multiply the inputs rounded to tf32 (10
     # mantissa bits, to nearest, ties away from zero) for "tf32", three tf32 parts for "tf32x3" (as close as fp32),
     # and exactly for the others. tf32 loses ~3 decimal digits.
-    if precision == "tf32" and target.startswith(("sim:", "cuda:")):
+    if precision == "tf32" and target.startswith(("sim:sm", "cuda:")):
         a, b = tf32(a), tf32(b)
     np.testing.assert_allclose(c, a.astype(np.float64) @ b.astype(np.float64), rtol=1e-5, atol=1e-5)
     assert f"input_precision = {precision.lower()} max_num_imprecise_acc = 0" in k.asm["ttir"]

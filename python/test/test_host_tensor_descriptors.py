@@ -119,7 +119,9 @@ def test_matmul_through_host_descriptors(rng, target, M, N, K, b_transposed):
         *descs, K, BM=64, BN=64, BK=32, B_TRANSPOSED=b_transposed, num_stages=3)
     want = a.double().numpy() @ (b.double().numpy().T if b_transposed else b.double().numpy())
     np.testing.assert_allclose(c.double().numpy(), want, rtol=2e-3, atol=2e-2)
-    if target.startswith("sim:"):
+    if target.startswith("sim:gfx"):
+        assert "v_mfma" in kernel.asm["amdgcn"]  # the matrix cores
+    elif target.startswith("sim:"):
         ptx = kernel.asm["ptx"]
         assert "ld.global" not in ptx
         tma_loads = ptx.count("cp.async.bulk.tensor.2d.shared::cluster.global")
@@ -288,7 +290,7 @@ def test_shapes_and_strides_specialize_like_ints(rng, target):
     ragged = shifted_copy[(2, 2)](TensorDescriptor(x, [60, 127], [128, 1], [32, 64]),
                                   TensorDescriptor(y, [60, 127], [128, 1], [32, 64]), 0, 0, BM=32, BN=64)
     assert ragged is not kernel  # another specialization
-    if target.startswith("sim:"):
+    if target.startswith("sim:sm"):
         ptx = kernel.asm["ptx"]
         # sm_90a moves the blocks with TMA (its shared-memory accesses are 16-byte vectors too).
         if target == "sim:sm_90a":
@@ -324,7 +326,7 @@ def test_loads_in_a_loop(rng, target, dtype):
         ptx = kernel.asm["ptx"]
         assert "cp.async.bulk.tensor.2d.shared::cluster.global" in ptx and "mbarrier.try_wait.parity" in ptx
         assert kernel.asm["launch"].count("tensor_map=") == 1
-    elif target.startswith("sim:"):
+    elif target.startswith("sim:sm"):
         assert "cp.async.bulk" not in kernel.asm["ptx"]
 
 

@@ -67,10 +67,14 @@ def test_aligned_blocks_move_in_16_byte_vectors(rng, target):
     y = np.zeros_like(x)
     kernel = copy_blocks[(2, 4)](x, y, 128, 256, BM=64, BN=64)
     np.testing.assert_array_equal(y, x)
-    if target.startswith("sim:"):
+    if target.startswith("sim:sm"):
         ptx = kernel.asm["ptx"]
         assert "ld.global.v4" in ptx and "st.global.v4" in ptx
         assert "ld.global.b32" not in ptx and "ld.global.f32" not in ptx
+    elif target.startswith("sim:gfx"):
+        amdgcn = kernel.asm["amdgcn"]
+        assert "global_load_dwordx4" in amdgcn and "global_store_dwordx4" in amdgcn
+        assert "global_load_dword " not in amdgcn
 
 
 @triton.jit
@@ -149,7 +153,9 @@ def test_matmul_through_descriptors(rng, target, M, N, K):
                                                                           num_stages=3)
     want = a.double().numpy() @ b.double().numpy()
     np.testing.assert_allclose(c.double().numpy(), want, rtol=2e-3, atol=2e-2)
-    if target.startswith("sim:"):
+    if target.startswith("sim:gfx"):
+        assert "v_mfma" in kernel.asm["amdgcn"]  # the matrix cores
+    elif target.startswith("sim:"):
         # The blocks' masked loads are pipelined like any other operand loads (cp.async), and the dot runs on
         # the tensor cores.
         ptx = kernel.asm["ptx"]

@@ -40,6 +40,38 @@ double divFixup(double q, double d, double n) {
   return sign ? -std::fabs(q) : std::fabs(q);
 }
 
+/// 2/pi to 1201 bits: floor(2/pi * 2^1201), least significant word first
+/// (computed from Machin's formula for pi with exact integers).
+constexpr uint64_t kTwoOverPi[19] = {
+    0xba10ac06608df8f6ull, 0x25d4d7f6bf623f1aull, 0xe2f67a0e73ef14a5ull,
+    0xd45aea4f758fd7cbull, 0x136e9e8c7ecd3cbfull, 0xda3eda6cfd9e4f96ull,
+    0x301fde5e2316b414ull, 0x50763ff12fffbc0bull, 0x73e93908bf177bf2ull,
+    0xfc827323ac7306a6ull, 0x8909d338e04d68beull, 0x4e7dd1046bea5d76ull,
+    0x2439fc3bd6396253ull, 0xa5c00c925dd413a3ull, 0x8ac36e48dc74849bull,
+    0x2083fca2c757bd77ull, 0xbb81b6c52b327887ull, 0x2a53f84eafa3ea69ull,
+    0x000145f306dc9c88ull};
+
+/// The 53 bits of 2/pi from bit `top` down (bit i of floor(2/pi 2^1201)).
+uint64_t twoOverPiBits(int top) {
+  uint64_t r = 0;
+  for (int i = 0; i < 53; ++i) {
+    int bit = top - i;
+    uint64_t b = bit < 0 ? 0 : (kTwoOverPi[bit / 64] >> (bit % 64)) & 1;
+    r = r << 1 | b;
+  }
+  return r;
+}
+
+/// V_TRIG_PREOP_F64: the segment of 2/pi that reducing x needs: 53 bits
+/// from bit 1200 - shift, shift = 53 segment (+ exponent(x) - 1077 when
+/// larger), scaled by 2^(-53 - shift) (and 2^128 for exponents from 1968).
+double trigPreop(double x, uint32_t segment) {
+  int e = exponentOf(x);
+  int shift = int(segment & 31) * 53 + (e > 1077 ? e - 1077 : 0);
+  int scale = -53 - shift + (e >= 1968 ? 128 : 0);
+  return std::ldexp(double(twoOverPiBits(1200 - shift)), scale);
+}
+
 uint32_t toI32(double d) {
   if (std::isnan(d)) return 0;
   if (d >= 2147483647.0) return 0x7fffffffu;
@@ -71,6 +103,7 @@ void registerDoubleOps(Table &t) {
   D1("v_rcp_f64", return asBits64(1.0 / s.f64(1)););
   D1("v_rsq_f64", return asBits64(1.0 / std::sqrt(s.f64(1))););
   D1("v_sqrt_f64", return asBits64(std::sqrt(s.f64(1))););
+  D1("v_trig_preop_f64", return asBits64(trigPreop(s.f64(1), s.bits(2, Ty::B32))););
   D1("v_cvt_f64_i32", return asBits64(double(int32_t(s.bits(1, Ty::B32)))););
   D1("v_cvt_f64_u32", return asBits64(double(s.bits(1, Ty::B32))););
   D1("v_div_fixup_f64", return asBits64(divFixup(s.f64(1), s.f64(2), s.f64(3))););

@@ -205,6 +205,12 @@ void registerScalarOps(Table &t) {
     uint32_t x = a < 0 ? ~uint32_t(a) : uint32_t(a);
     writeScalar(w, op(w, I, 0), (a == 0 || a == -1) ? ~0u : uint32_t(__builtin_clz(x)));
   };
+  t["s_bitset1_b32"] = [](Wave &w, const Inst &I) {
+    writeScalar(w, op(w, I, 0), s32(w, I, 0) | (1u << (s32(w, I, 1) & 31)));
+  };
+  t["s_bitset0_b32"] = [](Wave &w, const Inst &I) {
+    writeScalar(w, op(w, I, 0), s32(w, I, 0) & ~(1u << (s32(w, I, 1) & 31)));
+  };
   t["s_bitcmp0_b32"] = [](Wave &w, const Inst &I) { w.scc = ((s32(w, I, 0) >> (s32(w, I, 1) & 31)) & 1) == 0; };
   t["s_bitcmp1_b32"] = [](Wave &w, const Inst &I) { w.scc = ((s32(w, I, 0) >> (s32(w, I, 1) & 31)) & 1) == 1; };
   t["s_bcnt1_i32_b32"] = [](Wave &w, const Inst &I) {

@@ -73,6 +73,8 @@ void registerShortOps(Table &t) {
   V1("v_subrev_f16", return half(s.f16(2) - s.f16(1)););
   V1("v_max_f16", return half(maxH(s.f16(1), s.f16(2))););
   V1("v_min_f16", return half(minH(s.f16(1), s.f16(2))););
+  V1("v_max3_f16", return half(maxH(maxH(s.f16(1), s.f16(2)), s.f16(3))););
+  V1("v_min3_f16", return half(minH(minH(s.f16(1), s.f16(2)), s.f16(3))););
   V1("v_fma_mix_f32", return asBits(fmaMix(s)););
   // The f16 result to one half of the destination, the other half kept.
   V1("v_fma_mixlo_f16", uint32_t old = readLane(s.w, op(s.w, s.I, 0), s.lane, Ty::B32);
@@ -83,6 +85,9 @@ void registerShortOps(Table &t) {
      int32_t acc = int32_t(readLane(s.w, op(s.w, s.I, 0), s.lane, Ty::B32));
      for (int i = 0; i < 4; ++i) acc += int32_t(int8_t(a >> (8 * i))) * int32_t(int8_t(b >> (8 * i)));
      return uint32_t(acc););
+  V1("v_dot4_u32_u8", uint32_t a = s.bits(1, Ty::B32), b = s.bits(2, Ty::B32), acc = s.bits(3, Ty::B32);
+     for (int i = 0; i < 4; ++i) acc += ((a >> (8 * i)) & 0xff) * ((b >> (8 * i)) & 0xff);
+     return acc;);
   V1("v_dot4_i32_i8", uint32_t a = s.bits(1, Ty::B32), b = s.bits(2, Ty::B32);
      int32_t acc = int32_t(s.bits(3, Ty::B32));
      for (int i = 0; i < 4; ++i) acc += int32_t(int8_t(a >> (8 * i))) * int32_t(int8_t(b >> (8 * i)));

@@ -230,6 +230,9 @@ void registerVectorOps(Table &t) {
   V1("v_mul_hi_i32", return uint32_t(uint64_t(int64_t(int32_t(s.bits(1, Ty::B32))) *
                                                int32_t(s.bits(2, Ty::B32))) >> 32););
   V1("v_mul_u32_u24", return (s.bits(1, Ty::B32) & 0xffffff) * (s.bits(2, Ty::B32) & 0xffffff););
+  V1("v_mul_i32_i24", return uint32_t(int32_t(s.bits(1, Ty::B32) << 8) >> 8) * uint32_t(int32_t(s.bits(2, Ty::B32) << 8) >> 8););
+  V1("v_mad_i32_i24", return uint32_t(int32_t(s.bits(1, Ty::B32) << 8) >> 8) * uint32_t(int32_t(s.bits(2, Ty::B32) << 8) >> 8) +
+                             s.bits(3, Ty::B32););
   V1("v_mad_u32_u24", return (s.bits(1, Ty::B32) & 0xffffff) * (s.bits(2, Ty::B32) & 0xffffff) + s.bits(3, Ty::B32););
   V1("v_max_i32", return uint32_t(std::max(int32_t(s.bits(1, Ty::B32)), int32_t(s.bits(2, Ty::B32)))););
   V1("v_min_i32", return uint32_t(std::min(int32_t(s.bits(1, Ty::B32)), int32_t(s.bits(2, Ty::B32)))););
@@ -277,6 +280,15 @@ void registerVectorOps(Table &t) {
       uint64_t a = s.bits(2, Ty::B32), b = uint64_t(s.bits(3, Ty::B32)) + maskBit(s.w, op(s.w, s.I, 4), s.lane);
       borrow |= uint64_t(b > a) << s.lane;
       return uint32_t(a - b);
+    });
+    writeScalar64(w, op(w, I, 1), borrow);
+  };
+  t["v_subrev_co_u32"] = [](Wave &w, const Inst &I) {
+    uint64_t borrow = 0;
+    each(w, I, 0, 2, [&](const Src &s) -> uint32_t {
+      uint32_t a = s.bits(3, Ty::B32), b = s.bits(2, Ty::B32);
+      borrow |= uint64_t(b > a) << s.lane;
+      return a - b;
     });
     writeScalar64(w, op(w, I, 1), borrow);
   };
@@ -411,6 +423,14 @@ void registerVectorOps(Table &t) {
   V1("v_cvt_pk_bf16_f32", return roundToSmallFloat(s.f32(1), 8, 7, Rounding::RN, false) |
                                  roundToSmallFloat(s.f32(2), 8, 7, Rounding::RN, false) << 16;);
   V1("v_cvt_f32_ubyte0", return asBits(float(s.bits(1, Ty::B32) & 0xff)););
+  V1("v_cvt_f32_ubyte1", return asBits(float((s.bits(1, Ty::B32) >> 8) & 0xff)););
+  V1("v_cvt_f32_ubyte2", return asBits(float((s.bits(1, Ty::B32) >> 16) & 0xff)););
+  V1("v_cvt_f32_ubyte3", return asBits(float(s.bits(1, Ty::B32) >> 24)););
+  V1("v_cvt_f16_u16", return half(double(uint16_t(s.bits(1, Ty::B32)))););
+  V1("v_cvt_f16_i16", return half(double(int16_t(s.bits(1, Ty::B32)))););
+  V1("v_cvt_u16_f16", double d = s.f16(1); return std::isnan(d) || d <= 0 ? 0u : d >= 65535 ? 0xffffu : uint32_t(d););
+  V1("v_cvt_i16_f16", double d = s.f16(1);
+     return std::isnan(d) ? 0u : d >= 32767 ? 0x7fffu : d <= -32768 ? 0x8000u : uint32_t(uint16_t(int16_t(d))););
   t["v_cvt_f64_f32"] = [](Wave &w, const Inst &I) {
     each64(w, I, [](const Src &s) { return asBits64(double(s.f32(1))); });
   };

@@ -86,21 +86,25 @@ struct Exp2Exp : ConvertOpToLLVMPattern<math::ExpOp> {
   }
 };
 
-/// fp32 sin and cos as OCML computes them (__ocml_sin_f32: the argument
-/// reduced in extended precision, accurate at every magnitude). LLVM's own
-/// lowering of llvm.sin.f32 is v_sin_f32 of x / 2pi, whose error grows with
-/// |x| (6e-6 at 100, 7e-4 at 10^4; found by running the suite on sim:gfx942).
+/// Math that LLVM's AMDGPU backend computes inaccurately or not at all, as
+/// OCML computes it: fp32 sin, cos and tan (LLVM's llvm.sin.f32 is v_sin_f32
+/// of x / 2pi, whose error grows with |x|: 6e-6 at 100, 7e-4 at 10^4) and
+/// the fp64 exp, exp2, log, log2, sin, cos and tan, for which it has no
+/// instruction and no library to call (found by running the suite and the
+/// fuzzer on sim:gfx942).
 template <typename MathOp>
-struct OcmlTrig : ConvertOpToLLVMPattern<MathOp> {
-  OcmlTrig(LLVMTypeConverter &converter, const char *symbol)
+struct OcmlCall : ConvertOpToLLVMPattern<MathOp> {
+  OcmlCall(LLVMTypeConverter &converter, const char *f32Symbol,
+           const char *f64Symbol)
       : ConvertOpToLLVMPattern<MathOp>(converter, /*benefit=*/20),
-        symbol(symbol) {}
+        f32Symbol(f32Symbol), f64Symbol(f64Symbol) {}
 
   LogicalResult
   matchAndRewrite(MathOp op, typename MathOp::Adaptor adaptor,
                   ConversionPatternRewriter &rw) const override {
-    Type f32 = rw.getF32Type();
-    if (adaptor.getOperand().getType() != f32)
+    Type type = adaptor.getOperand().getType();
+    const char *symbol = type.isF32() ? f32Symbol : type.isF64() ? f64Symbol : nullptr;
+    if (!symbol)
       return failure();
     auto module = op->template getParentOfType<ModuleOp>();
     auto callee = module.template lookupSymbol<LLVM::LLVMFuncOp>(symbol);
@@ -108,14 +112,14 @@ struct OcmlTrig : ConvertOpToLLVMPattern<MathOp> {
       OpBuilder::InsertionGuard guard(rw);
       rw.setInsertionPointToStart(module.getBody());
       callee = LLVM::LLVMFuncOp::create(
-          rw, op.getLoc(), symbol, LLVM::LLVMFunctionType::get(f32, {f32}));
+          rw, op.getLoc(), symbol, LLVM::LLVMFunctionType::get(type, {type}));
     }
     rw.template replaceOpWithNewOp<LLVM::CallOp>(op, callee,
                                                  adaptor.getOperand());
     return success();
   }
 
-  const char *symbol;
+  const char *f32Symbol, *f64Symbol;
 };
 
 /// The lane of this thread in its wave (programs are 1-D: a wave is 64
@@ -367,8 +371,13 @@ void AMDTargetInfo::populateMathPatterns(LLVMTypeConverter &converter,
       succeeded(chipset) ? std::optional<amdgpu::Chipset>(*chipset)
                          : std::nullopt);
   patterns.add<Exp2Exp>(converter, /*benefit=*/20);
-  patterns.add<OcmlTrig<math::SinOp>>(converter, "__ocml_sin_f32");
-  patterns.add<OcmlTrig<math::CosOp>>(converter, "__ocml_cos_f32");
+  patterns.add<OcmlCall<math::SinOp>>(converter, "__ocml_sin_f32", "__ocml_sin_f64");
+  patterns.add<OcmlCall<math::CosOp>>(converter, "__ocml_cos_f32", "__ocml_cos_f64");
+  patterns.add<OcmlCall<math::TanOp>>(converter, "__ocml_tan_f32", "__ocml_tan_f64");
+  patterns.add<OcmlCall<math::ExpOp>>(converter, nullptr, "__ocml_exp_f64");
+  patterns.add<OcmlCall<math::Exp2Op>>(converter, nullptr, "__ocml_exp2_f64");
+  patterns.add<OcmlCall<math::LogOp>>(converter, nullptr, "__ocml_log_f64");
+  patterns.add<OcmlCall<math::Log2Op>>(converter, nullptr, "__ocml_log2_f64");
 }
 
 void AMDTargetInfo::addLegalDialects(ConversionTarget &target) const {
