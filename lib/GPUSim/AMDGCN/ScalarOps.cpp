@@ -139,6 +139,13 @@ void registerScalarOps(Table &t) {
   BIN32("s_lshl3_add_u32", uint64_t s = (uint64_t(a) << 3) + b; scc = s >> 32; return uint32_t(s););
   BIN32("s_lshl4_add_u32", uint64_t s = (uint64_t(a) << 4) + b; scc = s >> 32; return uint32_t(s););
   BIN32("s_pack_ll_b32_b16", return (a & 0xffff) | (b << 16););
+  BIN64("s_bfe_u64", uint32_t off = b & 63, width = (b >> 16) & 0x7f;
+        uint64_t d = width == 0 ? 0 : width >= 64 ? a >> off : (a >> off) & ((uint64_t(1) << width) - 1);
+        scc = d != 0; return d;);
+  BIN64("s_bfe_i64", uint32_t off = b & 63, width = (b >> 16) & 0x7f;
+        int64_t d = width == 0 ? 0 : width >= 64 ? int64_t(a) >> off
+                                                 : int64_t(uint64_t(a >> off) << (64 - width)) >> (64 - width);
+        scc = d != 0; return uint64_t(d););
   BIN64("s_lshl_b64", uint64_t d = a << (b & 63); scc = d != 0; return d;);
   BIN64("s_lshr_b64", uint64_t d = a >> (b & 63); scc = d != 0; return d;);
   BIN64("s_ashr_i64", uint64_t d = uint64_t(int64_t(a) >> (b & 63)); scc = d != 0; return d;);

@@ -57,6 +57,18 @@ float fmaMix(const Src &s) {
 } // namespace
 
 void registerShortOps(Table &t) {
+  t["v_cmp_class_f16"] = [](Wave &w, const Inst &I) {
+    compareLanes(w, I, [](const Src &s) {
+      uint16_t h = uint16_t(s.raw(1, Ty::F16));
+      double d = halfToDouble(h);
+      if (op(s.w, s.I, 1).abs) d = std::fabs(d);
+      if (op(s.w, s.I, 1).neg) d = -d;
+      bool neg = std::signbit(d);
+      int k = std::isnan(d) ? ((h & 0x200) ? 1 : 0) : std::isinf(d) ? (neg ? 2 : 9) : d == 0 ? (neg ? 5 : 6)
+              : std::fabs(d) < 0x1p-14 ? (neg ? 4 : 7) : (neg ? 3 : 8);
+      return ((s.bits(2, Ty::B32) >> k) & 1) != 0;
+    }, false);
+  };
   V1("v_add_u16", return uint16_t(u16(s, 1) + u16(s, 2)););
   V1("v_sub_u16", return uint16_t(u16(s, 1) - u16(s, 2)););
   V1("v_subrev_u16", return uint16_t(u16(s, 2) - u16(s, 1)););
@@ -73,6 +85,28 @@ void registerShortOps(Table &t) {
   V1("v_subrev_f16", return half(s.f16(2) - s.f16(1)););
   V1("v_max_f16", return half(maxH(s.f16(1), s.f16(2))););
   V1("v_min_f16", return half(minH(s.f16(1), s.f16(2))););
+  V1("v_max3_i16", return uint16_t(std::max({i16(s, 1), i16(s, 2), i16(s, 3)})););
+  V1("v_min3_i16", return uint16_t(std::min({i16(s, 1), i16(s, 2), i16(s, 3)})););
+  V1("v_max3_u16", return std::max({u16(s, 1), u16(s, 2), u16(s, 3)}););
+  V1("v_min3_u16", return std::min({u16(s, 1), u16(s, 2), u16(s, 3)}););
+  V1("v_med3_i16", int16_t a = i16(s, 1), b = i16(s, 2), c = i16(s, 3);
+     return uint16_t(std::max(std::min(a, b), std::min(std::max(a, b), c))););
+  V1("v_med3_u16", uint16_t a = u16(s, 1), b = u16(s, 2), c = u16(s, 3);
+     return std::max(std::min(a, b), std::min(std::max(a, b), c)););
+  V1("v_med3_f16", double a = s.f16(1), b = s.f16(2), c = s.f16(3);
+     return half(maxH(minH(a, b), minH(maxH(a, b), c))););
+  V1("v_ceil_f16", return half(std::ceil(s.f16(1))););
+  V1("v_floor_f16", return half(std::floor(s.f16(1))););
+  V1("v_trunc_f16", return half(std::trunc(s.f16(1))););
+  V1("v_rndne_f16", return half(std::nearbyint(s.f16(1))););
+  V1("v_fract_f16", double x = s.f16(1); return half(std::fmin(x - std::floor(x), 0x1.ffcp-1)););
+  V1("v_sqrt_f16", return half(std::sqrt(s.f16(1))););
+  V1("v_rcp_f16", return half(1.0 / s.f16(1)););
+  V1("v_rsq_f16", return half(1.0 / std::sqrt(s.f16(1))););
+  V1("v_exp_f16", return half(std::exp2(s.f16(1))););
+  V1("v_log_f16", return half(std::log2(s.f16(1))););
+  V1("v_ldexp_f16", return half(std::ldexp(s.f16(1), int16_t(s.bits(2, Ty::B32)))););
+  V1("v_fmac_f16", return half(std::fma(s.f16(1), s.f16(2), halfToDouble(uint16_t(readLane(s.w, op(s.w, s.I, 0), s.lane, Ty::F16))))););
   V1("v_max3_f16", return half(maxH(maxH(s.f16(1), s.f16(2)), s.f16(3))););
   V1("v_min3_f16", return half(minH(minH(s.f16(1), s.f16(2)), s.f16(3))););
   V1("v_fma_mix_f32", return asBits(fmaMix(s)););

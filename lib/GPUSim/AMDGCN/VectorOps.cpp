@@ -192,6 +192,7 @@ void registerVectorOps(Table &t) {
   V1("v_and_b32", return s.bits(1, Ty::B32) & s.bits(2, Ty::B32););
   V1("v_or_b32", return s.bits(1, Ty::B32) | s.bits(2, Ty::B32););
   V1("v_xor_b32", return s.bits(1, Ty::B32) ^ s.bits(2, Ty::B32););
+  V1("v_xnor_b32", return ~(s.bits(1, Ty::B32) ^ s.bits(2, Ty::B32)););
   V1("v_or3_b32", return s.bits(1, Ty::B32) | s.bits(2, Ty::B32) | s.bits(3, Ty::B32););
   V1("v_bitop3_b32", uint32_t a = s.bits(1, Ty::B32), b = s.bits(2, Ty::B32), c = s.bits(3, Ty::B32), r = 0;
      for (int i = 0; i < 8; ++i)
