@@ -18,12 +18,6 @@
 namespace tessel::gpusim::amdgcn {
 namespace {
 
-const Operand &op(const Wave &w, const Inst &I, size_t i) {
-  if (i >= I.ops.size())
-    w.fail(I.op + " needs " + std::to_string(i + 1) + " operands");
-  return I.ops[i];
-}
-
 enum class Rmw { Add, Sub, Swap, CmpSwap, SMin, UMin, SMax, UMax, And, Or, Xor, Inc, Dec, AddF32, AddF64,
                  MinF64, MaxF64, PkAddF16, PkAddBF16 };
 

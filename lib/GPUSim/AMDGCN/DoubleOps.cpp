@@ -13,19 +13,6 @@ namespace {
 
 #define D1(NAME, ...) t[NAME] = [](Wave &w, const Inst &I) { each64(w, I, [&](const Src &s) -> uint64_t { __VA_ARGS__ }); }
 
-double maxD(double a, double b) {
-  if (std::isnan(a)) return b;
-  if (std::isnan(b)) return a;
-  if (a == 0 && b == 0) return std::signbit(a) ? b : a;
-  return a > b ? a : b;
-}
-double minD(double a, double b) {
-  if (std::isnan(a)) return b;
-  if (std::isnan(b)) return a;
-  if (a == 0 && b == 0) return std::signbit(a) ? a : b;
-  return a < b ? a : b;
-}
-
 int exponentOf(double d) { return int((asBits64(d) >> 52) & 0x7ff); }
 
 /// V_DIV_FIXUP_F64: the special cases of n/d, else q with the sign.
@@ -91,8 +78,8 @@ void registerDoubleOps(Table &t) {
   D1("v_mul_f64", return asBits64(s.f64(1) * s.f64(2)););
   D1("v_fma_f64", return asBits64(std::fma(s.f64(1), s.f64(2), s.f64(3))););
   D1("v_fmac_f64", return asBits64(std::fma(s.f64(1), s.f64(2), asDouble(readLane64(s.w, op(s.w, s.I, 0), s.lane, Ty::F64)))););
-  D1("v_max_f64", return asBits64(maxD(s.f64(1), s.f64(2))););
-  D1("v_min_f64", return asBits64(minD(s.f64(1), s.f64(2))););
+  D1("v_max_f64", return asBits64(maxNum(s.f64(1), s.f64(2))););
+  D1("v_min_f64", return asBits64(minNum(s.f64(1), s.f64(2))););
   D1("v_ldexp_f64", return asBits64(std::ldexp(s.f64(1), int32_t(s.bits(2, Ty::B32)))););
   D1("v_frexp_mant_f64", double x = s.f64(1); int e; return asBits64(std::isfinite(x) ? std::frexp(x, &e) : x););
   D1("v_trunc_f64", return asBits64(std::trunc(s.f64(1))););

@@ -17,12 +17,6 @@
 
 namespace tessel::gpusim::amdgcn {
 
-inline const Operand &op(const Wave &w, const Inst &I, size_t i) {
-  if (i >= I.ops.size())
-    w.fail(I.op + " needs " + std::to_string(i + 1) + " operands");
-  return I.ops[i];
-}
-
 inline int dppRead(const Wave &w, const Inst &I, int lane) {
   int src = dppSourceLane(I.mods.dpp, lane);
   if (src >= 0 && !w.active(src))
@@ -179,6 +173,21 @@ void compareLanes(Wave &w, const Inst &I, F f, bool toExec) {
 /// The lanes' bit `lane` of a 64-bit mask operand (vcc, an SGPR pair).
 inline bool maskBit(const Wave &w, const Operand &o, int lane) {
   return (readScalar64(w, o, Ty::B64) >> lane) & 1;
+}
+
+/// v_max/v_min of floats (IEEE mode): a NaN operand gives the other, and
+/// -0 orders below +0.
+template <typename T> T maxNum(T a, T b) {
+  if (std::isnan(a)) return b;
+  if (std::isnan(b)) return a;
+  if (a == 0 && b == 0) return std::signbit(a) ? b : a;
+  return a > b ? a : b;
+}
+template <typename T> T minNum(T a, T b) {
+  if (std::isnan(a)) return b;
+  if (std::isnan(b)) return a;
+  if (a == 0 && b == 0) return std::signbit(a) ? a : b;
+  return a < b ? a : b;
 }
 
 } // namespace tessel::gpusim::amdgcn

@@ -16,12 +16,6 @@
 namespace tessel::gpusim::amdgcn {
 namespace {
 
-const Operand &op(const Wave &w, const Inst &I, size_t i) {
-  if (i >= I.ops.size())
-    w.fail(I.op + " needs " + std::to_string(i + 1) + " operands");
-  return I.ops[i];
-}
-
 /// The bytes an access reads or writes and how its result lands in the
 /// register(s): whole dwords, or a byte/short zero- or sign-extended, or a
 /// d16 half (the other half kept).

@@ -11,12 +11,6 @@
 namespace tessel::gpusim::amdgcn {
 namespace {
 
-const Operand &op(const Wave &w, const Inst &I, size_t i) {
-  if (i >= I.ops.size())
-    w.fail(I.op + " needs " + std::to_string(i + 1) + " operands");
-  return I.ops[i];
-}
-
 uint32_t s32(const Wave &w, const Inst &I, size_t i) { return readScalar(w, op(w, I, i), Ty::B32); }
 uint64_t s64(const Wave &w, const Inst &I, size_t i) { return readScalar64(w, op(w, I, i), Ty::B64); }
 

@@ -19,19 +19,6 @@ uint32_t half(double v) { return roundToSmallFloat(v, 5, 10, Rounding::RN, false
 uint16_t u16(const Src &s, size_t i) { return uint16_t(s.bits(i, Ty::B32)); }
 int16_t i16(const Src &s, size_t i) { return int16_t(s.bits(i, Ty::B32)); }
 
-double maxH(double a, double b) {
-  if (std::isnan(a)) return b;
-  if (std::isnan(b)) return a;
-  if (a == 0 && b == 0) return std::signbit(a) ? b : a;
-  return a > b ? a : b;
-}
-double minH(double a, double b) {
-  if (std::isnan(a)) return b;
-  if (std::isnan(b)) return a;
-  if (a == 0 && b == 0) return std::signbit(a) ? a : b;
-  return a < b ? a : b;
-}
-
 /// Source i of a mixed-precision fma: f16 (the half op_sel picks) when
 /// op_sel_hi's bit is set, else f32; then abs and neg.
 double mixSource(const Src &s, size_t i) {
@@ -83,8 +70,8 @@ void registerShortOps(Table &t) {
   V1("v_ashrrev_i16", return uint16_t(i16(s, 2) >> (u16(s, 1) & 15)););
   V1("v_sub_f16", return half(s.f16(1) - s.f16(2)););
   V1("v_subrev_f16", return half(s.f16(2) - s.f16(1)););
-  V1("v_max_f16", return half(maxH(s.f16(1), s.f16(2))););
-  V1("v_min_f16", return half(minH(s.f16(1), s.f16(2))););
+  V1("v_max_f16", return half(maxNum(s.f16(1), s.f16(2))););
+  V1("v_min_f16", return half(minNum(s.f16(1), s.f16(2))););
   V1("v_max3_i16", return uint16_t(std::max({i16(s, 1), i16(s, 2), i16(s, 3)})););
   V1("v_min3_i16", return uint16_t(std::min({i16(s, 1), i16(s, 2), i16(s, 3)})););
   V1("v_max3_u16", return std::max({u16(s, 1), u16(s, 2), u16(s, 3)}););
@@ -94,7 +81,7 @@ void registerShortOps(Table &t) {
   V1("v_med3_u16", uint16_t a = u16(s, 1), b = u16(s, 2), c = u16(s, 3);
      return std::max(std::min(a, b), std::min(std::max(a, b), c)););
   V1("v_med3_f16", double a = s.f16(1), b = s.f16(2), c = s.f16(3);
-     return half(maxH(minH(a, b), minH(maxH(a, b), c))););
+     return half(maxNum(minNum(a, b), minNum(maxNum(a, b), c))););
   V1("v_ceil_f16", return half(std::ceil(s.f16(1))););
   V1("v_floor_f16", return half(std::floor(s.f16(1))););
   V1("v_trunc_f16", return half(std::trunc(s.f16(1))););
@@ -107,8 +94,8 @@ void registerShortOps(Table &t) {
   V1("v_log_f16", return half(std::log2(s.f16(1))););
   V1("v_ldexp_f16", return half(std::ldexp(s.f16(1), int16_t(s.bits(2, Ty::B32)))););
   V1("v_fmac_f16", return half(std::fma(s.f16(1), s.f16(2), halfToDouble(uint16_t(readLane(s.w, op(s.w, s.I, 0), s.lane, Ty::F16))))););
-  V1("v_max3_f16", return half(maxH(maxH(s.f16(1), s.f16(2)), s.f16(3))););
-  V1("v_min3_f16", return half(minH(minH(s.f16(1), s.f16(2)), s.f16(3))););
+  V1("v_max3_f16", return half(maxNum(maxNum(s.f16(1), s.f16(2)), s.f16(3))););
+  V1("v_min3_f16", return half(minNum(minNum(s.f16(1), s.f16(2)), s.f16(3))););
   V1("v_fma_mix_f32", return asBits(fmaMix(s)););
   // The f16 result to one half of the destination, the other half kept.
   V1("v_fma_mixlo_f16", uint32_t old = readLane(s.w, op(s.w, s.I, 0), s.lane, Ty::B32);

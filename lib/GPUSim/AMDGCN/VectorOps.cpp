@@ -18,19 +18,6 @@
 namespace tessel::gpusim::amdgcn {
 namespace {
 
-float maxF(float a, float b) {
-  if (std::isnan(a)) return b;
-  if (std::isnan(b)) return a;
-  if (a == 0 && b == 0) return std::signbit(a) ? b : a;
-  return a > b ? a : b;
-}
-float minF(float a, float b) {
-  if (std::isnan(a)) return b;
-  if (std::isnan(b)) return a;
-  if (a == 0 && b == 0) return std::signbit(a) ? a : b;
-  return a < b ? a : b;
-}
-
 uint32_t half(double v) { return roundToSmallFloat(v, 5, 10, Rounding::RN, false); }
 
 /// f32 -> integer conversions: toward zero, saturating, NaN to 0.
@@ -370,12 +357,12 @@ void registerVectorOps(Table &t) {
   V1("v_fmaak_f32", return asBits(outF32(s.I, std::fma(s.f32(1), s.f32(2), s.f32(3)))););
   V1("v_fmamk_f32", return asBits(outF32(s.I, std::fma(s.f32(1), s.f32(2), s.f32(3)))););
   V1("v_fmac_f32", return asBits(outF32(s.I, std::fma(s.f32(1), s.f32(2), asFloat(readLane(s.w, op(s.w, s.I, 0), s.lane, Ty::F32))))););
-  V1("v_max_f32", return asBits(outF32(s.I, maxF(s.f32(1), s.f32(2)))););
-  V1("v_min_f32", return asBits(outF32(s.I, minF(s.f32(1), s.f32(2)))););
-  V1("v_max3_f32", return asBits(outF32(s.I, maxF(maxF(s.f32(1), s.f32(2)), s.f32(3)))););
-  V1("v_min3_f32", return asBits(outF32(s.I, minF(minF(s.f32(1), s.f32(2)), s.f32(3)))););
+  V1("v_max_f32", return asBits(outF32(s.I, maxNum(s.f32(1), s.f32(2)))););
+  V1("v_min_f32", return asBits(outF32(s.I, minNum(s.f32(1), s.f32(2)))););
+  V1("v_max3_f32", return asBits(outF32(s.I, maxNum(maxNum(s.f32(1), s.f32(2)), s.f32(3)))););
+  V1("v_min3_f32", return asBits(outF32(s.I, minNum(minNum(s.f32(1), s.f32(2)), s.f32(3)))););
   V1("v_med3_f32", float a = s.f32(1), b = s.f32(2), c = s.f32(3);
-     return asBits(outF32(s.I, maxF(minF(a, b), minF(maxF(a, b), c)))););
+     return asBits(outF32(s.I, maxNum(minNum(a, b), minNum(maxNum(a, b), c)))););
   V1("v_exp_f32", return asBits(outF32(s.I, std::exp2(s.f32(1)))););
   V1("v_log_f32", return asBits(outF32(s.I, std::log2(s.f32(1)))););
   V1("v_rcp_f32", return asBits(outF32(s.I, 1.0f / s.f32(1))););

@@ -73,6 +73,13 @@ struct Workgroup {
   std::vector<uint8_t> lds;
 };
 
+/// Operand `i` of the instruction; an error naming it when it has fewer.
+inline const Operand &op(const Wave &w, const Inst &I, size_t i) {
+  if (i >= I.ops.size())
+    w.fail(I.op + " needs " + std::to_string(i + 1) + " operands");
+  return I.ops[i];
+}
+
 /// How a literal is read: its bits as they are (integers, bit operations)
 /// or a float literal converted to the type.
 enum class Ty : uint8_t { B32, F32, F16, F64, B64 };
