@@ -117,11 +117,7 @@ void registerDoubleOps(Table &t) {
         w.fail("v_div_scale_f64 of a quotient near the ends of the double range is not modeled", lane);
       out[lane] = asBits64(a);
     }
-    for (int lane = 0; lane < kLanes; ++lane)
-      if (w.active(lane)) {
-        laneRef(w, op(w, I, 0), lane, 0) = uint32_t(out[lane]);
-        laneRef(w, op(w, I, 0), lane, 1) = uint32_t(out[lane] >> 32);
-      }
+    write64(w, I, out);
     writeScalar64(w, op(w, I, 1), 0);
   };
   // Results of 32 bits from f64 sources.

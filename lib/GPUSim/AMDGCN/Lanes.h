@@ -139,18 +139,24 @@ void each(Wave &w, const Inst &I, size_t dst, size_t first, F f) {
   }
 }
 
-template <typename F>
-void each64(Wave &w, const Inst &I, F f) {
-  uint64_t out[kLanes];
-  for (int lane = 0; lane < kLanes; ++lane)
-    if (w.active(lane))
-      out[lane] = f(Src{w, I, lane, 1});
+/// Writes each active lane's 64-bit result to the register pair of
+/// operand 0 (after every lane has read its sources).
+inline void write64(Wave &w, const Inst &I, const uint64_t *out) {
   const Operand &d = op(w, I, 0);
   for (int lane = 0; lane < kLanes; ++lane)
     if (w.active(lane)) {
       laneRef(w, d, lane, 0) = uint32_t(out[lane]);
       laneRef(w, d, lane, 1) = uint32_t(out[lane] >> 32);
     }
+}
+
+template <typename F>
+void each64(Wave &w, const Inst &I, F f) {
+  uint64_t out[kLanes];
+  for (int lane = 0; lane < kLanes; ++lane)
+    if (w.active(lane))
+      out[lane] = f(Src{w, I, lane, 1});
+  write64(w, I, out);
 }
 
 /// A compare: bit `lane` of the mask written to operand 0 (vcc or an SGPR

@@ -260,13 +260,30 @@ void countLds(Wave &w, bool store, unsigned lanes) {
     ++w.counters->sharedLoadRequests;
 }
 
+/// An LDS access's form: one element (ds_read_b32 ..., offset: bytes) or two
+/// (ds_read2_b32 ..., offset0/offset1: elements; st64: 64 elements each).
+struct LdsForm {
+  bool two, st64;
+  Width width;
+  LdsForm(const Wave &w, const Inst &I, const std::string &prefix) {
+    const std::string &name = I.base;
+    two = name.compare(0, prefix.size() + 1, prefix + "2") == 0;
+    st64 = name.compare(0, prefix.size() + 5, prefix + "2st64") == 0;
+    width = widthFor(w, I, prefix.size() + (two ? (st64 ? 6 : 2) : 1));
+  }
+  unsigned elements() const { return two ? 2 : 1; }
+  uint64_t offset(const Inst &I, unsigned e) const {
+    if (!two)
+      return uint64_t(uint32_t(I.mods.offset));
+    return uint64_t(e ? I.mods.offset1 : I.mods.offset0) * width.bytes * (st64 ? 64 : 1);
+  }
+};
+
 /// ds_read_*, ds_read2_*, ds_read2st64_*.
 void ldsRead(Wave &w, const Inst &I) {
-  std::string name = I.base;
-  bool two = name.compare(0, 8, "ds_read2") == 0;
-  bool st64 = name.compare(0, 12, "ds_read2st64") == 0;
-  Width wd = widthFor(w, I, two ? (st64 ? 13 : 9) : 8);
-  unsigned regs = regsOf(wd), elems = two ? 2 : 1;
+  LdsForm form(w, I, "ds_read");
+  const Width &wd = form.width;
+  unsigned regs = regsOf(wd), elems = form.elements();
   std::vector<uint32_t> values(size_t(regs) * elems * kLanes, 0);
   unsigned n = 0;
   for (int lane = 0; lane < kLanes; ++lane) {
@@ -275,8 +292,7 @@ void ldsRead(Wave &w, const Inst &I) {
     ++n;
     uint64_t base = readLane(w, op(w, I, 1), lane, Ty::B32);
     for (unsigned e = 0; e < elems; ++e) {
-      uint64_t off = two ? uint64_t(e ? I.mods.offset1 : I.mods.offset0) * wd.bytes * (st64 ? 64 : 1)
-                         : uint64_t(uint32_t(I.mods.offset));
+      uint64_t off = form.offset(I, e);
       uint32_t tmp[4] = {0, 0, 0, 0};
       unpack(wd, ldsAt(w, base + off, wd.bytes, lane), tmp);
       for (unsigned r = 0; r < regs; ++r)
@@ -285,18 +301,15 @@ void ldsRead(Wave &w, const Inst &I) {
   }
   countLds(w, false, n);
   Width all = wd;
-  if (two)
-    all.bytes *= 2;
+  all.bytes *= elems;
   queueVector(w, w.lgkm, op(w, I, 0), all, w.exec, std::move(values));
 }
 
 /// ds_write_*, ds_write2_*, ds_write2st64_*.
 void ldsWrite(Wave &w, const Inst &I) {
-  std::string name = I.base;
-  bool two = name.compare(0, 9, "ds_write2") == 0;
-  bool st64 = name.compare(0, 13, "ds_write2st64") == 0;
-  Width wd = widthFor(w, I, two ? (st64 ? 14 : 10) : 9);
-  unsigned elems = two ? 2 : 1;
+  LdsForm form(w, I, "ds_write");
+  const Width &wd = form.width;
+  unsigned elems = form.elements();
   unsigned n = 0;
   for (int lane = 0; lane < kLanes; ++lane) {
     if (!w.active(lane))
@@ -304,8 +317,7 @@ void ldsWrite(Wave &w, const Inst &I) {
     ++n;
     uint64_t base = readLane(w, op(w, I, 0), lane, Ty::B32);
     for (unsigned e = 0; e < elems; ++e) {
-      uint64_t off = two ? uint64_t(e ? I.mods.offset1 : I.mods.offset0) * wd.bytes * (st64 ? 64 : 1)
-                         : uint64_t(uint32_t(I.mods.offset));
+      uint64_t off = form.offset(I, e);
       uint32_t data[4];
       for (unsigned r = 0; r < regsOf(wd); ++r)
         data[r] = readLane(w, op(w, I, 1 + e), lane, Ty::B32, int(r));

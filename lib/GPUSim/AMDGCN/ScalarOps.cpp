@@ -72,6 +72,10 @@ void compare(Wave &w, const Inst &I, int cmp, bool k) {
   }
 }
 
+/// s_cmp(k)_<op>_<type> as a handler: the comparison `Cmp` (eq, lg, gt, ge,
+/// lt, le) of type T, with a 16-bit constant (s_cmpk) when K.
+template <typename T, int Cmp, bool K> void cmpHandler(Wave &w, const Inst &I) { compare<T>(w, I, Cmp, K); }
+
 void saveexec(Wave &w, const Inst &I, uint64_t (*f)(uint64_t s, uint64_t exec)) {
   uint64_t s = s64(w, I, 1);
   uint64_t old = w.exec;
@@ -225,42 +229,26 @@ void registerScalarOps(Table &t) {
     writeScalar(w, op(w, I, 0), d);
   };
   static const char *cmpNames[] = {"eq", "lg", "gt", "ge", "lt", "le"};
-  static const Handler cmpI32[] = {
-      [](Wave &w, const Inst &I) { compare<int32_t>(w, I, 0, false); },
-      [](Wave &w, const Inst &I) { compare<int32_t>(w, I, 1, false); },
-      [](Wave &w, const Inst &I) { compare<int32_t>(w, I, 2, false); },
-      [](Wave &w, const Inst &I) { compare<int32_t>(w, I, 3, false); },
-      [](Wave &w, const Inst &I) { compare<int32_t>(w, I, 4, false); },
-      [](Wave &w, const Inst &I) { compare<int32_t>(w, I, 5, false); }};
-  static const Handler cmpU32[] = {
-      [](Wave &w, const Inst &I) { compare<uint32_t>(w, I, 0, false); },
-      [](Wave &w, const Inst &I) { compare<uint32_t>(w, I, 1, false); },
-      [](Wave &w, const Inst &I) { compare<uint32_t>(w, I, 2, false); },
-      [](Wave &w, const Inst &I) { compare<uint32_t>(w, I, 3, false); },
-      [](Wave &w, const Inst &I) { compare<uint32_t>(w, I, 4, false); },
-      [](Wave &w, const Inst &I) { compare<uint32_t>(w, I, 5, false); }};
-  static const Handler cmpkI32[] = {
-      [](Wave &w, const Inst &I) { compare<int32_t>(w, I, 0, true); },
-      [](Wave &w, const Inst &I) { compare<int32_t>(w, I, 1, true); },
-      [](Wave &w, const Inst &I) { compare<int32_t>(w, I, 2, true); },
-      [](Wave &w, const Inst &I) { compare<int32_t>(w, I, 3, true); },
-      [](Wave &w, const Inst &I) { compare<int32_t>(w, I, 4, true); },
-      [](Wave &w, const Inst &I) { compare<int32_t>(w, I, 5, true); }};
-  static const Handler cmpkU32[] = {
-      [](Wave &w, const Inst &I) { compare<uint32_t>(w, I, 0, true); },
-      [](Wave &w, const Inst &I) { compare<uint32_t>(w, I, 1, true); },
-      [](Wave &w, const Inst &I) { compare<uint32_t>(w, I, 2, true); },
-      [](Wave &w, const Inst &I) { compare<uint32_t>(w, I, 3, true); },
-      [](Wave &w, const Inst &I) { compare<uint32_t>(w, I, 4, true); },
-      [](Wave &w, const Inst &I) { compare<uint32_t>(w, I, 5, true); }};
+  static const Handler cmpI32[] = {cmpHandler<int32_t, 0, false>, cmpHandler<int32_t, 1, false>,
+                                   cmpHandler<int32_t, 2, false>, cmpHandler<int32_t, 3, false>,
+                                   cmpHandler<int32_t, 4, false>, cmpHandler<int32_t, 5, false>};
+  static const Handler cmpU32[] = {cmpHandler<uint32_t, 0, false>, cmpHandler<uint32_t, 1, false>,
+                                   cmpHandler<uint32_t, 2, false>, cmpHandler<uint32_t, 3, false>,
+                                   cmpHandler<uint32_t, 4, false>, cmpHandler<uint32_t, 5, false>};
+  static const Handler cmpkI32[] = {cmpHandler<int32_t, 0, true>, cmpHandler<int32_t, 1, true>,
+                                    cmpHandler<int32_t, 2, true>, cmpHandler<int32_t, 3, true>,
+                                    cmpHandler<int32_t, 4, true>, cmpHandler<int32_t, 5, true>};
+  static const Handler cmpkU32[] = {cmpHandler<uint32_t, 0, true>, cmpHandler<uint32_t, 1, true>,
+                                    cmpHandler<uint32_t, 2, true>, cmpHandler<uint32_t, 3, true>,
+                                    cmpHandler<uint32_t, 4, true>, cmpHandler<uint32_t, 5, true>};
   for (int c = 0; c < 6; ++c) {
     t[std::string("s_cmp_") + cmpNames[c] + "_i32"] = cmpI32[c];
     t[std::string("s_cmp_") + cmpNames[c] + "_u32"] = cmpU32[c];
     t[std::string("s_cmpk_") + cmpNames[c] + "_i32"] = cmpkI32[c];
     t[std::string("s_cmpk_") + cmpNames[c] + "_u32"] = cmpkU32[c];
   }
-  t["s_cmp_eq_u64"] = [](Wave &w, const Inst &I) { compare<uint64_t>(w, I, 0, false); };
-  t["s_cmp_lg_u64"] = [](Wave &w, const Inst &I) { compare<uint64_t>(w, I, 1, false); };
+  t["s_cmp_eq_u64"] = cmpHandler<uint64_t, 0, false>;
+  t["s_cmp_lg_u64"] = cmpHandler<uint64_t, 1, false>;
   t["s_and_saveexec_b64"] = [](Wave &w, const Inst &I) {
     saveexec(w, I, [](uint64_t s, uint64_t e) { return s & e; });
   };

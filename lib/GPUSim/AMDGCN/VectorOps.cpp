@@ -103,6 +103,22 @@ uint32_t permByte(uint64_t in, uint32_t sel) {
   return uint32_t(in >> (8 * sel)) & 0xff;
 }
 
+/// v_add_co/v_addc_co/v_sub_co/v_subb_co and their _rev forms: a + b (+ the
+/// carry in), or a - b (- the borrow in), with the carry or borrow out of
+/// each lane in the mask of operand 1.
+template <bool Sub, bool Reverse, bool CarryIn>
+void carryOp(Wave &w, const Inst &I) {
+  uint64_t flags = 0;
+  each(w, I, 0, 2, [&](const Src &s) -> uint32_t {
+    uint64_t a = s.bits(Reverse ? 3 : 2, Ty::B32), b = s.bits(Reverse ? 2 : 3, Ty::B32);
+    uint64_t in = CarryIn ? maskBit(s.w, op(s.w, s.I, 4), s.lane) : 0;
+    uint64_t r = Sub ? a - b - in : a + b + in;
+    flags |= uint64_t(Sub ? b + in > a : (r >> 32) != 0) << s.lane;
+    return uint32_t(r);
+  });
+  writeScalar64(w, op(w, I, 1), flags);
+}
+
 template <typename T> bool cmpInt(int c, T a, T b) {
   switch (c) {
   case 0: return false;    // f
@@ -234,61 +250,14 @@ void registerVectorOps(Table &t) {
   V1("v_min3_u32", return std::min({s.bits(1, Ty::B32), s.bits(2, Ty::B32), s.bits(3, Ty::B32)}););
   V1("v_med3_i32", int32_t a = int32_t(s.bits(1, Ty::B32)), b = int32_t(s.bits(2, Ty::B32)), c = int32_t(s.bits(3, Ty::B32));
      return uint32_t(std::max(std::min(a, b), std::min(std::max(a, b), c))););
-  // Carries: the carry-out mask is operand 1; v_addc/v_subb read theirs last.
-  t["v_add_co_u32"] = [](Wave &w, const Inst &I) {
-    uint64_t carry = 0;
-    each(w, I, 0, 2, [&](const Src &s) -> uint32_t {
-      uint64_t r = uint64_t(s.bits(2, Ty::B32)) + s.bits(3, Ty::B32);
-      carry |= uint64_t(r >> 32) << s.lane;
-      return uint32_t(r);
-    });
-    writeScalar64(w, op(w, I, 1), carry);
-  };
-  t["v_addc_co_u32"] = [](Wave &w, const Inst &I) {
-    uint64_t carry = 0;
-    each(w, I, 0, 2, [&](const Src &s) -> uint32_t {
-      uint64_t r = uint64_t(s.bits(2, Ty::B32)) + s.bits(3, Ty::B32) + maskBit(s.w, op(s.w, s.I, 4), s.lane);
-      carry |= uint64_t(r >> 32) << s.lane;
-      return uint32_t(r);
-    });
-    writeScalar64(w, op(w, I, 1), carry);
-  };
-  t["v_sub_co_u32"] = [](Wave &w, const Inst &I) {
-    uint64_t borrow = 0;
-    each(w, I, 0, 2, [&](const Src &s) -> uint32_t {
-      uint32_t a = s.bits(2, Ty::B32), b = s.bits(3, Ty::B32);
-      borrow |= uint64_t(b > a) << s.lane;
-      return a - b;
-    });
-    writeScalar64(w, op(w, I, 1), borrow);
-  };
-  t["v_subb_co_u32"] = [](Wave &w, const Inst &I) {
-    uint64_t borrow = 0;
-    each(w, I, 0, 2, [&](const Src &s) -> uint32_t {
-      uint64_t a = s.bits(2, Ty::B32), b = uint64_t(s.bits(3, Ty::B32)) + maskBit(s.w, op(s.w, s.I, 4), s.lane);
-      borrow |= uint64_t(b > a) << s.lane;
-      return uint32_t(a - b);
-    });
-    writeScalar64(w, op(w, I, 1), borrow);
-  };
-  t["v_subrev_co_u32"] = [](Wave &w, const Inst &I) {
-    uint64_t borrow = 0;
-    each(w, I, 0, 2, [&](const Src &s) -> uint32_t {
-      uint32_t a = s.bits(3, Ty::B32), b = s.bits(2, Ty::B32);
-      borrow |= uint64_t(b > a) << s.lane;
-      return a - b;
-    });
-    writeScalar64(w, op(w, I, 1), borrow);
-  };
-  t["v_subbrev_co_u32"] = [](Wave &w, const Inst &I) {
-    uint64_t borrow = 0;
-    each(w, I, 0, 2, [&](const Src &s) -> uint32_t {
-      uint64_t a = s.bits(3, Ty::B32), b = uint64_t(s.bits(2, Ty::B32)) + maskBit(s.w, op(s.w, s.I, 4), s.lane);
-      borrow |= uint64_t(b > a) << s.lane;
-      return uint32_t(a - b);
-    });
-    writeScalar64(w, op(w, I, 1), borrow);
-  };
+  // Carries: the carry-out (borrow-out) mask is operand 1; v_addc/v_subb
+  // read theirs last; the _rev forms subtract the first source.
+  t["v_add_co_u32"] = carryOp<false, false, false>;
+  t["v_addc_co_u32"] = carryOp<false, false, true>;
+  t["v_sub_co_u32"] = carryOp<true, false, false>;
+  t["v_subb_co_u32"] = carryOp<true, false, true>;
+  t["v_subrev_co_u32"] = carryOp<true, true, false>;
+  t["v_subbrev_co_u32"] = carryOp<true, true, true>;
   // Lanes below this one whose bit is set in the mask, plus the source.
   V1("v_mbcnt_lo_u32_b32", uint32_t m = s.bits(1, Ty::B32);
      uint32_t below = s.lane >= 32 ? m : m & ((1u << s.lane) - 1);
@@ -307,11 +276,7 @@ void registerVectorOps(Table &t) {
         out[lane] = uint64_t(r);
         carry |= uint64_t(r != (__int128)int64_t(r)) << lane;
       }
-    for (int lane = 0; lane < kLanes; ++lane)
-      if (w.active(lane)) {
-        laneRef(w, op(w, I, 0), lane, 0) = uint32_t(out[lane]);
-        laneRef(w, op(w, I, 0), lane, 1) = uint32_t(out[lane] >> 32);
-      }
+    write64(w, I, out);
     writeScalar64(w, op(w, I, 1), carry);
   };
   t["v_mad_u64_u32"] = [](Wave &w, const Inst &I) {
@@ -325,11 +290,7 @@ void registerVectorOps(Table &t) {
         out[lane] = uint64_t(r);
         carry |= uint64_t(r >> 64) << lane;
       }
-    for (int lane = 0; lane < kLanes; ++lane)
-      if (w.active(lane)) {
-        laneRef(w, op(w, I, 0), lane, 0) = uint32_t(out[lane]);
-        laneRef(w, op(w, I, 0), lane, 1) = uint32_t(out[lane] >> 32);
-      }
+    write64(w, I, out);
     writeScalar64(w, op(w, I, 1), carry);
   };
   // 64-bit shifts and address arithmetic.
@@ -458,11 +419,7 @@ void registerVectorOps(Table &t) {
       out[lane] = uint64_t(asBits(float(f(lo[0], lo[1], lo[2])))) |
                   uint64_t(asBits(float(f(hi[0], hi[1], hi[2])))) << 32;
     }
-    for (int lane = 0; lane < kLanes; ++lane)
-      if (w.active(lane)) {
-        laneRef(w, op(w, I, 0), lane, 0) = uint32_t(out[lane]);
-        laneRef(w, op(w, I, 0), lane, 1) = uint32_t(out[lane] >> 32);
-      }
+    write64(w, I, out);
   };
   static auto packedOp = packed;
   t["v_pk_add_f32"] = [](Wave &w, const Inst &I) {
@@ -482,11 +439,7 @@ void registerVectorOps(Table &t) {
         uint32_t lo = uint32_t(I.mods.opSel & 1 ? a >> 32 : a), hi = uint32_t(I.mods.opSel & 2 ? b >> 32 : b);
         out[lane] = uint64_t(lo) | uint64_t(hi) << 32;
       }
-    for (int lane = 0; lane < kLanes; ++lane)
-      if (w.active(lane)) {
-        laneRef(w, op(w, I, 0), lane, 0) = uint32_t(out[lane]);
-        laneRef(w, op(w, I, 0), lane, 1) = uint32_t(out[lane] >> 32);
-      }
+    write64(w, I, out);
   };
   // Compares: v_cmp_<op>_<type> and v_cmpx_ (EXEC too).
   static const char *intOps[] = {"f", "lt", "eq", "le", "gt", "ne", "ge", "t"};
