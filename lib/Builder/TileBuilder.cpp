@@ -13,6 +13,7 @@
 #include "tessel/Dialect/Tile/IR/Dialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/Extensions/InlinerExtension.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -286,9 +287,17 @@ struct TileBuilder::OpenRegion {
   std::vector<DType> dtypes;
 };
 
+struct TileBuilder::CalleeFrame {
+  func::FuncOp callee;
+  OpBuilder::InsertPoint callerPoint;
+  std::vector<OpenRegion> callerRegions;
+  std::vector<std::unique_ptr<PendingMap>> callerMaps;
+};
+
 void tessel::registerTesselDialects(DialectRegistry &registry) {
   registry.insert<tile::TileDialect, arith::ArithDialect, math::MathDialect,
                   scf::SCFDialect, func::FuncDialect>();
+  func::registerInlinerExtension(registry);
 }
 
 TileBuilder::TileBuilder()
@@ -384,6 +393,84 @@ void TileBuilder::finishFunction() {
   if (!openRegions.empty() || !pendingMaps.empty())
     fail("a loop, if, reduction or map_elementwise is still open");
   func::ReturnOp::create(builder, loc);
+}
+
+std::vector<TValue>
+TileBuilder::beginCallee(const std::string &name,
+                         const std::vector<TValue> &args) {
+  if (!function)
+    fail("a called function needs the kernel function first");
+  if (module->lookupSymbol(name))
+    fail("a function named '" + name + "' exists already");
+  SmallVector<Type> types;
+  for (const TValue &arg : args)
+    types.push_back(arg.value.getType());
+  auto frame = std::make_unique<CalleeFrame>();
+  frame->callerPoint = builder.saveInsertionPoint();
+  frame->callerRegions = std::move(openRegions);
+  frame->callerMaps = std::move(pendingMaps);
+  openRegions.clear();
+  pendingMaps.clear();
+  builder.setInsertionPointToEnd(module->getBody());
+  auto fn = func::FuncOp::create(builder, loc, name,
+                                 builder.getFunctionType(types, {}));
+  fn.setPrivate();
+  frame->callee = fn;
+  Block *entry = fn.addEntryBlock();
+  builder.setInsertionPointToStart(entry);
+  callees.push_back(std::move(frame));
+  std::vector<TValue> params;
+  for (auto [param, arg] : llvm::zip(entry->getArguments(), args))
+    params.push_back(make(param, arg.dtype));
+  return params;
+}
+
+void TileBuilder::finishCallee(const std::vector<TValue> &results) {
+  if (callees.empty())
+    fail("no called function to finish");
+  if (!openRegions.empty() || !pendingMaps.empty())
+    fail("a loop, if, reduction or map_elementwise is still open");
+  std::unique_ptr<CalleeFrame> frame = std::move(callees.back());
+  callees.pop_back();
+  SmallVector<Value> values;
+  SmallVector<Type> types;
+  std::vector<DType> dtypes;
+  for (const TValue &result : results) {
+    values.push_back(result.value);
+    types.push_back(result.value.getType());
+    dtypes.push_back(result.dtype);
+  }
+  func::ReturnOp::create(builder, loc, values);
+  func::FuncOp fn = frame->callee;
+  fn.setFunctionType(
+      builder.getFunctionType(fn.getArgumentTypes(), types));
+  calleeResults[fn.getName()] = std::move(dtypes);
+  openRegions = std::move(frame->callerRegions);
+  pendingMaps = std::move(frame->callerMaps);
+  builder.restoreInsertionPoint(frame->callerPoint);
+}
+
+std::vector<TValue> TileBuilder::call(const std::string &name,
+                                      const std::vector<TValue> &args) {
+  auto fn = module->lookupSymbol<func::FuncOp>(name);
+  auto results = calleeResults.find(name);
+  if (!fn || results == calleeResults.end())
+    fail("no finished function named '" + name + "'");
+  if (fn.getNumArguments() != args.size())
+    fail("'" + name + "' takes " + std::to_string(fn.getNumArguments()) +
+         " arguments, got " + std::to_string(args.size()));
+  SmallVector<Value> operands;
+  for (auto [i, arg] : llvm::enumerate(args)) {
+    if (arg.value.getType() != fn.getArgumentTypes()[i])
+      fail("argument " + std::to_string(i) + " of '" + name + "' is " +
+           arg.describe() + ", not of its parameter's type");
+    operands.push_back(arg.value);
+  }
+  auto op = func::CallOp::create(builder, loc, fn, operands);
+  std::vector<TValue> values;
+  for (auto [value, dtype] : llvm::zip(op.getResults(), results->second))
+    values.push_back(make(value, dtype));
+  return values;
 }
 
 std::string TileBuilder::moduleString() {

@@ -10,6 +10,9 @@ using namespace mlir;
 
 void tessel::target::buildTilePipeline(OpPassManager &pm,
                                        const TilePipelineOptions &options) {
+  // @jit(noinline=True) functions, built once per specialization, are
+  // inlined at their calls: every later pass sees one kernel function.
+  pm.addPass(createInlinerPass());
   // First: the rest of the pipeline sees each CTA's part of the blocks.
   if (options.numCtas > 1) {
     tile::TileSplitProgramOptions split;

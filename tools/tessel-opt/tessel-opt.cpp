@@ -11,6 +11,7 @@
 #include "tessel/Target/CPU/Passes.h"
 #include "tessel/Target/TilePipeline.h"
 
+#include "mlir/Dialect/Func/Extensions/InlinerExtension.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllPasses.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -36,6 +37,7 @@ int main(int argc, char **argv) {
 
   mlir::DialectRegistry registry;
   mlir::registerAllDialects(registry);
+  mlir::func::registerInlinerExtension(registry);
   tessel::cpu::registerCPUCompilerDialects(registry);
   registry.insert<tessel::tilegpu::TileGPUDialect>();
   return mlir::asMainReturnCode(

@@ -17,6 +17,7 @@
 #include "mlir/IR/OwningOpRef.h"
 #include "mlir/IR/Value.h"
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringMap.h"
 
 #include <memory>
 #include <stdexcept>
@@ -76,6 +77,19 @@ public:
   std::vector<TValue> createFunction(const std::string &name,
                                      const std::vector<std::string> &argTypes);
   void finishFunction();
+  /// A @jit(noinline=True) function: a private func.func `name` whose
+  /// parameters have the types of `args` (blocks and scalars). The insertion
+  /// point moves into its body until finishCallee; the caller's open regions
+  /// wait. Returns the parameters.
+  std::vector<TValue> beginCallee(const std::string &name,
+                                  const std::vector<TValue> &args);
+  /// Returns `results` from the callee being built and goes back to the
+  /// caller, where the insertion point was.
+  void finishCallee(const std::vector<TValue> &results);
+  /// A call of a callee made by beginCallee, with arguments of its parameter
+  /// types; returns its results.
+  std::vector<TValue> call(const std::string &name,
+                           const std::vector<TValue> &args);
   std::string moduleString();
   /// The kernel's parameter types, as given to createFunction.
   const std::vector<DType> &getSignature() const { return signature; }
@@ -310,6 +324,11 @@ private:
   /// the function's result types are known).
   std::vector<std::unique_ptr<PendingMap>> pendingMaps;
   std::vector<DType> signature;
+  /// The callees being built, innermost last, with what their caller had
+  /// open; and every callee's result types.
+  struct CalleeFrame;
+  std::vector<std::unique_ptr<CalleeFrame>> callees;
+  llvm::StringMap<std::vector<DType>> calleeResults;
   bool debug = false;
 };
 

@@ -8,7 +8,9 @@ Control flow: an `if` on a compile-time condition generates only the taken branc
 if/else whose results are the variables both branches leave defined. `for ... in range(...)` and `while` become
 builder loops that carry the variables their body assigns; `tl.static_range` and tuples are unrolled here; `break`
 and `continue` are rewritten into flags first (loop_exits.py). Calls to
-other @jit functions are inlined: their body is walked in a scope of their own.
+other @jit functions are inlined: their body is walked in a scope of their own. A @jit(noinline=True) function is
+generated once per specialization (its arguments' types and compile-time values) as a function of its own, which
+each call calls.
 
 Every exception raised while generating a node becomes a `CompilationError` showing that node's source line.
 """
@@ -119,7 +121,8 @@ def generate(fn: JITFunction, builder: Any, arg_types: list[str], constexprs: di
              name: str | None = None) -> None:
     """Generates the kernel `fn` into `builder`, named `name` (the function's name by default): the parameters
     named in `constexprs` are compile-time values, the others take `arg_types` in order."""
-    CodeGenerator(fn, builder, {}, is_kernel=True, depth=0, loc=None).generate_kernel(arg_types, constexprs, name)
+    CodeGenerator(fn, builder, {}, is_kernel=True, depth=0, loc=None, callees={}).generate_kernel(
+        arg_types, constexprs, name)
 
 
 class _BoundJITMethod:
@@ -146,8 +149,11 @@ class CodeGenerator(ast.NodeVisitor):
     """Generates one function body: the kernel itself, or one inlined call of a @jit function."""
 
     def __init__(self, fn: JITFunction, builder: Any, scope: dict[str, Any], *, is_kernel: bool, depth: int,
-                 loc: tuple[str, int, int] | None) -> None:
+                 loc: tuple[str, int, int] | None, callees: dict[Any, Any]) -> None:
         self.fn = fn
+        # The kernel's @jit(noinline=True) functions generated so far, by specialization: (name, result tree,
+        # result leaves: _RESULT for each tensor, the Python values as they are).
+        self.callees = callees
         self.builder = builder
         self.scope = scope
         self.is_kernel = is_kernel
@@ -260,7 +266,16 @@ class CodeGenerator(ast.NodeVisitor):
                 raise UnsupportedError(f"argument '{name}' of {fn.__name__} is tl.constexpr, but the value passed is "
                                        f"{core._describe(value)}")
             scope[name] = value
-        callee = CodeGenerator(fn, self.builder, scope, is_kernel=False, depth=self.depth + 1, loc=self._loc)
+        if fn.noinline:
+            called = self._call_function(fn, scope)
+            if called is not _MISSING:
+                return called
+        return self._walk_callee(fn, scope).ret_value
+
+    def _walk_callee(self, fn: JITFunction, scope: dict[str, Any]) -> CodeGenerator:
+        """Generates `fn`'s body with its parameters bound as `scope`, at the insertion point."""
+        callee = CodeGenerator(fn, self.builder, scope, is_kernel=False, depth=self.depth + 1, loc=self._loc,
+                               callees=self.callees)
         error: Exception | None = None
         try:
             callee._walk(fn.definition.body)
@@ -274,7 +289,44 @@ class CodeGenerator(ast.NodeVisitor):
                 UnsupportedError(e.error_message)
         if error is not None:
             raise error
-        return callee.ret_value
+        return callee
+
+    def _call_function(self, fn: JITFunction, scope: dict[str, Any]) -> Any:
+        """A call of a @jit(noinline=True) function: the arguments' tensors are passed, everything else (Python
+        values, the shape of tuples and aggregates) specializes the function, which is generated once per
+        specialization. Returns _MISSING for arguments that cannot be keyed (unhashable Python values): that call
+        is inlined."""
+        names = list(scope)
+        leaves, tree = _flatten(tuple(scope[name] for name in names))
+        static = tuple(None if isinstance(leaf, tensor) else leaf for leaf in leaves)
+        types = tuple(leaf.handle.dtype + str(leaf.shape) if isinstance(leaf, tensor) else None for leaf in leaves)
+        key = (fn, tuple(names), tree, types, tuple(type(leaf) for leaf in static), static)
+        try:
+            hash(key)
+        except TypeError:
+            return _MISSING
+        args = [leaf.handle for leaf in leaves if isinstance(leaf, tensor)]
+        if key in self.callees and self.callees[key] is None:
+            raise UnsupportedError(f"{fn.__name__} calls itself with the same argument types: recursion is not "
+                                   "supported")
+        if key not in self.callees:
+            if self.depth >= _MAX_INLINE_DEPTH:
+                raise UnsupportedError(f"@jit calls nested deeper than {_MAX_INLINE_DEPTH}: is {fn.__name__} "
+                                       "recursive?")
+            self.callees[key] = None  # being generated
+            name = f"{fn.__name__}_{len(self.callees) - 1}"
+            params = iter(self.builder.begin_callee(name, args))
+            bound = _unflatten(tree, iter([tensor(next(params)) if isinstance(leaf, tensor) else leaf
+                                           for leaf in leaves]))
+            callee = self._walk_callee(fn, dict(zip(names, bound)))
+            ret_leaves, ret_tree = _flatten(callee.ret_value)
+            self.builder.finish_callee([leaf.handle for leaf in ret_leaves if isinstance(leaf, tensor)])
+            self.callees[key] = (name, ret_tree, [_RESULT if isinstance(leaf, tensor) else leaf
+                                                  for leaf in ret_leaves])
+        name, ret_tree, ret_static = self.callees[key]
+        results = iter(self.builder.call(name, args))
+        return _unflatten(ret_tree, iter([tensor(next(results)) if leaf is _RESULT else leaf
+                                          for leaf in ret_static]))
 
     # --------------------------------------------------------------------------------------------- statements
 
@@ -907,6 +959,7 @@ _RETURN = "<return>"  # the key of a function's return value among the variables
 _TERNARY = "<ternary>"  # the variable a run-time conditional expression's if yields
 _TERNARY_LABEL = "the conditional expression"
 _MISSING = object()
+_RESULT = object()  # a called function's result that is a tensor (returned by the call)
 
 
 class _Result:

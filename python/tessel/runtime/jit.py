@@ -139,8 +139,8 @@ class JITFunction:
                  do_not_specialize_on_alignment: Sequence[Any] | None = None, debug: bool | None = None,
                  noinline: bool | None = None, repr: Callable[..., str] | None = None,
                  launch_metadata: Callable[..., Any] | None = None) -> None:
-        # noinline is Triton's option, accepted for source compatibility: every call is inlined (the result is the
-        # same). debug=True compiles the kernel with the debug option (device assertions) unless a launch
+        # noinline: each call of the function calls one function generated per specialization (the code generator's
+        # _call_function), instead of inlining the body at the call. debug=True compiles the kernel with the debug option (device assertions) unless a launch
         # says otherwise.
         self.fn = fn
         functools.update_wrapper(self, fn)

@@ -2,6 +2,7 @@
 #include "tessel/Dialect/Tile/IR/Dialect.h"
 
 #include "mlir/IR/DialectImplementation.h"
+#include "mlir/Transforms/InliningUtils.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
@@ -10,12 +11,30 @@ using namespace tessel::tile;
 #include "tessel/Dialect/Tile/IR/TileDialect.cpp.inc"
 #include "tessel/Dialect/Tile/IR/TileEnums.cpp.inc"
 
+namespace {
+/// Calls of @jit(noinline=True) functions may be inlined anywhere, and any
+/// tile op (and region: reductions' and scans' combine bodies) into them.
+struct TileInlinerInterface : public DialectInlinerInterface {
+  using DialectInlinerInterface::DialectInlinerInterface;
+  bool isLegalToInline(Operation *, Operation *, bool) const final {
+    return true;
+  }
+  bool isLegalToInline(Region *, Region *, bool, IRMapping &) const final {
+    return true;
+  }
+  bool isLegalToInline(Operation *, Region *, bool, IRMapping &) const final {
+    return true;
+  }
+};
+} // namespace
+
 void TileDialect::initialize() {
   registerTypes();
   addOperations<
 #define GET_OP_LIST
 #include "tessel/Dialect/Tile/IR/TileOps.cpp.inc"
       >();
+  addInterfaces<TileInlinerInterface>();
 }
 
 Operation *TileDialect::materializeConstant(OpBuilder &builder, Attribute value,

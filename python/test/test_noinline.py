@@ -1,0 +1,175 @@
+"""@jit(noinline=True) on every target, against numpy: the function is generated once per specialization (the
+types of its tensor arguments and the values of everything else) as a function of its own, which every call calls
+(func.call in the kernel's tile IR); results, tuples, returns inside run-time ifs, loops, nesting, and errors."""
+import re
+
+import numpy as np
+import pytest
+
+import tessel as triton
+import tessel.language as tl
+
+
+@triton.jit(noinline=True)
+def _scaled_sum(x, scale):
+    return tl.sum(x, axis=0) * scale
+
+
+@triton.jit
+def _sums(x_ptr, y_ptr, out_ptr, N: tl.constexpr):
+    offs = tl.arange(0, N)
+    a = _scaled_sum(tl.load(x_ptr + offs), 2.0)
+    b = _scaled_sum(tl.load(y_ptr + offs), 2.0)
+    c = _scaled_sum(tl.load(x_ptr + offs), 3.0)
+    tl.store(out_ptr + 0, a)
+    tl.store(out_ptr + 1, b)
+    tl.store(out_ptr + 2, c)
+
+
+def _callees(ttir: str) -> list[str]:
+    return re.findall(r"func\.func private @(\w+)", ttir)
+
+
+@pytest.mark.parametrize("N", [1, 16, 128])
+def test_calls_and_specializations(rng, N):
+    x = rng.standard_normal(N).astype(np.float32)
+    y = rng.standard_normal(N).astype(np.float32)
+    out = np.zeros(3, np.float32)
+    _sums[(1,)](x, y, out, N)
+    want = np.array([x.sum(dtype=np.float64) * 2, y.sum(dtype=np.float64) * 2, x.sum(dtype=np.float64) * 3])
+    np.testing.assert_allclose(out, want, rtol=1e-5, atol=1e-5)
+    # Same tensor types and scale: one function, called twice; another scale: another function.
+    ttir = _sums.warmup(x, y, out, N, grid=(1,)).asm["ttir"]
+    assert len(_callees(ttir)) == 2, ttir
+    assert len(re.findall(r"call @_scaled_sum_\d+\(", ttir)) == 3, ttir
+
+
+@triton.jit(noinline=True)
+def _min_max(x):
+    return tl.min(x, axis=1), tl.max(x, axis=1)
+
+
+@triton.jit(noinline=True)
+def _clip_or_negate(x, lo, hi, flag):
+    if flag > 0:
+        return tl.minimum(tl.maximum(x, lo), hi).to(x.dtype)
+    return -x
+
+
+@triton.jit
+def _rows(x_ptr, lo_ptr, hi_ptr, out_ptr, flag, M: tl.constexpr, N: tl.constexpr):
+    offs = tl.arange(0, M)[:, None] * N + tl.arange(0, N)[None, :]
+    x = tl.load(x_ptr + offs)
+    lo, hi = _min_max(x)
+    y = _clip_or_negate(x, lo[:, None] * 0.5, hi[:, None] * 0.5, flag)
+    tl.store(out_ptr + offs, y)
+    tl.store(lo_ptr + tl.arange(0, M), lo)
+    tl.store(hi_ptr + tl.arange(0, M), hi)
+
+
+@pytest.mark.parametrize("flag", [1, -1])
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, np.int32])
+def test_tuples_and_a_return_in_a_runtime_if(rand, flag, dtype):
+    M, N = 8, 32
+    x = rand((M, N), dtype, low=-50, high=50)
+    out = np.zeros_like(x)
+    lo, hi = np.zeros(M, dtype), np.zeros(M, dtype)
+    _rows[(1,)](x, lo, hi, out, flag, M, N)
+    np.testing.assert_array_equal(lo, x.min(axis=1))
+    np.testing.assert_array_equal(hi, x.max(axis=1))
+    half = np.float32(0.5) if dtype != np.int32 else 0.5
+    want_lo = (x.min(axis=1, keepdims=True) * half).astype(np.float32)
+    want_hi = (x.max(axis=1, keepdims=True) * half).astype(np.float32)
+    want = np.minimum(np.maximum(x, want_lo), want_hi) if flag > 0 else -x
+    np.testing.assert_allclose(out.astype(np.float32), want.astype(dtype).astype(np.float32), rtol=1e-3)
+
+
+@triton.jit(noinline=True)
+def _axpy(a, x, y):
+    return a * x + y
+
+
+@triton.jit(noinline=True)
+def _step(acc, x, k, BIAS: tl.constexpr):
+    # A noinline function calling another, with a constexpr parameter.
+    return _axpy(k.to(tl.float32), x, acc) + BIAS
+
+
+@triton.jit
+def _loop(x_ptr, out_ptr, n, N: tl.constexpr):
+    offs = tl.arange(0, N)
+    x = tl.load(x_ptr + offs)
+    acc = tl.zeros([N], tl.float32)
+    for k in range(n):
+        acc = _step(acc, x, k, 1.0)
+    acc = _step(acc, x, n, 0.0)
+    tl.store(out_ptr + offs, acc)
+
+
+@pytest.mark.parametrize("n", [0, 1, 5])
+def test_called_in_a_loop_and_nested(rng, n):
+    N = 64
+    x = rng.standard_normal(N).astype(np.float32)
+    out = np.zeros_like(x)
+    _loop[(1,)](x, out, n, N)
+    acc = np.zeros(N, np.float64)
+    for k in range(n):
+        acc = k * x + acc + 1.0
+    acc = n * x + acc
+    np.testing.assert_allclose(out, acc, rtol=1e-5, atol=1e-5)
+    ttir = _loop.warmup(x, out, n, N, grid=(1,)).asm["ttir"]
+    # _step for BIAS=1.0 and 0.0, and the one _axpy both call.
+    assert sorted(re.sub(r"_\d+$", "", f) for f in _callees(ttir)) == ["_axpy", "_step", "_step"], ttir
+
+
+@triton.jit(noinline=True)
+def _store_and_count(ptr, offs, value):
+    tl.store(ptr + offs, value)
+
+
+@triton.jit
+def _no_result(out_ptr, N: tl.constexpr):
+    offs = tl.arange(0, N)
+    _store_and_count(out_ptr, offs, offs * tl.program_id(0))
+    _store_and_count(out_ptr + N, offs, offs + 1)
+
+
+def test_no_result_and_pointer_arguments(target):
+    N = 32
+    out = np.zeros(2 * N, np.int32)
+    _no_result[(1,)](out, N)
+    np.testing.assert_array_equal(out, np.concatenate([np.zeros(N), np.arange(1, N + 1)]).astype(np.int32))
+
+
+@triton.jit(noinline=True)
+def _recursive(x):
+    return _recursive(x + 1)
+
+
+@triton.jit
+def _calls_recursive(out_ptr):
+    tl.store(out_ptr, _recursive(tl.program_id(0)))
+
+
+def test_recursion_is_an_error_at_the_line():
+    out = np.zeros(1, np.int32)
+    with pytest.raises(triton.CompilationError, match="_recursive calls itself") as info:
+        _calls_recursive[(1,)](out)
+    assert "_recursive(x + 1)" in str(info.value)
+
+
+@triton.jit(noinline=True)
+def _bad(x):
+    return x + tl.arange(0, 3)
+
+
+@triton.jit
+def _calls_bad(out_ptr):
+    tl.store(out_ptr, _bad(tl.program_id(0)))
+
+
+def test_an_error_in_the_callee_names_its_line():
+    out = np.zeros(1, np.int32)
+    with pytest.raises(triton.CompilationError) as info:
+        _calls_bad[(1,)](out)
+    assert "x + tl.arange(0, 3)" in str(info.value)
