@@ -67,29 +67,63 @@ BlockArgument tessel::pointerRootArgument(Value ptr) {
   return rootOf(ptr, open).arg;
 }
 
-SmallVector<unsigned> tessel::writtenArguments(func::FuncOp kernel) {
-  SmallVector<bool> written(kernel.getNumArguments(), false);
+namespace {
+
+/// Which parameters of `fn` it or a function it calls may store through
+/// (every pointer parameter when the root of some store cannot be seen);
+/// memoized in `memo`.
+const SmallVector<bool> &
+writtenParameters(func::FuncOp fn,
+                  llvm::DenseMap<Operation *, SmallVector<bool>> &memo) {
+  if (auto it = memo.find(fn); it != memo.end())
+    return it->second;
+  unsigned n = fn.getNumArguments();
+  memo[fn] = SmallVector<bool>(n, true); // a cycle: anything
+  SmallVector<bool> written(n, false);
   bool unknown = false;
-  kernel.walk([&](Operation *op) {
-    Value ptr;
-    if (auto store = dyn_cast<StoreOp>(op))
-      ptr = store.getPtr();
-    else if (auto rmw = dyn_cast<AtomicRMWOp>(op))
-      ptr = rmw.getPtr();
-    else if (auto cas = dyn_cast<AtomicCASOp>(op))
-      ptr = cas.getPtr();
-    else if (auto store = dyn_cast<DescriptorStoreOp>(op))
-      ptr = store.getBase();
-    else
-      return;
-    if (BlockArgument root = pointerRootArgument(ptr))
+  auto through = [&](Value ptr) {
+    BlockArgument root = tessel::pointerRootArgument(ptr);
+    if (root && root.getOwner() == &fn.getBody().front())
       written[root.getArgNumber()] = true;
     else
       unknown = true;
+  };
+  fn.walk([&](Operation *op) {
+    if (auto store = dyn_cast<StoreOp>(op))
+      through(store.getPtr());
+    else if (auto rmw = dyn_cast<AtomicRMWOp>(op))
+      through(rmw.getPtr());
+    else if (auto cas = dyn_cast<AtomicCASOp>(op))
+      through(cas.getPtr());
+    else if (auto store = dyn_cast<DescriptorStoreOp>(op))
+      through(store.getBase());
+    else if (auto call = dyn_cast<func::CallOp>(op)) {
+      auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+          call, call.getCalleeAttr());
+      if (!callee || callee.isExternal()) {
+        unknown = true;
+        return;
+      }
+      SmallVector<bool> calleeWritten = writtenParameters(callee, memo);
+      for (auto [i, w] : llvm::enumerate(calleeWritten))
+        if (w)
+          through(call.getOperand(i));
+    }
   });
+  for (auto [i, type] : llvm::enumerate(fn.getArgumentTypes()))
+    if (unknown && isa<PointerType>(getElementTypeOrSelf(type)))
+      written[i] = true;
+  return memo[fn] = std::move(written);
+}
+
+} // namespace
+
+SmallVector<unsigned> tessel::writtenArguments(func::FuncOp kernel) {
+  llvm::DenseMap<Operation *, SmallVector<bool>> memo;
+  SmallVector<bool> written = writtenParameters(kernel, memo);
   SmallVector<unsigned> result;
   for (auto [i, type] : llvm::enumerate(kernel.getArgumentTypes()))
-    if (isa<PointerType>(type) && (written[i] || unknown))
+    if (isa<PointerType>(type) && written[i])
       result.push_back(i);
   return result;
 }

@@ -173,3 +173,44 @@ def test_an_error_in_the_callee_names_its_line():
     with pytest.raises(triton.CompilationError) as info:
         _calls_bad[(1,)](out)
     assert "x + tl.arange(0, 3)" in str(info.value)
+
+
+@triton.jit(noinline=True)
+def _add_one(src, dst, offs):
+    tl.store(dst + offs, tl.load(src + offs) + 1)
+
+
+@triton.jit
+def _writes_through_a_call(src_ptr, dst_ptr, N: tl.constexpr):
+    _add_one(src_ptr, dst_ptr, tl.arange(0, N))
+
+
+def test_stores_in_a_callee_make_the_argument_written():
+    # The launcher refuses a read-only array the kernel may store to: also through a called function.
+    N = 16
+    src, dst = np.arange(N, dtype=np.int32), np.zeros(N, np.int32)
+    src.flags.writeable = False
+    _writes_through_a_call[(1,)](src, dst, N)
+    np.testing.assert_array_equal(dst, np.arange(1, N + 1))
+    dst.flags.writeable = False
+    with pytest.raises(ValueError, match="'dst_ptr' is a read-only array, but the kernel may store to it"):
+        _writes_through_a_call[(1,)](src, dst, N)
+
+
+@triton.jit(noinline=True)
+def _special(x):
+    return tl.extra.cuda.libdevice.tanh(x) + tl.extra.cuda.libdevice.atan2(x, x + 2.0)
+
+
+@triton.jit
+def _calls_libdevice(x_ptr, y_ptr, N: tl.constexpr):
+    offs = tl.arange(0, N)
+    tl.store(y_ptr + offs, _special(tl.load(x_ptr + offs)))
+
+
+def test_library_functions_in_a_callee(rng):
+    # Each target links (NVIDIA: libdevice) or maps (AMD: OCML) the library functions its called functions use.
+    x = rng.uniform(0.1, 2.0, 64).astype(np.float32)
+    y = np.zeros_like(x)
+    _calls_libdevice[(1,)](x, y, 64)
+    np.testing.assert_allclose(y, np.tanh(x) + np.arctan2(x, x + 2.0), rtol=1e-5, atol=1e-6)

@@ -22,8 +22,9 @@ namespace tessel {
 mlir::BlockArgument pointerRootArgument(mlir::Value ptr);
 
 /// The indices of the pointer arguments of `kernel` that it may store to
-/// (tile.store, tile.descriptor_store, tile.atomic_rmw, tile.atomic_cas):
-/// every pointer argument if some store's root cannot be seen.
+/// (tile.store, tile.descriptor_store, tile.atomic_rmw, tile.atomic_cas),
+/// itself or through a function it calls (func.call of a @jit(noinline=True)
+/// function): every pointer argument if some store's root cannot be seen.
 llvm::SmallVector<unsigned> writtenArguments(mlir::func::FuncOp kernel);
 
 } // namespace tessel

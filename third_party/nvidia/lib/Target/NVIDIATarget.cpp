@@ -171,10 +171,10 @@ std::string llvmTypeName(Type t) {
 /// linked with the types it is called with: libdevice's (`__nv_*`), or one of
 /// the LLVM bitcode library at the call's path. An error at each call that
 /// cannot; the other libraries to link are added to `libraries`.
-LogicalResult checkExternCalls(func::FuncOp kernel,
+LogicalResult checkExternCalls(ModuleOp module,
                                std::vector<std::string> &libraries) {
   bool ok = true;
-  kernel.walk([&](tile::ExternElementwiseOp op) {
+  module.walk([&](tile::ExternElementwiseOp op) {
     std::string symbol = op.getSymbol().str();
     bool libdevice = llvm::StringRef(symbol).starts_with("__nv_");
     std::string path = libdevice ? "" : op.getLibpath().str();
@@ -257,7 +257,7 @@ llvm::Error compileNVIDIA(ModuleOp module, int sm, bool archSpecific,
   result.checks = launchChecks(kernel);
   result.stages.push_back({"ttir", print(module)});
   std::vector<std::string> libraries;
-  if (failed(checkExternCalls(kernel, libraries)))
+  if (failed(checkExternCalls(module, libraries)))
     return diagnostics.fail("calling external functions failed");
 
   PassManager toGPU(ctx);
