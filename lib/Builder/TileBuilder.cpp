@@ -450,6 +450,13 @@ void TileBuilder::finishCallee(const std::vector<TValue> &results) {
   builder.restoreInsertionPoint(frame->callerPoint);
 }
 
+bool TileBuilder::insideElementRegion() const {
+  return !pendingMaps.empty() ||
+         llvm::any_of(openRegions, [](const OpenRegion &r) {
+           return isa<tile::ReduceOp, tile::ScanOp>(r.op);
+         });
+}
+
 std::vector<TValue> TileBuilder::call(const std::string &name,
                                       const std::vector<TValue> &args) {
   auto fn = module->lookupSymbol<func::FuncOp>(name);
@@ -1346,6 +1353,10 @@ TValue TileBuilder::descriptorLoad(const TValue &base,
                                    bool nanPadding,
                                    std::optional<int> tensorMap) {
   const std::string what = "tensor descriptor load";
+  // A tensor map is one of the kernel's arguments: a called function reads
+  // its descriptors' arrays through their base, shape and strides.
+  if (!callees.empty())
+    tensorMap = std::nullopt;
   DescriptorOperands ops =
       descriptorOperands(what, base, shape, strides, offsets, block);
   DType elt = base.dtype.pointee();
@@ -1367,6 +1378,10 @@ void TileBuilder::descriptorStore(const TValue &base,
                                   const std::vector<int64_t> &block,
                                   std::optional<int> tensorMap) {
   const std::string what = "tensor descriptor store";
+  // A tensor map is one of the kernel's arguments: a called function reads
+  // its descriptors' arrays through their base, shape and strides.
+  if (!callees.empty())
+    tensorMap = std::nullopt;
   DescriptorOperands ops =
       descriptorOperands(what, base, shape, strides, offsets, block);
   DType elt = base.dtype.pointee();

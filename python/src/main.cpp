@@ -155,6 +155,7 @@ PYBIND11_MODULE(_C, m) {
       .def("begin_callee", &B::beginCallee)
       .def("finish_callee", &B::finishCallee)
       .def("call", &B::call)
+      .def("inside_element_region", &B::insideElementRegion)
       .def("module_str", &B::moduleString)
       .def("constant", &B::constant)
       .def("program_id", &B::programId)

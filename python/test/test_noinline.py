@@ -214,3 +214,123 @@ def test_library_functions_in_a_callee(rng):
     y = np.zeros_like(x)
     _calls_libdevice[(1,)](x, y, 64)
     np.testing.assert_allclose(y, np.tanh(x) + np.arctan2(x, x + 2.0), rtol=1e-5, atol=1e-6)
+
+
+def test_gpu_targets_call_device_functions(target):
+    # NVIDIA: one .func per specialization and a call per call site (the simulator runs the calls). The CPU and
+    # AMD inline them before lowering (tile IR still calls).
+    x, y, out = np.ones(16, np.float32), np.ones(16, np.float32), np.zeros(3, np.float32)
+    kernel = _sums.warmup(x, y, out, 16, grid=(1,))
+    if target.startswith(("sim:sm", "cuda:")):
+        ptx = kernel.asm["ptx"]
+        assert len(re.findall(r"^\.func .*_scaled_sum_\d+\($", ptx, re.M)) == 2, ptx
+        assert len(re.findall(r"call\.uni \(retval0\), _scaled_sum_\d+,", ptx)) == 3, ptx
+
+
+@triton.jit(noinline=True)
+def _block_product(a_ptrs, b_ptrs, acc):
+    # A dot (operands staged through shared memory) and a reduction across warps (its scratch), in a function
+    # called from a loop whose caller keeps its own block in shared memory alive across the call.
+    a = tl.load(a_ptrs)
+    b = tl.load(b_ptrs)
+    return tl.dot(a, b, acc), tl.max(tl.abs(a.to(tl.float32)), axis=1)
+
+
+@triton.jit
+def _matmul(a_ptr, b_ptr, c_ptr, m_ptr, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    rm = tl.arange(0, BM)
+    rn = tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    acc = tl.zeros([BM, BN], tl.float32)
+    biggest = tl.zeros([BM], tl.float32)
+    for k in range(0, K, BK):
+        a_ptrs = a_ptr + rm[:, None] * K + (k + rk)[None, :]
+        b_ptrs = b_ptr + (k + rk)[:, None] * BN + rn[None, :]
+        acc, m = _block_product(a_ptrs, b_ptrs, acc)
+        biggest = tl.maximum(biggest, m)
+    tl.store(c_ptr + rm[:, None] * BN + rn[None, :], acc)
+    tl.store(m_ptr + rm, biggest)
+
+
+@pytest.mark.parametrize("BM,BN,BK,K", [(16, 16, 16, 64), (64, 32, 32, 128)])
+def test_a_dot_and_a_reduction_in_a_called_function(rng, BM, BN, BK, K):
+    a = rng.standard_normal((BM, K)).astype(np.float16)
+    b = rng.standard_normal((K, BN)).astype(np.float16)
+    c = np.zeros((BM, BN), np.float32)
+    m = np.zeros(BM, np.float32)
+    _matmul[(1,)](a, b, c, m, K, BM, BN, BK, num_warps=4)
+    np.testing.assert_allclose(c, a.astype(np.float32) @ b.astype(np.float32), rtol=2e-3, atol=2e-3)
+    np.testing.assert_array_equal(m, np.abs(a.astype(np.float32)).max(axis=1))
+
+
+@triton.jit(noinline=True)
+def _reversed(ptr, N: tl.constexpr):
+    return tl.load(ptr + N - 1 - tl.arange(0, N))
+
+
+@triton.jit
+def _reverse_in_place(ptr, N: tl.constexpr):
+    # The callee's loads of other threads' elements come before the caller's stores over them.
+    x = _reversed(ptr, N)
+    tl.store(ptr + tl.arange(0, N), x)
+    y = _reversed(ptr, N)
+    tl.store(ptr + tl.arange(0, N), y + 1)
+
+
+@pytest.mark.parametrize("N", [128, 1024])
+def test_memory_order_across_calls(N):
+    x = np.arange(N, dtype=np.int32)
+    _reverse_in_place[(1,)](x, N, num_warps=4)
+    np.testing.assert_array_equal(x, np.arange(N, dtype=np.int32) + 1)
+
+
+@triton.jit(noinline=True)
+def _descriptor_rows(desc, row, BM: tl.constexpr):
+    return desc.load([row, 0]) * 2
+
+
+@triton.jit
+def _with_descriptor(x_ptr, y_ptr, M, N: tl.constexpr, BM: tl.constexpr):
+    desc = tl.make_tensor_descriptor(x_ptr, shape=[M, N], strides=[N, 1], block_shape=[BM, N])
+    row = tl.program_id(0) * BM
+    out = _descriptor_rows(desc, row, BM)
+    offs = (row + tl.arange(0, BM))[:, None] * N + tl.arange(0, N)[None, :]
+    tl.store(y_ptr + offs, out, mask=(row + tl.arange(0, BM))[:, None] < M)
+
+
+def test_a_tensor_descriptor_argument(rng):
+    M, N, BM = 40, 32, 16
+    x = rng.standard_normal((M, N)).astype(np.float32)
+    y = np.zeros_like(x)
+    triton.set_allocator(lambda size, alignment, stream: np.zeros(size, np.uint8))
+    _with_descriptor[(triton.cdiv(M, BM),)](x, y, M, N, BM)
+    np.testing.assert_array_equal(y, x * 2)
+
+
+@triton.jit(noinline=True)
+def _copy_doubled(src, dst, row):
+    dst.store([row, 0], src.load([row, 0]) * 2)
+
+
+@triton.jit
+def _host_descriptors(x_desc, y_desc, BM: tl.constexpr):
+    # Host-made descriptors (tensor maps on sm_90a in the kernel itself) read through base, shape and strides in a
+    # called function.
+    _copy_doubled(x_desc, y_desc, tl.program_id(0) * BM)
+    z = x_desc.load([tl.program_id(0) * BM, 0])
+    y_desc.store([tl.program_id(0) * BM, 0], z * 2 + 0 * _copy_twice_marker(z))
+
+
+@triton.jit(noinline=True)
+def _copy_twice_marker(z):
+    return tl.sum(z, axis=1)[:, None]
+
+
+def test_host_descriptor_arguments(rng):
+    from tessel.tools.tensor_descriptor import TensorDescriptor
+    M, N, BM = 40, 32, 16
+    x = rng.standard_normal((M, N)).astype(np.float32)
+    y = np.zeros_like(x)
+    _host_descriptors[(triton.cdiv(M, BM),)](TensorDescriptor(x, [M, N], [N, 1], [BM, N]),
+                                             TensorDescriptor(y, [M, N], [N, 1], [BM, N]), BM)
+    np.testing.assert_array_equal(y, x * 2)

@@ -90,6 +90,9 @@ public:
   /// types; returns its results.
   std::vector<TValue> call(const std::string &name,
                            const std::vector<TValue> &args);
+  /// Whether the insertion point is inside a reduction's or scan's combine
+  /// body or a map_elementwise body (code run per element).
+  bool insideElementRegion() const;
   std::string moduleString();
   /// The kernel's parameter types, as given to createFunction.
   const std::vector<DType> &getSignature() const { return signature; }

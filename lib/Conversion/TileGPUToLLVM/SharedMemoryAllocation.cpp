@@ -8,7 +8,9 @@
 // live range
 // (SharedMemoryLiveness); claims live at the same time get disjoint bytes,
 // the others may share them: the epilogue's conversion reuses the bytes of
-// the K loop's buffers, two loops' buffers share theirs.
+// the K loop's buffers, two loops' buffers share theirs. A call of a
+// @jit(noinline=True) function claims the bytes that function uses (from
+// offset 0, as scratch) over the call.
 //
 //===----------------------------------------------------------------------===//
 #include "DotOpToLLVM.h"
@@ -17,7 +19,10 @@
 #include "SharedAccess.h"
 #include "SharedMemoryLiveness.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+
+#include <functional>
 
 using namespace mlir;
 using namespace tessel;
@@ -121,8 +126,22 @@ int64_t gpu::lowering::allocateSharedMemory(ModuleOp module,
                                             const GPUTargetInfo &target) {
   MLIRContext *ctx = module.getContext();
   auto i32 = IntegerType::get(ctx, 32);
-  int64_t shared = 0, alignment = 16;
-  for (auto func : module.getOps<func::FuncOp>()) {
+  int64_t alignment = 16;
+  // The bytes each function's claims use from offset 0, its calls'
+  // included: a call claims its function's bytes as a scratch user claims
+  // its scratch, so the caller's buffers live across it lie above them.
+  llvm::DenseMap<Operation *, int64_t> used;
+  std::function<int64_t(func::FuncOp)> allocate = [&](func::FuncOp func) {
+    if (auto it = used.find(func); it != used.end())
+      return it->second;
+    used[func] = 0; // a cycle (the front end refuses recursion)
+    auto calleeOf = [&](func::CallOp call) {
+      return module.lookupSymbol<func::FuncOp>(call.getCallee());
+    };
+    func.walk([&](func::CallOp call) {
+      if (func::FuncOp callee = calleeOf(call); callee && !callee.isExternal())
+        allocate(callee);
+    });
     SharedMemoryLiveness liveness(func);
     SmallVector<SharedClaim> claims;
     DenseMap<Operation *, Operation *> firstAccess;
@@ -145,13 +164,24 @@ int64_t gpu::lowering::allocateSharedMemory(ModuleOp module,
         firstAccess[op] = first;
         return;
       }
+      if (auto call = dyn_cast<func::CallOp>(op)) {
+        func::FuncOp callee = calleeOf(call);
+        if (callee && (bytes = used.lookup(callee))) {
+          claims.push_back({op, bytes, 16, liveness.scratchRange(op),
+                            /*pinned=*/true});
+          // The function's first accesses come after every thread is
+          // done with the caller's earlier claims of its bytes.
+          OpBuilder(op).create<tilegpu::BarrierOp>(op->getLoc());
+        }
+        return;
+      }
       if ((bytes = scratchBytes(op, target, align))) {
         claims.push_back({op, bytes, align, liveness.scratchRange(op),
                           /*pinned=*/true});
         op->setAttr(kScratchAttr, IntegerAttr::get(i32, bytes));
       }
     });
-    shared = std::max(shared, placeSharedClaims(claims));
+    int64_t total = placeSharedClaims(claims);
     for (const SharedClaim &c : claims) {
       if (!c.pinned)
         c.op->setAttr("tilegpu.offset", IntegerAttr::get(i32, c.offset));
@@ -172,7 +202,12 @@ int64_t gpu::lowering::allocateSharedMemory(ModuleOp module,
       if (reuses)
         OpBuilder(it->second).create<tilegpu::BarrierOp>(y.op->getLoc());
     }
-  }
+    return used[func] = total;
+  };
+  int64_t shared = 0;
+  for (auto func : module.getOps<func::FuncOp>())
+    if (!func.isExternal())
+      shared = std::max(shared, allocate(func));
   OpBuilder b(module.getBodyRegion());
   auto arrayTy = LLVM::LLVMArrayType::get(b.getI8Type(), 0);
   b.create<LLVM::GlobalOp>(module.getLoc(), arrayTy, /*isConstant=*/false,

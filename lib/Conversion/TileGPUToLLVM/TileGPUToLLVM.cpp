@@ -142,6 +142,10 @@ LogicalResult gpu::lowerTileGPUToLLVM(ModuleOp module,
   scf::populateSCFStructuralTypeConversionsAndLegality(tc, patterns,
                                                        convTarget);
   populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns, tc);
+  // Calls of @jit(noinline=True) functions pass each tensor as its
+  // registers.
+  populateCallOpTypeConversionPattern(patterns, tc);
+  populateReturnOpTypeConversionPattern(patterns, tc);
   if (failed(applyPartialConversion(module, convTarget, std::move(patterns))))
     return failure();
 
@@ -155,8 +159,10 @@ LogicalResult gpu::lowerTileGPUToLLVM(ModuleOp module,
     if (failed(applyPartialConversion(module, t, std::move(scfPatterns))))
       return failure();
   }
+  SmallVector<StringAttr> called;
   for (auto func : module.getOps<func::FuncOp>()) {
     auto warps = func->getAttrOfType<IntegerAttr>("tilegpu.num_warps");
+    bool kernel = func->hasAttr("tile.kernel");
     // The tile-level attributes have served; LLVM gets the target's (and
     // keeps its own: tensor maps are passed by value).
     for (unsigned i = 0; i < func.getNumArguments(); ++i) {
@@ -169,8 +175,11 @@ LogicalResult gpu::lowerTileGPUToLLVM(ModuleOp module,
     }
     for (NamedAttribute attr : llvm::to_vector(func->getDiscardableAttrs()))
       func->removeAttr(attr.getName());
-    target.markKernel(func, tilegpu::threadsPerWarp(func) *
-                                (warps ? warps.getInt() : 4));
+    if (kernel)
+      target.markKernel(func, tilegpu::threadsPerWarp(func) *
+                                  (warps ? warps.getInt() : 4));
+    else if (!func.isExternal())
+      called.push_back(func.getSymNameAttr());
   }
   LowerToLLVMOptions options(ctx);
   LLVMTypeConverter llvmTc(ctx, options);
@@ -188,5 +197,11 @@ LogicalResult gpu::lowerTileGPUToLLVM(ModuleOp module,
   target.addLegalDialects(llvmTarget);
   if (failed(applyFullConversion(module, llvmTarget, std::move(llvmPatterns))))
     return failure();
+  // The noinline functions stay functions of their own, called.
+  for (StringAttr name : called)
+    if (auto fn = module.lookupSymbol<LLVM::LLVMFuncOp>(name)) {
+      fn.setLinkage(LLVM::Linkage::Internal);
+      fn.setNoInline(true);
+    }
   return success();
 }

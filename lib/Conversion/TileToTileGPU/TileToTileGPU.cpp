@@ -436,6 +436,56 @@ struct ConvertTileToTileGPU
             produceWith(r, natural);
       }
     }
+    layOutCalls();
+  }
+
+  /// Gives `v` (a parameter or a call's result) its shape's default layout,
+  /// converted to the layout it had for its users.
+  void defineWithDefault(Value v, OpBuilder &b) const {
+    auto t = dyn_cast<RankedTensorType>(v.getType());
+    if (!t)
+      return;
+    RankedTensorType want = tilegpu::withLayout(t, defaultLayout(t));
+    if (t == want)
+      return;
+    v.setType(want);
+    auto c = b.create<tilegpu::ConvertLayoutOp>(v.getLoc(), t, v);
+    v.replaceAllUsesExcept(c.getResult(), c);
+  }
+
+  /// Calls of @jit(noinline=True) functions: every tensor crosses a call in
+  /// its shape's default layout (arguments, parameters, returned values,
+  /// results), so a function has one signature whoever calls it.
+  void layOutCalls() {
+    auto toDefault = [&](Operation *op) {
+      for (OpOperand &o : op->getOpOperands())
+        if (auto t = dyn_cast<RankedTensorType>(o.get().getType()))
+          requireOperand(o, defaultLayout(t));
+    };
+    for (auto func : getOperation().getOps<func::FuncOp>()) {
+      if (func.isExternal())
+        continue;
+      func.walk([&](func::CallOp call) {
+        toDefault(call);
+        OpBuilder b(call.getContext());
+        b.setInsertionPointAfter(call);
+        for (Value r : call.getResults())
+          defineWithDefault(r, b);
+      });
+      if (func->hasAttr("tile.kernel"))
+        continue;
+      Block &entry = func.getBody().front();
+      OpBuilder b = OpBuilder::atBlockBegin(&entry);
+      for (BlockArgument arg : entry.getArguments())
+        defineWithDefault(arg, b);
+      SmallVector<Type> results;
+      func.walk([&](func::ReturnOp ret) {
+        toDefault(ret);
+        results = llvm::to_vector(ret.getOperandTypes());
+      });
+      func.setType(FunctionType::get(func.getContext(),
+                                     entry.getArgumentTypes(), results));
+    }
   }
 };
 

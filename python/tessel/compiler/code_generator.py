@@ -266,7 +266,8 @@ class CodeGenerator(ast.NodeVisitor):
                 raise UnsupportedError(f"argument '{name}' of {fn.__name__} is tl.constexpr, but the value passed is "
                                        f"{core._describe(value)}")
             scope[name] = value
-        if fn.noinline:
+        # A combine or map_elementwise body runs per element: calls there are inlined.
+        if fn.noinline and not self.builder.inside_element_region():
             called = self._call_function(fn, scope)
             if called is not _MISSING:
                 return called
@@ -294,8 +295,8 @@ class CodeGenerator(ast.NodeVisitor):
     def _call_function(self, fn: JITFunction, scope: dict[str, Any]) -> Any:
         """A call of a @jit(noinline=True) function: the arguments' tensors are passed, everything else (Python
         values, the shape of tuples and aggregates) specializes the function, which is generated once per
-        specialization. Returns _MISSING for arguments that cannot be keyed (unhashable Python values): that call
-        is inlined."""
+        specialization. Returns _MISSING for arguments that cannot be keyed (unhashable Python values, objects of
+        tensors that are not aggregates): that call is inlined."""
         names = list(scope)
         leaves, tree = _flatten(tuple(scope[name] for name in names))
         static = tuple(None if isinstance(leaf, tensor) else leaf for leaf in leaves)
@@ -305,6 +306,8 @@ class CodeGenerator(ast.NodeVisitor):
             hash(key)
         except TypeError:
             return _MISSING
+        if any(_holds_tensors(leaf) for leaf in static):
+            return _MISSING  # an object of the caller's tensors that is not an aggregate: inlined
         args = [leaf.handle for leaf in leaves if isinstance(leaf, tensor)]
         if key in self.callees and self.callees[key] is None:
             raise UnsupportedError(f"{fn.__name__} calls itself with the same argument types: recursion is not "
@@ -1034,6 +1037,13 @@ def _contains_tensor(value: Any) -> bool:
     if isinstance(value, (tuple, list)):
         return any(_contains_tensor(v) for v in value)
     return False
+
+
+def _holds_tensors(value: Any) -> bool:
+    """Whether an object's attributes hold tensors (or tuples of them)."""
+    attributes = getattr(value, "__dict__", None)
+    return isinstance(attributes, dict) and not isinstance(value, type) and \
+        any(_contains_tensor(v) for v in attributes.values())
 
 
 def _contains_return(node: ast.AST) -> bool:

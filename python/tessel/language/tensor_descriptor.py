@@ -36,8 +36,9 @@ def _index_arg(value: Any, what: str) -> Any:
     return int(value)
 
 
-class tensor_descriptor:
-    """A descriptor of a strided global array and the block shape its loads and stores move."""
+class tensor_descriptor(core.aggregate):
+    """A descriptor of a strided global array and the block shape its loads and stores move. As an aggregate its
+    leaves are the base, the shape and the strides (loops carry them; a @jit(noinline=True) function takes them)."""
 
     def __init__(self, base: tensor, shape: list[Any], strides: list[Any], block_shape: list[int],
                  padding: str, tensor_map: int | None = None) -> None:
@@ -48,6 +49,16 @@ class tensor_descriptor:
         self.padding = padding
         # The kernel argument a host-made descriptor came in (its base), which a target may read as a tensor map.
         self.tensor_map = tensor_map
+
+    def _flatten(self) -> tuple[list[Any], Any]:
+        return [self.base, *self.shape, *self.strides], (len(self.shape), tuple(self.block_shape), self.padding,
+                                                         self.tensor_map)
+
+    @classmethod
+    def _unflatten(cls, structure: Any, leaves: Sequence[Any]) -> "tensor_descriptor":
+        rank, block_shape, padding, tensor_map = structure
+        leaves = list(leaves)
+        return cls(leaves[0], leaves[1:1 + rank], leaves[1 + rank:], list(block_shape), padding, tensor_map)
 
     @property
     def dtype(self) -> core.dtype:

@@ -190,3 +190,36 @@ func.func @acquire_orders(%c: !tile.ptr<i32> {tile.noalias}, %x: !tile.ptr<f32> 
   %u = tile.load %xa : tensor<256x!tile.ptr<f32>> -> tensor<256xf32>
   return
 }
+
+// -----
+
+// A call of a function that loads comes after the pending store (another
+// thread's element); a call of one that touches no memory waits for nothing.
+// CHECK-LABEL: func.func @calls
+// CHECK: tile.store
+// CHECK-NEXT: call @pure
+// CHECK-NEXT: tilegpu.barrier
+// CHECK-NEXT: call @loads
+// CHECK-NEXT: tilegpu.barrier
+// CHECK-NEXT: tile.store
+func.func @calls(%x: !tile.ptr<f32> {tile.noalias}) attributes {tile.kernel} {
+  %r = tile.make_range {start = 0 : i32, end = 256 : i32} : tensor<256xi32>
+  %base = tile.splat %x : tensor<256x!tile.ptr<f32>>
+  %p = tile.addptr %base, %r : tensor<256x!tile.ptr<f32>>, tensor<256xi32>
+  %one = arith.constant dense<1.0> : tensor<256xf32>
+  tile.store %p, %one : tensor<256x!tile.ptr<f32>>, tensor<256xf32>
+  %two = call @pure(%one) : (tensor<256xf32>) -> tensor<256xf32>
+  %v = call @loads(%p) : (tensor<256x!tile.ptr<f32>>) -> tensor<256xf32>
+  tile.store %p, %v : tensor<256x!tile.ptr<f32>>, tensor<256xf32>
+  return
+}
+
+func.func private @pure(%v: tensor<256xf32>) -> tensor<256xf32> {
+  %w = arith.addf %v, %v : tensor<256xf32>
+  return %w : tensor<256xf32>
+}
+
+func.func private @loads(%p: tensor<256x!tile.ptr<f32>>) -> tensor<256xf32> {
+  %v = tile.load %p : tensor<256x!tile.ptr<f32>> -> tensor<256xf32>
+  return %v : tensor<256xf32>
+}

@@ -199,6 +199,28 @@ bool mayConflict(const Access &a, const Access &b) {
   return !isNoalias(a.root) && !isNoalias(b.root);
 }
 
+/// Whether the function `call` calls (or one it calls) loads, stores or
+/// makes atomics.
+bool touchesMemory(func::CallOp call, int depth = 0) {
+  auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+      call, call.getCalleeAttr());
+  if (!callee || callee.isExternal() || depth > 64)
+    return true;
+  return callee
+      .walk([&](Operation *op) {
+        if (isa<tile::LoadOp, tile::StoreOp, tile::AtomicRMWOp,
+                tile::AtomicCASOp, tile::DescriptorLoadOp,
+                tile::DescriptorStoreOp, tilegpu::AsyncCopyOp,
+                tilegpu::TmaLoadOp, tilegpu::TmaStoreOp>(op))
+          return WalkResult::interrupt();
+        if (auto inner = dyn_cast<func::CallOp>(op))
+          if (touchesMemory(inner, depth + 1))
+            return WalkResult::interrupt();
+        return WalkResult::advance();
+      })
+      .wasInterrupted();
+}
+
 struct Walker {
   bool insert; // false: only compute what is pending
 
@@ -212,6 +234,12 @@ struct Walker {
       a.releases = *sem == tile::MemSemantic::release ||
                    *sem == tile::MemSemantic::acq_rel;
     }
+    order(a, pending);
+  }
+
+  /// Puts a barrier before `a` if it may conflict with a pending access.
+  void order(const Access &a, SmallVectorImpl<Access> &pending) {
+    Operation *op = a.op;
     for (const Access &p : pending)
       if (mayConflict(p, a)) {
         if (insert) {
@@ -243,6 +271,15 @@ struct Walker {
         // barrier after every thread's atomic: it orders what follows.
         if (tilegpu::atomicResultCrossesThreads(&op))
           pending.clear();
+      } else if (auto call = dyn_cast<func::CallOp>(op)) {
+        // A function that touches memory: its accesses come after every
+        // pending one and before every later one (it gets its own barriers
+        // inside).
+        if (touchesMemory(call)) {
+          Access a{&op, Value(), BlockArgument(), /*isWrite=*/true};
+          a.acquires = a.releases = true;
+          order(a, pending);
+        }
       } else if (isa<scf::ForOp, scf::WhileOp>(op)) {
         // Twice: the second walk sees the first iteration's accesses
         // pending, as the next iteration does.

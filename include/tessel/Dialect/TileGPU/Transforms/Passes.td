@@ -30,7 +30,9 @@ def TileGPUMemoryBarriers
     program's accesses (Triton leaves that to `tl.debug_barrier()`). An
     atomic whose old values go to other threads through shared memory ends
     with a barrier of its own (tilegpu::atomicResultCrossesThreads): nothing
-    is pending after it.
+    is pending after it. A call of a function that touches memory (itself or
+    through its calls) is ordered after every pending access and before
+    every later one; the function orders its own accesses.
   }];
   let dependentDialects = ["::tessel::tilegpu::TileGPUDialect"];
 }
