@@ -840,3 +840,21 @@ def test_const_pointer_parameters(mode, choose_const, error, rand):
     else:
         with pytest.raises(tessel.CompilationError, match=error):
             kernel[(1,)](*args, BLOCK=128, CHOOSE_CONST=choose_const)
+
+
+@tessel.jit
+def _program_shape_kernel(out_ptr):
+    # Compile-time values: a block of one element per thread.
+    lanes = tl.arange(0, tl.extra.cuda.num_threads())
+    tl.store(out_ptr + lanes, lanes * 0 + tl.extra.cuda.num_warps())
+
+
+@pytest.mark.parametrize("num_warps", [1, 2, 8])
+def test_num_warps_and_num_threads(num_warps):
+    """tl.extra.cuda.num_warps() / num_threads(): the num_warps a kernel is compiled with, and 32 threads per warp
+    (Triton's NVIDIA utilities), as the names in Triton's module."""
+    from triton.language.extra import cuda as tritons
+    assert {"num_warps", "num_threads"} <= set(tritons.__all__) and set(tl.extra.cuda.__all__) <= set(tritons.__all__)
+    out = np.zeros(2 * 32 * num_warps, np.int32)
+    _program_shape_kernel[(1,)](out, num_warps=num_warps)
+    np.testing.assert_array_equal(out, [num_warps] * (32 * num_warps) + [0] * (32 * num_warps))

@@ -13,18 +13,26 @@ from typing import Any, Iterator
 
 from .constexpr_function import constexpr_function
 
-# The targets of the kernels being compiled, innermost last.
+# The targets of the kernels being compiled and their warps per program, innermost last.
 _compiling: list[str] = []
+_num_warps: list[int] = []
 
 
 @contextlib.contextmanager
-def compiling(target: str) -> Iterator[None]:
-    """While a kernel is generated for `target`."""
+def compiling(target: str, num_warps: int = 4) -> Iterator[None]:
+    """While a kernel is generated for `target`, with `num_warps` warps per program."""
     _compiling.append(target)
+    _num_warps.append(num_warps)
     try:
         yield
     finally:
         _compiling.pop()
+        _num_warps.pop()
+
+
+def current_num_warps() -> int:
+    """The warps of the program being compiled (the compile option num_warps; 4 outside a compilation)."""
+    return _num_warps[-1] if _num_warps else 4
 
 
 def current_target() -> Any:

@@ -362,7 +362,7 @@ class JITFunction:
             from ..compiler.code_generator import generate
             builder = _C.Builder()
             builder.set_debug(bool(options.get("debug")))
-            with knobs.language.scope(), target_info.compiling(target):
+            with knobs.language.scope(), target_info.compiling(target, int(options.get("num_warps") or 4)):
                 knobs.language.fp32_default = fp32_default
                 generate(self, builder, arg_types, constexprs, self._kernel_name(arg_types, constexprs))
             kernel = _compile_module(builder, target, options, self.__name__)
