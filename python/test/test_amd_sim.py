@@ -178,3 +178,59 @@ def test_fp64_math_is_ocmls(rng):
     ref = np.concatenate([np.exp(x), np.exp2(x), np.log(np.abs(x) + 1), np.log2(np.abs(x) + 1), np.sin(x),
                           np.cos(x)])
     np.testing.assert_allclose(out, ref, rtol=1e-15, atol=1e-15)
+
+
+def test_noinline_functions_are_called(target):
+    # @jit(noinline=True): one function per specialization, called with s_swappc_b64 (s_getpc_b64 and a relative
+    # address), returning with s_setpc_b64; nested calls keep the return address on the scratch stack (s32/s33).
+    import re
+    from test_noinline import _loop, _sums
+    x, y, out = np.ones(16, np.float32), np.full(16, 2, np.float32), np.zeros(3, np.float32)
+    kernel = _sums.warmup(x, y, out, 16, grid=(1,))
+    code = kernel.asm["amdgcn"]
+    assert len(re.findall(r"^_scaled_sum_\d+:$", code, re.M)) == 2 and code.count("s_swappc_b64") == 3, code
+    _sums[(1,)](x, y, out, 16)
+    np.testing.assert_array_equal(out, [32, 64, 48])
+    x = np.arange(64, dtype=np.float32)
+    acc = np.zeros(64)
+    for k in range(4):
+        acc = k * x + acc + 1.0
+    got = np.zeros_like(x)
+    _loop[(1,)](x, got, 4, 64)
+    np.testing.assert_allclose(got, 4 * x + acc, rtol=1e-6)
+    assert "scratch_store" in _loop.warmup(x, got, 4, 64, grid=(1,)).asm["amdgcn"] or target == "sim:gfx90a"
+
+
+def test_a_jump_outside_the_code_is_an_error(target):
+    # A call whose address is not an instruction's is an error naming it, not a jump into nowhere.
+    import re
+    from tessel import gpusim
+    from test_noinline import _sums
+    x, y, out = np.ones(16, np.float32), np.ones(16, np.float32), np.zeros(3, np.float32)
+    code = _sums.warmup(x, y, out, 16, grid=(1,)).asm["amdgcn"]
+    broken = re.sub(r"(s_add_u32 (s\d+), \2, )_scaled_sum_0@rel32@lo\+4", r"\g<1>6", code, count=1)
+    assert broken != code
+    with pytest.raises(gpusim.SimulatorError, match="jumps to 0x.*, which is not an instruction"):
+        gpusim.launch(broken, "_sums", 1, num_warps=4, args=[x, y, out])
+
+
+@tessel.jit
+def _spilling(x_ptr, y_ptr, o_ptr, N: tl.constexpr):
+    offs = tl.arange(0, N)[:, None] * N + tl.arange(0, N)[None, :]
+    x = tl.load(x_ptr + offs)
+    y = tl.load(y_ptr + offs)
+    tl.store(o_ptr + offs, tl.cumsum(x, axis=1) * tl.cumsum(y, axis=0) + x - y)
+
+
+def test_spilled_registers_come_back(rng):
+    # Two 128 x 128 blocks on one wave spill hundreds of VGPRs to scratch: gfx942/gfx950 with scratch_*, gfx90a
+    # through the private segment buffer (buffer_store/load with s[0:3]), which the simulator dropped (reading
+    # zeros back: off by 4409).
+    N = 128
+    x, y = rng.random((N, N), dtype=np.float32), rng.random((N, N), dtype=np.float32)
+    out = np.zeros_like(x)
+    code = _spilling.warmup(x, y, out, N, grid=(1,), num_warps=1).asm["amdgcn"]
+    assert ("buffer_store_dword" if knobs.target == "sim:gfx90a" else "scratch_store") in code
+    _spilling[(1,)](x, y, out, N, num_warps=1)
+    np.testing.assert_allclose(out, np.cumsum(x, 1, dtype=np.float64) * np.cumsum(y, 0, dtype=np.float64) + x - y,
+                               rtol=1e-5)

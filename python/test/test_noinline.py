@@ -217,14 +217,20 @@ def test_library_functions_in_a_callee(rng):
 
 
 def test_gpu_targets_call_device_functions(target):
-    # NVIDIA: one .func per specialization and a call per call site (the simulator runs the calls). The CPU and
-    # AMD inline them before lowering (tile IR still calls).
+    # The GPUs: one function per specialization and a call per call site, which the simulators run (NVIDIA:
+    # .func and call.uni; AMD: s_swappc_b64 into the function, s_setpc_b64 back). The CPU inlines them before
+    # lowering (tile IR still calls).
     x, y, out = np.ones(16, np.float32), np.ones(16, np.float32), np.zeros(3, np.float32)
     kernel = _sums.warmup(x, y, out, 16, grid=(1,))
     if target.startswith(("sim:sm", "cuda:")):
         ptx = kernel.asm["ptx"]
         assert len(re.findall(r"^\.func .*_scaled_sum_\d+\($", ptx, re.M)) == 2, ptx
         assert len(re.findall(r"call\.uni \(retval0\), _scaled_sum_\d+,", ptx)) == 3, ptx
+    elif target.startswith(("sim:gfx", "hip:")):  # test_amd_sim.py runs these on every AMD chip
+        code = kernel.asm["amdgcn"]
+        assert len(re.findall(r"^_scaled_sum_\d+:$", code, re.M)) == 2, code
+        assert len(re.findall(r"s_swappc_b64", code)) == 3, code
+        assert len(re.findall(r"s_setpc_b64", code)) == 2, code
 
 
 @triton.jit(noinline=True)

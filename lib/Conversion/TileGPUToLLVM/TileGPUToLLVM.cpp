@@ -197,11 +197,20 @@ LogicalResult gpu::lowerTileGPUToLLVM(ModuleOp module,
   target.addLegalDialects(llvmTarget);
   if (failed(applyFullConversion(module, llvmTarget, std::move(llvmPatterns))))
     return failure();
-  // The noinline functions stay functions of their own, called.
+  // The noinline functions stay functions of their own, called. Every
+  // thread of the program runs each call (their shuffles and barriers need
+  // them all): convergent, so that LLVM never moves a call under a branch
+  // some threads skip.
   for (StringAttr name : called)
     if (auto fn = module.lookupSymbol<LLVM::LLVMFuncOp>(name)) {
       fn.setLinkage(LLVM::Linkage::Internal);
       fn.setNoInline(true);
+      fn.setConvergent(true);
     }
+  module.walk([&](LLVM::CallOp call) {
+    if (auto callee = call.getCallee();
+        callee && llvm::is_contained(called, StringAttr::get(ctx, *callee)))
+      call.setConvergent(true);
+  });
   return success();
 }

@@ -175,6 +175,16 @@ void globalStore(Wave &w, const Inst &I) {
   queueNothing(w.vm);
 }
 
+/// `bytes` of the lane's private memory at `a`; an error outside them.
+uint8_t *privateAt(const Wave &w, uint64_t a, unsigned bytes, int lane) {
+  uint64_t perLane = w.kernel->privateBytes;
+  if (a + bytes > perLane)
+    w.fail("scratch access of " + std::to_string(bytes) + " bytes at " + std::to_string(a) + " outside the lane's " +
+               std::to_string(perLane) + " bytes of private memory",
+           lane);
+  return const_cast<uint8_t *>(w.scratch.data()) + perLane * uint64_t(lane) + a;
+}
+
 /// A buffer resource (V#): base address, stride, num_records.
 struct Resource {
   uint64_t base;
@@ -216,6 +226,21 @@ void bufferAccess(Wave &w, const Inst &I, bool store) {
     if (store)
       pack(wd, data, bytes);
     bool any = false;
+    if (r.base == kPrivateBase) {
+      // The private segment buffer: the lane's own bytes (the hardware
+      // swizzles lanes' dwords; each lane sees its own addresses).
+      uint8_t *p = privateAt(w, offset, wd.bytes, lane);
+      if (store)
+        std::memcpy(p, bytes, wd.bytes);
+      else
+        std::memcpy(bytes, p, wd.bytes);
+      if (!store) {
+        unpack(wd, bytes, data);
+        for (unsigned k = 0; k < regs; ++k)
+          values[k * kLanes + lane] = data[k];
+      }
+      continue;
+    }
     for (unsigned k = 0; k < wd.bytes; k += 4) {
       unsigned size = std::min(4u, wd.bytes - k);
       if (offset + k + size > r.records)
@@ -355,7 +380,6 @@ void scratchAccess(Wave &w, const Inst &I, bool store) {
   Width wd = widthFor(w, I, std::strlen(store ? "scratch_store_" : "scratch_load_"));
   size_t vaddr = store ? 0 : 1;
   const Operand &v = op(w, I, vaddr), &saddr = op(w, I, store ? 2 : 2);
-  uint64_t perLane = w.kernel->privateBytes;
   unsigned regs = regsOf(wd);
   std::vector<uint32_t> values(size_t(regs) * kLanes, 0);
   for (int lane = 0; lane < kLanes; ++lane) {
@@ -363,11 +387,7 @@ void scratchAccess(Wave &w, const Inst &I, bool store) {
       continue;
     uint64_t a = (v.kind == OpKind::Off ? 0 : readLane(w, v, lane, Ty::B32)) +
                  (saddr.kind == OpKind::Off ? 0 : readScalar(w, saddr, Ty::B32)) + uint64_t(int64_t(I.mods.offset));
-    if (a + wd.bytes > perLane)
-      w.fail("scratch access of " + std::to_string(wd.bytes) + " bytes at " + std::to_string(a) +
-                 " outside the lane's " + std::to_string(perLane) + " bytes of private memory",
-             lane);
-    uint8_t *p = w.scratch.data() + perLane * uint64_t(lane) + a;
+    uint8_t *p = privateAt(w, a, wd.bytes, lane);
     uint32_t data[4] = {0, 0, 0, 0};
     if (store) {
       for (unsigned r = 0; r < regs; ++r)

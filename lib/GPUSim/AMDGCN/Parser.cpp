@@ -293,6 +293,27 @@ struct PendingLabel {
   std::string name;
 };
 
+/// A function's address relative to the s_getpc_b64 before it
+/// (`callee@rel32@lo+4`, `callee@rel32@hi+12`): its low or high half.
+struct PendingCall {
+  size_t inst, op;
+  std::string callee;
+  bool high;
+};
+
+/// Whether `t` is `<symbol>@rel32@lo<+addend>` or `...@hi...`.
+bool relativeAddress(const std::string &t, std::string &symbol, bool &high) {
+  size_t at = t.find("@rel32@");
+  if (at == std::string::npos || at == 0)
+    return false;
+  std::string half = t.substr(at + 7, 2);
+  if (half != "lo" && half != "hi")
+    return false;
+  symbol = t.substr(0, at);
+  high = half == "hi";
+  return true;
+}
+
 /// The `key: value` of a metadata line ("  - .offset: 8" included).
 bool metadataField(const std::string &line, size_t &indent, bool &item, std::string &key,
                    std::string &value) {
@@ -336,6 +357,8 @@ Module parse(const std::string &text) {
   Kernel *current = nullptr;
   std::map<std::string, size_t> labels;
   std::vector<PendingLabel> pendingLabels;
+  // Each function's relative addresses of the functions it calls.
+  std::map<std::string, std::vector<PendingCall>> pendingCalls;
   std::map<std::string, Kernel> descriptors; // .amdhsa_kernel name -> fields
   Kernel *descriptor = nullptr;
   bool inMetadata = false;
@@ -522,6 +545,14 @@ Module parse(const std::string &text) {
       if (modifier(t, inst.mods, isDpp))
         continue;
       Operand o;
+      std::string callee;
+      bool high;
+      if (relativeAddress(t, callee, high)) {
+        o.kind = OpKind::Int; // set when the functions are linked
+        pendingCalls[current->name].push_back({current->code.size(), inst.ops.size(), callee, high});
+        inst.ops.push_back(o);
+        continue;
+      }
       if (!operand(t, o))
         failLine(lineNo, line, "cannot read the operand '" + t + "'");
       if (o.kind == OpKind::Label)
@@ -538,11 +569,50 @@ Module parse(const std::string &text) {
     current->code.push_back(std::move(inst));
   }
   finishFunction();
+  // Functions without a kernel descriptor are device functions: each
+  // kernel's code is its own followed by all of them, their branch targets
+  // moved along, and their relative addresses resolved against that code.
+  std::vector<Kernel> functionsOnly, kernelsOnly;
+  for (Kernel &k : module.kernels)
+    (descriptors.count(k.name) ? kernelsOnly : functionsOnly).push_back(std::move(k));
+  module.kernels = std::move(kernelsOnly);
+  for (Kernel &k : module.kernels) {
+    std::map<std::string, size_t> entry{{k.name, 0}};
+    std::vector<std::pair<std::string, size_t>> parts{{k.name, 0}};
+    for (const Kernel &f : functionsOnly) {
+      size_t base = k.code.size();
+      entry[f.name] = base;
+      parts.push_back({f.name, base});
+      for (Inst inst : f.code) {
+        for (Operand &o : inst.ops)
+          if (o.kind == OpKind::Label && o.target >= 0)
+            o.target += int64_t(base);
+        k.code.push_back(std::move(inst));
+      }
+    }
+    for (auto [name, base] : parts) {
+      auto calls = pendingCalls.find(name);
+      if (calls == pendingCalls.end())
+        continue;
+      for (const PendingCall &c : calls->second) {
+        Inst &inst = k.code[base + c.inst];
+        auto callee = entry.find(c.callee);
+        if (callee == entry.end())
+          failLine(inst.line, inst.text, "no function " + c.callee + " in the module");
+        // The address s_getpc_b64 gave: of the instruction after it.
+        size_t getpc = base + c.inst;
+        while (getpc > base && k.code[getpc].base != "s_getpc_b64")
+          --getpc;
+        if (k.code[getpc].base != "s_getpc_b64")
+          failLine(inst.line, inst.text, "a relative address with no s_getpc_b64 before it");
+        uint64_t delta = codeAddress(callee->second) - codeAddress(getpc + 1);
+        inst.ops[c.op].bits = c.high ? delta >> 32 : delta & 0xffffffffu;
+      }
+    }
+  }
   // Descriptors and metadata complete the kernels.
   for (Kernel &k : module.kernels) {
     auto d = descriptors.find(k.name);
-    if (d == descriptors.end())
-      throw SimError("AMDGCN: function " + k.name + " has no .amdhsa_kernel descriptor");
     std::vector<Inst> code = std::move(k.code);
     std::string name = k.name;
     k = d->second;

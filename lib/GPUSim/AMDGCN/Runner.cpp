@@ -7,8 +7,9 @@
 // reaches s_barrier or s_endpgm; a barrier opens when every wave of the
 // workgroup has reached it or ended. Workgroups run one after another in
 // the grid's order. Arrays are padded to whole dwords. Scratch is each
-// lane's own bytes (scratch_* instructions; gfx90a's buffer scratch is not
-// modeled).
+// lane's own bytes (scratch_* instructions, and gfx90a's buffer accesses
+// through the private segment buffer). Device functions follow the kernel's
+// code; calls jump by code address (Wave.h's codeAddress).
 //
 //===----------------------------------------------------------------------===//
 #include "Wave.h"
@@ -229,11 +230,15 @@ LaunchResult launch(const Module &module, const std::string &name, const LaunchC
             w.s[s++] = uint32_t(v);
             w.s[s++] = uint32_t(v >> 32);
           };
-          // Scratch and the queue: the kernel has no scratch (checked
-          // above) and the simulator no queue; their registers hold 0.
-          if (k.privateSegmentBuffer)
-            for (int i = 0; i < 4; ++i)
-              w.s[s++] = 0;
+          // Scratch: the private segment buffer is a resource the memory
+          // ops map to the lane's private bytes (flat scratch, its
+          // init and the wave offset hold 0: each wave's scratch is its
+          // own); the simulator has no queue.
+          if (k.privateSegmentBuffer) {
+            pair(kPrivateBase | uint64_t(0) << 48);
+            w.s[s++] = 0xffffffffu; // num_records: the bounds are the lane's
+            w.s[s++] = 0;
+          }
           if (k.dispatchPtr)
             pair(packet);
           if (k.queuePtr)

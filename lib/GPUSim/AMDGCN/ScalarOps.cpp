@@ -8,6 +8,8 @@
 //===----------------------------------------------------------------------===//
 #include "Wave.h"
 
+#include <cstdio>
+
 namespace tessel::gpusim::amdgcn {
 namespace {
 
@@ -87,6 +89,17 @@ void saveexec(Wave &w, const Inst &I, uint64_t (*f)(uint64_t s, uint64_t exec)) 
 void branchIf(Wave &w, const Inst &I, bool taken) {
   if (taken)
     w.pc = size_t(op(w, I, 0).target);
+}
+
+/// Continues at code address `address` (a call or a return).
+void jumpTo(Wave &w, uint64_t address, size_t codeSize) {
+  uint64_t index = (address - kCodeBase) / 4;
+  if (address < kCodeBase || address % 4 || index >= codeSize) {
+    char hex[32];
+    std::snprintf(hex, sizeof hex, "0x%llx", static_cast<unsigned long long>(address));
+    w.fail(std::string("jumps to ") + hex + ", which is not an instruction of the kernel or its functions");
+  }
+  w.pc = size_t(index);
 }
 
 } // namespace
@@ -261,6 +274,15 @@ void registerScalarOps(Table &t) {
   t["s_andn2_saveexec_b64"] = [](Wave &w, const Inst &I) {
     saveexec(w, I, [](uint64_t s, uint64_t e) { return s & ~e; });
   };
+  // Calls: the return address is the next instruction's (w.pc is already
+  // past this one).
+  t["s_getpc_b64"] = [](Wave &w, const Inst &I) { writeScalar64(w, op(w, I, 0), codeAddress(w.pc)); };
+  t["s_swappc_b64"] = [](Wave &w, const Inst &I) {
+    uint64_t target = s64(w, I, 1);
+    writeScalar64(w, op(w, I, 0), codeAddress(w.pc));
+    jumpTo(w, target, w.kernel->code.size());
+  };
+  t["s_setpc_b64"] = [](Wave &w, const Inst &I) { jumpTo(w, s64(w, I, 0), w.kernel->code.size()); };
   t["s_branch"] = [](Wave &w, const Inst &I) { branchIf(w, I, true); };
   t["s_cbranch_scc0"] = [](Wave &w, const Inst &I) { branchIf(w, I, !w.scc); };
   t["s_cbranch_scc1"] = [](Wave &w, const Inst &I) { branchIf(w, I, w.scc); };

@@ -97,6 +97,17 @@ uint64_t readLane64(const Wave &w, const Operand &o, int lane, Ty ty);
 /// Writes a vector register of the operand's range (VGPR or AGPR).
 uint32_t &laneRef(Wave &w, const Operand &o, int lane, int part = 0);
 
+/// Code addresses (s_getpc_b64, s_swappc_b64, s_setpc_b64): instruction `i`
+/// of a kernel's code (its device functions appended) is at
+/// kCodeBase + 4 * i, wherever it lies in the real code object.
+inline constexpr uint64_t kCodeBase = uint64_t(0x7e00) << 32;
+inline uint64_t codeAddress(size_t index) { return kCodeBase + 4 * uint64_t(index); }
+
+/// The base address of the private segment buffer (gfx90a's scratch
+/// resource, s[0:3] of kernels that ask for it): buffer accesses through it
+/// reach the lane's private memory, as scratch_* instructions do.
+inline constexpr uint64_t kPrivateBase = uint64_t(0xfffe) << 32;
+
 inline float asFloat(uint32_t b) { float f; std::memcpy(&f, &b, 4); return f; }
 inline uint32_t asBits(float f) { uint32_t b; std::memcpy(&b, &f, 4); return b; }
 inline double asDouble(uint64_t b) { double d; std::memcpy(&d, &b, 8); return d; }

@@ -4,14 +4,15 @@
 // inlined, each tensor passed as the registers a thread holds (pointers
 // of a 64x64 block on 128 threads; one f32 of the replicated row maxima).
 // Its conversion's scratch is the program's shared memory; the call claims
-// it, after a barrier.
+// it, after a barrier. Calls are convergent: every thread makes each one
+// (LLVM must not sink one into a branch that only some threads take).
 
 // CHECK: module attributes {tilegpu.shared = 256 : i32
 // CHECK-LABEL: llvm.func @kernel
 // (The kernel's own four conversions start with theirs.)
 // CHECK-COUNT-5: nvvm.barrier0
-// CHECK-NEXT: llvm.call @row_max_0(%{{[0-9]+}}, {{.*}}) : ({{(!llvm.ptr<1>, )+}}!llvm.ptr<1>) -> f32
-// CHECK: llvm.func internal @row_max_0({{.*}}) -> f32 attributes {no_inline
+// CHECK-NEXT: llvm.call @row_max_0(%{{[0-9]+}}, {{.*}}) {convergent} : ({{(!llvm.ptr<1>, )+}}!llvm.ptr<1>) -> f32
+// CHECK: llvm.func internal @row_max_0({{.*}}) -> f32 attributes {convergent, no_inline
 func.func @kernel(%in: !tile.ptr<f16>, %out: !tile.ptr<f32>) attributes {tile.kernel} {
   %r = tile.make_range {start = 0 : i32, end = 64 : i32} : tensor<64xi32>
   %c64 = arith.constant dense<64> : tensor<64xi32>

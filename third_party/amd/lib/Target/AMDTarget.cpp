@@ -227,6 +227,7 @@ llvm::Error compileAMD(ModuleOp module, const std::string &chip,
   PassManager toGPU(ctx);
   TilePipelineOptions tileOptions; // 8-bit floats and int->bf16 in software
   tileOptions.numStages = options.numStages;
+  tileOptions.inlineCalls = false; // functions, called (s_swappc_b64)
   buildTilePipeline(toGPU, tileOptions);
   ConvertTileToTileGPUOptions layoutOptions;
   layoutOptions.numWarps = options.numWarps;
@@ -257,6 +258,23 @@ llvm::Error compileAMD(ModuleOp module, const std::string &chip,
   if (auto attr = module->getAttrOfType<IntegerAttr>("tilegpu.shared"))
     shared = attr.getInt();
   module->removeAttr("tilegpu.shared");
+  // Functions other than a kernel reach dynamic LDS through an offset table
+  // in the code object (LLVM's LDS lowering). A kernel with noinline
+  // functions has static LDS instead, at one address they all use: the
+  // code object's LDS size includes it and the launch adds none.
+  bool calls = llvm::any_of(module.getOps<LLVM::LLVMFuncOp>(),
+                            [&](LLVM::LLVMFuncOp fn) {
+                              return !fn.isExternal() &&
+                                     fn.getName() != result.name;
+                            });
+  if (calls && shared > 0)
+    if (auto array = module.lookupSymbol<LLVM::GlobalOp>("tessel_shared")) {
+      array.setGlobalType(
+          LLVM::LLVMArrayType::get(IntegerType::get(ctx, 8), shared));
+      array.setLinkage(LLVM::Linkage::Internal);
+      array.setValueAttr(LLVM::UndefAttr::get(ctx));
+      shared = 0;
+    }
   result.stages.push_back({"llir", print(module)});
 
   auto compiled =
