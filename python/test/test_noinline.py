@@ -340,3 +340,27 @@ def test_host_descriptor_arguments(rng):
     _host_descriptors[(triton.cdiv(M, BM),)](TensorDescriptor(x, [M, N], [N, 1], [BM, N]),
                                              TensorDescriptor(y, [M, N], [N, 1], [BM, N]), BM)
     np.testing.assert_array_equal(y, x * 2)
+
+
+@triton.jit(noinline=True)
+def _zero_first(X):
+    tl.store(X, 0)
+
+
+@triton.jit
+def _maxnreg_kernel(X):
+    _zero_first(X)
+    tl.store(X + 1, 0)
+    _zero_first(X + 2)
+
+
+def test_maxnreg_bounds_the_kernel_not_its_functions(target):
+    # Triton's test_maxnreg: .maxnreg 42 on the .entry, not on the .func's.
+    X = np.ones(3, np.int32)
+    kernel = _maxnreg_kernel[(1,)](X, maxnreg=42)
+    np.testing.assert_array_equal(X, 0)
+    if target.startswith(("sim:sm", "cuda:")):
+        ptx = kernel.asm["ptx"]
+        assert re.search(r"\.visible \.entry [^{;]*\.maxnreg 42", ptx), ptx
+        assert not re.search(r"\.func [^{;]*\.maxnreg", ptx), ptx
+        assert ptx.count(".func") >= 1

@@ -315,6 +315,13 @@ llvm::Error compileNVIDIA(ModuleOp module, int sm, bool archSpecific,
   toLLVM.addPass(createCSEPass());
   if (failed(toLLVM.run(module)))
     return diagnostics.fail("lowering to NVVM failed");
+  // maxnreg bounds the kernel's registers (.maxnreg on the .entry, as
+  // Triton writes it; ptxas gets --maxrregcount too), not its functions'.
+  if (options.maxnreg > 0)
+    if (auto entry = module.lookupSymbol<LLVM::LLVMFuncOp>(result.name))
+      entry->setAttr(NVVM::NVVMDialect::getMaxnregAttrName(),
+                     IntegerAttr::get(IntegerType::get(ctx, 32),
+                                      options.maxnreg));
   int64_t shared = 0;
   if (auto attr = module->getAttrOfType<IntegerAttr>("tilegpu.shared"))
     shared = attr.getInt();
