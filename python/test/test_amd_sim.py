@@ -234,3 +234,28 @@ def test_spilled_registers_come_back(rng):
     _spilling[(1,)](x, y, out, N, num_warps=1)
     np.testing.assert_allclose(out, np.cumsum(x, 1, dtype=np.float64) * np.cumsum(y, 0, dtype=np.float64) + x - y,
                                rtol=1e-5)
+
+
+_CLZLL = {(tl.int64,): ("__nv_clzll", tl.int32)}
+
+
+@tl.core.extern
+def _clzll(x, _semantic=None):
+    return tl.core.extern_elementwise("", "", [x], _CLZLL, is_pure=True, _semantic=_semantic)
+
+
+@tessel.jit
+def _count_leading_zeros(x_ptr, y_ptr, N: tl.constexpr):
+    i = tl.arange(0, N)
+    tl.store(y_ptr + i, _clzll(tl.load(x_ptr + i)))
+
+
+def test_saturating_integer_adds(rng):
+    # 64-bit ctlz is min3(ffbh(hi), ffbh(lo) + 32 with clamp, 64): a zero low half's 0xffffffff must stay
+    # saturated (the simulator ignored clamp on integer adds: clzll(0) was 31, not 64).
+    x = rng.integers(-2**63, 2**63 - 1, 64, dtype=np.int64)
+    x[:4] = [0, 1, 1 << 40, -1]
+    y = np.zeros(64, np.int32)
+    _count_leading_zeros[(1,)](x, y, 64)
+    assert "clamp" in _count_leading_zeros.warmup(x, y, 64, grid=(1,)).asm["amdgcn"]
+    np.testing.assert_array_equal(y, [64 - (int(v) & (2**64 - 1)).bit_length() for v in x])

@@ -288,6 +288,19 @@ InstClass classOf(const Inst &I) {
   return InstClass::IntArith;
 }
 
+/// The instructions whose handlers apply the clamp modifier: f32 results to
+/// [0, 1] (Lanes.h's outF32), integer sums and differences saturated.
+const std::set<std::string> &clamped() {
+  static const std::set<std::string> names = {
+      "v_add_f32", "v_sub_f32", "v_subrev_f32", "v_mul_f32", "v_fma_f32", "v_fmaak_f32", "v_fmamk_f32",
+      "v_fmac_f32", "v_max_f32", "v_min_f32", "v_max3_f32", "v_min3_f32", "v_med3_f32", "v_exp_f32",
+      "v_log_f32", "v_rcp_f32", "v_rcp_iflag_f32", "v_rsq_f32", "v_sqrt_f32", "v_sin_f32", "v_cos_f32",
+      "v_trunc_f32", "v_floor_f32", "v_ceil_f32", "v_rndne_f32", "v_ldexp_f32",
+      "v_add_u32", "v_sub_u32", "v_subrev_u32", "v_add_co_u32", "v_addc_co_u32", "v_sub_co_u32",
+      "v_subb_co_u32", "v_subrev_co_u32", "v_subbrev_co_u32", "v_add_u16", "v_sub_u16"};
+  return names;
+}
+
 struct PendingLabel {
   size_t inst, op;
   std::string name;
@@ -564,6 +577,8 @@ Module parse(const std::string &text) {
     auto it = ops.find(inst.base);
     if (it == ops.end())
       failLine(lineNo, line, "the simulator does not model " + inst.op);
+    if (inst.mods.clamp && !clamped().count(inst.base))
+      failLine(lineNo, line, "the simulator does not model clamp on " + inst.op);
     inst.run = it->second;
     inst.cls = classOf(inst);
     current->code.push_back(std::move(inst));

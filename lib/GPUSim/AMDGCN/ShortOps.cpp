@@ -56,8 +56,10 @@ void registerShortOps(Table &t) {
       return ((s.bits(2, Ty::B32) >> k) & 1) != 0;
     }, false);
   };
-  V1("v_add_u16", return uint16_t(u16(s, 1) + u16(s, 2)););
-  V1("v_sub_u16", return uint16_t(u16(s, 1) - u16(s, 2)););
+  V1("v_add_u16", uint32_t r = uint32_t(u16(s, 1)) + u16(s, 2);
+     return s.I.mods.clamp && r > 0xffff ? 0xffffu : uint16_t(r););
+  V1("v_sub_u16", uint32_t a = u16(s, 1), b = u16(s, 2);
+     return s.I.mods.clamp && b > a ? 0u : uint16_t(a - b););
   V1("v_subrev_u16", return uint16_t(u16(s, 2) - u16(s, 1)););
   V1("v_mul_lo_u16", return uint16_t(u16(s, 1) * u16(s, 2)););
   V1("v_mad_u16", return uint16_t(u16(s, 1) * u16(s, 2) + u16(s, 3)););

@@ -113,7 +113,10 @@ void carryOp(Wave &w, const Inst &I) {
     uint64_t a = s.bits(Reverse ? 3 : 2, Ty::B32), b = s.bits(Reverse ? 2 : 3, Ty::B32);
     uint64_t in = CarryIn ? maskBit(s.w, op(s.w, s.I, 4), s.lane) : 0;
     uint64_t r = Sub ? a - b - in : a + b + in;
-    flags |= uint64_t(Sub ? b + in > a : (r >> 32) != 0) << s.lane;
+    bool carry = Sub ? b + in > a : (r >> 32) != 0;
+    flags |= uint64_t(carry) << s.lane;
+    if (s.I.mods.clamp && carry) // saturated: 0 below, all ones above
+      return Sub ? 0u : 0xffffffffu;
     return uint32_t(r);
   });
   writeScalar64(w, op(w, I, 1), flags);
@@ -222,9 +225,14 @@ void registerVectorOps(Table &t) {
      for (int i = 0; i < 4; ++i) r |= permByte(in, sel >> (8 * i)) << (8 * i); return r;);
   V1("v_cndmask_b32", return maskBit(s.w, op(s.w, s.I, 3), s.lane) ? s.bits(2, Ty::B32) : s.bits(1, Ty::B32););
   // Integer arithmetic.
-  V1("v_add_u32", return s.bits(1, Ty::B32) + s.bits(2, Ty::B32););
-  V1("v_sub_u32", return s.bits(1, Ty::B32) - s.bits(2, Ty::B32););
-  V1("v_subrev_u32", return s.bits(2, Ty::B32) - s.bits(1, Ty::B32););
+  // With clamp, unsigned results saturate (LLVM's 64-bit ctlz adds 32 to
+  // v_ffbh_u32's 0xffffffff for a zero low half and relies on it).
+  V1("v_add_u32", uint64_t r = uint64_t(s.bits(1, Ty::B32)) + s.bits(2, Ty::B32);
+     return s.I.mods.clamp && r >> 32 ? 0xffffffffu : uint32_t(r););
+  V1("v_sub_u32", uint32_t a = s.bits(1, Ty::B32), b = s.bits(2, Ty::B32);
+     return s.I.mods.clamp && b > a ? 0u : a - b;);
+  V1("v_subrev_u32", uint32_t a = s.bits(2, Ty::B32), b = s.bits(1, Ty::B32);
+     return s.I.mods.clamp && b > a ? 0u : a - b;);
   V1("v_add3_u32", return s.bits(1, Ty::B32) + s.bits(2, Ty::B32) + s.bits(3, Ty::B32););
   V1("v_xad_u32", return (s.bits(1, Ty::B32) ^ s.bits(2, Ty::B32)) + s.bits(3, Ty::B32););
   V1("v_lshl_add_u32", return (s.bits(1, Ty::B32) << (s.bits(2, Ty::B32) & 31)) + s.bits(3, Ty::B32););
