@@ -259,3 +259,19 @@ def test_saturating_integer_adds(rng):
     _count_leading_zeros[(1,)](x, y, 64)
     assert "clamp" in _count_leading_zeros.warmup(x, y, 64, grid=(1,)).asm["amdgcn"]
     np.testing.assert_array_equal(y, [64 - (int(v) & (2**64 - 1)).bit_length() for v in x])
+
+
+def test_a_full_disk_is_an_error_not_an_exit(tmp_path, target):
+    # The AMD compile writes the object LLD links: on a full disk (EFBIG) it ended the process with status 1 and
+    # no message (raw_fd_ostream's fatal error); it is a BackendError saying so.
+    import os
+    import subprocess
+    from test_cache import DISK_FULL_SCRIPT, KERNEL_SOURCE
+    (tmp_path / "full_kernel.py").write_text(KERNEL_SOURCE.format(scale=2, helper_factor=3, kernel_extra=""))
+    script = tmp_path / "full.py"
+    script.write_text(DISK_FULL_SCRIPT.format(dir=str(tmp_path), limit=1000))
+    env = dict(os.environ, TESSEL_CACHE_DIR=str(tmp_path / "cache"), TESSEL_TARGET=target,
+               PYTHONPATH=os.pathsep.join(sys.path), PYTHONDONTWRITEBYTECODE="1")
+    p = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.startswith("error BackendError") and "File too large" in p.stdout, p.stdout

@@ -102,7 +102,8 @@ def _target_kernel(out):
 def test_target_info_answers_for_the_kernel_target(target):
     out = np.zeros(5, np.int32)
     _target_kernel[(1,)](out)
-    want = {"cpu": [0, 0, 0, 0, -1], "sim:sm_80": [1, 1, 0, 0, 80], "sim:sm_90a": [1, 1, 1, 0, 90]}[target]
+    want = {"cpu": [0, 0, 0, 0, -1], "sim:sm_80": [1, 1, 0, 0, 80], "sim:sm_90a": [1, 1, 1, 0, 90],
+            "sim:gfx90a": [0, 0, 0, 1, -1], "sim:gfx942": [0, 0, 0, 1, -1], "sim:gfx950": [0, 0, 0, 1, -1]}[target]
     np.testing.assert_array_equal(out, want)
 
 

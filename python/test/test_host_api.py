@@ -83,12 +83,15 @@ def test_template_kernel_rewritten_with_unsafe_update_src(expr, numpy_expr, dtyp
     z = np.zeros_like(x)
     kernel[(1,)](z, x, SIZE=128, num_warps=4)
     expected = eval(numpy_expr, {"np": np, "x": x}).astype(dtype)
-    np.testing.assert_allclose(z, expected, rtol=1e-6)
+    # x * x - 3 may be one fma (Triton's default fp fusion; AMD's backend fuses it): the product is not rounded,
+    # which differs from numpy's by up to half an ulp of x * x where the difference cancels.
+    atol = float(np.spacing(x * x).max()) / 2 if "x * x" in expr else 0
+    np.testing.assert_allclose(z, expected, rtol=1e-6, atol=atol)
     # Triton's interpreter runs the same edited template to the same numbers.
     theirs = torch.zeros(128, dtype=getattr(torch, np.dtype(dtype).name))
     patch_kernel_interpreted(_unary_template, {"GENERATE_TEST_HERE": expr})[(1,)](
         theirs, torch.from_numpy(x), SIZE=128)
-    np.testing.assert_allclose(z, theirs.numpy(), rtol=1e-6)
+    np.testing.assert_allclose(z, theirs.numpy(), rtol=1e-6, atol=atol)
 
 
 BINARY = [("x + y", "x + y", f32, f32), ("x * y", "x * y", i32, i32), ("x & y", "x & y", i32, i32),
@@ -330,6 +333,14 @@ def test_compiled_kernel_reports_its_resources(target, rand):
         assert kernel.n_regs == properties["max_num_regs"] // 8 and kernel.n_spills == 0
         assert properties["max_num_regs"] // (kernel.n_regs * properties["warpSize"] * meta.num_warps) == 1
         assert meta.shared == int(re.search(r"shared=(\d+)", kernel.asm["launch"]).group(1))
+    elif target.startswith("sim:gfx"):
+        # The code object's metadata (LLVM's AMDGPU backend) says what the kernel holds.
+        code = kernel.asm["amdgcn"]
+        assert meta.target.backend == "hip" and meta.target.warp_size == 64 and meta.target.arch == target[4:]
+        assert kernel.n_regs == int(re.search(r"\.vgpr_count:\s+(\d+)", code).group(1)) > 0
+        assert kernel.n_spills == int(re.search(r"\.private_segment_fixed_size:\s+(\d+)", code).group(1)) // 4
+        assert meta.shared == int(re.search(r"\.group_segment_fixed_size:\s+(\d+)", code).group(1)) + \
+            int(re.search(r"shared=(\d+)", kernel.asm["launch"]).group(1))
     else:
         assert meta.target.backend == "cuda" and meta.target.warp_size == 32
         assert meta.target.arch == int(re.search(r"\d+", target).group())

@@ -99,6 +99,9 @@ def test_driver_active_as_triton_programs_use_it(target):
     if target.startswith("cpu"):
         assert current.backend == "cpu" and current.warp_size == 1
         assert properties["multiprocessor_count"] == _C.num_threads()
+    elif target.startswith("sim:gfx"):  # a simulated AMD GPU, with host arrays
+        assert current.backend == "hip" and current.warp_size == 64 and current.arch == target[4:]
+        assert properties["warpSize"] == 64 and properties["multiprocessor_count"] > 0
     else:  # a simulated GPU is the GPU it simulates, with host arrays
         assert target.startswith("sim:sm_")
         assert current.backend == "cuda" and current.warp_size == 32

@@ -310,7 +310,8 @@ def test_too_much_shared_memory_is_out_of_resources(target):
         kernel._init_handles()
         assert kernel.metadata.shared >= 0
         return
-    limit = {"sim:sm_80": 163 * 1024, "sim:sm_90a": 227 * 1024}[target]
+    limit = {"sim:sm_80": 163 * 1024, "sim:sm_90a": 227 * 1024, "sim:gfx90a": 64 * 1024, "sim:gfx942": 64 * 1024,
+             "sim:gfx950": 160 * 1024}[target]
     with pytest.raises(tessel.OutOfResources) as info:
         _big_dot_kernel.warmup(f32, f32, BM=256, BK=256, grid=(1,))
     error = info.value

@@ -11,6 +11,9 @@ What the numbers are, per target:
   memory (ptxas's stack frame, spills included) in 4-byte words, as Triton reads it from the driver;
   `metadata.shared` is the bytes of shared memory one program uses (dynamic and static). Without ptxas (PTX handed
   to the driver) registers and local memory are unknown and read 0.
+* AMD (hip:*, sim:gfx*): `n_regs` is the kernel's VGPRs per lane (the code object's .vgpr_count); `n_spills` its
+  scratch per lane (private segment) in 4-byte words; `metadata.shared` the LDS one workgroup uses (the code
+  object's static LDS and the launch's dynamic part).
 * CPU: one program runs at a time on each worker thread and keeps its thread's registers to itself; `n_regs` is
   that whole register budget (the device's `max_num_regs`, shared by `warpSize * num_warps` = `num_warps` "threads"),
   so that Triton's occupancy formula `max_num_regs // (n_regs * warpSize * num_warps)` gives the one program per
@@ -76,12 +79,16 @@ def _is_cpu(kernel: Any) -> bool:
     return kernel.target.split(":")[0] == "cpu"
 
 
+def _is_amd(kernel: Any) -> bool:
+    return kernel.target.startswith(("hip:", "sim:gfx"))
+
+
 def _device_target(target: str) -> Any:
     from ..backends.cpu import DeviceTarget
     backend, _, arch = target.partition(":")
     if backend == "cpu":
         return DeviceTarget("cpu", arch, 1)
-    if backend == "hip":
+    if backend == "hip" or arch.startswith("gfx"):
         return DeviceTarget("hip", arch, 64)
     digits = "".join(c for c in arch if c.isdigit())
     return DeviceTarget("cuda", int(digits or 0), 32)
@@ -94,6 +101,8 @@ def _device_properties(kernel: Any) -> dict[str, int]:
 
 def _shared(kernel: Any) -> int:
     shared = int(_launch_stage(kernel).get("shared", 0))
+    if _is_amd(kernel):
+        return shared + int(_launch_stage(kernel).get("static_shared", 0))
     # ptxas reports the shared memory the PTX declares statically; the launch stage the dynamic part.
     return shared + _ptxas_number(kernel, r"(\d+) bytes smem")
 
@@ -114,12 +123,16 @@ def n_regs(kernel: Any) -> int:
         properties = _device_properties(kernel)
         threads = properties["warpSize"] * _options(kernel).get("num_warps", 4)
         return max(1, properties["max_num_regs"] // threads)
+    if _is_amd(kernel):
+        return int(_launch_stage(kernel).get("vgprs", 0))
     return int(_launch_stage(kernel).get("registers", 0))
 
 
 def n_spills(kernel: Any) -> int:
     if _is_cpu(kernel):
         return 0
+    if _is_amd(kernel):
+        return int(_launch_stage(kernel).get("scratch", 0)) // 4
     return _ptxas_number(kernel, r"(\d+) bytes stack frame") // 4
 
 
@@ -156,7 +169,8 @@ def getitem(kernel: Any, grid: Any) -> Callable[..., None]:
 def install(cls: Any) -> None:
     cls.metadata = property(metadata, doc="Triton's KernelMetadata: name, target, options, shared memory.")
     cls.n_regs = property(n_regs, doc="Registers per thread (see tessel.runtime.compiled_kernel for the CPU's).")
-    cls.n_spills = property(n_spills, doc="Local memory per thread in 4-byte words (NVIDIA); 0 on the CPU.")
+    cls.n_spills = property(n_spills, doc="Local memory (NVIDIA) or scratch (AMD) per thread in 4-byte words; 0 on "
+                                          "the CPU.")
     cls.hash = property(kernel_hash, doc="The kernel's cache key.")
     cls._init_handles = init_handles
     cls.__getitem__ = getitem

@@ -430,7 +430,7 @@ def _compile_module(builder: Any, target: str, options: dict[str, Any], kernel_n
     try:
         return _C.compile(builder, target, options)
     except _C.BackendError as e:
-        found = re.search(r"needs (\d+) bytes of shared memory per program; \S+ has (\d+)", str(e))
+        found = re.search(r"needs (\d+) bytes of (?:LDS \()?shared memory\)? per program; \S+ has (\d+)", str(e))
         if found is not None:
             raise errors.OutOfResources(int(found.group(1)), int(found.group(2)), "shared memory") from e
         from ..compiler.backend_errors import located_backend_error

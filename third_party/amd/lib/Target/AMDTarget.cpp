@@ -296,6 +296,7 @@ llvm::Error compileAMD(ModuleOp module, const std::string &chip,
   result.stages.push_back(
       {"launch", "num_warps=" + std::to_string(options.numWarps) +
                      "\nwarp_size=64\nshared=" + std::to_string(shared) +
+                     "\nstatic_shared=" + std::to_string(compiled->ldsBytes) +
                      "\nvgprs=" + std::to_string(compiled->vgprs) +
                      "\nagprs=" + std::to_string(compiled->agprs) +
                      "\nsgprs=" + std::to_string(compiled->sgprs) +

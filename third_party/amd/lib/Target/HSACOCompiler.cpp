@@ -5,6 +5,7 @@
 #include "tessel/Support/LLVMErrors.h"
 #include "tessel/Support/LLVMOptions.h"
 #include "tessel/Support/LinkBitcode.h"
+#include "tessel/Support/WriteFile.h"
 
 #include "lld/Common/Driver.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
@@ -136,14 +137,11 @@ llvm::Expected<std::string> linkHsaco(llvm::StringRef object) {
     llvm::sys::fs::remove(out);
     llvm::sys::fs::remove(dir);
   };
-  {
-    std::error_code ec;
-    llvm::raw_fd_ostream os(in, ec);
-    if (ec) {
-      cleanup();
-      return fail("cannot write " + in + ": " + ec.message());
-    }
-    os << object;
+  // Every write error comes back (a full disk): raw_fd_ostream would end the
+  // process on one.
+  if (llvm::Error err = writeNewFile(in.str().str(), object)) {
+    cleanup();
+    return fail(llvm::toString(std::move(err)));
   }
   std::string log;
   llvm::raw_string_ostream logStream(log);
