@@ -275,3 +275,38 @@ def test_a_full_disk_is_an_error_not_an_exit(tmp_path, target):
     p = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=300)
     assert p.returncode == 0, p.stderr
     assert p.stdout.startswith("error BackendError") and "File too large" in p.stdout, p.stdout
+
+
+@tessel.jit
+def _packed_halves(x_ptr, y_ptr, out_ptr, N: tl.constexpr):
+    offs = tl.arange(0, N)
+    x = tl.load(x_ptr + offs)
+    y = tl.load(y_ptr + offs)
+    pairs = [tl.inline_asm_elementwise("v_pk_mul_f16 $0, $1, $2", "=v,v,v", [x, y], dtype=tl.float16,
+                                       is_pure=True, pack=2),
+             tl.inline_asm_elementwise("v_pk_max_f16 $0, $1, $2", "=v,v,v", [x, y], dtype=tl.float16,
+                                       is_pure=True, pack=2),
+             tl.inline_asm_elementwise("v_pk_min_f16 $0, $1, $2", "=v,v,v", [x, y], dtype=tl.float16,
+                                       is_pure=True, pack=2),
+             # y negated in both halves (neg_lo, neg_hi): which elements share a register is the layout's, so
+             # only per-element modifiers have a meaning here.
+             tl.inline_asm_elementwise("v_pk_add_f16 $0, $1, $2 neg_lo:[0,1] neg_hi:[0,1]", "=v,v,v", [x, y],
+                                       dtype=tl.float16, is_pure=True, pack=2)]
+    for i in tl.static_range(4):
+        tl.store(out_ptr + i * N + offs, pairs[i])
+
+
+def test_packed_f16_math(rng):
+    # v_pk_*_f16, each half rounded once, against numpy's float16 (maxNum/minNum: a NaN operand yields the other).
+    N = 256
+    x = (rng.standard_normal(N) * 30).astype(np.float16)
+    y = (rng.standard_normal(N) * 30).astype(np.float16)
+    x[:4] = [np.nan, 0.0, 65504, 1e-7]
+    y[:4] = [1.0, -0.0, 2.0, 3e-7]
+    out = np.zeros(4 * N, np.float16)
+    _packed_halves[(1,)](x, y, out, N)
+    with np.errstate(over="ignore"):  # 65504 * 2 is inf in float16, as on the GPU
+        np.testing.assert_array_equal(out[:N], x * y)
+    np.testing.assert_array_equal(out[N:2 * N], np.fmax(x, y))
+    np.testing.assert_array_equal(out[2 * N:3 * N], np.fmin(x, y))
+    np.testing.assert_array_equal(out[3 * N:], x - y)

@@ -504,8 +504,12 @@ def test_sanitize_overflow_false():
 def _rotate(x_ptr, y_ptr, BLOCK: tl.constexpr):
     offs = tl.arange(0, BLOCK)
     x = tl.load(x_ptr + offs)
-    y = tl.inline_asm_elementwise("shf.l.wrap.b32 $0, $1, $1, 3;", "=r,r", [x], dtype=tl.uint32, is_pure=True,
-                                  pack=1)
+    if not tl.target_info.is_hip():
+        y = tl.inline_asm_elementwise("shf.l.wrap.b32 $0, $1, $1, 3;", "=r,r", [x], dtype=tl.uint32, is_pure=True,
+                                      pack=1)
+    else:  # AMDGCN: the high word of x:x shifted right by 29
+        y = tl.inline_asm_elementwise("v_alignbit_b32 $0, $1, $1, 29", "=v,v", [x], dtype=tl.uint32, is_pure=True,
+                                      pack=1)
     tl.store(y_ptr + offs, y)
 
 
@@ -527,6 +531,29 @@ def _asm_packed(a_ptr, b_ptr, c_ptr, d_ptr, BLOCK: tl.constexpr):
     offs = tl.arange(0, BLOCK)
     a = tl.load(a_ptr + offs)
     b = tl.load(b_ptr + offs)
+    if tl.target_info.is_hip():
+        # The same in AMDGCN: the bytes of $8 extracted, converted and maxed (outputs early-clobber: $0-$7 are
+        # written while $8-$12 are still read).
+        (c, d) = tl.inline_asm_elementwise(
+            asm="""
+            v_bfe_u32 $0, $8, 0, 8
+            v_bfe_u32 $1, $8, 8, 8
+            v_bfe_u32 $2, $8, 16, 8
+            v_lshrrev_b32 $3, 24, $8
+            v_cvt_f32_i32 $4, $0
+            v_cvt_f32_i32 $5, $1
+            v_cvt_f32_i32 $6, $2
+            v_cvt_f32_i32 $7, $3
+            v_max_f32 $4, $4, $9
+            v_max_f32 $5, $5, $10
+            v_max_f32 $6, $6, $11
+            v_max_f32 $7, $7, $12
+            """,
+            constraints="=&v,=&v,=&v,=&v,=&v,=&v,=&v,=&v,v,v,v,v,v",
+            args=[a, b], dtype=(tl.int32, tl.float32), is_pure=True, pack=4)
+        tl.store(c_ptr + offs, c)
+        tl.store(d_ptr + offs, d)
+        return
     (c, d) = tl.inline_asm_elementwise(
         asm="""
         {
@@ -572,8 +599,12 @@ def _asm_half2(x_ptr, y_ptr, out_ptr, BLOCK: tl.constexpr):
     offs = tl.arange(0, BLOCK)
     x = tl.load(x_ptr + offs)
     y = tl.load(y_ptr + offs)
-    z = tl.inline_asm_elementwise("add.rn.f16x2 $0, $1, $2;", "=r,r,r", [x, y], dtype=tl.float16, is_pure=True,
-                                  pack=2)
+    if not tl.target_info.is_hip():
+        z = tl.inline_asm_elementwise("add.rn.f16x2 $0, $1, $2;", "=r,r,r", [x, y], dtype=tl.float16,
+                                      is_pure=True, pack=2)
+    else:
+        z = tl.inline_asm_elementwise("v_pk_add_f16 $0, $1, $2", "=v,v,v", [x, y], dtype=tl.float16,
+                                      is_pure=True, pack=2)
     tl.store(out_ptr + offs, z)
 
 
@@ -591,8 +622,12 @@ def test_inline_asm_two_halves_per_register(target, rand):
 @triton.jit
 def _asm_scalar(out_ptr, a, b):
     # A scalar asm with a side effect (not pure): kept and run once.
-    s = tl.inline_asm_elementwise("mad.lo.s32 $0, $1, $2, 7;", "=r,r,r", [a, b], dtype=tl.int32, is_pure=False,
-                                  pack=1)
+    if not tl.target_info.is_hip():
+        s = tl.inline_asm_elementwise("mad.lo.s32 $0, $1, $2, 7;", "=r,r,r", [a, b], dtype=tl.int32,
+                                      is_pure=False, pack=1)
+    else:
+        s = tl.inline_asm_elementwise("v_mul_lo_u32 $0, $1, $2\n v_add_u32 $0, 7, $0", "=&v,v,v", [a, b],
+                                      dtype=tl.int32, is_pure=False, pack=1)
     tl.store(out_ptr, s)
 
 

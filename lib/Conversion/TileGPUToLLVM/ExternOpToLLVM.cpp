@@ -25,6 +25,17 @@ int registersOf(Type type) {
   return hasLayout(type) ? layoutOf(type).inSize(gpu::kRegister) : 1;
 }
 
+/// The type of one asm register holding `per` elements of `elt`: narrow
+/// integers packed as an i32 (AMD's register constraints take no i8 or i16
+/// vectors), 16-bit floats as their vector.
+Type registerType(Type elt, int per) {
+  if (per == 1)
+    return elt;
+  if (isa<IntegerType>(elt))
+    return IntegerType::get(elt.getContext(), 32);
+  return VectorType::get({per}, elt);
+}
+
 /// Elements of `elt` one 32-bit register holds, at most `pack`.
 int perRegister(Type elt, int pack) {
   unsigned bits = elt.isIntOrFloat() ? elt.getIntOrFloatBitWidth() : 64;
@@ -62,8 +73,7 @@ struct InlineAsmLowering : TileGPUPattern<tile::ElementwiseInlineAsmOp> {
         return op.emitError("inline_asm_elementwise: pack=")
                << pack << " is not a multiple of the " << per << " "
                << elt << " elements a 32-bit register holds";
-      Type t = per > 1 ? Type(VectorType::get({per}, elt)) : elt;
-      asmTypes.append(pack / per, t);
+      asmTypes.append(pack / per, registerType(elt, per));
     }
     Type asmType = asmTypes.size() > 1
                        ? Type(LLVM::LLVMStructType::getLiteral(rw.getContext(),
@@ -84,6 +94,9 @@ struct InlineAsmLowering : TileGPUPattern<tile::ElementwiseInlineAsmOp> {
           for (int k = 0; k < per && j + k < pack; ++k)
             v = rw.create<LLVM::InsertElementOp>(loc, v, x[start + j + k],
                                                  i32Const(rw, loc, k));
+          Type reg = registerType(elt, per);
+          if (reg != v.getType())
+            v = rw.create<LLVM::BitcastOp>(loc, reg, v);
           packed.push_back(v);
         }
       }
@@ -109,6 +122,8 @@ struct InlineAsmLowering : TileGPUPattern<tile::ElementwiseInlineAsmOp> {
             values[r].push_back(v);
             continue;
           }
+          if (isa<IntegerType>(v.getType()))
+            v = rw.create<LLVM::BitcastOp>(loc, VectorType::get({per}, elt), v);
           for (int k = 0; k < per; ++k)
             values[r].push_back(rw.create<LLVM::ExtractElementOp>(
                 loc, v, i32Const(rw, loc, k)));

@@ -41,9 +41,35 @@ float fmaMix(const Src &s) {
   return std::fma(float(mixSource(s, 1)), float(mixSource(s, 2)), float(mixSource(s, 3)));
 }
 
+/// Packed f16 operand i's half `h` (0 low, 1 high) as VOP3P picks it:
+/// op_sel (low result) or op_sel_hi (high result) chooses the source half,
+/// neg_lo / neg_hi negate it.
+double packedHalf(const Src &s, size_t i, int h) {
+  unsigned bit = unsigned(i - 1);
+  uint32_t bits = readLane(s.w, op(s.w, s.I, i), s.lane, Ty::F16);
+  bool upper = ((h ? s.I.mods.opSelHi : s.I.mods.opSel) >> bit) & 1;
+  double v = halfToDouble(uint16_t(upper ? bits >> 16 : bits));
+  if (((h ? s.I.mods.negHi : s.I.mods.negLo) >> bit) & 1)
+    v = -v;
+  return v;
+}
+
+/// A packed f16 operation: f on each half, each result rounded once (sums,
+/// products, max and min of halves are exact in double).
+template <typename F> uint32_t packedF16(const Src &s, F f) {
+  uint32_t r = 0;
+  for (int h = 0; h < 2; ++h)
+    r |= half(f(packedHalf(s, 1, h), packedHalf(s, 2, h))) << (16 * h);
+  return r;
+}
+
 } // namespace
 
 void registerShortOps(Table &t) {
+  V1("v_pk_add_f16", return packedF16(s, [](double a, double b) { return a + b; }););
+  V1("v_pk_mul_f16", return packedF16(s, [](double a, double b) { return a * b; }););
+  V1("v_pk_max_f16", return packedF16(s, [](double a, double b) { return maxNum(a, b); }););
+  V1("v_pk_min_f16", return packedF16(s, [](double a, double b) { return minNum(a, b); }););
   t["v_cmp_class_f16"] = [](Wave &w, const Inst &I) {
     compareLanes(w, I, [](const Src &s) {
       uint16_t h = uint16_t(s.raw(1, Ty::F16));

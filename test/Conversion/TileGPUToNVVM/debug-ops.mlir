@@ -40,7 +40,8 @@ func.func @print(%x: !tile.ptr<f32>, %s: i32) attributes {tile.kernel} {
 // -----
 
 // Inline assembly as Triton packs it: 4 elements per instance, the four i8
-// operands in one 32-bit vector register, the f32 ones each in its own; the
+// operands in one 32-bit register (an i32: AMD's constraints take no i8
+// vectors), the f32 ones each in its own; the
 // results come back as a struct of 4 + 4 registers. External functions are
 // calls (libdevice's, linked later), one per register. An assertion checks
 // the thread's elements, calls __assertfail where one is false, and ends
@@ -50,7 +51,8 @@ func.func @print(%x: !tile.ptr<f32>, %s: i32) attributes {tile.kernel} {
 // CHECK-DAG: llvm.mlir.global internal constant @{{.*}}("k.py\00")
 // CHECK-LABEL: llvm.func @asm_and_calls(
 // CHECK-COUNT-4: llvm.insertelement %{{.*}} : vector<4xi8>
-// CHECK: llvm.inline_asm asm_dialect = att "asm", "=r,=r,=r,=r,=r,=r,=r,=r,r,r,r,r,r" %{{.*}} : (vector<4xi8>, f32, f32, f32, f32) -> !llvm.struct<(i32, i32, i32, i32, f32, f32, f32, f32)>
+// CHECK: llvm.bitcast %{{.*}} : vector<4xi8> to i32
+// CHECK: llvm.inline_asm asm_dialect = att "asm", "=r,=r,=r,=r,=r,=r,=r,=r,r,r,r,r,r" %{{.*}} : (i32, f32, f32, f32, f32) -> !llvm.struct<(i32, i32, i32, i32, f32, f32, f32, f32)>
 // CHECK-COUNT-4: llvm.call @__nv_expf(%{{.*}}) : (f32) -> f32
 // CHECK: llvm.cond_br %{{.*}}, ^[[FAIL:.*]], ^[[OK:.*]]
 // CHECK: ^[[FAIL]]:
