@@ -216,13 +216,17 @@ def test_library_functions_in_a_callee(rng):
     np.testing.assert_allclose(y, np.tanh(x) + np.arctan2(x, x + 2.0), rtol=1e-5, atol=1e-6)
 
 
-def test_gpu_targets_call_device_functions(target):
-    # The GPUs: one function per specialization and a call per call site, which the simulators run (NVIDIA:
-    # .func and call.uni; AMD: s_swappc_b64 into the function, s_setpc_b64 back). The CPU inlines them before
-    # lowering (tile IR still calls).
+def test_every_target_calls_functions(target):
+    # One function per specialization and a call per call site, in the machine code: the CPU's LLVM IR (the
+    # blocks passed as buffers, the function noinline), and on the GPUs, which the simulators run (NVIDIA: .func
+    # and call.uni; AMD: s_swappc_b64 into the function, s_setpc_b64 back).
     x, y, out = np.ones(16, np.float32), np.ones(16, np.float32), np.zeros(3, np.float32)
     kernel = _sums.warmup(x, y, out, 16, grid=(1,))
-    if target.startswith(("sim:sm", "cuda:")):
+    if target.startswith("cpu"):
+        ir = kernel.asm["llvmir"]
+        assert len(re.findall(r"^define [^\n]*@_scaled_sum_\d+\(", ir, re.M)) == 2, ir
+        assert len(re.findall(r"call void @_scaled_sum_\d+\(", ir)) == 3, ir
+    elif target.startswith(("sim:sm", "cuda:")):
         ptx = kernel.asm["ptx"]
         assert len(re.findall(r"^\.func .*_scaled_sum_\d+\($", ptx, re.M)) == 2, ptx
         assert len(re.findall(r"call\.uni \(retval0\), _scaled_sum_\d+,", ptx)) == 3, ptx
@@ -364,3 +368,27 @@ def test_maxnreg_bounds_the_kernel_not_its_functions(target):
         assert re.search(r"\.visible \.entry [^{;]*\.maxnreg 42", ptx), ptx
         assert not re.search(r"\.func [^{;]*\.maxnreg", ptx), ptx
         assert ptx.count(".func") >= 1
+
+
+@triton.jit(noinline=True)
+def _checked_half(x):
+    tl.device_assert(x < 100, "x must be below 100")
+    return x // 2
+
+
+@triton.jit
+def _calls_checked(x_ptr, y_ptr, N: tl.constexpr):
+    offs = tl.arange(0, N)
+    tl.store(y_ptr + offs, _checked_half(tl.load(x_ptr + offs)))
+
+
+def test_an_assertion_in_a_called_function():
+    # A debug kernel's assertion inside a called function fails the launch with the function's line; one that
+    # holds lets the call return its result.
+    x = np.arange(64, dtype=np.int32)
+    y = np.zeros_like(x)
+    _calls_checked[(1,)](x, y, 64, debug=True)
+    np.testing.assert_array_equal(y, x // 2)
+    x[37] = 500
+    with pytest.raises(triton.DeviceAssertionError, match="x must be below 100"):
+        _calls_checked[(1,)](x, y, 64, debug=True)

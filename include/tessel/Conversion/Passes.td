@@ -10,7 +10,11 @@ def ConvertTileToLoops : Pass<"convert-tile-to-loops", "mlir::ModuleOp"> {
     over scalars, `!llvm.ptr` pointers and stack `memref`s, taking the program
     ids and grid size as trailing i32 arguments, plus a public entry
     `<name>_tessel_entry(argv, begin, end, gx, gy, gz)` that runs the linear
-    program ids [begin, end).
+    program ids [begin, end). A private function with a body (a
+    @jit(noinline=True) function the kernel calls) becomes a function of its
+    own, kept out of line: each block parameter and result is a buffer the
+    caller owns (memref), each scalar result a one-element buffer, then the
+    program ids and the grid; a call materializes its block arguments.
 
     Block values are evaluated lazily at the index where a consumer needs
     them, so chains of element-wise operations, address computations and

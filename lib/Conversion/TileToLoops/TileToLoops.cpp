@@ -135,7 +135,10 @@ Type bufferElementType(Type t) {
 
 class KernelLowering {
 public:
-  KernelLowering(func::FuncOp oldFn) : oldFn(oldFn), b(oldFn.getContext()) {}
+  /// `oldFn` is a kernel, or (`called`) a @jit(noinline=True) function the
+  /// kernel calls: a function of its own, its blocks passed as buffers.
+  KernelLowering(func::FuncOp oldFn, bool called = false)
+      : oldFn(oldFn), called(called), b(oldFn.getContext()) {}
 
   LogicalResult run();
 
@@ -158,6 +161,11 @@ private:
   LogicalResult lowerDot(DotOp op);
   LogicalResult lowerStore(StoreOp op);
   LogicalResult lowerAtomic(Operation *op);
+  LogicalResult lowerCall(func::CallOp op);
+  /// A called function's signature, parameters and results: each block a
+  /// buffer (memref) the caller owns, each scalar result a one-element
+  /// buffer; then the program ids and the grid.
+  LogicalResult createCalledFunction();
   void createEntry(func::FuncOp kernel);
 
   // Debugging and extension ops (at the end of this file).
@@ -207,6 +215,7 @@ private:
   }
 
   func::FuncOp oldFn, newFn;
+  bool called;
   OpBuilder b;
   Block *entryBlock = nullptr;
   Value pids[3], gridDims[3];
@@ -240,6 +249,8 @@ void KernelLowering::numberOps() {
       writers.push_back({op, rmw.getPtr()});
     else if (auto cas = dyn_cast<AtomicCASOp>(op))
       writers.push_back({op, cas.getPtr()});
+    else if (isa<func::CallOp>(op))
+      writers.push_back({op, Value()}); // may store anywhere
   });
 }
 
@@ -248,6 +259,8 @@ void KernelLowering::numberOps() {
 /// overlap when either is marked `tile.noalias` (the launcher checked that
 /// its array overlaps no other pointer argument's); anything else may alias.
 bool mayAlias(LoadOp load, Value written) {
+  if (!written)
+    return true;
   BlockArgument from = pointerRootArgument(load.getPtr());
   BlockArgument to = pointerRootArgument(written);
   if (!from || !to || from == to)
@@ -863,6 +876,8 @@ LogicalResult KernelLowering::lowerOp(Operation *op) {
     return lowerStore(store);
   if (isa<AtomicRMWOp, AtomicCASOp>(op))
     return lowerAtomic(op);
+  if (auto call = dyn_cast<func::CallOp>(op))
+    return lowerCall(call);
   // A program is one thread here: nothing to wait for.
   if (isa<DebugBarrierOp>(op))
     return success();
@@ -1619,6 +1634,8 @@ LogicalResult KernelLowering::run() {
     return failure();
   numberOps();
   planMaterialization();
+  if (called)
+    return createCalledFunction();
 
   SmallVector<Type> argTypes;
   for (Type t : oldFn.getArgumentTypes()) {
@@ -1679,6 +1696,115 @@ LogicalResult KernelLowering::run() {
            << "CPU backend allows " << kMaxStackBytes / 1024
            << " KiB: use smaller blocks";
   createEntry(newFn);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Calls of @jit(noinline=True) functions
+//===----------------------------------------------------------------------===//
+
+/// The buffer type a block of type `t` crosses a call in (a scalar: one
+/// element).
+MemRefType callBufferType(Type t) {
+  if (auto tensor = dyn_cast<RankedTensorType>(t))
+    return MemRefType::get(tensor.getShape(),
+                           bufferElementType(tensor.getElementType()));
+  return MemRefType::get({1}, bufferElementType(t));
+}
+
+LogicalResult KernelLowering::createCalledFunction() {
+  MLIRContext *ctx = oldFn.getContext();
+  SmallVector<Type> argTypes;
+  for (Type t : oldFn.getArgumentTypes())
+    argTypes.push_back(isa<RankedTensorType>(t) ? Type(callBufferType(t))
+                                                : convertScalarType(t));
+  for (Type t : oldFn.getResultTypes())
+    argTypes.push_back(callBufferType(t));
+  argTypes.append(6, IntegerType::get(ctx, 32));
+  b.setInsertionPoint(oldFn);
+  newFn = func::FuncOp::create(b, oldFn.getLoc(), oldFn.getName(),
+                               b.getFunctionType(argTypes, {}));
+  newFn.setPrivate();
+  // A function of its own, called: LLVM keeps it so.
+  newFn->setAttr("llvm.no_inline", b.getUnitAttr());
+  entryBlock = newFn.addEntryBlock();
+  unsigned numArgs = oldFn.getNumArguments();
+  unsigned numResults = oldFn.getNumResults();
+  for (unsigned i = 0; i < numArgs; ++i) {
+    Value param = entryBlock->getArgument(i);
+    if (isTensor(oldFn.getArgument(i)))
+      buffers[oldFn.getArgument(i)] = param;
+    else
+      scalars.map(oldFn.getArgument(i), param);
+  }
+  for (unsigned i = 0; i < 3; ++i) {
+    pids[i] = entryBlock->getArgument(numArgs + numResults + i);
+    gridDims[i] = entryBlock->getArgument(numArgs + numResults + 3 + i);
+  }
+  b.setInsertionPointToEnd(entryBlock);
+  if (!oldFn.getBody().hasOneBlock())
+    return oldFn.emitOpError("called functions must have a single block");
+  Block &body = oldFn.getBody().front();
+  if (failed(lowerBlock(body)))
+    return failure();
+  // The results, into the caller's buffers.
+  auto ret = cast<func::ReturnOp>(body.getTerminator());
+  for (auto [i, v] : llvm::enumerate(ret.getOperands())) {
+    Value out = entryBlock->getArgument(numArgs + i);
+    if (isTensor(v))
+      materializeInto(out, v, ret.getLoc());
+    else
+      bufferStore(out, index(0, ret.getLoc()), scalar(v), ret.getLoc());
+  }
+  func::ReturnOp::create(b, oldFn.getLoc());
+  int64_t stackBytes = 0;
+  newFn.walk([&](memref::AllocaOp alloca) {
+    MemRefType type = alloca.getType();
+    stackBytes += type.getNumElements() *
+                  std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
+  });
+  if (stackBytes > kMaxStackBytes)
+    return oldFn.emitOpError("needs ")
+           << stackBytes / 1024 << " KiB of block buffers per call; the "
+           << "CPU backend allows " << kMaxStackBytes / 1024
+           << " KiB: use smaller blocks";
+  return success();
+}
+
+LogicalResult KernelLowering::lowerCall(func::CallOp op) {
+  Location loc = op.getLoc();
+  SmallVector<Value> operands;
+  for (Value v : op.getOperands()) {
+    if (!isTensor(v)) {
+      operands.push_back(scalar(v));
+      continue;
+    }
+    // The block as a buffer of the callee's type: its own buffer when it
+    // has one of that type, else a copy.
+    MemRefType type = callBufferType(v.getType());
+    Value buf = bufferFor(v, loc);
+    if (buf.getType() != type) {
+      buf = allocBuffer(type.getShape(), cast<RankedTensorType>(v.getType())
+                                             .getElementType());
+      materializeInto(buf, v, loc);
+    }
+    operands.push_back(buf);
+  }
+  SmallVector<Value> results;
+  for (Value r : op.getResults()) {
+    Type elt = getElementTypeOrSelf(r.getType());
+    results.push_back(allocBuffer(callBufferType(r.getType()).getShape(), elt));
+    operands.push_back(results.back());
+  }
+  operands.append(pids, pids + 3);
+  operands.append(gridDims, gridDims + 3);
+  func::CallOp::create(b, loc, op.getCallee(), TypeRange{}, operands);
+  for (auto [r, buf] : llvm::zip(op.getResults(), results)) {
+    if (isTensor(r))
+      buffers[r] = buf;
+    else
+      scalars.map(r, bufferLoad(buf, index(0, loc), r.getType(), loc));
+  }
   return success();
 }
 
@@ -1851,16 +1977,19 @@ LogicalResult KernelLowering::lowerAssert(AssertOp op) {
 struct ConvertTileToLoops
     : public tessel::impl::ConvertTileToLoopsBase<ConvertTileToLoops> {
   void runOnOperation() override {
-    SmallVector<func::FuncOp> kernels;
+    // Kernels, and the @jit(noinline=True) functions they call (tile IR's
+    // private functions with a body).
+    SmallVector<func::FuncOp> functions;
     for (auto fn : getOperation().getOps<func::FuncOp>())
-      if (fn->hasAttr("tile.kernel"))
-        kernels.push_back(fn);
-    for (func::FuncOp fn : kernels) {
-      KernelLowering lowering(fn);
+      if (fn->hasAttr("tile.kernel") || (fn.isPrivate() && !fn.isExternal()))
+        functions.push_back(fn);
+    for (func::FuncOp fn : functions) {
+      KernelLowering lowering(fn, !fn->hasAttr("tile.kernel"));
       if (failed(lowering.run()))
         return signalPassFailure();
-      fn.erase();
     }
+    for (func::FuncOp fn : functions)
+      fn.erase();
   }
 };
 

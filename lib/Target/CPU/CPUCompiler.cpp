@@ -279,7 +279,9 @@ llvm::Error compileModule(ModuleOp module, const CPUModel &model,
   result.stages.push_back({"ttir", print(module)});
 
   PassManager toLoops(ctx);
-  target::buildTilePipeline(toLoops);
+  target::TilePipelineOptions tileOptions;
+  tileOptions.inlineCalls = false; // noinline functions stay functions
+  target::buildTilePipeline(toLoops, tileOptions);
   buildTileToLoopsPipeline(toLoops);
   if (failed(toLoops.run(module)))
     return diagnostics.fail("lowering tile IR to loops failed");
@@ -289,6 +291,12 @@ llvm::Error compileModule(ModuleOp module, const CPUModel &model,
   buildLoopsToLLVMPipeline(toLLVM);
   if (failed(toLLVM.run(module)))
     return diagnostics.fail("lowering to the LLVM dialect failed");
+  // A noinline function's mark (tile-to-loops') becomes LLVM's noinline:
+  // the function stays one, called.
+  module.walk([](LLVM::LLVMFuncOp fn) {
+    if (fn->removeDiscardableAttr("llvm.no_inline"))
+      fn.setNoInline(true);
+  });
   // SCF-to-CF leaves a loop's annotation on its latch branch as a plain
   // attribute: make it the branch's loop metadata, which LLVM IR keeps.
   module.walk([](LLVM::BrOp br) {
