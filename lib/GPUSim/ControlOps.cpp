@@ -92,6 +92,15 @@ void registerControlOps(DecoderTable &t) {
   t["barrier"] = decodeBar;
   t["membar"] = decodeFence;
   t["trap"] = decodeTrap;
+  // Programmatic dependent launch (sm_90): the simulator runs one kernel at
+  // a time, so a kernel's predecessors have completed and its dependents
+  // start after it; waiting and releasing them do nothing.
+  t["griddepcontrol"] = [](DecodeInput &in, Inst &inst) {
+    if (in.mods.size() != 1 ||
+        (in.mods[0] != "wait" && in.mods[0] != "launch_dependents"))
+      in.fail("griddepcontrol takes .wait or .launch_dependents");
+    decodeFence(in, inst);
+  };
   t["fence"] = [](DecodeInput &in, Inst &inst) {
     for (const std::string &m : in.mods)
       if (m.rfind("proxy", 0) == 0 || m == "mbarrier_init")

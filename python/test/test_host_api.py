@@ -869,3 +869,47 @@ def test_num_warps_and_num_threads(num_warps):
     out = np.zeros(2 * 32 * num_warps, np.int32)
     _program_shape_kernel[(1,)](out, num_warps=num_warps)
     np.testing.assert_array_equal(out, [num_warps] * (32 * num_warps) + [0] * (32 * num_warps))
+
+
+@tessel.jit
+def _special_registers(out_ptr):
+    t0 = tl.extra.cuda.globaltimer()
+    s = tl.extra.cuda.smid()
+    t1 = tl.extra.cuda.globaltimer()
+    pid = tl.program_id(0)
+    tl.store(out_ptr + 3 * pid, t0)
+    tl.store(out_ptr + 3 * pid + 1, t1)
+    tl.store(out_ptr + 3 * pid + 2, s.to(tl.int64))
+
+
+@tessel.jit
+def _dependent_launch(x_ptr):
+    tl.extra.cuda.gdc_wait()
+    tl.store(x_ptr, tl.load(x_ptr) + 1)
+    tl.extra.cuda.gdc_launch_dependents()
+
+
+def test_nvidia_special_registers_and_dependent_launch(target):
+    """tl.extra.cuda.globaltimer/smid (PTX, as Triton writes them: NVIDIA targets only) and gdc_wait /
+    gdc_launch_dependents (griddepcontrol, sm_90 on): a timer that does not go back, a multiprocessor id below the
+    device's count; elsewhere errors at the call's line."""
+    from triton.language.extra import cuda as tritons
+    assert {"globaltimer", "smid", "gdc_wait", "gdc_launch_dependents"} <= set(tritons.__all__)
+    out = np.zeros(3 * 4, np.int64)
+    x = np.zeros(1, np.int32)
+    if not target.startswith(("sim:sm", "cuda:")):
+        with pytest.raises(tessel.CompilationError, match="inline assembly") as info:
+            _special_registers[(4,)](out)
+        assert "t0 = tl.extra.cuda.globaltimer()" in str(info.value)
+        return
+    _special_registers[(4,)](out)
+    t0, t1, sm = out[0::3], out[1::3], out[2::3]
+    assert (t0 > 0).all() and (t1 >= t0).all()
+    count = tessel.runtime.driver.active.utils.get_device_properties()["multiprocessor_count"]
+    assert ((sm >= 0) & (sm < count)).all()
+    if target.endswith("sm_80"):
+        with pytest.raises(tessel.CompilationError, match="griddepcontrol needs sm_90"):
+            _dependent_launch[(1,)](x)
+        return
+    _dependent_launch[(1,)](x)
+    assert x[0] == 1
