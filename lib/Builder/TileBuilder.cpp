@@ -1088,9 +1088,43 @@ TValue TileBuilder::fma(Operand x, Operand y, Operand z) {
 }
 
 TValue TileBuilder::cast(Operand operand, const std::string &dtype,
-                         bool bitcast) {
+                         bool bitcast, const std::string &rounding) {
   DType to = parseDType(dtype);
   TValue x = toValue(operand);
+  if (!rounding.empty()) {
+    if (rounding != "rtne" && rounding != "rtz")
+      fail("fp_downcast_rounding must be 'rtne' or 'rtz', got '" + rounding +
+           "'");
+    if (bitcast || !x.dtype.isFloat() || !to.isFloat() ||
+        to.bitwidth() >= x.dtype.bitwidth())
+      fail("fp_downcast_rounding should be set only for truncating fp "
+           "conversions. Source scalar type is " + x.dtype.str() +
+           " and destination type is " + to.str());
+    if (rounding == "rtz") {
+      // Rounded to nearest even, then one step toward zero wherever that
+      // went past x (a magnitude one unit smaller is the next value toward
+      // zero, infinity's is the largest finite one; NaN compares false).
+      TValue nearest = castTo(x, to);
+      TValue back = castTo(nearest, x.dtype);
+      Value past = arith::CmpFOp::create(
+          builder, loc, arith::CmpFPredicate::OGT,
+          math::AbsFOp::create(builder, loc, back.value),
+          math::AbsFOp::create(builder, loc, x.value));
+      Type bitsType = tile::getTypeWithShapeOf(
+          IntegerType::get(context.get(), to.bitwidth()),
+          nearest.value.getType());
+      Value bits =
+          arith::BitcastOp::create(builder, loc, bitsType, nearest.value);
+      Value one = arith::ConstantOp::create(builder, loc, bitsType,
+                                            builder.getOneAttr(bitsType));
+      Value smaller = arith::SubIOp::create(builder, loc, bits, one);
+      Value chosen =
+          arith::SelectOp::create(builder, loc, past, smaller, bits);
+      return make(arith::BitcastOp::create(builder, loc,
+                                           nearest.value.getType(), chosen),
+                  to);
+    }
+  }
   if (!bitcast)
     return castTo(x, to);
   if (x.dtype == to)

@@ -169,7 +169,7 @@ PYBIND11_MODULE(_C, m) {
       .def("promoted_type", &B::promotedType)
       .def("math", &B::math)
       .def("cast", &B::cast, py::arg("x"), py::arg("dtype"),
-           py::arg("bitcast") = false)
+           py::arg("bitcast") = false, py::arg("rounding") = "")
       .def("broadcast_to", &B::broadcastTo)
       .def("expand_dims", &B::expandDims)
       .def("reshape", &B::reshape)

@@ -118,7 +118,10 @@ public:
   void debugBarrier();
   // x * y + z rounded once (Triton's tl.fma / tl.math.fma).
   TValue fma(Operand x, Operand y, Operand z);
-  TValue cast(Operand x, const std::string &dtype, bool bitcast);
+  /// `x` as `dtype` (bitcast: its bits); a narrowing float conversion rounds
+  /// as `rounding` says: "" or "rtne" to nearest even, "rtz" toward zero.
+  TValue cast(Operand x, const std::string &dtype, bool bitcast,
+              const std::string &rounding = "");
 
   // Shape.
   TValue broadcastTo(Operand x, const std::vector<int64_t> &shape);

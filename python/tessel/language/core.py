@@ -702,11 +702,12 @@ def zeros_like(input: tensor, _builder: Any = None) -> tensor:
 @builtin
 def cast(input: Any, dtype: dtype, fp_downcast_rounding: str | None = None, bitcast: bool = False,
          _builder: Any = None) -> tensor:
-    if _unwrap(fp_downcast_rounding) not in (None, "rtne"):
-        raise NotImplementedError(f"tl.cast(): fp_downcast_rounding={fp_downcast_rounding!r} is not supported yet "
-                                  "(only round-to-nearest-even)")
+    # fp_downcast_rounding: "rtne" (the default) or "rtz", for narrowing float conversions only (Triton's rule).
+    rounding = _unwrap(fp_downcast_rounding)
+    if rounding is not None and not isinstance(rounding, str):
+        raise TypeError(f"tl.cast(): fp_downcast_rounding must be a string, got {_describe(rounding)}")
     return tensor(_builder.cast(_operand(input, "tl.cast()"), _dtype_arg(dtype, "tl.cast(): dtype"),
-                                bool(_unwrap(bitcast))))
+                                bool(_unwrap(bitcast)), rounding or ""))
 
 
 # ----------------------------------------------------------------------------------------------------------- memory
