@@ -7,6 +7,8 @@ format's NaN code (0x7F, or 0x80 for fnuz; e4b15, without one, saturates it to 0
 values and rounds each result back; dots multiply exactly and accumulate in fp32 (on sm_89 and newer on mma.sync
 m16n8k32 with OCP 8-bit inputs). The reference is numpy: each format's values listed from its definition, nearest
 values chosen by distance."""
+import functools
+
 import numpy as np
 import pytest
 
@@ -301,3 +303,59 @@ def test_matmul_into_fp16(rng):
     _matmul_kernel[(1, 1)](as_fp8(ac, "e4m3"), as_fp8(bc, "e4m3"), c, M, N, K, BM=32, BN=32, BK=32, OUT=tl.float16)
     ref = values("e4m3")[ac] @ values("e4m3")[bc]
     np.testing.assert_allclose(c, ref, rtol=2e-3, atol=2e-3 * np.abs(ref).max())
+
+
+# ----------------------------------------------------------------------------- tl.extra.cuda.convert_custom_float8
+
+@tessel.jit
+def _e4b15_conversions(byte_ptr, half_ptr, up_ptr, down_ptr, down32_ptr, N: tl.constexpr, SM70: tl.constexpr):
+    # The kernel of triton_ptx_kernels.e4b15_kernel, written the same way.
+    offs = tl.program_id(0) * N + tl.arange(0, N)
+    b = tl.load(byte_ptr + offs).to(tl.float8e4b15, bitcast=True)
+    h = tl.load(half_ptr + offs)
+    f = h.to(tl.float32) * 1.0009765625
+    if SM70:
+        tl.store(up_ptr + offs, tl.extra.cuda.convert_custom_float8_sm70(b, tl.float32))
+        d = tl.extra.cuda.convert_custom_float8_sm70(h, tl.float8e4b15)
+        d32 = tl.extra.cuda.convert_custom_float8_sm70(f, tl.float8e4b15)
+    else:
+        tl.store(up_ptr + offs, tl.extra.cuda.convert_custom_float8_sm80(b, tl.float32))
+        d = tl.extra.cuda.convert_custom_float8_sm80(h, tl.float8e4b15)
+        d32 = tl.extra.cuda.convert_custom_float8_sm80(f, tl.float8e4b15)
+    tl.store(down_ptr + offs, d.to(tl.uint8, bitcast=True))
+    tl.store(down32_ptr + offs, d32.to(tl.uint8, bitcast=True))
+
+
+@functools.lru_cache(maxsize=None)
+def _e4b15_reference(sm70):
+    """What Triton 3.6's own PTX for these conversions (inline assembly) computes, run by the simulator on every
+    fp16 bit pattern and every code: the reference (Triton's code is known to be right on hardware)."""
+    from tessel import gpusim
+    from test_gpusim_triton import compile_ptx
+    n, block = 65536, 1024
+    codes = np.arange(n, dtype=np.uint32).astype(np.uint8)
+    halves = np.arange(n, dtype=np.uint32).astype(np.uint16).view(np.float16)
+    outs = [np.zeros(n, np.float32), np.zeros(n, np.uint8), np.zeros(n, np.uint8)]
+    ptx, meta = compile_ptx("e4b15_kernel", {"byte_ptr": "*u8", "half_ptr": "*fp16", "up_ptr": "*fp32",
+                                             "down_ptr": "*u8", "down32_ptr": "*u8", "N": "constexpr",
+                                             "SM70": "constexpr"}, {"N": block, "SM70": int(sm70)})
+    gpusim.launch(ptx, "e4b15_kernel", n // block, num_warps=meta.num_warps, shared_bytes=meta.shared,
+                  args=[codes, halves, *outs, None, None])
+    return codes, halves, outs
+
+
+@pytest.mark.parametrize("sm70", [False, True])
+def test_convert_custom_float8_matches_tritons_code(sm70):
+    # Both variants against Triton's sm80 code (its sm70 variant selects with setp.lt.f16x2 into two predicates,
+    # which the simulator does not run; on every fp16 value it computes what the min.f16x2 of sm80 computes).
+    codes, halves, (up, down, down32) = _e4b15_reference(False)
+    mine = [np.zeros_like(up), np.zeros_like(down), np.zeros_like(down32)]
+    _e4b15_conversions[(len(codes) // 1024,)](codes, halves, *mine, N=1024, SM70=sm70)
+    np.testing.assert_array_equal(mine[0].view(np.uint32), up.view(np.uint32))
+    np.testing.assert_array_equal(mine[1], down)
+    # fp32 inputs come from a multiply: a NaN's sign after arithmetic is the target's (GPUs make it positive).
+    number = ~np.isnan(halves)
+    np.testing.assert_array_equal(mine[2][number], down32[number])
+    # And what the format is: every code finite, 1.875 the largest, fp16 clamped to 1.75 and rounded half up.
+    assert np.isfinite(up).all() and up.max() == 1.875 and up[0x80] == 0 and np.signbit(up[0x80])
+    assert down[np.float16(1.0).view(np.uint16)] == 0x78 and down[np.float16(100.0).view(np.uint16)] == 0x7E

@@ -305,6 +305,26 @@ def assert_kernel(x_ptr, n, BLOCK: tl.constexpr):
     tl.store(x_ptr + offs, x + 1)
 
 
+@triton.jit
+def e4b15_kernel(byte_ptr, half_ptr, up_ptr, down_ptr, down32_ptr, N: tl.constexpr, SM70: tl.constexpr):
+    # Triton's fp8e4b15 conversions (tl.extra.cuda.convert_custom_float8_sm80/_sm70): bytes up to fp16 and fp32,
+    # fp16 and fp32 down to bytes.
+    offs = tl.program_id(0) * N + tl.arange(0, N)
+    b = tl.load(byte_ptr + offs).to(tl.float8e4b15, bitcast=True)
+    h = tl.load(half_ptr + offs)
+    f = h.to(tl.float32) * 1.0009765625
+    if SM70:
+        tl.store(up_ptr + offs, tl.extra.cuda.convert_custom_float8_sm70(b, tl.float32))
+        d = tl.extra.cuda.convert_custom_float8_sm70(h, tl.float8e4b15)
+        d32 = tl.extra.cuda.convert_custom_float8_sm70(f, tl.float8e4b15)
+    else:
+        tl.store(up_ptr + offs, tl.extra.cuda.convert_custom_float8_sm80(b, tl.float32))
+        d = tl.extra.cuda.convert_custom_float8_sm80(h, tl.float8e4b15)
+        d32 = tl.extra.cuda.convert_custom_float8_sm80(f, tl.float8e4b15)
+    tl.store(down_ptr + offs, d.to(tl.uint8, bitcast=True))
+    tl.store(down32_ptr + offs, d32.to(tl.uint8, bitcast=True))
+
+
 def main() -> None:
     request = json.loads(sys.argv[1])
     fn = globals()[request["kernel"]]

@@ -3,10 +3,14 @@ utilities give it, `num_warps()` (the num_warps the kernel is compiled with) and
 warp), compile-time values; and what reads NVIDIA's special registers or controls dependent launches, written as PTX
 (NVIDIA targets only, as in Triton: elsewhere inline assembly is an error at the call's line): `globaltimer()`
 (nanoseconds, int64), `smid()` (the multiprocessor running the program, int32), `gdc_wait()` and
-`gdc_launch_dependents()` (sm_90's griddepcontrol)."""
+`gdc_launch_dependents()` (sm_90's griddepcontrol); and Triton's fp8e4b15 conversions, on every target:
+`convert_custom_float8_sm80(x, dst_ty, fp_downcast_rounding=None)` (and `_sm70`, the same numbers) takes fp8e4b15
+codes to fp16 or fp32 exactly, and fp16 or fp32 (first to fp16 toward zero) to fp8e4b15: the magnitude clamped to
+1.75 (NaN and infinities too), its 7 lowest fp16 bits rounded half up, the sign kept."""
 from . import libdevice
 from ...constexpr_function import constexpr_function
 from ... import core, target_info
+from ....runtime.jit import jit
 
 
 @core.builtin
@@ -58,4 +62,48 @@ def num_threads() -> int:
     return target_info.current_num_warps() * 32
 
 
-__all__ = ["libdevice", "num_threads", "num_warps", "globaltimer", "smid", "gdc_wait", "gdc_launch_dependents"]
+@jit
+def _e4b15_to_fp16(x):
+    # The code's sign, then its 4 exponent and 3 mantissa bits where fp16 keeps them (the same bias, 15).
+    bits = x.to(core.uint8, bitcast=True).to(core.uint16)
+    return (((bits & 0x80) << 8) | ((bits & 0x7F) << 7)).to(core.float16, bitcast=True)
+
+
+@jit
+def _fp16_to_e4b15(x):
+    bits = x.to(core.uint16, bitcast=True)
+    magnitude = bits & 0x7FFF
+    # At most 1.75 (fp16 0x3F00): positive fp16 values order as their bits, NaN's above every number.
+    magnitude = core.where(magnitude < 0x3F00, magnitude, 0x3F00)
+    code = ((magnitude + 0x40) >> 7) | ((bits >> 8) & 0x80)
+    return code.to(core.uint8).to(core.float8e4b15, bitcast=True)
+
+
+@jit
+def _convert_custom_float8(arg, dst_ty: core.constexpr):
+    if arg.dtype == core.float8e4b15:
+        up = _e4b15_to_fp16(arg)
+        if dst_ty == core.float32:
+            return up.to(core.float32)
+        core.static_assert(dst_ty == core.float16, "fp8e4b15 converts to fp16 or fp32")
+        return up
+    core.static_assert(dst_ty == core.float8e4b15, "convert_custom_float8 converts to and from fp8e4b15")
+    core.static_assert(arg.dtype == core.float16 or arg.dtype == core.float32,
+                       "convert_custom_float8 converts fp16 or fp32 to fp8e4b15")
+    if arg.dtype == core.float32:
+        return _fp16_to_e4b15(arg.to(core.float16, fp_downcast_rounding="rtz"))
+    return _fp16_to_e4b15(arg)
+
+
+@jit
+def convert_custom_float8_sm80(arg, dst_ty: core.constexpr, fp_downcast_rounding: core.constexpr = None):
+    return _convert_custom_float8(arg, dst_ty)
+
+
+@jit
+def convert_custom_float8_sm70(arg, dst_ty: core.constexpr, fp_downcast_rounding: core.constexpr = None):
+    return _convert_custom_float8(arg, dst_ty)
+
+
+__all__ = ["libdevice", "num_threads", "num_warps", "globaltimer", "smid", "gdc_wait", "gdc_launch_dependents",
+           "convert_custom_float8_sm80", "convert_custom_float8_sm70"]
