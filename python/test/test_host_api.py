@@ -913,3 +913,13 @@ def test_nvidia_special_registers_and_dependent_launch(target):
         return
     _dependent_launch[(1,)](x)
     assert x[0] == 1
+
+
+@pytest.mark.parametrize("num_warps", [3, 0, 6])
+def test_num_warps_not_a_power_of_two(num_warps):
+    """Triton's options assert num_warps is a power of 2 (AssertionError, its words); Tessel's error is that, a
+    ValueError and a TritonError."""
+    x = np.zeros(16, np.int32)
+    with pytest.raises(AssertionError, match="num_warps must be a power of 2") as info:
+        _program_shape_kernel[(1,)](x, num_warps=num_warps)
+    assert isinstance(info.value, ValueError) and isinstance(info.value, tessel.TritonError)

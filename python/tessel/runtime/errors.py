@@ -56,3 +56,8 @@ class AutotunerError(TritonError):
 
     def __str__(self) -> str:
         return f"Autotuner error: {self.error_message or ''}"
+
+
+class LaunchOptionError(TritonError, ValueError, AssertionError):
+    """A launch or compile option out of its range (num_warps not a power of 2): Triton's options assert it
+    (AssertionError, with its words), and it is a ValueError too."""

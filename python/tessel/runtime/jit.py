@@ -327,6 +327,9 @@ class JITFunction:
         target, fp32_default, default_fp_fusion, debug = context
         given = options
         options = {name: core._unwrap(v) for name, v in options.items() if name not in IGNORED_OPTIONS}
+        warps = options.get("num_warps")
+        if isinstance(warps, int) and not isinstance(warps, bool) and (warps < 1 or warps & (warps - 1)):
+            raise errors.LaunchOptionError(f"num_warps must be a power of 2, got {warps}")
         # The defaults a launch does not override: @jit(debug=...) or knobs.runtime.debug, and
         # knobs.language.default_fp_fusion.
         if options.get("debug") is None and (self.debug or debug):
