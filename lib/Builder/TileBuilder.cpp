@@ -1452,8 +1452,15 @@ void TileBuilder::store(const TValue &ptr, Operand valueOp,
          ": a tl.const parameter's)");
   DType elt = ptr.dtype.pointee();
   TValue value = toValue(valueOp, elt);
-  if (value.dtype.isPointer)
-    fail("store: cannot store pointers (" + value.describe() + ")");
+  // Pointers are stored as Triton stores them: cast to the array's type,
+  // which only a 64-bit integer array takes (their addresses).
+  if (value.dtype.isPointer) {
+    if (!elt.isInt() || elt.isBool() || elt.bitwidth() != 64)
+      fail("store: cannot store pointers (" + value.describe() +
+           ") into an array of " + elt.str() +
+           ": only a 64-bit integer array holds them (their addresses)");
+    value = castTo(value, elt);
+  }
   if (!ptr.isBlock() && value.isBlock())
     fail("store: the value is a block (" + value.describe() +
          ") but the pointer is a scalar (" + ptr.describe() + ")");

@@ -248,3 +248,26 @@ def test_masked_access_next_to_guard_pages():
 
 if __name__ == "__main__":
     _guard_page_child()
+
+
+@triton.jit
+def _store_addresses(x_ptr, out_ptr, N: tl.constexpr):
+    offs = tl.arange(0, N)
+    tl.store(out_ptr + offs, x_ptr + 2 * offs)
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.uint64])
+def test_pointers_stored_as_their_addresses(target, dtype):
+    # As Triton stores them: cast to the array's 64-bit integer type (the addresses).
+    x = np.zeros(16, np.float32)
+    out = np.zeros(8, dtype)
+    _store_addresses[(1,)](x, out, 8)
+    np.testing.assert_array_equal(out - out[0], 8 * np.arange(8))
+    if target == "cpu":  # the host's own addresses (the simulators give their device's)
+        assert int(out[0]) == x.ctypes.data
+
+
+def test_pointers_into_a_narrower_array_are_an_error():
+    with pytest.raises(triton.CompilationError, match=r"cannot store pointers \(\*fp32\[8\]\) into an array of "
+                                                      r"i32: only a 64-bit integer array holds them"):
+        _store_addresses[(1,)](np.zeros(16, np.float32), np.zeros(8, np.int32), 8)
