@@ -13,9 +13,17 @@ from ... import core, target_info
 from ....runtime.jit import jit
 
 
+def _nvidia_only(what: str) -> None:
+    # The CPU refuses inline assembly at the line by itself; AMD's assembler would refuse the PTX without one.
+    if target_info.current_target().backend == "hip":
+        raise ValueError(f"tl.extra.cuda.{what}() reads an NVIDIA special register (PTX): the hip targets have "
+                         "no such register")
+
+
 @core.builtin
 def globaltimer(_builder=None):
     """The GPU's global nanosecond timer (%globaltimer), as an int64 scalar."""
+    _nvidia_only("globaltimer")
     return core.inline_asm_elementwise("mov.u64 $0, %globaltimer;", "=l", [], dtype=core.int64, is_pure=False,
                                        pack=1, _builder=_builder)
 
@@ -23,12 +31,16 @@ def globaltimer(_builder=None):
 @core.builtin
 def smid(_builder=None):
     """The id of the multiprocessor running this program (%smid), as an int32 scalar."""
+    _nvidia_only("smid")
     return core.inline_asm_elementwise("mov.u32 $0, %smid;", "=r", [], dtype=core.int32, is_pure=True, pack=1,
                                        _builder=_builder)
 
 
 def _griddepcontrol(what: str, _builder) -> None:
     target = target_info.current_target()
+    if target.backend == "hip":
+        raise ValueError(f"tl.extra.cuda.gdc_{what}(): griddepcontrol is NVIDIA's (sm_90 on); the hip targets have "
+                         "no dependent launches")
     if target.backend == "cuda" and int(target.arch) < 90:
         raise ValueError(f"tl.extra.cuda.gdc_{what}(): griddepcontrol needs sm_90 or later; the target is "
                          f"sm_{target.arch}")
