@@ -10,10 +10,10 @@ using namespace mlir;
 
 void tessel::target::buildTilePipeline(OpPassManager &pm,
                                        const TilePipelineOptions &options) {
-  // @jit(noinline=True) functions, built once per specialization, are
-  // inlined at their calls where the target wants one kernel function. A
-  // program's CTAs split every block of the program, its calls' too.
-  if (options.inlineCalls || options.numCtas > 1)
+  // @jit(noinline=True) functions stay functions, called, on every target,
+  // except where a program's CTAs split every block of the program, its
+  // calls' too: there they are inlined first.
+  if (options.numCtas > 1)
     pm.addPass(createInlinerPass());
   // First: the rest of the pipeline sees each CTA's part of the blocks.
   if (options.numCtas > 1) {

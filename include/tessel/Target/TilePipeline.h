@@ -22,13 +22,10 @@ struct TilePipelineOptions {
   /// The CTAs that run one program (NVIDIA sm_90+ thread block clusters):
   /// above 1, tile-split-program gives each a part of the blocks.
   int numCtas = 1;
-  /// Calls of @jit(noinline=True) functions inlined first (the CPU's fused
-  /// loops, clusters); otherwise they stay calls for the target's lowering.
-  bool inlineCalls = true;
 };
 
 /// The target-independent tile-level passes every target runs before its own
-/// lowering: calls inlined (where asked), tensor descriptor accesses made pointer accesses, 8-bit floats
+/// lowering: calls inlined (for clusters only), tensor descriptor accesses made pointer accesses, 8-bit floats
 /// expanded, canonicalization, CSE, loop-invariant code motion and
 /// loop-carried pointers turned into offsets.
 void buildTilePipeline(mlir::OpPassManager &pm,

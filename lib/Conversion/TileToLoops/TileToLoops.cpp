@@ -166,6 +166,9 @@ private:
   /// buffer (memref) the caller owns, each scalar result a one-element
   /// buffer; then the program ids and the grid.
   LogicalResult createCalledFunction();
+  /// An error when newFn's block buffers (stack) pass kMaxStackBytes, one
+  /// `per` (program, call) needing them.
+  LogicalResult checkStackBytes(StringRef per);
   void createEntry(func::FuncOp kernel);
 
   // Debugging and extension ops (at the end of this file).
@@ -1684,17 +1687,8 @@ LogicalResult KernelLowering::run() {
   if (failed(lowerBlock(oldFn.getBody().front())))
     return failure();
   func::ReturnOp::create(b, oldFn.getLoc());
-  int64_t stackBytes = 0;
-  newFn.walk([&](memref::AllocaOp alloca) {
-    MemRefType type = alloca.getType();
-    stackBytes += type.getNumElements() *
-                  std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
-  });
-  if (stackBytes > kMaxStackBytes)
-    return oldFn.emitOpError("needs ")
-           << stackBytes / 1024 << " KiB of block buffers per program; the "
-           << "CPU backend allows " << kMaxStackBytes / 1024
-           << " KiB: use smaller blocks";
+  if (failed(checkStackBytes("program")))
+    return failure();
   createEntry(newFn);
   return success();
 }
@@ -1757,6 +1751,10 @@ LogicalResult KernelLowering::createCalledFunction() {
       bufferStore(out, index(0, ret.getLoc()), scalar(v), ret.getLoc());
   }
   func::ReturnOp::create(b, oldFn.getLoc());
+  return checkStackBytes("call");
+}
+
+LogicalResult KernelLowering::checkStackBytes(StringRef per) {
   int64_t stackBytes = 0;
   newFn.walk([&](memref::AllocaOp alloca) {
     MemRefType type = alloca.getType();
@@ -1765,8 +1763,8 @@ LogicalResult KernelLowering::createCalledFunction() {
   });
   if (stackBytes > kMaxStackBytes)
     return oldFn.emitOpError("needs ")
-           << stackBytes / 1024 << " KiB of block buffers per call; the "
-           << "CPU backend allows " << kMaxStackBytes / 1024
+           << stackBytes / 1024 << " KiB of block buffers per " << per
+           << "; the CPU backend allows " << kMaxStackBytes / 1024
            << " KiB: use smaller blocks";
   return success();
 }

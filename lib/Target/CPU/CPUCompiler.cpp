@@ -279,9 +279,7 @@ llvm::Error compileModule(ModuleOp module, const CPUModel &model,
   result.stages.push_back({"ttir", print(module)});
 
   PassManager toLoops(ctx);
-  target::TilePipelineOptions tileOptions;
-  tileOptions.inlineCalls = false; // noinline functions stay functions
-  target::buildTilePipeline(toLoops, tileOptions);
+  target::buildTilePipeline(toLoops);
   buildTileToLoopsPipeline(toLoops);
   if (failed(toLoops.run(module)))
     return diagnostics.fail("lowering tile IR to loops failed");

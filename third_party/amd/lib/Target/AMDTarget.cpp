@@ -227,7 +227,6 @@ llvm::Error compileAMD(ModuleOp module, const std::string &chip,
   PassManager toGPU(ctx);
   TilePipelineOptions tileOptions; // 8-bit floats and int->bf16 in software
   tileOptions.numStages = options.numStages;
-  tileOptions.inlineCalls = false; // functions, called (s_swappc_b64)
   buildTilePipeline(toGPU, tileOptions);
   ConvertTileToTileGPUOptions layoutOptions;
   layoutOptions.numWarps = options.numWarps;

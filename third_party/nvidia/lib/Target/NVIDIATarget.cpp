@@ -270,7 +270,6 @@ llvm::Error compileNVIDIA(ModuleOp module, int sm, bool archSpecific,
       sm == 90 && archSpecific && options.numWarps % 4 == 0;
   tileOptions.numStages = options.numStages;
   tileOptions.numCtas = options.numCtas;
-  tileOptions.inlineCalls = false; // device functions (.func), called
   buildTilePipeline(toGPU, tileOptions);
   ConvertTileToTileGPUOptions layoutOptions;
   layoutOptions.numWarps = options.numWarps;
