@@ -48,6 +48,51 @@ TEST(AmdLayouts, MfmaAccumulatorIsTheCalculatorsDMatrix) {
     }
 }
 
+// The instruction run with its operands' registers swapped computes D^T:
+// D[i][j] sits where the table puts D^T[j][i], lane i + 32 ((j / 4) % 2),
+// register j % 4 + 4 (j / 8).
+TEST(AmdLayouts, TransposedMfmaAccumulatorIsTheCalculatorsDTransposed) {
+  for (const Coord &waves : kWaves)
+    for (const Coord &shape : kShapes) {
+      if (shape[0] < 32 * waves[0] || shape[1] < 32 * waves[1])
+        continue;
+      LinearLayout l = mfmaAccumulatorLayout(shape, waves, true);
+      EXPECT_TRUE(l.isInvertible()) << l.str();
+      int repN = shape[1] / (32 * waves[1]);
+      for (int wave = 0; wave < waves[0] * waves[1]; ++wave)
+        for (int lane = 0; lane < 64; ++lane)
+          for (int reg = 0; reg < l.inSize(kRegister); ++reg) {
+            int r = reg % 16, rep = reg / 16;
+            int wn = wave % waves[1], wm = wave / waves[1];
+            int rn = rep % repN, rm = rep / repN;
+            int row = lane % 32 + 32 * (wm + waves[0] * rm);
+            int col = r % 4 + 4 * (lane / 32) + 8 * (r / 4) +
+                      32 * (wn + waves[1] * rn);
+            Coord got = l.apply({{kRegister, reg}, {kLane, lane}, {kWarp, wave}});
+            ASSERT_EQ(got, (Coord{row, col}))
+                << "wave " << wave << " lane " << lane << " reg " << reg;
+          }
+      auto split = mfmaAccumulatorWarps(l, shape, true);
+      ASSERT_TRUE(split.has_value());
+      EXPECT_EQ(*split, waves);
+      EXPECT_FALSE(mfmaAccumulatorWarps(l, shape, false).has_value());
+    }
+}
+
+// A transposed M x K accumulator whose waves all split M (N waves beyond
+// its 32 columns hold copies) is the A operand of a dot on the same waves:
+// chained dots keep the scores in place. Waves that split K are not.
+TEST(AmdLayouts, TransposedAccumulatorIsTheNextDotsAOperand) {
+  for (int32_t wm : {1, 2, 4})
+    for (int32_t wn : {1, 2})
+      for (int32_t k : {32, 64}) {
+        int32_t m = 32 * wm;
+        bool same = mfmaAccumulatorLayout({m, k}, {wm, wn}, true) ==
+                    mfmaOperandLayout(0, {m, k}, {wm, wn});
+        EXPECT_EQ(same, wn == 1 || k == 32) << wm << " " << wn << " " << k;
+      }
+}
+
 TEST(AmdLayouts, MfmaOperandsAreTheCalculatorsAAndBMatrices) {
   for (const Coord &waves : kWaves)
     for (int32_t mn : {32, 64, 128})

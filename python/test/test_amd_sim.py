@@ -79,6 +79,59 @@ def test_attention_forward(rng):
 
 
 @tessel.jit
+def chained_dots(q_ptr, k_ptr, v_ptr, out_ptr, M: tl.constexpr, N: tl.constexpr, D: tl.constexpr):
+    m, n, d = tl.arange(0, M), tl.arange(0, N), tl.arange(0, D)
+    q = tl.load(q_ptr + m[:, None] * D + d[None, :])
+    k = tl.load(k_ptr + d[:, None] * N + n[None, :])
+    v = tl.load(v_ptr + n[:, None] * D + d[None, :])
+    s = tl.dot(q, k)
+    p = (s - tl.max(s, 1)[:, None]).to(q.dtype)
+    tl.store(out_ptr + m[:, None] * D + d[None, :], tl.dot(p, v))
+
+
+# Chained dots take the transposed MFMA accumulator (a row of the scores in one lane pair): the row reduction, and
+# the scores as the second dot's A operand straight from registers where the waves allow it (all along M), staged
+# through LDS where they do not (waves along the scores' columns).
+@pytest.mark.parametrize("m,n,d,warps", [(32, 32, 32, 1), (64, 32, 64, 4), (64, 64, 32, 2), (128, 64, 64, 8),
+                                         (32, 128, 32, 4), (128, 32, 32, 2)])
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_chained_dots_on_matrix_cores(rng, m, n, d, warps, dtype):
+    import torch
+    tdt = getattr(torch, dtype)
+    q, k, v = (torch.from_numpy(rng.standard_normal(shape).astype(np.float32)).to(tdt)
+               for shape in [(m, d), (d, n), (n, d)])
+    out = torch.full((m, d), float("nan"), dtype=torch.float32)
+    kernel = chained_dots[(1,)](q, k, v, out, M=m, N=n, D=d, num_warps=warps)
+    assert "v_mfma_f32_32x32x8" in kernel.asm["amdgcn"]
+    s = q.double() @ k.double()
+    p = (s - s.max(dim=1, keepdim=True).values).float().to(tdt).double()  # rounded as the kernel rounds it
+    ref = (p @ v.double()).numpy()
+    np.testing.assert_allclose(out.numpy(), ref, rtol=1e-3, atol=1e-2 * np.abs(ref).max())
+
+
+@tessel.jit
+def rows_times_weight(x_ptr, w_ptr, out_ptr, M, BM: tl.constexpr, K: tl.constexpr, N: tl.constexpr):
+    rows, k, n = tl.arange(0, BM), tl.arange(0, K), tl.arange(0, N)
+    w = tl.load(w_ptr + k[:, None] * N + n[None, :])
+    for start in range(0, M, BM):
+        x = tl.load(x_ptr + (start + rows)[:, None] * K + k[None, :])
+        tl.store(out_ptr + (start + rows)[:, None] * N + n[None, :], tl.dot(x, w))
+
+
+# The weight (B) does not change in the loop: it is converted to the MFMA operand layout once, before the loop,
+# and every iteration's dot takes it from registers.
+@pytest.mark.parametrize("warps", [1, 4])
+def test_loop_invariant_dot_operand(rng, warps):
+    m, k, n = 256, 64, 64
+    x = rng.standard_normal((m, k)).astype(np.float16)
+    w = rng.standard_normal((k, n)).astype(np.float16)
+    out = np.full((m, n), np.nan, np.float32)
+    rows_times_weight[(1,)](x, w, out, m, BM=64, K=k, N=n, num_warps=warps)
+    ref = x.astype(np.float64) @ w.astype(np.float64)
+    np.testing.assert_allclose(out, ref, rtol=1e-3, atol=1e-3)
+
+
+@tessel.jit
 def unmasked(x_ptr, out_ptr, BLOCK: tl.constexpr):
     offs = tl.arange(0, BLOCK)
     tl.store(out_ptr + offs, tl.load(x_ptr + offs))

@@ -162,12 +162,11 @@ struct DotLowering : TileGPUPattern<tile::DotOp> {
                                           adaptor.getC(), slots, slotLayouts)});
         return success();
       }
-    if (target.amd() && (aElt.isF16() || aElt.isBF16()) && aElt == bElt &&
-        (accElt.isF32() || (accElt.isF16() && aElt.isF16())) && K % 8 == 0 &&
-        gpu::mfmaAccumulatorWarps(dLayout, {M, N})) {
-      if (!op->hasAttr(kScratchAttr))
+    if (auto mfma = target.amd() ? mfmaDotShape(op) : std::nullopt) {
+      if ((!mfma->aInRegisters || !mfma->bInRegisters) &&
+          !op->hasAttr(kScratchAttr))
         return rw.notifyMatchFailure(op, "stages operands without scratch");
-      rw.replaceOpWithMultiple(op, {lowerMfmaDot(rw, loc, target, op,
+      rw.replaceOpWithMultiple(op, {lowerMfmaDot(rw, loc, target, op, *mfma,
                                                  adaptor.getA(), adaptor.getB(),
                                                  adaptor.getC())});
       return success();

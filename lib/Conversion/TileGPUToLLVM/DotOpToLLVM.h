@@ -89,13 +89,29 @@ SmallVector<Value> lowerWgmmaDot(OpBuilder &b, Location loc,
                                  Value aSlot, Value bSlot, bool aSlotMNMajor,
                                  bool bSlotKMajor);
 
-/// d = a * b + c on AMD's matrix cores (MFMADot.cpp): the accumulator in
-/// mfmaAccumulatorLayout (fp32, or fp16 summed in fp32), fp16 or bf16
-/// operands staged in shared memory with K contiguous (dotSharedBytes),
-/// one v_mfma_f32_32x32x8 per 32x32 tile of the wave and K step of 8.
+/// An MFMA dot (AMD's matrix cores, v_mfma_f32_32x32x8 for fp16 or bf16
+/// into fp32, or fp16 summed in fp32): the waves [M, N] of its accumulator
+/// (gpu::mfmaAccumulatorLayout), whether that is transposed, and which
+/// operands sit in the instruction's operand layout (gpu::mfmaOperandLayout)
+/// already, so that the dot takes them from registers.
+struct MfmaDotShape {
+  std::vector<int32_t> warps;
+  bool transposed, aInRegisters, bInRegisters;
+};
+/// The shape of `dot` if it runs on MFMA.
+std::optional<MfmaDotShape> mfmaDotShape(tessel::tile::DotOp dot);
+/// Bytes of shared memory an MFMA dot stages its operands in (those not in
+/// registers: A row-major, then B as N x K), and where B starts.
+int64_t mfmaSharedBytes(tessel::tile::DotOp dot, const MfmaDotShape &shape,
+                        int64_t &bOffset);
+
+/// d = a * b + c on AMD's matrix cores (MFMADot.cpp): operands from
+/// registers or staged with K contiguous (mfmaSharedBytes), one
+/// v_mfma_f32_32x32x8 per 32x32 tile of the wave and K step of 8.
 SmallVector<Value> lowerMfmaDot(OpBuilder &b, Location loc,
                                 const GPUTargetInfo &target,
-                                tessel::tile::DotOp op, mlir::ValueRange a,
+                                tessel::tile::DotOp op,
+                                const MfmaDotShape &shape, mlir::ValueRange a,
                                 mlir::ValueRange bv, mlir::ValueRange c);
 
 /// d = a * b + c on mma.sync for tf32, tf32x3 or int8 `inputs`

@@ -45,6 +45,9 @@ int64_t scratchBytes(Operation *op, const gpu::GPUTargetInfo &target,
     // Tensor-core dots read operands in place from pipeline slots, and
     // mma.sync A from the accumulator registers of an earlier dot; every
     // other operand is staged.
+    int64_t bOffset;
+    if (auto mfma = target.amd() ? mfmaDotShape(dot) : std::nullopt)
+      return mfmaSharedBytes(dot, *mfma, bOffset);
     bool a = bool(inPlaceOperand(dot, 0)), b = bool(inPlaceOperand(dot, 1));
     bool tensorCores, staged;
     if (auto warps = tilegpu::wgmmaWarps(dot); warps && (target.nvidia() && target.nvidia()->hasWarpgroupMma())) {
@@ -61,7 +64,6 @@ int64_t scratchBytes(Operation *op, const gpu::GPUTargetInfo &target,
     }
     if (!staged)
       return 0;
-    int64_t bOffset;
     int64_t bytes = dotSharedBytes(dot, bOffset);
     // With B read in place, only A is staged (before B's part).
     return tensorCores && b ? bOffset : bytes;

@@ -23,6 +23,7 @@
 #include "mlir/Analysis/SliceAnalysis.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
 
 namespace tessel {
@@ -186,11 +187,38 @@ struct ConvertTileToTileGPU
   }
 
   /// The MFMA accumulator layout: waves split as mma.sync's warps are, in
-  /// 32x32 tiles.
+  /// 32x32 tiles; transposed for chained dots, as Triton lays them out: a
+  /// row of the scores lies in one lane pair, and the scores are the next
+  /// dot's A operand in place.
   LinearLayout mfmaLayout(tile::DotOp dot) const {
     auto shape = dot.getD().getType().getShape();
     return gpu::mfmaAccumulatorLayout({int32_t(shape[0]), int32_t(shape[1])},
-                                      splitWarps(dot, 32, 32));
+                                      splitWarps(dot, 32, 32),
+                                      /*transposed=*/isChained(dot));
+  }
+
+  /// An MFMA dot's operands that its loop does not change (attention's Q)
+  /// are converted to the instruction's operand layout once, before the
+  /// loop: each iteration takes them from registers instead of staging them
+  /// in LDS again.
+  void holdInvariantOperands(tile::DotOp dot) const {
+    auto loop = dot->getParentOfType<scf::ForOp>();
+    if (!loop)
+      return;
+    std::vector<int32_t> warps = splitWarps(dot, 32, 32);
+    for (unsigned i = 0; i < 2; ++i) {
+      OpOperand &operand = dot->getOpOperand(i);
+      Value v = operand.get();
+      if (!loop.isDefinedOutsideOfLoop(v))
+        continue;
+      auto t = cast<RankedTensorType>(v.getType());
+      RankedTensorType want = tilegpu::withLayout(
+          t, gpu::mfmaOperandLayout(i, shapeOf(t), warps));
+      if (t == want)
+        continue;
+      OpBuilder b(loop);
+      operand.set(b.create<tilegpu::ConvertLayoutOp>(v.getLoc(), want, v));
+    }
   }
 
   /// The warps [M, N] of a dot that runs on warpgroup MMA, or nothing: an
@@ -384,6 +412,7 @@ struct ConvertTileToTileGPU
           LinearLayout acc = mfmaLayout(dot);
           requireOperand(dot.getCMutable(), acc);
           produceWith(dot.getD(), acc);
+          holdInvariantOperands(dot);
         }
       } else if (auto map = dyn_cast<tile::MapElementwiseOp>(op)) {
         // One layout for every source and result: each thread maps the

@@ -6,13 +6,22 @@
 namespace tessel::gpu {
 
 LinearLayout mfmaAccumulatorLayout(const std::vector<int32_t> &shape,
-                                   const std::vector<int32_t> &warpsPerCTA) {
+                                   const std::vector<int32_t> &warpsPerCTA,
+                                   bool transposed) {
   checkRank(shape, 2, "shape");
   checkRank(warpsPerCTA, 2, "warpsPerCTA");
   std::string m = dimName(0), n = dimName(1);
+  // Bases given as the transposed layout's (M, N); swapped otherwise.
+  auto bases = [&](std::vector<std::pair<int32_t, int32_t>> pairs) {
+    std::vector<LinearLayout::Basis> out;
+    for (auto [x, y] : pairs)
+      out.push_back(transposed ? LinearLayout::Basis{x, y}
+                               : LinearLayout::Basis{y, x});
+    return out;
+  };
   LinearLayout tile(
-      {{kRegister, {{1, 0}, {2, 0}, {8, 0}, {16, 0}}},
-       {kLane, {{0, 1}, {0, 2}, {0, 4}, {0, 8}, {0, 16}, {4, 0}}}},
+      {{kRegister, bases({{0, 1}, {0, 2}, {0, 8}, {0, 16}})},
+       {kLane, bases({{1, 0}, {2, 0}, {4, 0}, {8, 0}, {16, 0}, {0, 4}})}},
       {{m, 32}, {n, 32}});
   LinearLayout warps = LinearLayout::identity1D(warpsPerCTA[1], kWarp, n) *
                        LinearLayout::identity1D(warpsPerCTA[0], kWarp, m);
@@ -22,11 +31,11 @@ LinearLayout mfmaAccumulatorLayout(const std::vector<int32_t> &shape,
 
 std::optional<std::vector<int32_t>>
 mfmaAccumulatorWarps(const LinearLayout &layout,
-                     const std::vector<int32_t> &shape) {
+                     const std::vector<int32_t> &shape, bool transposed) {
   if (shape.size() != 2 || shape[0] % 32 || shape[1] % 32)
     return std::nullopt;
   return warpSplitOf(layout, [&](const std::vector<int32_t> &warps) {
-    return mfmaAccumulatorLayout(shape, warps);
+    return mfmaAccumulatorLayout(shape, warps, transposed);
   });
 }
 

@@ -19,13 +19,22 @@ namespace tessel::gpu {
 /// 32x32 tile, lane l holds column l % 32 and, in its 16 registers r, row
 /// 8 (r / 4) + 4 (l / 32) + r % 4. Warp bits take N first, then M; tiles
 /// left over repeat in registers along N, then M.
+///
+/// `transposed`: the layout of the same instruction computing D^T = B^T A^T
+/// (the operands' registers swapped): lane l holds row l % 32 and, in
+/// register r, column 8 (r / 4) + 4 (l / 32) + r % 4. A row then lies in one
+/// lane pair (row reductions stay in registers), and its K-blocks of 8 are
+/// the A operand's registers of the next dot (mfmaOperandLayout): chained
+/// dots pass the scores in registers.
 LinearLayout mfmaAccumulatorLayout(const std::vector<int32_t> &shape,
-                                   const std::vector<int32_t> &warpsPerCTA);
+                                   const std::vector<int32_t> &warpsPerCTA,
+                                   bool transposed = false);
 /// The waves [M, N] of `layout` if it is an mfmaAccumulatorLayout of
-/// `shape`.
+/// `shape` (transposed or not, as asked).
 std::optional<std::vector<int32_t>>
 mfmaAccumulatorWarps(const LinearLayout &layout,
-                     const std::vector<int32_t> &shape);
+                     const std::vector<int32_t> &shape,
+                     bool transposed = false);
 
 /// The operand layout of that instruction, K in steps of 8: A (operand 0,
 /// M x K) has row l % 32 in lane l and K 4 (l / 32) + j in its register j
