@@ -206,3 +206,56 @@ def test_unknown_instructions_name_their_line():
     code = amdgcn("add_kernel", ADD_SIG, {"BLOCK": 1024})["amdgcn"].replace("s_endpgm", "v_nonsense_b32 v0, v1", 1)
     with pytest.raises(gpusim.SimulatorError, match=r"AMDGCN line \d+: the simulator does not model v_nonsense_b32"):
         gpusim.launch(code, "add_kernel", 1, num_warps=4, args=[np.zeros(4, np.float32)] * 3 + [4] + SCRATCH)
+
+
+# Lane swizzles as the ISA defines them, on code LLVM's AMDGPU backend makes from its intrinsics (llc, LLVM 22: the
+# backend Tessel's hip targets use): ds_swizzle_b32 in quad mode (offset bit 15: lane 4 (l / 4) + field l % 4 of
+# four 2-bit selectors) and bitmask mode (within 32 lanes, ((l & and) | or) ^ xor, the masks in offset bits 0-4,
+# 5-9, 10-14), which LLVM prints as swizzle(QUAD_PERM|SWAP|REVERSE|BROADCAST|BITMASK_PERM, ...); and the DPP
+# quad_perm move. The reference is numpy on those formulas.
+SWIZZLES = [0x80B1, 0x80E4 ^ 0x3F, 0x101F, 0x201F, 0x401F, 0x1C1F, 0x7C1F, 0x0078, 0x0907, 0x03E0, 0x0CE3]
+DPP_QUAD_PERMS = [0xB1, 0x4E, 0x1B, 0x00]
+
+
+def _swizzle_source(offset: int, lane: np.ndarray) -> np.ndarray:
+    if offset & 0x8000:
+        return (lane & ~3) | ((offset >> (2 * (lane & 3))) & 3)
+    a, o, x = offset & 0x1F, (offset >> 5) & 0x1F, (offset >> 10) & 0x1F
+    return (lane & ~31) | (((lane & a) | o) ^ x)
+
+
+def test_lane_swizzles_match_the_isa(rng, tmp_path):
+    import shutil
+    llc = shutil.which("llc-22") or "/usr/lib/llvm-22/bin/llc"
+    n = len(SWIZZLES) + len(DPP_QUAD_PERMS)
+    body = ["%id = call i32 @llvm.amdgcn.workitem.id.x()",
+            "%src = getelementptr i32, ptr addrspace(1) %x, i32 %id", "%v = load i32, ptr addrspace(1) %src"]
+    for i, off in enumerate(SWIZZLES):
+        body.append(f"%s{i} = call i32 @llvm.amdgcn.ds.swizzle(i32 %v, i32 {off})")
+    for j, ctrl in enumerate(DPP_QUAD_PERMS):
+        body.append(f"%s{len(SWIZZLES) + j} = call i32 @llvm.amdgcn.update.dpp.i32(i32 poison, i32 %v, i32 {ctrl},"
+                    " i32 15, i32 15, i1 false)")
+    for i in range(n):
+        body += [f"%i{i} = add i32 %id, {64 * i}", f"%p{i} = getelementptr i32, ptr addrspace(1) %out, i32 %i{i}",
+                 f"store i32 %s{i}, ptr addrspace(1) %p{i}"]
+    ir = "\n".join([
+        'target triple = "amdgcn-amd-amdhsa"',
+        "declare i32 @llvm.amdgcn.workitem.id.x()", "declare i32 @llvm.amdgcn.ds.swizzle(i32, i32)",
+        "declare i32 @llvm.amdgcn.update.dpp.i32(i32, i32, i32, i32, i32, i1)",
+        'define amdgpu_kernel void @swizzles(ptr addrspace(1) %x, ptr addrspace(1) %out) '
+        '"amdgpu-flat-work-group-size"="64,64" {', *["  " + line for line in body], "  ret void", "}"])
+    (tmp_path / "k.ll").write_text(ir)
+    asm = subprocess.run([llc, "-mtriple=amdgcn-amd-amdhsa", "-mcpu=gfx942", str(tmp_path / "k.ll"), "-o", "-"],
+                         capture_output=True, text=True, check=True).stdout
+    for form in ("QUAD_PERM", "SWAP", "REVERSE", "BROADCAST", "BITMASK_PERM"):
+        assert f"swizzle({form}," in asm, form
+    x = rng.integers(0, 2**31, 64, dtype=np.int64).astype(np.int32)
+    out = np.zeros(64 * n, np.int32)
+    gpusim.launch(asm, "swizzles", 1, num_warps=1, args=[x, out])
+    lane = np.arange(64)
+    for i, off in enumerate(SWIZZLES):
+        np.testing.assert_array_equal(out[64 * i:64 * (i + 1)], x[_swizzle_source(off, lane)], err_msg=hex(off))
+    for j, ctrl in enumerate(DPP_QUAD_PERMS):
+        src = (lane & ~3) | ((ctrl >> (2 * (lane & 3))) & 3)
+        np.testing.assert_array_equal(out[64 * (len(SWIZZLES) + j):64 * (len(SWIZZLES) + j + 1)], x[src],
+                                      err_msg=f"quad_perm {ctrl:#x}")

@@ -373,6 +373,33 @@ void ldsPermute(Wave &w, const Inst &I, bool backward) {
   queueVector(w, w.lgkm, op(w, I, 0), Width{4}, w.exec, std::move(values));
 }
 
+/// ds_swizzle_b32: each lane reads the lane its offset names, in quad mode
+/// (bit 15: selector l % 4 of four 2-bit fields) or bitmask mode (within 32
+/// lanes, ((l & and) | or) ^ xor); a lane reading an inactive lane reads 0.
+void ldsSwizzle(Wave &w, const Inst &I) {
+  uint32_t off = uint32_t(I.mods.offset);
+  if (off > 0xffff || (off & 0x8000 && (off & 0xff00) != 0x8000))
+    w.fail("ds_swizzle_b32 offset " + std::to_string(off) +
+           ": only the quad and bitmask modes are modeled");
+  uint32_t data[kLanes];
+  for (int lane = 0; lane < kLanes; ++lane)
+    data[lane] = w.active(lane) ? readLane(w, op(w, I, 1), lane, Ty::B32) : 0;
+  std::vector<uint32_t> values(kLanes, 0);
+  for (int lane = 0; lane < kLanes; ++lane) {
+    if (!w.active(lane))
+      continue;
+    int src;
+    if (off & 0x8000) {
+      src = (lane & ~3) | int(off >> (2 * (lane & 3)) & 3);
+    } else {
+      int andMask = off & 0x1f, orMask = off >> 5 & 0x1f, xorMask = off >> 10 & 0x1f;
+      src = (lane & ~31) | (((lane & andMask) | orMask) ^ xorMask);
+    }
+    values[lane] = data[src];
+  }
+  queueVector(w, w.lgkm, op(w, I, 0), Width{4}, w.exec, std::move(values));
+}
+
 /// scratch_load/store (architected flat scratch, gfx940+): the address
 /// vaddr (or off) + saddr (or off) + offset within the lane's private
 /// memory.
@@ -457,6 +484,7 @@ void registerMemoryOps(Table &t) {
   for (const char *s : {"dword", "dwordx2", "dwordx3", "dwordx4", "byte", "short", "byte_d16_hi", "short_d16_hi"})
     t[std::string("scratch_store_") + s] = [](Wave &w, const Inst &I) { scratchAccess(w, I, true); };
   t["ds_bpermute_b32"] = [](Wave &w, const Inst &I) { ldsPermute(w, I, true); };
+  t["ds_swizzle_b32"] = ldsSwizzle;
   t["ds_permute_b32"] = [](Wave &w, const Inst &I) { ldsPermute(w, I, false); };
 }
 

@@ -103,8 +103,72 @@ bool bitList(const std::string &v, uint8_t &out) {
   return true;
 }
 
+/// The 16-bit offset of ds_swizzle_b32 that LLVM prints as a macro
+/// (swizzle(MODE,...), AMDGPU modifier syntax): quad mode (bit 15) with
+/// four 2-bit lane selectors, or bitmask mode, lane ((l & and) | or) ^ xor
+/// within 32, the masks in bits 0-4, 5-9 and 10-14. False for other modes.
+bool swizzleOffset(const std::string &args, int32_t &offset) {
+  std::vector<std::string> a;
+  std::stringstream ss(args);
+  std::string item;
+  while (std::getline(ss, item, ','))
+    a.push_back(trim(item));
+  std::vector<int64_t> n;
+  for (size_t i = 1; i < a.size(); ++i) {
+    int64_t v;
+    n.push_back(parseInt(a[i], v) ? v : -1);
+  }
+  auto pow2 = [](int64_t v, int64_t lo, int64_t hi) {
+    return v >= lo && v <= hi && (v & (v - 1)) == 0;
+  };
+  if (a.empty())
+    return false;
+  if (a[0] == "QUAD_PERM" && n.size() == 4) {
+    offset = 0x8000;
+    for (int i = 0; i < 4; ++i) {
+      if (n[i] < 0 || n[i] > 3)
+        return false;
+      offset |= int32_t(n[i]) << (2 * i);
+    }
+    return true;
+  }
+  if (a[0] == "SWAP" && n.size() == 1 && pow2(n[0], 1, 16)) {
+    offset = 0x1f | int32_t(n[0]) << 10;
+    return true;
+  }
+  if (a[0] == "REVERSE" && n.size() == 1 && pow2(n[0], 2, 32)) {
+    offset = 0x1f | int32_t(n[0] - 1) << 10;
+    return true;
+  }
+  if (a[0] == "BROADCAST" && n.size() == 2 && pow2(n[0], 2, 32) && n[1] >= 0 &&
+      n[1] < n[0]) {
+    offset = (~int32_t(n[0] - 1) & 0x1f) | int32_t(n[1]) << 5;
+    return true;
+  }
+  if (a[0] == "BITMASK_PERM" && a.size() == 2 && a[1].size() == 7 &&
+      a[1].front() == '"' && a[1].back() == '"') {
+    int32_t andMask = 0, orMask = 0, xorMask = 0;
+    for (int i = 0; i < 5; ++i) { // bit 4 first
+      int bit = 1 << (4 - i);
+      switch (a[1][1 + i]) {
+      case '0': break;
+      case '1': orMask |= bit; break;
+      case 'p': andMask |= bit; break;
+      case 'i': andMask |= bit; xorMask |= bit; break;
+      default: return false;
+      }
+    }
+    offset = andMask | orMask << 5 | xorMask << 10;
+    return true;
+  }
+  return false;
+}
+
 /// Applies a modifier word; false when it is not one.
 bool modifier(const std::string &t, Modifiers &m, bool &isDpp) {
+  static const std::string kSwizzle = "offset:swizzle(";
+  if (t.compare(0, kSwizzle.size(), kSwizzle) == 0 && t.back() == ')')
+    return swizzleOffset(t.substr(kSwizzle.size(), t.size() - kSwizzle.size() - 1), m.offset);
   static const std::set<std::string> ignored = {"glc", "slc", "nt", "sc0", "sc1", "dlc"};
   if (ignored.count(t))
     return true;

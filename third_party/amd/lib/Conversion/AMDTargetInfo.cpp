@@ -194,6 +194,22 @@ void AMDTargetInfo::barrier(OpBuilder &b, Location loc) const {
 
 Value AMDTargetInfo::shuffleXor(OpBuilder &b, Location loc, Value v,
                                 int laneMask) const {
+  // Within a quad: one DPP move (quad_perm), which LLVM may fold into the
+  // instruction that uses it.
+  if (laneMask >= 1 && laneMask <= 3) {
+    int32_t perm = 0;
+    for (int i = 0; i < 4; ++i)
+      perm |= (i ^ laneMask) << (2 * i);
+    Value old = b.create<LLVM::PoisonOp>(loc, v.getType());
+    return b.create<ROCDL::DPPUpdateOp>(loc, v.getType(), old, v, perm,
+                                        /*rowMask=*/0xf, /*bankMask=*/0xf,
+                                        /*boundCtrl=*/false);
+  }
+  // Within 32 lanes: ds_swizzle_b32 in bitmask mode (lane ^ xor_mask, the
+  // and-mask keeping all five bits), no address to compute.
+  if (laneMask >= 4 && laneMask < 32)
+    return b.create<ROCDL::DsSwizzleOp>(loc, b.getI32Type(), v,
+                                        i32Const(b, loc, 0x1f | laneMask << 10));
   Value lane = laneId(b, loc, threadId(b, loc));
   Value src = b.create<LLVM::XOrOp>(loc, lane, i32Const(b, loc, laneMask));
   return shuffleIdx(b, loc, v, src);
