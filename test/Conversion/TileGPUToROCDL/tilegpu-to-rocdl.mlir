@@ -38,13 +38,23 @@ func.func @copy(%x: !tile.ptr<f32>, %y: !tile.ptr<f32>, %n: i32) attributes {til
 // -----
 
 // A sum over 512 elements on 4 waves: within a work-item, then 6 exchanges
-// over the lane bits by ds_bpermute (byte addresses: the lane shifted by 2),
-// then the waves' partials through LDS between s_barriers fenced at
+// over the lane bits: lane ^ 1 and ^ 2 by DPP quad_perm moves ([1,0,3,2] is
+// 0xb1, [2,3,0,1] 0x4e), ^ 4, 8, 16 by ds_swizzle in bitmask mode (and-mask
+// 0x1f, the xor-mask in bits 10-14), ^ 32 by ds_bpermute (byte addresses:
+// the lane shifted by 2), then the waves' partials through LDS between s_barriers fenced at
 // workgroup scope, each with an empty asm clobbering memory (LLVM's machine
 // sinking would move LDS loads past it); erf is OCML's; the programs along y are the HSA dispatch
 // packet's grid size (bytes 16..19) over its workgroup size (bytes 6..7).
 // CHECK-LABEL: llvm.func @total(
-// CHECK-COUNT-6: rocdl.ds_bpermute
+// CHECK-DAG: %[[X4:.*]] = llvm.mlir.constant(4127 : i32)
+// CHECK-DAG: %[[X8:.*]] = llvm.mlir.constant(8223 : i32)
+// CHECK-DAG: %[[X16:.*]] = llvm.mlir.constant(16415 : i32)
+// CHECK: rocdl.update.dpp {{.*}} with 177, 15, 15, false
+// CHECK: rocdl.update.dpp {{.*}} with 78, 15, 15, false
+// CHECK: rocdl.ds_swizzle %{{.*}}, %[[X4]]
+// CHECK: rocdl.ds_swizzle %{{.*}}, %[[X8]]
+// CHECK: rocdl.ds_swizzle %{{.*}}, %[[X16]]
+// CHECK: rocdl.ds_bpermute
 // CHECK: llvm.fence syncscope("workgroup") release
 // CHECK-NEXT: rocdl.s.barrier
 // CHECK-NEXT: llvm.inline_asm has_side_effects asm_dialect = att "", "~{memory}"
