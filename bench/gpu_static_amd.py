@@ -24,7 +24,7 @@ from .common import RESULTS_DIR
 from .gpu_static import cases, compile_triton, divisible_by_16, runtime_names, descriptor_block  # noqa: F401
 
 # The cases that mean something on AMD (host-made descriptors, 8-bit floats of NVIDIA's formats and clusters do not).
-AMD_KEYS = ["vector_add", "softmax", "layer_norm", "matmul_fp16", "matmul_bf16", "attention"]
+AMD_KEYS = ["vector_add", "softmax", "layer_norm", "matmul_fp16", "matmul_bf16", "matmul_fp32", "matmul_int8", "attention"]
 
 
 def _field(amdgcn: str, name: str) -> int:

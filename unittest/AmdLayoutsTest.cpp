@@ -93,33 +93,40 @@ TEST(AmdLayouts, TransposedAccumulatorIsTheNextDotsAOperand) {
       }
 }
 
+// For every 32x32 MFMA (P elements of K per lane: 4 for 32x32x8 f16/bf16, 1
+// for 32x32x2 f32, 2 for 32x32x4 xf32, 4 and 8 for 32x32x8 and 32x32x16
+// int8), the calculator's A[i][k] sits in lane i + 32 ((k / P) % 2),
+// element k % P of the K step k / 2P; B[k][j] in lane j + 32 ((k / P) % 2).
 TEST(AmdLayouts, MfmaOperandsAreTheCalculatorsAAndBMatrices) {
-  for (const Coord &waves : kWaves)
-    for (int32_t mn : {32, 64, 128})
-      for (int32_t k : {8, 16, 32}) {
-        if (mn < 32 * waves[0] || mn < 32 * waves[1])
-          continue;
-        LinearLayout a = mfmaOperandLayout(0, {mn, k}, waves);
-        LinearLayout b = mfmaOperandLayout(1, {k, mn}, waves);
-        int steps = k / 8;
-        for (int wave = 0; wave < waves[0] * waves[1]; ++wave)
-          for (int lane = 0; lane < 64; ++lane)
-            for (int reg = 0; reg < a.inSize(kRegister); ++reg) {
-              int j = reg % 4, step = reg / 4 % steps, rep = reg / 4 / steps;
-              int kk = j + 4 * (lane / 32) + 8 * step;
-              int wm = wave / waves[1], wn = wave % waves[1];
-              int row = lane % 32 + 32 * (wm + waves[0] * rep);
-              ASSERT_EQ(a.apply({{kRegister, reg}, {kLane, lane}, {kWarp, wave}}),
-                        (Coord{row, kk}))
-                  << "A wave " << wave << " lane " << lane << " reg " << reg;
-              if (reg >= b.inSize(kRegister))
-                continue;
-              int col = lane % 32 + 32 * (wn + waves[1] * rep);
-              ASSERT_EQ(b.apply({{kRegister, reg}, {kLane, lane}, {kWarp, wave}}),
-                        (Coord{kk, col}))
-                  << "B wave " << wave << " lane " << lane << " reg " << reg;
-            }
-      }
+  for (int32_t p : {1, 2, 4, 8})
+    for (const Coord &waves : kWaves)
+      for (int32_t mn : {32, 64, 128})
+        for (int32_t k : {16, 32}) {
+          if (mn < 32 * waves[0] || mn < 32 * waves[1])
+            continue;
+          LinearLayout a = mfmaOperandLayout(0, {mn, k}, waves, p);
+          LinearLayout b = mfmaOperandLayout(1, {k, mn}, waves, p);
+          int steps = k / (2 * p);
+          for (int wave = 0; wave < waves[0] * waves[1]; ++wave)
+            for (int lane = 0; lane < 64; ++lane)
+              for (int reg = 0; reg < a.inSize(kRegister); ++reg) {
+                int j = reg % p, step = reg / p % steps, rep = reg / p / steps;
+                int kk = j + p * (lane / 32) + 2 * p * step;
+                int wm = wave / waves[1], wn = wave % waves[1];
+                int row = lane % 32 + 32 * (wm + waves[0] * rep);
+                ASSERT_EQ(a.apply({{kRegister, reg}, {kLane, lane}, {kWarp, wave}}),
+                          (Coord{row, kk}))
+                    << "P " << p << " A wave " << wave << " lane " << lane
+                    << " reg " << reg;
+                if (reg >= b.inSize(kRegister))
+                  continue;
+                int col = lane % 32 + 32 * (wn + waves[1] * rep);
+                ASSERT_EQ(b.apply({{kRegister, reg}, {kLane, lane}, {kWarp, wave}}),
+                          (Coord{kk, col}))
+                    << "P " << p << " B wave " << wave << " lane " << lane
+                    << " reg " << reg;
+              }
+        }
 }
 
 TEST(AmdLayouts, MfmaAccumulatorWarpsRecoversTheSplit) {

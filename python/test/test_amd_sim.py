@@ -3,6 +3,7 @@ layer norm, the tiled matmul on MFMA, attention forward) compiled for gfx90a, gf
 targets compile them, run by the simulator's AMDGCN front end (sim:gfx*), against numpy. test_gpusim_amdgcn.py
 checks that front end on Triton's own AMDGCN."""
 import pathlib
+import re
 import sys
 
 import numpy as np
@@ -76,6 +77,50 @@ def test_attention_forward(rng):
     p = np.exp(s - s.max(axis=2, keepdims=True))
     ref = np.einsum("bmn,bnd->bmd", p / p.sum(axis=2, keepdims=True), v.astype(np.float64))
     np.testing.assert_allclose(out.astype(np.float64), ref, rtol=1e-2, atol=4e-3)
+
+
+@tessel.jit
+def one_dot(a_ptr, b_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr, CHAIN: tl.constexpr):
+    m, n, k = tl.arange(0, M), tl.arange(0, N), tl.arange(0, K)
+    a = tl.load(a_ptr + m[:, None] * K + k[None, :])
+    b = tl.load(b_ptr + k[:, None] * N + n[None, :])
+    if a.dtype == tl.int8:
+        c = tl.dot(a, b, out_dtype=tl.int32)
+    else:
+        c = tl.dot(a, b, input_precision="ieee")
+        if CHAIN:  # the product as the A operand of a second dot (N == K)
+            c = tl.dot(c, b, input_precision="ieee")
+    tl.store(c_ptr + m[:, None] * N + n[None, :], c)
+
+
+# fp32 and int8 dots on the matrix cores: v_mfma_f32_32x32x2f32 (exact fp32 products) and each chip's int8 MFMA
+# (gfx90a: 32x32x8, four per lane; CDNA3 on: 32x32x16, eight), with operands staged in LDS (K taken in runs of 16
+# bytes per lane where the rows allow) or, chained, from registers.
+@pytest.mark.parametrize("m,n,k,warps", [(32, 32, 16, 1), (64, 64, 32, 4), (128, 64, 64, 4), (64, 128, 16, 2),
+                                         (32, 64, 128, 8)])
+def test_int8_dots_on_matrix_cores(rng, target, m, n, k, warps):
+    a = rng.integers(-128, 128, (m, k), dtype=np.int8)
+    b = rng.integers(-128, 128, (k, n), dtype=np.int8)
+    c = np.zeros((m, n), np.int32)
+    kernel = one_dot[(1,)](a, b, c, M=m, N=n, K=k, CHAIN=False, num_warps=warps)
+    want = "v_mfma_i32_32x32x8i8" if target == "sim:gfx90a" else "v_mfma_i32_32x32x16_i8"
+    assert want in kernel.asm["amdgcn"]
+    np.testing.assert_array_equal(c, a.astype(np.int64) @ b.astype(np.int64))
+
+
+@pytest.mark.parametrize("m,n,k,warps,chain", [(32, 32, 16, 1, False), (64, 64, 32, 4, False),
+                                               (128, 64, 64, 4, False), (64, 128, 16, 2, False),
+                                               (32, 64, 128, 8, False), (64, 32, 32, 2, True)])
+def test_fp32_dots_on_matrix_cores(rng, target, m, n, k, warps, chain):
+    a = rng.standard_normal((m, k)).astype(np.float32)
+    b = rng.standard_normal((k, n)).astype(np.float32)
+    c = np.full((m, n), np.nan, np.float32)
+    kernel = one_dot[(1,)](a, b, c, M=m, N=n, K=k, CHAIN=chain, num_warps=warps)
+    assert re.search(r"v_mfma_f32_32x32x2_?f32", kernel.asm["amdgcn"])
+    ref = a.astype(np.float64) @ b.astype(np.float64)
+    if chain:
+        ref = ref @ b.astype(np.float64)
+    np.testing.assert_allclose(c, ref, rtol=1e-5, atol=1e-5 * np.abs(ref).max())
 
 
 @tessel.jit

@@ -151,6 +151,37 @@ def test_matmul_bf16(rng):
     np.testing.assert_allclose(c.double().numpy(), ref.numpy(), rtol=1e-2, atol=1e-2 * ref.abs().max().item())
 
 
+# int8 into int32 on each chip's own instruction (gfx90a: 32x32x8i8, gfx942: 32x32x16_i8, gfx950: 32x32x32_i8), and
+# fp32 where Triton takes the exact fp32 MFMA (gfx90a's 32x32x2f32, gfx950's 32x32x2_f32; gfx942's tf32 default is
+# xf32, whose rounding the simulator does not model).
+@pytest.mark.parametrize("chip,instruction", [("gfx90a", "v_mfma_i32_32x32x8i8"), ("gfx942", "v_mfma_i32_32x32x16_i8"),
+                                              ("gfx950", "v_mfma_i32_32x32x32_i8")])
+def test_matmul_int8(rng, chip, instruction):
+    sig = dict(MATMUL_SIG, a_ptr="*i8", b_ptr="*i8", c_ptr="*i32")
+    consts = {"stride_ak": 1, "stride_bn": 1, "stride_cn": 1, "BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 64,
+              "GROUP_M": 8}
+    code = amdgcn("matmul_kernel", sig, consts, chip=chip,
+                  divisible_by_16=["a_ptr", "b_ptr", "c_ptr", "stride_am", "stride_bk", "stride_cm"])
+    assert instruction in code["amdgcn"]
+    m, n, k = 96, 128, 160
+    a = rng.integers(-128, 128, (m, k), dtype=np.int8)
+    b = rng.integers(-128, 128, (k, n), dtype=np.int8)
+    c = np.zeros((m, n), np.int32)
+    run_matmul(code, a, b, c)
+    np.testing.assert_array_equal(c, a.astype(np.int64) @ b.astype(np.int64))
+
+
+@pytest.mark.parametrize("chip,instruction", [("gfx90a", "v_mfma_f32_32x32x2f32"), ("gfx950", "v_mfma_f32_32x32x2_f32")])
+def test_matmul_fp32(rng, chip, instruction):
+    code = matmul_code("fp32", chip)
+    assert instruction in code["amdgcn"]
+    m, n, k = 96, 64, 80
+    a, b = rng.standard_normal((m, k)).astype(np.float32), rng.standard_normal((k, n)).astype(np.float32)
+    c = np.zeros((m, n), np.float32)
+    run_matmul(code, a, b, c)
+    np.testing.assert_allclose(c, a.astype(np.float64) @ b.astype(np.float64), rtol=1e-5, atol=1e-5)
+
+
 def test_matmul_sees_stale_data_without_the_wait(rng):
     # The same code with every wait for memory turned into a wait for nothing (counts no kernel reaches) reads its
     # loads' registers before the data arrives: the simulator must give a wrong product, as the hardware would.

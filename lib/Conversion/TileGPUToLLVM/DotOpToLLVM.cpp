@@ -162,7 +162,7 @@ struct DotLowering : TileGPUPattern<tile::DotOp> {
                                           adaptor.getC(), slots, slotLayouts)});
         return success();
       }
-    if (auto mfma = target.amd() ? mfmaDotShape(op) : std::nullopt) {
+    if (auto mfma = target.amd() ? mfmaDotShape(op, *target.amd()) : std::nullopt) {
       if ((!mfma->aInRegisters || !mfma->bInRegisters) &&
           !op->hasAttr(kScratchAttr))
         return rw.notifyMatchFailure(op, "stages operands without scratch");

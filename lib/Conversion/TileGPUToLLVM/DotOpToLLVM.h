@@ -8,6 +8,7 @@
 #define TESSEL_LIB_CONVERSION_TILEGPUTOLLVM_DOTOPTOLLVM_H
 
 #include "Utility.h"
+#include "tessel/Conversion/TileGPUToLLVM/AmdTargetHooks.h"
 #include "tessel/Dialect/TileGPU/IR/MmaInputs.h"
 #include "tessel/Dialect/TileGPU/IR/NvidiaLayouts.h"
 
@@ -89,25 +90,28 @@ SmallVector<Value> lowerWgmmaDot(OpBuilder &b, Location loc,
                                  Value aSlot, Value bSlot, bool aSlotMNMajor,
                                  bool bSlotKMajor);
 
-/// An MFMA dot (AMD's matrix cores, v_mfma_f32_32x32x8 for fp16 or bf16
-/// into fp32, or fp16 summed in fp32): the waves [M, N] of its accumulator
+/// An MFMA dot (AMD's matrix cores, 32x32 instructions for fp16 or bf16 into
+/// fp32 (or fp16 summed in fp32), fp32 into fp32, int8 into int32): the waves [M, N] of its accumulator
 /// (gpu::mfmaAccumulatorLayout), whether that is transposed, and which
 /// operands sit in the instruction's operand layout (gpu::mfmaOperandLayout)
 /// already, so that the dot takes them from registers.
 struct MfmaDotShape {
   std::vector<int32_t> warps;
+  gpu::MfmaInputs inputs;
+  int32_t kWidth; ///< elements of K per lane (AmdTargetHooks::mfmaKWidth)
   bool transposed, aInRegisters, bInRegisters;
 };
-/// The shape of `dot` if it runs on MFMA.
-std::optional<MfmaDotShape> mfmaDotShape(tessel::tile::DotOp dot);
+/// The shape of `dot` if it runs on `amd`'s MFMA.
+std::optional<MfmaDotShape> mfmaDotShape(tessel::tile::DotOp dot,
+                                         const gpu::AmdTargetHooks &amd);
 /// Bytes of shared memory an MFMA dot stages its operands in (those not in
 /// registers: A row-major, then B as N x K), and where B starts.
 int64_t mfmaSharedBytes(tessel::tile::DotOp dot, const MfmaDotShape &shape,
                         int64_t &bOffset);
 
 /// d = a * b + c on AMD's matrix cores (MFMADot.cpp): operands from
-/// registers or staged with K contiguous (mfmaSharedBytes), one
-/// v_mfma_f32_32x32x8 per 32x32 tile of the wave and K step of 8.
+/// registers or staged with K contiguous (mfmaSharedBytes), one 32x32 MFMA
+/// per 32x32 tile of the wave and K step of the instruction.
 SmallVector<Value> lowerMfmaDot(OpBuilder &b, Location loc,
                                 const GPUTargetInfo &target,
                                 tessel::tile::DotOp op,

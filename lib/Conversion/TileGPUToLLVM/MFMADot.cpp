@@ -1,15 +1,23 @@
 //===- MFMADot.cpp - Dots on AMD's matrix cores ---------------------------===//
 //
-// d = a * b + c with v_mfma_f32_32x32x8 (fp16, bf16): the accumulator is in
-// mfmaAccumulatorLayout, each wave holding whole 32x32 tiles, transposed or
-// not. For each K step of 8, lane l needs the four elements along K of A's
-// row (and B's column) l % 32 from K 4 (l / 32) on: the instruction's
-// operand layout (mfmaOperandLayout).
+// d = a * b + c on 32x32 MFMA instructions (fp16, bf16 and fp32 into fp32,
+// int8 into int32): the accumulator is in mfmaAccumulatorLayout, each wave
+// holding whole 32x32 tiles, transposed or not. For each K step of 2P, lane
+// l needs the P elements along K of A's row (and B's column) l % 32 from K
+// P (l / 32) on: the instruction's operand layout (mfmaOperandLayout; P is
+// the chip's mfmaKWidth).
 //
 // An operand already in that layout (the scores of attention, in the
 // transposed accumulator of the dot before) is taken from its registers.
-// Any other is staged in shared memory, A row-major and B as N x K, K
-// contiguous, and each group of four is one 8-byte LDS load (ds_read_b64).
+// Any other is staged in shared memory, A as M x K and B as N x K, K
+// contiguous, each row padded by 16 bytes so that the lanes reading 32
+// rows at one column spread over the banks.
+//
+// The sum over K may take K in any order both operands share. With both
+// staged, the lanes of half h (l / 32) take K from h K / 2 on, P per step:
+// a lane's K for all steps is one run, read 16 bytes (ds_read_b128) at a
+// time. With one operand in registers both follow the instruction's order
+// (K step s, half h: from 2 P s + P h), read P elements at a time.
 //
 // A transposed accumulator is the same instruction with the operands'
 // registers swapped: it computes D^T = B^T A^T.
@@ -30,90 +38,161 @@ using namespace tessel;
 using namespace tessel::gpu::lowering;
 using gpu::LinearLayout;
 
-std::optional<MfmaDotShape> gpu::lowering::mfmaDotShape(tile::DotOp dot) {
+std::optional<MfmaDotShape>
+gpu::lowering::mfmaDotShape(tile::DotOp dot, const gpu::AmdTargetHooks &amd) {
   auto aTy = dot.getA().getType(), bTy = dot.getB().getType();
   int32_t M = aTy.getDimSize(0), K = aTy.getDimSize(1), N = bTy.getDimSize(1);
   Type aElt = aTy.getElementType(), bElt = bTy.getElementType();
   Type accElt = dot.getD().getType().getElementType();
-  if (!(aElt.isF16() || aElt.isBF16()) || aElt != bElt ||
-      !(accElt.isF32() || (accElt.isF16() && aElt.isF16())) || K % 8)
+  gpu::MfmaInputs inputs;
+  if ((aElt.isF16() || aElt.isBF16()) && aElt == bElt &&
+      (accElt.isF32() || (accElt.isF16() && aElt.isF16())))
+    inputs = aElt.isF16() ? gpu::MfmaInputs::F16 : gpu::MfmaInputs::BF16;
+  else if (aElt.isF32() && bElt.isF32() && accElt.isF32())
+    inputs = gpu::MfmaInputs::F32;
+  else if (aElt.isInteger(8) && bElt.isInteger(8) && accElt.isInteger(32))
+    inputs = gpu::MfmaInputs::I8;
+  else
+    return std::nullopt;
+  int32_t kWidth = amd.mfmaKWidth(inputs);
+  if (K % (2 * kWidth))
     return std::nullopt;
   LinearLayout d = layoutOf(dot.getD().getType());
   for (bool transposed : {false, true})
     if (auto warps = gpu::mfmaAccumulatorWarps(d, {M, N}, transposed)) {
-      MfmaDotShape shape{*warps, transposed, false, false};
+      MfmaDotShape shape{*warps, inputs, kWidth, transposed, false, false};
       shape.aInRegisters =
-          layoutOf(aTy) == gpu::mfmaOperandLayout(0, {M, K}, *warps);
+          layoutOf(aTy) == gpu::mfmaOperandLayout(0, {M, K}, *warps, kWidth);
       shape.bInRegisters =
-          layoutOf(bTy) == gpu::mfmaOperandLayout(1, {K, N}, *warps);
+          layoutOf(bTy) == gpu::mfmaOperandLayout(1, {K, N}, *warps, kWidth);
       return shape;
     }
   return std::nullopt;
 }
 
+namespace {
+
+/// Elements a staged row holds: K and 16 bytes of padding.
+int64_t stagedRow(int32_t k, Type element) {
+  return k + 16 / storageBytes(element);
+}
+
+} // namespace
+
 int64_t gpu::lowering::mfmaSharedBytes(tile::DotOp dot,
                                        const MfmaDotShape &shape,
                                        int64_t &bOffset) {
-  auto bytesOf = [](RankedTensorType t) {
-    return t.getNumElements() * int64_t(storageBytes(t.getElementType()));
-  };
-  int64_t aBytes = shape.aInRegisters ? 0 : bytesOf(dot.getA().getType());
+  auto aTy = dot.getA().getType(), bTy = dot.getB().getType();
+  int32_t M = aTy.getDimSize(0), K = aTy.getDimSize(1), N = bTy.getDimSize(1);
+  int64_t e = storageBytes(aTy.getElementType());
+  int64_t row = stagedRow(K, aTy.getElementType()) * e;
+  int64_t aBytes = shape.aInRegisters ? 0 : M * row;
   bOffset = (aBytes + 15) / 16 * 16;
-  return shape.bInRegisters ? aBytes
-                            : bOffset + bytesOf(dot.getB().getType());
+  return shape.bInRegisters ? aBytes : bOffset + N * row;
 }
 
 namespace {
 
-/// Where a thread finds an operand's four K elements for one instruction:
-/// its own registers, or 8 bytes of the staged copy in shared memory.
+/// Writes an operand's owned elements to its staged rows (M x K for A, N x
+/// K for B, `rowElems` apart) from byte `base`.
+void writeStaged(OpBuilder &b, Location loc, const gpu::GPUTargetInfo &target,
+                 const LinearLayout &layout, ValueRange values,
+                 unsigned operand, int64_t rowElems, int64_t base) {
+  ThreadIds ids = threadIds(b, loc, target);
+  auto coords = elementCoords(b, loc, layout, ids);
+  Value own = isOwner(b, loc, layout, ids);
+  for (size_t r = 0; r < values.size(); ++r) {
+    if (isCopyRegister(layout, r))
+      continue;
+    Value row = coords[r][operand == 0 ? 0 : 1];
+    Value k = coords[r][operand == 0 ? 1 : 0];
+    Value flat = b.create<arith::AddIOp>(
+        loc, b.create<arith::MulIOp>(loc, row, i32Const(b, loc, rowElems)), k);
+    ifThen(b, loc, own, [&](OpBuilder &ib) {
+      storeShared(ib, loc, target.sharedAddressSpace(), values[r], base, flat);
+    });
+  }
+}
+
+/// Where a thread finds an operand's P elements along K for one
+/// instruction: its own registers, or its staged rows in shared memory.
 class MfmaOperand {
 public:
-  /// Registers in the operand layout: the four of (row or column `mn`, K
-  /// `k0` on) are those thread 0 of wave 0 holds there.
-  MfmaOperand(const LinearLayout &layout, ValueRange values, unsigned operand)
-      : values(values.begin(), values.end()) {
+  /// Registers in the operand layout: the P of (row or column `mn`, K `k0`
+  /// on) are those thread 0 of wave 0 holds there.
+  MfmaOperand(const LinearLayout &layout, ValueRange values, unsigned operand,
+              int32_t kWidth, Type element)
+      : values(values.begin(), values.end()), kWidth(kWidth),
+        element(element) {
     for (int32_t r = 0; r < layout.inSize(gpu::kRegister); ++r) {
       std::vector<int32_t> rc = layout.apply({{gpu::kRegister, r}});
       registerAt[operand == 0 ? std::pair(rc[0], rc[1])
                               : std::pair(rc[1], rc[0])] = r;
     }
   }
-  /// Staged at `base`, K-contiguous rows of `k` elements.
-  MfmaOperand(unsigned space, int64_t base, int32_t k)
-      : space(space), base(base), k(k) {}
+  /// Staged at `base` in rows of `rowElems`.
+  MfmaOperand(unsigned space, int64_t base, int64_t rowElems, int32_t kWidth,
+              Type element)
+      : space(space), base(base), rowElems(rowElems), kWidth(kWidth),
+        element(element) {}
 
-  /// The operand of the K step from `k0` for the tile whose thread-0
-  /// row (or column) is `mn0`; `mn` is this lane's, `kLane` 4 (l / 32).
+  /// The operand of the tile whose thread-0 row (or column) is `mn0`, from
+  /// K `kFirst0` on for thread 0; `mn` is this lane's row and `kStart`
+  /// (i32) its first K: vector<P x iN>, N the element's width.
   Value fragment(OpBuilder &b, Location loc, int32_t mn0, Value mn,
-                 int32_t k0, Value kLane) const {
-    auto operandTy = VectorType::get({4}, b.getI16Type());
+                 int32_t kFirst0, Value kStart) {
+    Type bits = b.getIntegerType(element.getIntOrFloatBitWidth());
+    auto operandTy = VectorType::get({kWidth}, bits);
     if (!values.empty()) {
       Value v = b.create<LLVM::PoisonOp>(loc, operandTy);
-      for (int32_t j = 0; j < 4; ++j) {
-        Value x = values[registerAt.at({mn0, k0 + j})];
-        x = b.create<LLVM::BitcastOp>(loc, b.getI16Type(), x);
+      for (int32_t j = 0; j < kWidth; ++j) {
+        Value x = values[registerAt.at({mn0, kFirst0 + j})];
+        if (x.getType() != bits)
+          x = b.create<LLVM::BitcastOp>(loc, bits, x);
         v = b.create<LLVM::InsertElementOp>(loc, v, x, i32Const(b, loc, j));
       }
       return v;
     }
-    // Elements (mn, k0 + 4 (l / 32) .. + 3) as the 8-byte element
-    // (mn * K + k) / 4.
-    Value kk = b.create<arith::AddIOp>(loc, kLane, i32Const(b, loc, k0));
+    // P elements from (mn, kStart): within the 16 aligned bytes that hold
+    // them where rows and K runs are 16-byte aligned (one load for several
+    // steps), else alone.
+    int64_t e = storageBytes(element), bytes = kWidth * e;
     Value idx = b.create<arith::AddIOp>(
-        loc, b.create<arith::MulIOp>(loc, mn, i32Const(b, loc, k)), kk);
-    Value quad = b.create<arith::ShRUIOp>(loc, idx, i32Const(b, loc, 2));
-    Value addr = sharedElement(b, loc, space, base, quad, 8);
-    return b.create<LLVM::LoadOp>(loc, operandTy, addr, /*alignment=*/8)
-        .getResult();
+        loc, b.create<arith::MulIOp>(loc, mn, i32Const(b, loc, rowElems)),
+        kStart);
+    if (bytes >= 16 || (rowElems * e) % 16 || !wideRuns) {
+      Value group = b.create<arith::DivUIOp>(loc, idx, i32Const(b, loc, kWidth));
+      Value addr = sharedElement(b, loc, space, base, group, bytes);
+      return b.create<LLVM::LoadOp>(loc, operandTy, addr, bytes).getResult();
+    }
+    // Thread 0's offset within the 16 bytes is every lane's.
+    int32_t per16 = int32_t(16 / e), within = kFirst0 % per16;
+    Value &wide = loaded[{mn0, kFirst0 - within}];
+    if (!wide) {
+      Value start = b.create<arith::SubIOp>(loc, idx, i32Const(b, loc, within));
+      Value group = b.create<arith::DivUIOp>(loc, start, i32Const(b, loc, per16));
+      Value addr = sharedElement(b, loc, space, base, group, 16);
+      wide = b.create<LLVM::LoadOp>(loc, VectorType::get({per16}, bits), addr,
+                                    16);
+    }
+    SmallVector<int32_t> lanes;
+    for (int32_t j = 0; j < kWidth; ++j)
+      lanes.push_back(within + j);
+    return b.create<LLVM::ShuffleVectorOp>(loc, wide, wide, lanes);
   }
+
+  /// Whether each lane's K runs start 16-byte aligned in every step, so
+  /// that fragments come out of 16-byte loads.
+  bool wideRuns = false;
 
 private:
   SmallVector<Value> values;
   std::map<std::pair<int32_t, int32_t>, int32_t> registerAt;
+  std::map<std::pair<int32_t, int32_t>, Value> loaded;
   unsigned space = 0;
-  int64_t base = 0;
-  int32_t k = 0;
+  int64_t base = 0, rowElems = 0;
+  int32_t kWidth;
+  Type element;
 };
 
 } // namespace
@@ -132,32 +211,43 @@ SmallVector<Value> gpu::lowering::lowerMfmaDot(OpBuilder &b, Location loc,
   int64_t bBase;
   unsigned space = target.sharedAddressSpace();
 
+  int64_t rowElems = stagedRow(K, aElt);
   if (!shape.aInRegisters || !shape.bInRegisters) {
     mfmaSharedBytes(op, shape, bBase);
     target.barrier(b, loc); // earlier users of the scratch are done
     if (!shape.aInRegisters)
-      writeTensorToShared(b, loc, target, layoutOf(aTy), {M, K}, a, 0);
+      writeStaged(b, loc, target, layoutOf(aTy), a, 0, rowElems, 0);
     if (!shape.bInRegisters)
-      writeTensorToShared(b, loc, target, layoutOf(bTy), {K, N}, bv, bBase,
-                          /*transposed=*/true);
+      writeStaged(b, loc, target, layoutOf(bTy), bv, 1, rowElems, bBase);
     target.barrier(b, loc);
   }
+  int32_t P = shape.kWidth;
   MfmaOperand x = shape.aInRegisters
-                      ? MfmaOperand(layoutOf(aTy), a, 0)
-                      : MfmaOperand(space, 0, K);
+                      ? MfmaOperand(layoutOf(aTy), a, 0, P, aElt)
+                      : MfmaOperand(space, 0, rowElems, P, aElt);
   MfmaOperand y = shape.bInRegisters
-                      ? MfmaOperand(layoutOf(bTy), bv, 1)
-                      : MfmaOperand(space, bBase, K);
+                      ? MfmaOperand(layoutOf(bTy), bv, 1, P, aElt)
+                      : MfmaOperand(space, bBase, rowElems, P, aElt);
+  // Both staged: half h of the lanes takes K from h K / 2 on (runs 16-byte
+  // aligned when K / 2 elements are whole 16 bytes).
+  bool runs = !shape.aInRegisters && !shape.bInRegisters;
+  x.wideRuns = y.wideRuns =
+      runs && (int64_t(K / 2) * storageBytes(aElt)) % 16 == 0;
 
   ThreadIds ids = threadIds(b, loc, target);
   Value lane32 = b.create<arith::AndIOp>(loc, ids.lane, i32Const(b, loc, 31));
   Value half = b.create<arith::ShRUIOp>(loc, ids.lane, i32Const(b, loc, 5));
-  Value kLane = b.create<arith::ShLIOp>(loc, half, i32Const(b, loc, 2));
+  Value accLane = b.create<arith::ShLIOp>(loc, half, i32Const(b, loc, 2));
+  Value kHalf = b.create<arith::MulIOp>(loc, half,
+                                       i32Const(b, loc, runs ? K / 2 : P));
   auto coords = elementCoords(b, loc, dLayout, ids);
 
-  // Sums in fp32 (fp16 results rounded once at the end, as mma.sync does).
+  // Sums in fp32 (fp16 results rounded once at the end, as mma.sync does),
+  // int8 products in int32.
+  bool integer = shape.inputs == gpu::MfmaInputs::I8;
   Type f32 = b.getF32Type();
-  auto accTy = VectorType::get({16}, f32);
+  Type sumElt = integer ? Type(b.getI32Type()) : f32;
+  auto accTy = VectorType::get({16}, sumElt);
   int tiles = int(c.size()) / 16;
   SmallVector<Value> acc, aRow, bCol;
   SmallVector<std::pair<int32_t, int32_t>> origin; // thread 0's (row, col)
@@ -165,7 +255,7 @@ SmallVector<Value> gpu::lowering::lowerMfmaDot(OpBuilder &b, Location loc,
     Value v = b.create<LLVM::PoisonOp>(loc, accTy);
     for (int r = 0; r < 16; ++r) {
       Value x = c[16 * t + r];
-      if (x.getType() != f32)
+      if (x.getType() != sumElt)
         x = b.create<arith::ExtFOp>(loc, f32, x);
       v = b.create<LLVM::InsertElementOp>(loc, v, x, i32Const(b, loc, r));
     }
@@ -178,22 +268,25 @@ SmallVector<Value> gpu::lowering::lowerMfmaDot(OpBuilder &b, Location loc,
     Value row = coords[16 * t][0], col = coords[16 * t][1];
     if (shape.transposed)
       col = b.create<arith::AddIOp>(
-          loc, b.create<arith::SubIOp>(loc, col, kLane), lane32);
+          loc, b.create<arith::SubIOp>(loc, col, accLane), lane32);
     else
       row = b.create<arith::AddIOp>(
-          loc, b.create<arith::SubIOp>(loc, row, kLane), lane32);
+          loc, b.create<arith::SubIOp>(loc, row, accLane), lane32);
     aRow.push_back(row);
     bCol.push_back(col);
   }
-  bool bf16 = aElt.isBF16();
-  // K steps outermost: a step's operands are dead after it.
-  for (int32_t k0 = 0; k0 < K; k0 += 8) {
+  // K steps outermost: a step's operands are dead after it. Step s takes
+  // K from P s + h K / 2 (runs) or 2 P s + P h on.
+  const gpu::AmdTargetHooks &amd = *target.amd();
+  for (int32_t s = 0; s < K / (2 * P); ++s) {
+    int32_t k0 = runs ? P * s : 2 * P * s;
+    Value kStart = b.create<arith::AddIOp>(loc, kHalf, i32Const(b, loc, k0));
     for (int t = 0; t < tiles; ++t) {
-      Value xa = x.fragment(b, loc, origin[t].first, aRow[t], k0, kLane);
-      Value yb = y.fragment(b, loc, origin[t].second, bCol[t], k0, kLane);
+      Value xa = x.fragment(b, loc, origin[t].first, aRow[t], k0, kStart);
+      Value yb = y.fragment(b, loc, origin[t].second, bCol[t], k0, kStart);
       acc[t] = shape.transposed
-                   ? target.amd()->mfma32x32x8(b, loc, yb, xa, acc[t], bf16)
-                   : target.amd()->mfma32x32x8(b, loc, xa, yb, acc[t], bf16);
+                   ? amd.mfma32x32(b, loc, shape.inputs, yb, xa, acc[t])
+                   : amd.mfma32x32(b, loc, shape.inputs, xa, yb, acc[t]);
     }
   }
   SmallVector<Value> d;
@@ -201,7 +294,7 @@ SmallVector<Value> gpu::lowering::lowerMfmaDot(OpBuilder &b, Location loc,
     for (int r = 0; r < 16; ++r) {
       Value x = b.create<LLVM::ExtractElementOp>(loc, acc[t],
                                                  i32Const(b, loc, r));
-      if (accElt != f32)
+      if (accElt != sumElt)
         x = b.create<arith::TruncFOp>(loc, accElt, x);
       d.push_back(x);
     }

@@ -46,7 +46,7 @@ int64_t scratchBytes(Operation *op, const gpu::GPUTargetInfo &target,
     // mma.sync A from the accumulator registers of an earlier dot; every
     // other operand is staged.
     int64_t bOffset;
-    if (auto mfma = target.amd() ? mfmaDotShape(dot) : std::nullopt)
+    if (auto mfma = target.amd() ? mfmaDotShape(dot, *target.amd()) : std::nullopt)
       return mfmaSharedBytes(dot, *mfma, bOffset);
     bool a = bool(inPlaceOperand(dot, 0)), b = bool(inPlaceOperand(dot, 1));
     bool tensorCores, staged;

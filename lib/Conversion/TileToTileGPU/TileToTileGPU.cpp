@@ -170,21 +170,31 @@ struct ConvertTileToTileGPU
     return {wm, wn};
   }
 
-  /// Dots AMD's matrix cores take (v_mfma_f32_32x32x8f16/bf16_1k): fp16 or
-  /// bf16 inputs of one type into fp32 (or fp16 from fp16), whole 32x32
-  /// accumulator tiles and whole instructions along K.
-  bool usesMfma(tile::DotOp dot) const {
+  /// Elements of K per lane of the 32x32 MFMA that takes `dot` (0: none):
+  /// fp16 or bf16 inputs of one type into fp32 (or fp16 from fp16), fp32
+  /// into fp32, int8 into int32; whole 32x32 accumulator tiles and whole
+  /// instructions (2 kWidth) along K.
+  int32_t mfmaKWidth(tile::DotOp dot) const {
     if (!mfma)
-      return false;
+      return 0;
     Type a = dot.getA().getType().getElementType();
     Type b = dot.getB().getType().getElementType();
     Type acc = dot.getD().getType().getElementType();
     auto shape = dot.getD().getType().getShape();
     int64_t k = dot.getA().getType().getDimSize(1);
-    return (a.isF16() || a.isBF16()) && a == b &&
-           (acc.isF32() || (acc.isF16() && a.isF16())) && shape[0] % 32 == 0 &&
-           shape[1] % 32 == 0 && k % 8 == 0;
+    int32_t width = 0;
+    if ((a.isF16() || a.isBF16()) && a == b &&
+        (acc.isF32() || (acc.isF16() && a.isF16())))
+      width = 4;
+    else if (a.isF32() && b.isF32() && acc.isF32())
+      width = 1;
+    else if (a.isInteger(8) && b.isInteger(8) && acc.isInteger(32))
+      width = mfmaInt8KWidth;
+    if (!width || shape[0] % 32 || shape[1] % 32 || k % (2 * width))
+      return 0;
+    return width;
   }
+  bool usesMfma(tile::DotOp dot) const { return mfmaKWidth(dot) != 0; }
 
   /// The MFMA accumulator layout: waves split as mma.sync's warps are, in
   /// 32x32 tiles; transposed for chained dots, as Triton lays them out: a
@@ -213,7 +223,7 @@ struct ConvertTileToTileGPU
         continue;
       auto t = cast<RankedTensorType>(v.getType());
       RankedTensorType want = tilegpu::withLayout(
-          t, gpu::mfmaOperandLayout(i, shapeOf(t), warps));
+          t, gpu::mfmaOperandLayout(i, shapeOf(t), warps, mfmaKWidth(dot)));
       if (t == want)
         continue;
       OpBuilder b(loop);

@@ -1,13 +1,17 @@
 //===- MatrixOps.cpp - MFMA: the matrix cores -----------------------------===//
 //
-// v_mfma_f32_{32x32x8,16x16x16}_{f16,bf16} (and gfx90a's spellings, f16 and
-// bf16_1k) and gfx950's {32x32x16,16x16x32} of one block, with the
-// register/lane layouts of AMD's matrix instruction calculator (P = K M / 64
-// elements per lane): A[i][k] in lane i + M (k / P), element k % P;
-// B[k][j] in lane j + N (k / P), element k % P; D[i][j] in lane
-// j + N ((i / 4) % (64 / N)), register i % 4 + 4 (i / (4 * 64 / N)).
-// Each result is C plus the exact sum of the products, rounded once to f32.
-// The broadcast controls (cbsz, abid, blgp) are not modeled.
+// The single-block MFMAs: v_mfma_f32_{32x32x8,16x16x16}_{f16,bf16} (and
+// gfx90a's spellings, f16 and bf16_1k) and gfx950's {32x32x16,16x16x32};
+// v_mfma_f32_{32x32x2,16x16x4}_f32; v_mfma_i32_{32x32x8,16x16x16}_i8
+// (gfx90a), {32x32x16,16x16x32}_i8 (CDNA3) and {32x32x32,16x16x64}_i8
+// (gfx950). They have the register/lane layouts of AMD's matrix instruction
+// calculator (P = K M / 64 elements per lane, packed low first in
+// registers): A[i][k] in lane i + M (k / P), element k % P; B[k][j] in lane
+// j + N (k / P), element k % P; D[i][j] in lane j + N ((i / 4) % (64 / N)),
+// register i % 4 + 4 (i / (4 * 64 / N)). A float result is C plus the exact
+// sum of the products, rounded once to f32; an int8 one is C plus the sum
+// of the signed products, modulo 2^32. The broadcast controls (cbsz, abid,
+// blgp) are not modeled.
 //
 //===----------------------------------------------------------------------===//
 #include "Wave.h"
@@ -17,9 +21,12 @@
 namespace tessel::gpusim::amdgcn {
 namespace {
 
-template <int M, int K, bool BF16>
+enum class Elt { F16, BF16, F32, I8 };
+
+template <int M, int K, Elt E>
 void mfma(Wave &w, const Inst &I) {
   constexpr int N = M, Groups = 64 / M, Regs = M * N / 64, PerLane = K / Groups;
+  constexpr int Bits = E == Elt::F32 ? 32 : E == Elt::I8 ? 8 : 16, PerReg = 32 / Bits;
   if (I.ops.size() != 4)
     w.fail(I.op + " takes a destination and three sources");
   if (I.mods.cbsz || I.mods.abid || I.mods.blgp)
@@ -27,23 +34,40 @@ void mfma(Wave &w, const Inst &I) {
   if (w.exec != ~uint64_t(0))
     w.fail("MFMA with lanes disabled in EXEC");
   const Operand &d = I.ops[0], &a = I.ops[1], &b = I.ops[2], &c = I.ops[3];
-  auto value = [](uint32_t bits) { return BF16 ? bf16ToDouble(uint16_t(bits)) : halfToDouble(uint16_t(bits)); };
+  auto value = [](uint32_t bits) -> double {
+    switch (E) {
+    case Elt::F16: return halfToDouble(uint16_t(bits));
+    case Elt::BF16: return bf16ToDouble(uint16_t(bits));
+    case Elt::F32: return double(asFloat(bits));
+    case Elt::I8: return double(int8_t(uint8_t(bits)));
+    }
+    return 0;
+  };
   double A[M][K], B[K][N];
   for (int lane = 0; lane < 64; ++lane)
     for (int r = 0; r < PerLane; ++r) {
-      uint32_t av = readLane(w, a, lane, Ty::B32, r / 2), bv = readLane(w, b, lane, Ty::B32, r / 2);
-      int k = r + PerLane * (lane / M);
-      A[lane % M][k] = value(av >> (16 * (r % 2)));
-      B[k][lane % N] = value(bv >> (16 * (r % 2)));
+      uint32_t av = readLane(w, a, lane, Ty::B32, r / PerReg), bv = readLane(w, b, lane, Ty::B32, r / PerReg);
+      int k = r + PerLane * (lane / M), shift = Bits * (r % PerReg);
+      A[lane % M][k] = value(Bits == 32 ? av : av >> shift);
+      B[k][lane % N] = value(Bits == 32 ? bv : bv >> shift);
     }
+  bool scalarC = c.kind == OpKind::Int || c.kind == OpKind::Float;
   uint32_t out[Regs][64];
   for (int lane = 0; lane < 64; ++lane)
     for (int r = 0; r < Regs; ++r) {
       int j = lane % N, i = r % 4 + 4 * (lane / N) + 4 * Groups * (r / 4);
-      double sum = asFloat(readLane(w, c, lane, Ty::F32, (c.kind == OpKind::Int || c.kind == OpKind::Float) ? 0 : r));
-      for (int k = 0; k < K; ++k)
-        sum += A[i][k] * B[k][j];
-      out[r][lane] = asBits(float(sum));
+      uint32_t cv = readLane(w, c, lane, E == Elt::I8 ? Ty::B32 : Ty::F32, scalarC ? 0 : r);
+      if (E == Elt::I8) {
+        int64_t sum = int32_t(cv); // products of int8 are exact in doubles
+        for (int k = 0; k < K; ++k)
+          sum += int64_t(A[i][k] * B[k][j]);
+        out[r][lane] = uint32_t(uint64_t(sum));
+      } else {
+        double sum = asFloat(cv);
+        for (int k = 0; k < K; ++k)
+          sum += A[i][k] * B[k][j];
+        out[r][lane] = asBits(float(sum));
+      }
     }
   for (int r = 0; r < Regs; ++r)
     for (int lane = 0; lane < 64; ++lane)
@@ -53,19 +77,31 @@ void mfma(Wave &w, const Inst &I) {
 } // namespace
 
 void registerMatrixOps(Table &t) {
-  t["v_mfma_f32_32x32x8_f16"] = mfma<32, 8, false>;
-  t["v_mfma_f32_32x32x8f16"] = mfma<32, 8, false>;
-  t["v_mfma_f32_32x32x8_bf16"] = mfma<32, 8, true>;
-  t["v_mfma_f32_32x32x8bf16_1k"] = mfma<32, 8, true>;
-  t["v_mfma_f32_16x16x16_f16"] = mfma<16, 16, false>;
-  t["v_mfma_f32_16x16x16f16"] = mfma<16, 16, false>;
-  t["v_mfma_f32_16x16x16_bf16"] = mfma<16, 16, true>;
-  t["v_mfma_f32_16x16x16bf16_1k"] = mfma<16, 16, true>;
+  t["v_mfma_f32_32x32x8_f16"] = mfma<32, 8, Elt::F16>;
+  t["v_mfma_f32_32x32x8f16"] = mfma<32, 8, Elt::F16>;
+  t["v_mfma_f32_32x32x8_bf16"] = mfma<32, 8, Elt::BF16>;
+  t["v_mfma_f32_32x32x8bf16_1k"] = mfma<32, 8, Elt::BF16>;
+  t["v_mfma_f32_16x16x16_f16"] = mfma<16, 16, Elt::F16>;
+  t["v_mfma_f32_16x16x16f16"] = mfma<16, 16, Elt::F16>;
+  t["v_mfma_f32_16x16x16_bf16"] = mfma<16, 16, Elt::BF16>;
+  t["v_mfma_f32_16x16x16bf16_1k"] = mfma<16, 16, Elt::BF16>;
   // gfx950's double-K forms: eight consecutive k per lane.
-  t["v_mfma_f32_32x32x16_f16"] = mfma<32, 16, false>;
-  t["v_mfma_f32_32x32x16_bf16"] = mfma<32, 16, true>;
-  t["v_mfma_f32_16x16x32_f16"] = mfma<16, 32, false>;
-  t["v_mfma_f32_16x16x32_bf16"] = mfma<16, 32, true>;
+  t["v_mfma_f32_32x32x16_f16"] = mfma<32, 16, Elt::F16>;
+  t["v_mfma_f32_32x32x16_bf16"] = mfma<32, 16, Elt::BF16>;
+  t["v_mfma_f32_16x16x32_f16"] = mfma<16, 32, Elt::F16>;
+  t["v_mfma_f32_16x16x32_bf16"] = mfma<16, 32, Elt::BF16>;
+  // fp32 (gfx90a's spelling, then CDNA3's).
+  t["v_mfma_f32_32x32x2f32"] = mfma<32, 2, Elt::F32>;
+  t["v_mfma_f32_32x32x2_f32"] = mfma<32, 2, Elt::F32>;
+  t["v_mfma_f32_16x16x4f32"] = mfma<16, 4, Elt::F32>;
+  t["v_mfma_f32_16x16x4_f32"] = mfma<16, 4, Elt::F32>;
+  // int8: gfx90a's four per lane, CDNA3's eight, gfx950's sixteen.
+  t["v_mfma_i32_32x32x8i8"] = mfma<32, 8, Elt::I8>;
+  t["v_mfma_i32_16x16x16i8"] = mfma<16, 16, Elt::I8>;
+  t["v_mfma_i32_32x32x16_i8"] = mfma<32, 16, Elt::I8>;
+  t["v_mfma_i32_16x16x32_i8"] = mfma<16, 32, Elt::I8>;
+  t["v_mfma_i32_32x32x32_i8"] = mfma<32, 32, Elt::I8>;
+  t["v_mfma_i32_16x16x64_i8"] = mfma<16, 64, Elt::I8>;
 }
 
 } // namespace tessel::gpusim::amdgcn

@@ -88,6 +88,13 @@ void registerShortOps(Table &t) {
      return s.I.mods.clamp && b > a ? 0u : uint16_t(a - b););
   V1("v_subrev_u16", return uint16_t(u16(s, 2) - u16(s, 1)););
   V1("v_mul_lo_u16", return uint16_t(u16(s, 1) * u16(s, 2)););
+  // gfx950's three-input bit function of 16-bit sources (bitop3: the truth
+  // table, bit 4a + 2b + c), as v_bitop3_b32.
+  V1("v_bitop3_b16", uint16_t a = u16(s, 1), b = u16(s, 2), c = u16(s, 3), r = 0;
+     for (int i = 0; i < 8; ++i)
+       if ((s.I.mods.bitop3 >> i) & 1)
+         r |= ((i & 4) ? a : ~a) & ((i & 2) ? b : ~b) & ((i & 1) ? c : ~c);
+     return r;);
   V1("v_mad_u16", return uint16_t(u16(s, 1) * u16(s, 2) + u16(s, 3)););
   V1("v_mad_legacy_u16", return uint16_t(u16(s, 1) * u16(s, 2) + u16(s, 3)););
   V1("v_max_u16", return std::max(u16(s, 1), u16(s, 2)););

@@ -2,19 +2,25 @@
 
 // Chained MFMA dots (attention's two) take the transposed accumulator
 // layout: a lane holds a row of the scores. The first dot stages both
-// operands and issues each instruction with its operands' registers swapped
-// (B's fragment first: it computes D^T = B^T A^T). Its result, rounded to
+// operands (K = 16: each half of the lanes reads its 8 of K in one 16-byte
+// load, four per instruction) and issues each instruction with its
+// operands' registers swapped (B's fragment first: it computes
+// D^T = B^T A^T). Its result, rounded to
 // fp16, is the second dot's A operand in place: that dot stages only B
 // (one pair of barriers) and builds A's fragments from the lane's own
 // registers, four halves per K step of 8.
 // CHECK-LABEL: llvm.func @chained(
 // CHECK: rocdl.s.barrier
 // CHECK: rocdl.s.barrier
-// CHECK: %[[Q:.*]] = llvm.load {{.*}} : !llvm.ptr<3> -> vector<4xi16>
-// CHECK: %[[K:.*]] = llvm.load {{.*}} : !llvm.ptr<3> -> vector<4xi16>
-// CHECK: %[[KH:.*]] = llvm.bitcast %[[K]] : vector<4xi16> to vector<4xf16>
-// CHECK: %[[QH:.*]] = llvm.bitcast %[[Q]] : vector<4xi16> to vector<4xf16>
+// CHECK: %[[Q:.*]] = llvm.load {{.*}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<8xi16>
+// CHECK: %[[Q0:.*]] = llvm.shufflevector %[[Q]], %[[Q]] [0, 1, 2, 3]
+// CHECK: %[[K:.*]] = llvm.load {{.*}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<8xi16>
+// CHECK: %[[K0:.*]] = llvm.shufflevector %[[K]], %[[K]] [0, 1, 2, 3]
+// CHECK: %[[KH:.*]] = llvm.bitcast %[[K0]] : vector<4xi16> to vector<4xf16>
+// CHECK: %[[QH:.*]] = llvm.bitcast %[[Q0]] : vector<4xi16> to vector<4xf16>
 // CHECK: rocdl.mfma.f32.32x32x8f16 %[[KH]], %[[QH]],
+// CHECK: llvm.shufflevector %[[Q]], %[[Q]] [4, 5, 6, 7]
+// CHECK: llvm.shufflevector %[[K]], %[[K]] [4, 5, 6, 7]
 // CHECK: rocdl.mfma.f32.32x32x8f16
 // CHECK: rocdl.s.barrier
 // CHECK: rocdl.s.barrier

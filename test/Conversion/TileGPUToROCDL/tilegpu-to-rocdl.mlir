@@ -111,15 +111,25 @@ func.func @atomics(%p: !tile.ptr<i32> {tile.noalias}, %o: !tile.ptr<i32> {tile.n
 // -----
 
 // With `mfma`, a 64x64 fp16 dot on 4 waves gets the MFMA accumulator layout,
-// one 32x32 tile per wave; the operands are staged in LDS (A row-major, B
-// with K contiguous) between barriers, and each K step of 8 is one
-// v_mfma_f32_32x32x8f16 per wave whose operands are 4 halves (one 8-byte
-// LDS load) per lane. bf16 takes the bf16_1k instruction.
+// one 32x32 tile per wave; the operands are staged in LDS (A as M x K, B as
+// N x K, rows of K padded by 16 bytes: 32 halves apart) between barriers,
+// and each K step of 8 is one v_mfma_f32_32x32x8f16 per wave whose operands
+// are 4 halves per lane: each half of the lanes reads its 8 of K (from 0 or
+// K / 2) in one 16-byte LDS load. bf16 takes the bf16_1k instruction; fp32
+// v_mfma_f32_32x32x2f32, one fp32 per lane and K step of 2; int8 (into
+// int32) v_mfma_i32_32x32x16_i8, 8 bytes per lane.
 // CHECK-LABEL: llvm.func @mfma(
 // CHECK: rocdl.s.barrier
 // CHECK: rocdl.s.barrier
-// CHECK: llvm.load {{.*}} {alignment = 8 : i64} : !llvm.ptr<3> -> vector<4xi16>
+// CHECK: llvm.load {{.*}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<8xi16>
 // CHECK-COUNT-2: rocdl.mfma.f32.32x32x8f16 {{.*}} : (vector<4xf16>, vector<4xf16>, vector<16xf32>, i32, i32, i32) -> vector<16xf32>
+// CHECK-NOT: rocdl.mfma
+// CHECK-LABEL: llvm.func @mfma_f32(
+// CHECK: llvm.load {{.*}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<4xi32>
+// CHECK-COUNT-8: rocdl.mfma.f32.32x32x2f32 {{.*}} : (f32, f32, vector<16xf32>, i32, i32, i32) -> vector<16xf32>
+// CHECK-NOT: rocdl.mfma
+// CHECK-LABEL: llvm.func @mfma_i8(
+// CHECK-COUNT-2: rocdl.mfma.i32.32x32x16.i8 {{.*}} : (i64, i64, vector<16xi32>, i32, i32, i32) -> vector<16xi32>
 // CHECK-NOT: rocdl.mfma
 // CHECK-LABEL: llvm.func @mfma_bf16(
 // CHECK-COUNT-4: rocdl.mfma.f32.32x32x8bf16.1k {{.*}} : (vector<4xi16>, vector<4xi16>, vector<16xf32>, i32, i32, i32) -> vector<16xf32>
@@ -130,6 +140,26 @@ func.func @mfma(%x: f16, %y: f16, %out: !tile.ptr<f32>) attributes {tile.kernel}
   %d = tile.dot %a, %b, %z : tensor<64x16xf16>, tensor<16x64xf16> -> tensor<64x64xf32>
   %p = tile.splat %out : tensor<64x64x!tile.ptr<f32>>
   tile.store %p, %d : tensor<64x64x!tile.ptr<f32>>, tensor<64x64xf32>
+  return
+}
+
+func.func @mfma_f32(%x: f32, %y: f32, %out: !tile.ptr<f32>) attributes {tile.kernel} {
+  %a = tile.splat %x : tensor<64x16xf32>
+  %b = tile.splat %y : tensor<16x64xf32>
+  %z = arith.constant dense<0.0> : tensor<64x64xf32>
+  %d = tile.dot %a, %b, %z : tensor<64x16xf32>, tensor<16x64xf32> -> tensor<64x64xf32>
+  %p = tile.splat %out : tensor<64x64x!tile.ptr<f32>>
+  tile.store %p, %d : tensor<64x64x!tile.ptr<f32>>, tensor<64x64xf32>
+  return
+}
+
+func.func @mfma_i8(%x: i8, %y: i8, %out: !tile.ptr<i32>) attributes {tile.kernel} {
+  %a = tile.splat %x : tensor<64x32xi8>
+  %b = tile.splat %y : tensor<32x64xi8>
+  %z = arith.constant dense<0> : tensor<64x64xi32>
+  %d = tile.dot %a, %b, %z : tensor<64x32xi8>, tensor<32x64xi8> -> tensor<64x64xi32>
+  %p = tile.splat %out : tensor<64x64x!tile.ptr<i32>>
+  tile.store %p, %d : tensor<64x64x!tile.ptr<i32>>, tensor<64x64xi32>
   return
 }
 

@@ -12,16 +12,24 @@
 
 namespace tessel::gpu {
 
+/// The inputs of a 32x32 MFMA instruction: fp16 or bf16 (into fp32), fp32
+/// (into fp32, products exact), int8 (into int32).
+enum class MfmaInputs { F16, BF16, F32, I8 };
+
 class AmdTargetHooks {
 public:
   virtual ~AmdTargetHooks();
-  /// One v_mfma_f32_32x32x8 of the wave: `acc` (vector<16xf32>, this lane's
-  /// part of the 32x32 accumulator tile) plus A (32 x 8) times B (8 x 32),
-  /// of which `a` and `b` are this lane's four 16-bit elements along K
-  /// (vector<4xi16>: fp16, or bf16 with `bf16`). Returns the new `acc`.
-  virtual mlir::Value mfma32x32x8(mlir::OpBuilder &b, mlir::Location loc,
-                                  mlir::Value a, mlir::Value bv,
-                                  mlir::Value acc, bool bf16) const = 0;
+  /// Elements of K one lane holds of each operand of this chip's 32x32 MFMA
+  /// for `inputs` (the instruction takes twice as many along K).
+  virtual int mfmaKWidth(MfmaInputs inputs) const = 0;
+  /// One 32x32 MFMA of the wave: `acc` (vector<16xf32>, or vector<16xi32>
+  /// for int8: this lane's part of the 32x32 accumulator tile) plus A
+  /// (32 x K) times B (K x 32), of which `a` and `b` are this lane's
+  /// mfmaKWidth elements along K as integers of their width (vector<P x
+  /// i16>, vector<P x i32> for fp32, vector<P x i8>). Returns the new `acc`.
+  virtual mlir::Value mfma32x32(mlir::OpBuilder &b, mlir::Location loc,
+                                MfmaInputs inputs, mlir::Value a,
+                                mlir::Value bv, mlir::Value acc) const = 0;
 };
 
 } // namespace tessel::gpu

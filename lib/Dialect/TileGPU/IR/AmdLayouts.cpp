@@ -41,14 +41,19 @@ mfmaAccumulatorWarps(const LinearLayout &layout,
 
 LinearLayout mfmaOperandLayout(unsigned operand,
                                const std::vector<int32_t> &shape,
-                               const std::vector<int32_t> &warpsPerCTA) {
+                               const std::vector<int32_t> &warpsPerCTA,
+                               int32_t kWidth) {
   checkRank(shape, 2, "shape");
   checkRank(warpsPerCTA, 2, "warpsPerCTA");
   if (operand > 1)
     bad("an mfma operand is 0 (A) or 1 (B)");
+  if (kWidth < 1 || kWidth > 16 || (kWidth & (kWidth - 1)))
+    bad("an mfma operand holds 1 to 16 (a power of two) elements of K per "
+        "lane, not " + std::to_string(kWidth));
   int32_t k = shape[operand == 0 ? 1 : 0];
-  if (k % 8)
-    bad("K = " + std::to_string(k) + " is not a multiple of 8");
+  if (k % (2 * kWidth))
+    bad("K = " + std::to_string(k) + " is not a multiple of " +
+        std::to_string(2 * kWidth));
   // (mn, k) pairs, transposed for B.
   auto bases = [&](std::vector<std::pair<int32_t, int32_t>> mnk) {
     std::vector<LinearLayout::Basis> out;
@@ -57,12 +62,16 @@ LinearLayout mfmaOperandLayout(unsigned operand,
                                  : LinearLayout::Basis{kk, mn});
     return out;
   };
+  std::vector<std::pair<int32_t, int32_t>> regs, lanes{
+                                                     {1, 0}, {2, 0}, {4, 0}, {8, 0}, {16, 0}, {0, kWidth}};
+  for (int32_t e = 1; e < kWidth; e *= 2)
+    regs.push_back({0, e});
   std::string d0 = dimName(0), d1 = dimName(1);
+  int32_t instK = 2 * kWidth;
   LinearLayout tile(
-      {{kRegister, bases({{0, 1}, {0, 2}})},
-       {kLane, bases({{1, 0}, {2, 0}, {4, 0}, {8, 0}, {16, 0}, {0, 4}})}},
-      operand == 0 ? std::vector<LinearLayout::OutDim>{{d0, 32}, {d1, 8}}
-                   : std::vector<LinearLayout::OutDim>{{d0, 8}, {d1, 32}});
+      {{kRegister, bases(regs)}, {kLane, bases(lanes)}},
+      operand == 0 ? std::vector<LinearLayout::OutDim>{{d0, 32}, {d1, instK}}
+                   : std::vector<LinearLayout::OutDim>{{d0, instK}, {d1, 32}});
   LinearLayout warps =
       operand == 0
           ? LinearLayout::zeros1D(warpsPerCTA[1], kWarp, d0) *

@@ -285,19 +285,53 @@ Value AMDTargetInfo::atomicCAS(OpBuilder &b, Location loc, Value ptr,
   });
 }
 
-Value AMDTargetInfo::mfma32x32x8(OpBuilder &b, Location loc, Value a,
-                                 Value bv, Value acc, bool bf16) const {
+int AMDTargetInfo::mfmaKWidth(gpu::MfmaInputs inputs) const {
+  switch (inputs) {
+  case gpu::MfmaInputs::F16:
+  case gpu::MfmaInputs::BF16:
+    return 4; // v_mfma_f32_32x32x8{f16,bf16_1k}
+  case gpu::MfmaInputs::F32:
+    return 1; // v_mfma_f32_32x32x2f32
+  case gpu::MfmaInputs::I8:
+    // gfx90a's v_mfma_i32_32x32x8i8; CDNA3 on: v_mfma_i32_32x32x16_i8.
+    return chip == "gfx90a" ? 4 : 8;
+  }
+  return 0;
+}
+
+Value AMDTargetInfo::mfma32x32(OpBuilder &b, Location loc,
+                               gpu::MfmaInputs inputs, Value a, Value bv,
+                               Value acc) const {
   // cbsz, abid, blgp: no broadcast or lane swizzle.
   Value zero = i32Const(b, loc, 0);
   Type accTy = acc.getType();
-  if (bf16)
+  auto as = [&](Type t) {
+    a = b.create<LLVM::BitcastOp>(loc, t, a);
+    bv = b.create<LLVM::BitcastOp>(loc, t, bv);
+  };
+  switch (inputs) {
+  case gpu::MfmaInputs::BF16:
     return b.create<ROCDL::mfma_f32_32x32x8bf16_1k>(
         loc, accTy, ValueRange{a, bv, acc, zero, zero, zero});
-  auto halves = VectorType::get({4}, b.getF16Type());
-  a = b.create<LLVM::BitcastOp>(loc, halves, a);
-  bv = b.create<LLVM::BitcastOp>(loc, halves, bv);
-  return b.create<ROCDL::mfma_f32_32x32x8f16>(
-      loc, accTy, ValueRange{a, bv, acc, zero, zero, zero});
+  case gpu::MfmaInputs::F16:
+    as(VectorType::get({4}, b.getF16Type()));
+    return b.create<ROCDL::mfma_f32_32x32x8f16>(
+        loc, accTy, ValueRange{a, bv, acc, zero, zero, zero});
+  case gpu::MfmaInputs::F32:
+    as(b.getF32Type());
+    return b.create<ROCDL::mfma_f32_32x32x2f32>(
+        loc, accTy, ValueRange{a, bv, acc, zero, zero, zero});
+  case gpu::MfmaInputs::I8:
+    if (chip == "gfx90a") {
+      as(b.getI32Type());
+      return b.create<ROCDL::mfma_i32_32x32x8i8>(
+          loc, accTy, ValueRange{a, bv, acc, zero, zero, zero});
+    }
+    as(b.getI64Type());
+    return b.create<ROCDL::mfma_i32_32x32x16_i8>(
+        loc, accTy, ValueRange{a, bv, acc, zero, zero, zero});
+  }
+  return {};
 }
 
 void AMDTargetInfo::markKernel(Operation *func, int numThreads) const {

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "tessel/AMD/AMDTarget.h"
+#include "tessel/AMD/AMDTargetInfo.h"
 
 #include "tessel/AMD/HSACOCompiler.h"
 #include "tessel/AMD/HipDriver.h"
@@ -233,6 +234,8 @@ llvm::Error compileAMD(ModuleOp module, const std::string &chip,
   layoutOptions.threadsPerWarp = 64;
   layoutOptions.computeCapability = 0; // no NVIDIA matrix layouts
   layoutOptions.mfma = true;
+  layoutOptions.mfmaInt8KWidth =
+      amd::AMDTargetInfo(chip).mfmaKWidth(gpu::MfmaInputs::I8);
   toGPU.addPass(createConvertTileToTileGPU(layoutOptions));
   toGPU.addPass(createCanonicalizerPass());
   toGPU.addNestedPass<func::FuncOp>(

@@ -36,14 +36,18 @@ mfmaAccumulatorWarps(const LinearLayout &layout,
                      const std::vector<int32_t> &shape,
                      bool transposed = false);
 
-/// The operand layout of that instruction, K in steps of 8: A (operand 0,
-/// M x K) has row l % 32 in lane l and K 4 (l / 32) + j in its register j
-/// (j < 4); B (operand 1, K x N) column l % 32 and the same K. K steps
-/// repeat in registers; the operand follows the accumulator's waves along
-/// its own dimension and is broadcast along the other.
+/// The operand layout of a 32x32 MFMA instruction taking `kWidth` elements
+/// of K per lane (K 2 kWidth per instruction: 4 for v_mfma_f32_32x32x8
+/// f16/bf16, 1 for v_mfma_f32_32x32x2f32, 4 or 8 for the int8 ones): A
+/// (operand 0, M x K) has row l % 32 in lane l and K kWidth (l / 32) + j in
+/// its register j (j < kWidth); B (operand 1, K x N) column l % 32 and the
+/// same K. K steps repeat in registers; the operand follows the
+/// accumulator's waves along its own dimension and is broadcast along the
+/// other.
 LinearLayout mfmaOperandLayout(unsigned operand,
                                const std::vector<int32_t> &shape,
-                               const std::vector<int32_t> &warpsPerCTA);
+                               const std::vector<int32_t> &warpsPerCTA,
+                               int32_t kWidth = 4);
 
 } // namespace tessel::gpu
 
