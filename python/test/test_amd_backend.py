@@ -182,7 +182,8 @@ def test_half_dots_run_on_matrix_cores(target, dtype, instruction, num_warps):
     # 64x128 is 8 tiles of 32x32 shared by the waves; 4 K steps of 8 each.
     assert set(mfmas) <= {instruction.replace("_", ""), instruction.replace("_", "")[:-2]} and mfmas
     assert len(mfmas) == 8 * 4 // min(num_warps, 8)
-    assert "ds_read_b64" in kernel.asm["amdgcn"]
+    # Both operands staged: each half of the lanes reads its 16 of K in two 16-byte loads.
+    assert "ds_read_b128" in kernel.asm["amdgcn"]
 
 
 @pytest.mark.parametrize("shape", [(16, 16, 16), (32, 16, 16)])
@@ -190,7 +191,8 @@ def test_dots_matrix_cores_cannot_take_are_fma_loops(target, shape):
     M, N, K = shape
     kernel = dot_kernel.warmup(F16, F16, F32, M=M, N=N, K=K, grid=(1,))
     assert "v_mfma" not in kernel.asm["amdgcn"]
-    kernel = dot_kernel.warmup(F32, F32, F32, M=64, N=64, K=32, grid=(1,))
+    f64 = np.dtype(np.float64)
+    kernel = dot_kernel.warmup(f64, f64, f64, M=64, N=64, K=32, grid=(1,))
     assert "v_mfma" not in kernel.asm["amdgcn"]
 
 
