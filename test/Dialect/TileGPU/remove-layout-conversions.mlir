@@ -255,3 +255,36 @@ func.func @rescaled_accumulate(%q: !tile.ptr<f16>, %k: !tile.ptr<f16>, %o: !tile
   tile.store %oa, %h : tensor<64x32x!tile.ptr<f16>>, tensor<64x32xf16>
   return
 }
+
+// -----
+
+// A block loaded through transposed pointers (a tensor descriptor's block
+// read as B^T): the load takes the layout coalescing gives the transposed
+// addresses, and the pointers are recomputed in the layout the transpose
+// takes to it, not converted (eight bytes each through shared memory).
+// CHECK-LABEL: func.func @transposed_pointers
+// CHECK-NOT: tilegpu.convert_layout {{.*}}!tile.ptr
+// CHECK: tile.trans {{.*}} -> tensor<64x32x!tile.ptr<f16>
+// CHECK-NOT: tilegpu.convert_layout {{.*}}!tile.ptr
+// CHECK: tile.load
+func.func @transposed_pointers(%x: !tile.ptr<f16>, %y: !tile.ptr<f16>) attributes {tile.kernel} {
+  %rm = tile.make_range {start = 0 : i32, end = 32 : i32} : tensor<32xi32>
+  %rn = tile.make_range {start = 0 : i32, end = 64 : i32} : tensor<64xi32>
+  %c64 = arith.constant dense<64> : tensor<32xi32>
+  %rows = arith.muli %rm, %c64 : tensor<32xi32>
+  %r2 = tile.expand_dims %rows {axis = 1 : i32} : tensor<32xi32> -> tensor<32x1xi32>
+  %c2 = tile.expand_dims %rn {axis = 0 : i32} : tensor<64xi32> -> tensor<1x64xi32>
+  %rb = tile.broadcast %r2 : tensor<32x1xi32> -> tensor<32x64xi32>
+  %cb = tile.broadcast %c2 : tensor<1x64xi32> -> tensor<32x64xi32>
+  %off = arith.addi %rb, %cb : tensor<32x64xi32>
+  %xs = tile.splat %x : tensor<32x64x!tile.ptr<f16>>
+  %xa = tile.addptr %xs, %off : tensor<32x64x!tile.ptr<f16>>, tensor<32x64xi32>
+  %xt = tile.trans %xa {order = array<i32: 1, 0>} : tensor<32x64x!tile.ptr<f16>> -> tensor<64x32x!tile.ptr<f16>>
+  %v = tile.load %xt : tensor<64x32x!tile.ptr<f16>> -> tensor<64x32xf16>
+  %r = tile.make_range {start = 0 : i32, end = 2048 : i32} : tensor<2048xi32>
+  %i = tile.reshape %r : tensor<2048xi32> -> tensor<64x32xi32>
+  %ys = tile.splat %y : tensor<64x32x!tile.ptr<f16>>
+  %ya = tile.addptr %ys, %i : tensor<64x32x!tile.ptr<f16>>, tensor<64x32xi32>
+  tile.store %ya, %v : tensor<64x32x!tile.ptr<f16>>, tensor<64x32xf16>
+  return
+}

@@ -128,6 +128,20 @@ struct Rematerializer {
       if (!src)
         return {};
       operands.push_back(src);
+    } else if (auto tr = dyn_cast<tile::TransOp>(op)) {
+      // The source in the layout the transpose takes to `want` (pointers
+      // a transposed block load computes, recomputed rather than moved
+      // through shared memory at 8 bytes each).
+      std::vector<int32_t> inverse(tr.getOrder().size());
+      for (auto [i, d] : llvm::enumerate(tr.getOrder()))
+        inverse[d] = int32_t(i);
+      Value src = getOrConvert(
+          tr.getSrc(), tilegpu::withLayout(
+                           tr.getSrc().getType(),
+                           gpu::transposeLayout(*layout, inverse)));
+      if (!src)
+        return {};
+      operands.push_back(src);
     } else if (isElementwise(op)) {
       // Element-wise: every tensor operand in the result's layout.
       for (Value operand : op->getOperands()) {
