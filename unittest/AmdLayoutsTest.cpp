@@ -129,6 +129,71 @@ TEST(AmdLayouts, MfmaOperandsAreTheCalculatorsAAndBMatrices) {
         }
 }
 
+// The 16x16 instructions (v_mfma_f32_16x16x16f16, 16x16x4f32,
+// 16x16x16i8, ...): D[i][j] in lane j + 16 (i / 4), register i % 4 (and
+// transposed, D[i][j] where the table puts D^T[j][i]); A[i][k] in lane
+// i + 16 ((k / P) % 4), element k % P of the K step k / 4P; B[k][j] in lane
+// j + 16 ((k / P) % 4).
+TEST(AmdLayouts, SixteenBySixteenMfmaLayoutsAreTheCalculators) {
+  for (const Coord &waves : kWaves)
+    for (const Coord &shape : {Coord{16, 16}, Coord{32, 16}, Coord{16, 64},
+                               Coord{64, 64}, Coord{128, 32}}) {
+      if (shape[0] < 16 * waves[0] || shape[1] < 16 * waves[1])
+        continue;
+      for (bool transposed : {false, true}) {
+        LinearLayout l = mfmaAccumulatorLayout(shape, waves, transposed, 16);
+        EXPECT_TRUE(l.isInvertible()) << l.str();
+        int repN = shape[1] / (16 * waves[1]);
+        for (int wave = 0; wave < waves[0] * waves[1]; ++wave)
+          for (int lane = 0; lane < 64; ++lane)
+            for (int reg = 0; reg < l.inSize(kRegister); ++reg) {
+              int r = reg % 4, rep = reg / 4;
+              int wn = wave % waves[1], wm = wave / waves[1];
+              int rn = rep % repN, rm = rep / repN;
+              int across = r + 4 * (lane / 16), along = lane % 16;
+              int row = (transposed ? along : across) + 16 * (wm + waves[0] * rm);
+              int col = (transposed ? across : along) + 16 * (wn + waves[1] * rn);
+              ASSERT_EQ(l.apply({{kRegister, reg}, {kLane, lane}, {kWarp, wave}}),
+                        (Coord{row, col}))
+                  << "transposed " << transposed << " wave " << wave
+                  << " lane " << lane << " reg " << reg;
+            }
+        auto split = mfmaAccumulatorWarps(l, shape, transposed, 16);
+        ASSERT_TRUE(split.has_value());
+        EXPECT_EQ(*split, waves);
+      }
+    }
+  for (int32_t p : {1, 4, 8})
+    for (const Coord &waves : {Coord{1, 1}, Coord{2, 2}, Coord{4, 1}})
+      for (int32_t k : {16 * p / (p == 1 ? 2 : 1), 64}) {
+        if (k % (4 * p))
+          continue;
+        int32_t mn = 64;
+        LinearLayout a = mfmaOperandLayout(0, {mn, k}, waves, p, 16);
+        LinearLayout b = mfmaOperandLayout(1, {k, mn}, waves, p, 16);
+        int steps = k / (4 * p);
+        for (int wave = 0; wave < waves[0] * waves[1]; ++wave)
+          for (int lane = 0; lane < 64; ++lane)
+            for (int reg = 0; reg < a.inSize(kRegister); ++reg) {
+              int j = reg % p, step = reg / p % steps, rep = reg / p / steps;
+              int kk = j + p * (lane / 16) + 4 * p * step;
+              int wm = wave / waves[1], wn = wave % waves[1];
+              int row = lane % 16 + 16 * (wm + waves[0] * rep);
+              ASSERT_EQ(a.apply({{kRegister, reg}, {kLane, lane}, {kWarp, wave}}),
+                        (Coord{row, kk}))
+                  << "P " << p << " A wave " << wave << " lane " << lane
+                  << " reg " << reg;
+              if (reg >= b.inSize(kRegister))
+                continue;
+              int col = lane % 16 + 16 * (wn + waves[1] * rep);
+              ASSERT_EQ(b.apply({{kRegister, reg}, {kLane, lane}, {kWarp, wave}}),
+                        (Coord{kk, col}))
+                  << "P " << p << " B wave " << wave << " lane " << lane
+                  << " reg " << reg;
+            }
+      }
+}
+
 TEST(AmdLayouts, MfmaAccumulatorWarpsRecoversTheSplit) {
   for (const Coord &waves : kWaves) {
     Coord shape{256, 128};

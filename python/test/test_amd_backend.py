@@ -186,11 +186,15 @@ def test_half_dots_run_on_matrix_cores(target, dtype, instruction, num_warps):
     assert "ds_read_b128" in kernel.asm["amdgcn"]
 
 
-@pytest.mark.parametrize("shape", [(16, 16, 16), (32, 16, 16)])
-def test_dots_matrix_cores_cannot_take_are_fma_loops(target, shape):
+@pytest.mark.parametrize("shape", [(16, 16, 16), (32, 16, 16), (16, 64, 32)])
+def test_sixteen_row_dots_take_the_16x16_instructions(target, shape):
     M, N, K = shape
     kernel = dot_kernel.warmup(F16, F16, F32, M=M, N=N, K=K, grid=(1,))
-    assert "v_mfma" not in kernel.asm["amdgcn"]
+    mfmas = {m.replace("_", "") for m in re.findall(r"\bv_mfma_\w+", kernel.asm["amdgcn"])}
+    assert mfmas == {"vmfmaf3216x16x16f16"}
+
+
+def test_dots_matrix_cores_cannot_take_are_fma_loops(target):
     f64 = np.dtype(np.float64)
     kernel = dot_kernel.warmup(f64, f64, f64, M=64, N=64, K=32, grid=(1,))
     assert "v_mfma" not in kernel.asm["amdgcn"]

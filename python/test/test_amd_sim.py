@@ -123,6 +123,44 @@ def test_fp32_dots_on_matrix_cores(rng, target, m, n, k, warps, chain):
     np.testing.assert_allclose(c, ref, rtol=1e-5, atol=1e-5 * np.abs(ref).max())
 
 
+# Blocks with 16 rows or columns take the 16x16 instructions (v_mfma_f32_16x16x16f16, 16x16x16bf16_1k, 16x16x4f32,
+# v_mfma_i32_16x16x16i8 on gfx90a, 16x16x32_i8 on CDNA3, which needs K a multiple of 32: below, an FMA loop), their
+# operands staged or, chained, in registers.
+@pytest.mark.parametrize("m,n,k,warps", [(16, 16, 16, 1), (32, 16, 32, 2), (16, 64, 64, 4), (16, 128, 32, 4)])
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32", "int8"])
+def test_sixteen_row_dots_on_matrix_cores(rng, target, m, n, k, warps, dtype):
+    import torch
+    if dtype == "int8":
+        a = torch.from_numpy(rng.integers(-128, 128, (m, k), dtype=np.int8))
+        b = torch.from_numpy(rng.integers(-128, 128, (k, n), dtype=np.int8))
+        c = torch.zeros((m, n), dtype=torch.int32)
+    else:
+        tdt = getattr(torch, dtype)
+        a = torch.from_numpy(rng.standard_normal((m, k)).astype(np.float32)).to(tdt)
+        b = torch.from_numpy(rng.standard_normal((k, n)).astype(np.float32)).to(tdt)
+        c = torch.full((m, n), float("nan"), dtype=torch.float32)
+    kernel = one_dot[(1,)](a, b, c, M=m, N=n, K=k, CHAIN=False, num_warps=warps)
+    on_cores = not (dtype == "int8" and target != "sim:gfx90a" and k % 32)
+    assert ("_16x16x" in kernel.asm["amdgcn"]) == on_cores
+    ref = a.double() @ b.double()
+    if dtype == "int8":
+        np.testing.assert_array_equal(c.numpy(), ref.numpy())
+    else:
+        tol = 1e-5 if dtype == "float32" else 1e-3
+        np.testing.assert_allclose(c.numpy(), ref.numpy(), rtol=tol, atol=tol * ref.abs().max().item())
+
+
+@pytest.mark.parametrize("m,k,warps", [(16, 32, 1), (16, 64, 2), (32, 16, 4)])
+def test_chained_sixteen_row_dots(rng, target, m, k, warps):
+    a = rng.standard_normal((m, k)).astype(np.float32)
+    b = rng.standard_normal((k, k)).astype(np.float32)
+    c = np.full((m, k), np.nan, np.float32)
+    kernel = one_dot[(1,)](a, b, c, M=m, N=k, K=k, CHAIN=True, num_warps=warps)
+    assert "v_mfma_f32_16x16x4" in kernel.asm["amdgcn"]
+    ref = a.astype(np.float64) @ b.astype(np.float64) @ b.astype(np.float64)
+    np.testing.assert_allclose(c, ref, rtol=1e-5, atol=1e-5 * np.abs(ref).max())
+
+
 @tessel.jit
 def chained_dots(q_ptr, k_ptr, v_ptr, out_ptr, M: tl.constexpr, N: tl.constexpr, D: tl.constexpr):
     m, n, d = tl.arange(0, M), tl.arange(0, N), tl.arange(0, D)

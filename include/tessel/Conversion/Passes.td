@@ -90,8 +90,8 @@ def ConvertTileToTileGPU : Pass<"convert-tile-to-tilegpu", "mlir::ModuleOp"> {
            "Tessel, like Triton, compiles capability 90 as sm_90a">,
     Option<"mfma", "mfma", "bool", /*default=*/"false",
            "AMD CDNA matrix cores: fp16/bf16, fp32 and int8 dots of whole "
-           "32x32 tiles and whole instructions along K get the 32x32 MFMA "
-           "accumulator layout">,
+           "32x32 (or else 16x16) blocks and whole instructions along K get "
+           "the MFMA accumulator layout">,
     Option<"mfmaInt8KWidth", "mfma-int8-k-width", "int", /*default=*/"8",
            "Elements of K per lane of the chip's 32x32 int8 MFMA (4: gfx90a's "
            "v_mfma_i32_32x32x8i8; 8: v_mfma_i32_32x32x16_i8 from CDNA3 on)">,

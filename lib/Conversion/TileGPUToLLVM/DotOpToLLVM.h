@@ -90,7 +90,7 @@ SmallVector<Value> lowerWgmmaDot(OpBuilder &b, Location loc,
                                  Value aSlot, Value bSlot, bool aSlotMNMajor,
                                  bool bSlotKMajor);
 
-/// An MFMA dot (AMD's matrix cores, 32x32 instructions for fp16 or bf16 into
+/// An MFMA dot (AMD's matrix cores, 32x32 or 16x16 instructions for fp16 or bf16 into
 /// fp32 (or fp16 summed in fp32), fp32 into fp32, int8 into int32): the waves [M, N] of its accumulator
 /// (gpu::mfmaAccumulatorLayout), whether that is transposed, and which
 /// operands sit in the instruction's operand layout (gpu::mfmaOperandLayout)
@@ -99,6 +99,7 @@ struct MfmaDotShape {
   std::vector<int32_t> warps;
   gpu::MfmaInputs inputs;
   int32_t kWidth; ///< elements of K per lane (AmdTargetHooks::mfmaKWidth)
+  int32_t instr;  ///< the instruction's block: 32x32 or 16x16
   bool transposed, aInRegisters, bInRegisters;
 };
 /// The shape of `dot` if it runs on `amd`'s MFMA.

@@ -55,18 +55,24 @@ gpu::lowering::mfmaDotShape(tile::DotOp dot, const gpu::AmdTargetHooks &amd) {
   else
     return std::nullopt;
   int32_t kWidth = amd.mfmaKWidth(inputs);
-  if (K % (2 * kWidth))
-    return std::nullopt;
   LinearLayout d = layoutOf(dot.getD().getType());
-  for (bool transposed : {false, true})
-    if (auto warps = gpu::mfmaAccumulatorWarps(d, {M, N}, transposed)) {
-      MfmaDotShape shape{*warps, inputs, kWidth, transposed, false, false};
-      shape.aInRegisters =
-          layoutOf(aTy) == gpu::mfmaOperandLayout(0, {M, K}, *warps, kWidth);
-      shape.bInRegisters =
-          layoutOf(bTy) == gpu::mfmaOperandLayout(1, {K, N}, *warps, kWidth);
-      return shape;
-    }
+  for (int32_t instr : {32, 16}) {
+    if (K % (64 / instr * kWidth))
+      continue;
+    for (bool transposed : {false, true})
+      if (auto warps =
+              gpu::mfmaAccumulatorWarps(d, {M, N}, transposed, instr)) {
+        MfmaDotShape shape{*warps, inputs, kWidth, instr, transposed,
+                           false,  false};
+        shape.aInRegisters = layoutOf(aTy) == gpu::mfmaOperandLayout(
+                                                  0, {M, K}, *warps, kWidth,
+                                                  instr);
+        shape.bInRegisters = layoutOf(bTy) == gpu::mfmaOperandLayout(
+                                                  1, {K, N}, *warps, kWidth,
+                                                  instr);
+        return shape;
+      }
+  }
   return std::nullopt;
 }
 
@@ -228,18 +234,21 @@ SmallVector<Value> gpu::lowering::lowerMfmaDot(OpBuilder &b, Location loc,
   MfmaOperand y = shape.bInRegisters
                       ? MfmaOperand(layoutOf(bTy), bv, 1, P, aElt)
                       : MfmaOperand(space, bBase, rowElems, P, aElt);
-  // Both staged: half h of the lanes takes K from h K / 2 on (runs 16-byte
-  // aligned when K / 2 elements are whole 16 bytes).
+  // Both staged: lane group g (l / instr, of G = 64 / instr) takes K from
+  // g K / G on (runs 16-byte aligned when K / G elements are whole 16
+  // bytes).
+  int32_t instr = shape.instr, G = 64 / instr, R = instr * instr / 64;
   bool runs = !shape.aInRegisters && !shape.bInRegisters;
   x.wideRuns = y.wideRuns =
-      runs && (int64_t(K / 2) * storageBytes(aElt)) % 16 == 0;
+      runs && (int64_t(K / G) * storageBytes(aElt)) % 16 == 0;
 
   ThreadIds ids = threadIds(b, loc, target);
-  Value lane32 = b.create<arith::AndIOp>(loc, ids.lane, i32Const(b, loc, 31));
-  Value half = b.create<arith::ShRUIOp>(loc, ids.lane, i32Const(b, loc, 5));
-  Value accLane = b.create<arith::ShLIOp>(loc, half, i32Const(b, loc, 2));
-  Value kHalf = b.create<arith::MulIOp>(loc, half,
-                                       i32Const(b, loc, runs ? K / 2 : P));
+  Value inBlock =
+      b.create<arith::AndIOp>(loc, ids.lane, i32Const(b, loc, instr - 1));
+  Value group = b.create<arith::DivUIOp>(loc, ids.lane, i32Const(b, loc, instr));
+  Value accLane = b.create<arith::ShLIOp>(loc, group, i32Const(b, loc, 2));
+  Value kGroup = b.create<arith::MulIOp>(loc, group,
+                                        i32Const(b, loc, runs ? K / G : P));
   auto coords = elementCoords(b, loc, dLayout, ids);
 
   // Sums in fp32 (fp16 results rounded once at the end, as mma.sync does),
@@ -247,51 +256,51 @@ SmallVector<Value> gpu::lowering::lowerMfmaDot(OpBuilder &b, Location loc,
   bool integer = shape.inputs == gpu::MfmaInputs::I8;
   Type f32 = b.getF32Type();
   Type sumElt = integer ? Type(b.getI32Type()) : f32;
-  auto accTy = VectorType::get({16}, sumElt);
-  int tiles = int(c.size()) / 16;
+  auto accTy = VectorType::get({R}, sumElt);
+  int tiles = int(c.size()) / R;
   SmallVector<Value> acc, aRow, bCol;
   SmallVector<std::pair<int32_t, int32_t>> origin; // thread 0's (row, col)
   for (int t = 0; t < tiles; ++t) {
     Value v = b.create<LLVM::PoisonOp>(loc, accTy);
-    for (int r = 0; r < 16; ++r) {
-      Value x = c[16 * t + r];
+    for (int r = 0; r < R; ++r) {
+      Value x = c[R * t + r];
       if (x.getType() != sumElt)
         x = b.create<arith::ExtFOp>(loc, f32, x);
       v = b.create<LLVM::InsertElementOp>(loc, v, x, i32Const(b, loc, r));
     }
     acc.push_back(v);
-    std::vector<int32_t> rc = dLayout.apply({{gpu::kRegister, 16 * t}});
+    std::vector<int32_t> rc = dLayout.apply({{gpu::kRegister, R * t}});
     origin.push_back({rc[0], rc[1]});
-    // Register 16t holds the tile's first row plus 4 (l / 32) and first
-    // column plus l % 32 (transposed: the other way round); this lane's A
-    // row and B column are the tile's first plus l % 32.
-    Value row = coords[16 * t][0], col = coords[16 * t][1];
+    // Register Rt holds the tile's first row plus 4 (l / instr) and first
+    // column plus l % instr (transposed: the other way round); this lane's
+    // A row and B column are the tile's first plus l % instr.
+    Value row = coords[R * t][0], col = coords[R * t][1];
     if (shape.transposed)
       col = b.create<arith::AddIOp>(
-          loc, b.create<arith::SubIOp>(loc, col, accLane), lane32);
+          loc, b.create<arith::SubIOp>(loc, col, accLane), inBlock);
     else
       row = b.create<arith::AddIOp>(
-          loc, b.create<arith::SubIOp>(loc, row, accLane), lane32);
+          loc, b.create<arith::SubIOp>(loc, row, accLane), inBlock);
     aRow.push_back(row);
     bCol.push_back(col);
   }
   // K steps outermost: a step's operands are dead after it. Step s takes
-  // K from P s + h K / 2 (runs) or 2 P s + P h on.
+  // K from P s + g K / G (runs) or G P s + P g on.
   const gpu::AmdTargetHooks &amd = *target.amd();
-  for (int32_t s = 0; s < K / (2 * P); ++s) {
-    int32_t k0 = runs ? P * s : 2 * P * s;
-    Value kStart = b.create<arith::AddIOp>(loc, kHalf, i32Const(b, loc, k0));
+  for (int32_t s = 0; s < K / (G * P); ++s) {
+    int32_t k0 = runs ? P * s : G * P * s;
+    Value kStart = b.create<arith::AddIOp>(loc, kGroup, i32Const(b, loc, k0));
     for (int t = 0; t < tiles; ++t) {
       Value xa = x.fragment(b, loc, origin[t].first, aRow[t], k0, kStart);
       Value yb = y.fragment(b, loc, origin[t].second, bCol[t], k0, kStart);
       acc[t] = shape.transposed
-                   ? amd.mfma32x32(b, loc, shape.inputs, yb, xa, acc[t])
-                   : amd.mfma32x32(b, loc, shape.inputs, xa, yb, acc[t]);
+                   ? amd.mfma(b, loc, shape.inputs, instr, yb, xa, acc[t])
+                   : amd.mfma(b, loc, shape.inputs, instr, xa, yb, acc[t]);
     }
   }
   SmallVector<Value> d;
   for (int t = 0; t < tiles; ++t)
-    for (int r = 0; r < 16; ++r) {
+    for (int r = 0; r < R; ++r) {
       Value x = b.create<LLVM::ExtractElementOp>(loc, acc[t],
                                                  i32Const(b, loc, r));
       if (accElt != sumElt)

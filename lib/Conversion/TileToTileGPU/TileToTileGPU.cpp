@@ -170,13 +170,17 @@ struct ConvertTileToTileGPU
     return {wm, wn};
   }
 
-  /// Elements of K per lane of the 32x32 MFMA that takes `dot` (0: none):
+  /// The MFMA that takes `dot`: its elements of K per lane and block size.
+  struct MfmaChoice {
+    int32_t kWidth, instr;
+  };
   /// fp16 or bf16 inputs of one type into fp32 (or fp16 from fp16), fp32
-  /// into fp32, int8 into int32; whole 32x32 accumulator tiles and whole
-  /// instructions (2 kWidth) along K.
-  int32_t mfmaKWidth(tile::DotOp dot) const {
+  /// into fp32, int8 into int32; whole 32x32 accumulator blocks (16x16
+  /// where the shape has only those) and whole instructions along K (2 or 4
+  /// kWidth).
+  std::optional<MfmaChoice> mfmaChoice(tile::DotOp dot) const {
     if (!mfma)
-      return 0;
+      return std::nullopt;
     Type a = dot.getA().getType().getElementType();
     Type b = dot.getB().getType().getElementType();
     Type acc = dot.getD().getType().getElementType();
@@ -190,11 +194,15 @@ struct ConvertTileToTileGPU
       width = 1;
     else if (a.isInteger(8) && b.isInteger(8) && acc.isInteger(32))
       width = mfmaInt8KWidth;
-    if (!width || shape[0] % 32 || shape[1] % 32 || k % (2 * width))
-      return 0;
-    return width;
+    if (!width)
+      return std::nullopt;
+    for (int32_t instr : {32, 16})
+      if (shape[0] % instr == 0 && shape[1] % instr == 0 &&
+          k % (64 / instr * width) == 0)
+        return MfmaChoice{width, instr};
+    return std::nullopt;
   }
-  bool usesMfma(tile::DotOp dot) const { return mfmaKWidth(dot) != 0; }
+  bool usesMfma(tile::DotOp dot) const { return mfmaChoice(dot).has_value(); }
 
   /// The MFMA accumulator layout: waves split as mma.sync's warps are, in
   /// 32x32 tiles; transposed for chained dots, as Triton lays them out: a
@@ -202,9 +210,10 @@ struct ConvertTileToTileGPU
   /// dot's A operand in place.
   LinearLayout mfmaLayout(tile::DotOp dot) const {
     auto shape = dot.getD().getType().getShape();
+    int32_t instr = mfmaChoice(dot)->instr;
     return gpu::mfmaAccumulatorLayout({int32_t(shape[0]), int32_t(shape[1])},
-                                      splitWarps(dot, 32, 32),
-                                      /*transposed=*/isChained(dot));
+                                      splitWarps(dot, instr, instr),
+                                      /*transposed=*/isChained(dot), instr);
   }
 
   /// An MFMA dot's operands that its loop does not change (attention's Q)
@@ -215,7 +224,8 @@ struct ConvertTileToTileGPU
     auto loop = dot->getParentOfType<scf::ForOp>();
     if (!loop)
       return;
-    std::vector<int32_t> warps = splitWarps(dot, 32, 32);
+    MfmaChoice choice = *mfmaChoice(dot);
+    std::vector<int32_t> warps = splitWarps(dot, choice.instr, choice.instr);
     for (unsigned i = 0; i < 2; ++i) {
       OpOperand &operand = dot->getOpOperand(i);
       Value v = operand.get();
@@ -223,7 +233,8 @@ struct ConvertTileToTileGPU
         continue;
       auto t = cast<RankedTensorType>(v.getType());
       RankedTensorType want = tilegpu::withLayout(
-          t, gpu::mfmaOperandLayout(i, shapeOf(t), warps, mfmaKWidth(dot)));
+          t, gpu::mfmaOperandLayout(i, shapeOf(t), warps, choice.kWidth,
+                                    choice.instr));
       if (t == want)
         continue;
       OpBuilder b(loop);

@@ -131,6 +131,12 @@ func.func @atomics(%p: !tile.ptr<i32> {tile.noalias}, %o: !tile.ptr<i32> {tile.n
 // CHECK-LABEL: llvm.func @mfma_i8(
 // CHECK-COUNT-2: rocdl.mfma.i32.32x32x16.i8 {{.*}} : (i64, i64, vector<16xi32>, i32, i32, i32) -> vector<16xi32>
 // CHECK-NOT: rocdl.mfma
+// A block of 16 rows takes the 16x16 instructions: 4 accumulators per lane,
+// K 16 per instruction (4 halves per lane, the lanes' four groups of 16
+// taking K 0, 4, 8, 12 on, or their own quarter of K when staged).
+// CHECK-LABEL: llvm.func @mfma_16(
+// CHECK-COUNT-2: rocdl.mfma.f32.16x16x16f16 {{.*}} : (vector<4xf16>, vector<4xf16>, vector<4xf32>, i32, i32, i32) -> vector<4xf32>
+// CHECK-NOT: rocdl.mfma
 // CHECK-LABEL: llvm.func @mfma_bf16(
 // CHECK-COUNT-4: rocdl.mfma.f32.32x32x8bf16.1k {{.*}} : (vector<4xi16>, vector<4xi16>, vector<16xf32>, i32, i32, i32) -> vector<16xf32>
 func.func @mfma(%x: f16, %y: f16, %out: !tile.ptr<f32>) attributes {tile.kernel} {
@@ -160,6 +166,16 @@ func.func @mfma_i8(%x: i8, %y: i8, %out: !tile.ptr<i32>) attributes {tile.kernel
   %d = tile.dot %a, %b, %z : tensor<64x32xi8>, tensor<32x64xi8> -> tensor<64x64xi32>
   %p = tile.splat %out : tensor<64x64x!tile.ptr<i32>>
   tile.store %p, %d : tensor<64x64x!tile.ptr<i32>>, tensor<64x64xi32>
+  return
+}
+
+func.func @mfma_16(%x: f16, %y: f16, %out: !tile.ptr<f32>) attributes {tile.kernel} {
+  %a = tile.splat %x : tensor<16x32xf16>
+  %b = tile.splat %y : tensor<32x64xf16>
+  %z = arith.constant dense<0.0> : tensor<16x64xf32>
+  %d = tile.dot %a, %b, %z : tensor<16x32xf16>, tensor<32x64xf16> -> tensor<16x64xf32>
+  %p = tile.splat %out : tensor<16x64x!tile.ptr<f32>>
+  tile.store %p, %d : tensor<16x64x!tile.ptr<f32>>, tensor<16x64xf32>
   return
 }
 

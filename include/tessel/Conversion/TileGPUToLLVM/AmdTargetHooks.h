@@ -12,24 +12,26 @@
 
 namespace tessel::gpu {
 
-/// The inputs of a 32x32 MFMA instruction: fp16 or bf16 (into fp32), fp32
+/// The inputs of an MFMA instruction: fp16 or bf16 (into fp32), fp32
 /// (into fp32, products exact), int8 (into int32).
 enum class MfmaInputs { F16, BF16, F32, I8 };
 
 class AmdTargetHooks {
 public:
   virtual ~AmdTargetHooks();
-  /// Elements of K one lane holds of each operand of this chip's 32x32 MFMA
-  /// for `inputs` (the instruction takes twice as many along K).
+  /// Elements of K one lane holds of each operand of this chip's MFMA for
+  /// `inputs`, 32x32 and 16x16 alike (the instructions take two and four
+  /// times as many along K).
   virtual int mfmaKWidth(MfmaInputs inputs) const = 0;
-  /// One 32x32 MFMA of the wave: `acc` (vector<16xf32>, or vector<16xi32>
-  /// for int8: this lane's part of the 32x32 accumulator tile) plus A
-  /// (32 x K) times B (K x 32), of which `a` and `b` are this lane's
-  /// mfmaKWidth elements along K as integers of their width (vector<P x
-  /// i16>, vector<P x i32> for fp32, vector<P x i8>). Returns the new `acc`.
-  virtual mlir::Value mfma32x32(mlir::OpBuilder &b, mlir::Location loc,
-                                MfmaInputs inputs, mlir::Value a,
-                                mlir::Value bv, mlir::Value acc) const = 0;
+  /// One MFMA of the wave on an `instr` x `instr` block (32 or 16): `acc`
+  /// (vector<instr^2 / 64 x f32>, or i32 for int8: this lane's part of the
+  /// accumulator block) plus A (instr x K) times B (K x instr), of which `a`
+  /// and `b` are this lane's mfmaKWidth elements along K as integers of
+  /// their width (vector<P x i16>, vector<P x i32> for fp32, vector<P x
+  /// i8>). Returns the new `acc`.
+  virtual mlir::Value mfma(mlir::OpBuilder &b, mlir::Location loc,
+                           MfmaInputs inputs, int instr, mlir::Value a,
+                           mlir::Value bv, mlir::Value acc) const = 0;
 };
 
 } // namespace tessel::gpu

@@ -5,11 +5,23 @@
 
 namespace tessel::gpu {
 
+namespace {
+
+/// Throws unless `instr` is an MFMA block size this file knows (16 or 32).
+int32_t groupsOf(int32_t instr) {
+  if (instr != 16 && instr != 32)
+    bad("MFMA blocks are 16x16 or 32x32, not " + std::to_string(instr));
+  return 64 / instr;
+}
+
+} // namespace
+
 LinearLayout mfmaAccumulatorLayout(const std::vector<int32_t> &shape,
                                    const std::vector<int32_t> &warpsPerCTA,
-                                   bool transposed) {
+                                   bool transposed, int32_t instr) {
   checkRank(shape, 2, "shape");
   checkRank(warpsPerCTA, 2, "warpsPerCTA");
+  int32_t groups = groupsOf(instr);
   std::string m = dimName(0), n = dimName(1);
   // Bases given as the transposed layout's (M, N); swapped otherwise.
   auto bases = [&](std::vector<std::pair<int32_t, int32_t>> pairs) {
@@ -19,10 +31,17 @@ LinearLayout mfmaAccumulatorLayout(const std::vector<int32_t> &shape,
                                : LinearLayout::Basis{y, x});
     return out;
   };
-  LinearLayout tile(
-      {{kRegister, bases({{0, 1}, {0, 2}, {0, 8}, {0, 16}})},
-       {kLane, bases({{1, 0}, {2, 0}, {4, 0}, {8, 0}, {16, 0}, {0, 4}})}},
-      {{m, 32}, {n, 32}});
+  // Lanes: first along the lanes' dimension, then groups of four along the
+  // other; registers: four consecutive, then the next rows of groups.
+  std::vector<std::pair<int32_t, int32_t>> regs{{0, 1}, {0, 2}}, lanes;
+  for (int32_t v = 4 * groups; v < instr; v *= 2)
+    regs.push_back({0, v});
+  for (int32_t v = 1; v < instr; v *= 2)
+    lanes.push_back({v, 0});
+  for (int32_t v = 4; v < 4 * groups; v *= 2)
+    lanes.push_back({0, v});
+  LinearLayout tile({{kRegister, bases(regs)}, {kLane, bases(lanes)}},
+                    {{m, instr}, {n, instr}});
   LinearLayout warps = LinearLayout::identity1D(warpsPerCTA[1], kWarp, n) *
                        LinearLayout::identity1D(warpsPerCTA[0], kWarp, m);
   LinearLayout layout = (tile * warps).transposeOuts({m, n});
@@ -31,29 +50,32 @@ LinearLayout mfmaAccumulatorLayout(const std::vector<int32_t> &shape,
 
 std::optional<std::vector<int32_t>>
 mfmaAccumulatorWarps(const LinearLayout &layout,
-                     const std::vector<int32_t> &shape, bool transposed) {
-  if (shape.size() != 2 || shape[0] % 32 || shape[1] % 32)
+                     const std::vector<int32_t> &shape, bool transposed,
+                     int32_t instr) {
+  if (shape.size() != 2 || (instr != 16 && instr != 32) || shape[0] % instr ||
+      shape[1] % instr)
     return std::nullopt;
   return warpSplitOf(layout, [&](const std::vector<int32_t> &warps) {
-    return mfmaAccumulatorLayout(shape, warps, transposed);
+    return mfmaAccumulatorLayout(shape, warps, transposed, instr);
   });
 }
 
 LinearLayout mfmaOperandLayout(unsigned operand,
                                const std::vector<int32_t> &shape,
                                const std::vector<int32_t> &warpsPerCTA,
-                               int32_t kWidth) {
+                               int32_t kWidth, int32_t instr) {
   checkRank(shape, 2, "shape");
   checkRank(warpsPerCTA, 2, "warpsPerCTA");
+  int32_t groups = groupsOf(instr);
   if (operand > 1)
     bad("an mfma operand is 0 (A) or 1 (B)");
   if (kWidth < 1 || kWidth > 16 || (kWidth & (kWidth - 1)))
     bad("an mfma operand holds 1 to 16 (a power of two) elements of K per "
         "lane, not " + std::to_string(kWidth));
-  int32_t k = shape[operand == 0 ? 1 : 0];
-  if (k % (2 * kWidth))
+  int32_t k = shape[operand == 0 ? 1 : 0], instK = groups * kWidth;
+  if (k % instK)
     bad("K = " + std::to_string(k) + " is not a multiple of " +
-        std::to_string(2 * kWidth));
+        std::to_string(instK));
   // (mn, k) pairs, transposed for B.
   auto bases = [&](std::vector<std::pair<int32_t, int32_t>> mnk) {
     std::vector<LinearLayout::Basis> out;
@@ -62,16 +84,18 @@ LinearLayout mfmaOperandLayout(unsigned operand,
                                  : LinearLayout::Basis{kk, mn});
     return out;
   };
-  std::vector<std::pair<int32_t, int32_t>> regs, lanes{
-                                                     {1, 0}, {2, 0}, {4, 0}, {8, 0}, {16, 0}, {0, kWidth}};
+  std::vector<std::pair<int32_t, int32_t>> regs, lanes;
   for (int32_t e = 1; e < kWidth; e *= 2)
     regs.push_back({0, e});
+  for (int32_t v = 1; v < instr; v *= 2)
+    lanes.push_back({v, 0});
+  for (int32_t v = kWidth; v < instK; v *= 2)
+    lanes.push_back({0, v});
   std::string d0 = dimName(0), d1 = dimName(1);
-  int32_t instK = 2 * kWidth;
   LinearLayout tile(
       {{kRegister, bases(regs)}, {kLane, bases(lanes)}},
-      operand == 0 ? std::vector<LinearLayout::OutDim>{{d0, 32}, {d1, instK}}
-                   : std::vector<LinearLayout::OutDim>{{d0, instK}, {d1, 32}});
+      operand == 0 ? std::vector<LinearLayout::OutDim>{{d0, instr}, {d1, instK}}
+                   : std::vector<LinearLayout::OutDim>{{d0, instK}, {d1, instr}});
   LinearLayout warps =
       operand == 0
           ? LinearLayout::zeros1D(warpsPerCTA[1], kWarp, d0) *

@@ -289,19 +289,19 @@ int AMDTargetInfo::mfmaKWidth(gpu::MfmaInputs inputs) const {
   switch (inputs) {
   case gpu::MfmaInputs::F16:
   case gpu::MfmaInputs::BF16:
-    return 4; // v_mfma_f32_32x32x8{f16,bf16_1k}
+    return 4; // v_mfma_f32_{32x32x8,16x16x16}{f16,bf16_1k}
   case gpu::MfmaInputs::F32:
-    return 1; // v_mfma_f32_32x32x2f32
+    return 1; // v_mfma_f32_{32x32x2,16x16x4}f32
   case gpu::MfmaInputs::I8:
-    // gfx90a's v_mfma_i32_32x32x8i8; CDNA3 on: v_mfma_i32_32x32x16_i8.
+    // gfx90a's v_mfma_i32_{32x32x8,16x16x16}i8; CDNA3 on:
+    // v_mfma_i32_{32x32x16,16x16x32}_i8.
     return chip == "gfx90a" ? 4 : 8;
   }
   return 0;
 }
 
-Value AMDTargetInfo::mfma32x32(OpBuilder &b, Location loc,
-                               gpu::MfmaInputs inputs, Value a, Value bv,
-                               Value acc) const {
+Value AMDTargetInfo::mfma(OpBuilder &b, Location loc, gpu::MfmaInputs inputs,
+                          int instr, Value a, Value bv, Value acc) const {
   // cbsz, abid, blgp: no broadcast or lane swizzle.
   Value zero = i32Const(b, loc, 0);
   Type accTy = acc.getType();
@@ -309,27 +309,32 @@ Value AMDTargetInfo::mfma32x32(OpBuilder &b, Location loc,
     a = b.create<LLVM::BitcastOp>(loc, t, a);
     bv = b.create<LLVM::BitcastOp>(loc, t, bv);
   };
+  auto make = [&](auto tag) -> Value {
+    using Op = decltype(tag);
+    return b.create<Op>(loc, accTy, ValueRange{a, bv, acc, zero, zero, zero});
+  };
+  bool big = instr == 32;
   switch (inputs) {
   case gpu::MfmaInputs::BF16:
-    return b.create<ROCDL::mfma_f32_32x32x8bf16_1k>(
-        loc, accTy, ValueRange{a, bv, acc, zero, zero, zero});
+    return big ? make(ROCDL::mfma_f32_32x32x8bf16_1k())
+               : make(ROCDL::mfma_f32_16x16x16bf16_1k());
   case gpu::MfmaInputs::F16:
     as(VectorType::get({4}, b.getF16Type()));
-    return b.create<ROCDL::mfma_f32_32x32x8f16>(
-        loc, accTy, ValueRange{a, bv, acc, zero, zero, zero});
+    return big ? make(ROCDL::mfma_f32_32x32x8f16())
+               : make(ROCDL::mfma_f32_16x16x16f16());
   case gpu::MfmaInputs::F32:
     as(b.getF32Type());
-    return b.create<ROCDL::mfma_f32_32x32x2f32>(
-        loc, accTy, ValueRange{a, bv, acc, zero, zero, zero});
+    return big ? make(ROCDL::mfma_f32_32x32x2f32())
+               : make(ROCDL::mfma_f32_16x16x4f32());
   case gpu::MfmaInputs::I8:
     if (chip == "gfx90a") {
       as(b.getI32Type());
-      return b.create<ROCDL::mfma_i32_32x32x8i8>(
-          loc, accTy, ValueRange{a, bv, acc, zero, zero, zero});
+      return big ? make(ROCDL::mfma_i32_32x32x8i8())
+                 : make(ROCDL::mfma_i32_16x16x16i8());
     }
     as(b.getI64Type());
-    return b.create<ROCDL::mfma_i32_32x32x16_i8>(
-        loc, accTy, ValueRange{a, bv, acc, zero, zero, zero});
+    return big ? make(ROCDL::mfma_i32_32x32x16_i8())
+               : make(ROCDL::mfma_i32_16x16x32_i8());
   }
   return {};
 }

@@ -26,15 +26,20 @@ namespace tessel::gpu {
 /// lane pair (row reductions stay in registers), and its K-blocks of 8 are
 /// the A operand's registers of the next dot (mfmaOperandLayout): chained
 /// dots pass the scores in registers.
+///
+/// `instr` 16: the 16x16 instructions' layout, the same with four groups of
+/// 16 lanes: lane l holds column l % 16 and, in its 4 registers r, row
+/// 4 (l / 16) + r (transposed: row l % 16, column 4 (l / 16) + r).
 LinearLayout mfmaAccumulatorLayout(const std::vector<int32_t> &shape,
                                    const std::vector<int32_t> &warpsPerCTA,
-                                   bool transposed = false);
+                                   bool transposed = false,
+                                   int32_t instr = 32);
 /// The waves [M, N] of `layout` if it is an mfmaAccumulatorLayout of
 /// `shape` (transposed or not, as asked).
 std::optional<std::vector<int32_t>>
 mfmaAccumulatorWarps(const LinearLayout &layout,
                      const std::vector<int32_t> &shape,
-                     bool transposed = false);
+                     bool transposed = false, int32_t instr = 32);
 
 /// The operand layout of a 32x32 MFMA instruction taking `kWidth` elements
 /// of K per lane (K 2 kWidth per instruction: 4 for v_mfma_f32_32x32x8
@@ -43,11 +48,12 @@ mfmaAccumulatorWarps(const LinearLayout &layout,
 /// its register j (j < kWidth); B (operand 1, K x N) column l % 32 and the
 /// same K. K steps repeat in registers; the operand follows the
 /// accumulator's waves along its own dimension and is broadcast along the
-/// other.
+/// other. With `instr` 16 (16x16 instructions, K 4 kWidth per instruction)
+/// the lanes' four groups of 16 take K kWidth (l / 16) on.
 LinearLayout mfmaOperandLayout(unsigned operand,
                                const std::vector<int32_t> &shape,
                                const std::vector<int32_t> &warpsPerCTA,
-                               int32_t kWidth = 4);
+                               int32_t kWidth = 4, int32_t instr = 32);
 
 } // namespace tessel::gpu
 

@@ -18,9 +18,9 @@ public:
   explicit AMDTargetInfo(std::string chip) : chip(std::move(chip)) {}
   const gpu::AmdTargetHooks *amd() const override { return this; }
   int mfmaKWidth(gpu::MfmaInputs inputs) const override;
-  mlir::Value mfma32x32(mlir::OpBuilder &b, mlir::Location loc,
-                        gpu::MfmaInputs inputs, mlir::Value a, mlir::Value bv,
-                        mlir::Value acc) const override;
+  mlir::Value mfma(mlir::OpBuilder &b, mlir::Location loc,
+                   gpu::MfmaInputs inputs, int instr, mlir::Value a,
+                   mlir::Value bv, mlir::Value acc) const override;
   mlir::Value threadId(mlir::OpBuilder &b, mlir::Location loc) const override;
   mlir::Value programId(mlir::OpBuilder &b, mlir::Location loc,
                         unsigned axis) const override;
