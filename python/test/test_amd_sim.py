@@ -215,6 +215,26 @@ def test_loop_invariant_dot_operand(rng, warps):
 
 
 @tessel.jit
+def scaled_halves(x_ptr, out_ptr, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    tl.store(out_ptr + offs, (x.to(tl.float32) * 1.0009765625).to(tl.float16))
+
+
+def test_half_products_keep_the_sign_of_zero():
+    # LLVM's AMDGPU backend makes fptrunc(fmul(fpext x, c)) one v_fma_mixlo_f16 with a +0 addend, turning -0 into
+    # +0; the backend fences such products (amd-fence-half-products). Every fp16 value, against numpy.
+    x = np.arange(65536, dtype=np.uint32).astype(np.uint16).view(np.float16)
+    out = np.zeros_like(x)
+    scaled_halves[(64,)](x, out, BLOCK=1024)
+    with np.errstate(invalid="ignore", over="ignore"):
+        want = (x.astype(np.float32) * np.float32(1.0009765625)).astype(np.float16)
+    number = ~np.isnan(want)
+    np.testing.assert_array_equal(out[number].view(np.uint16), want[number].view(np.uint16))
+    assert np.isnan(out[~number]).all()
+
+
+@tessel.jit
 def unmasked(x_ptr, out_ptr, BLOCK: tl.constexpr):
     offs = tl.arange(0, BLOCK)
     tl.store(out_ptr + offs, tl.load(x_ptr + offs))

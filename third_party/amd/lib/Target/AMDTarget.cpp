@@ -254,6 +254,7 @@ llvm::Error compileAMD(ModuleOp module, const std::string &chip,
   toLLVM.addPass(amd::createConvertTileGPUToROCDL(rocdlOptions));
   toLLVM.addPass(createCanonicalizerPass());
   toLLVM.addPass(createCSEPass());
+  toLLVM.addPass(amd::createFenceHalfProducts());
   if (failed(toLLVM.run(module)))
     return diagnostics.fail("lowering to ROCDL failed");
   int64_t shared = 0;

@@ -22,4 +22,17 @@ def ConvertTileGPUToROCDL : Pass<"convert-tilegpu-to-rocdl", "mlir::ModuleOp"> {
                            "mlir::cf::ControlFlowDialect"];
 }
 
+def FenceHalfProducts : Pass<"amd-fence-half-products", "mlir::ModuleOp"> {
+  let summary = "Keep fp32 products apart from their rounding to fp16";
+  let description = [{
+    LLVM's AMDGPU backend (22) selects an fp32 product of fp16 values rounded
+    back to fp16, fptrunc(fmul(fpext a, b)), as one v_fma_mixlo_f16 whose
+    addend is +0: a product of -0 comes out +0. An arithmetic fence between
+    each fp32 `llvm.fmul` and the `llvm.fptrunc` to fp16 that takes it
+    (directly or as an element of the vector it rounds) keeps the multiply
+    exact in sign: a multiply, then a conversion.
+  }];
+  let dependentDialects = ["mlir::LLVM::LLVMDialect"];
+}
+
 #endif // TESSEL_AMD_PASSES

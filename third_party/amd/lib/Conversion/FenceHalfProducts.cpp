@@ -1,0 +1,53 @@
+//===- FenceHalfProducts.cpp - fp32 products rounded to fp16 --------------===//
+//
+// See the pass description in third_party/amd/include/tessel/AMD/Passes.td.
+//
+//   %p = llvm.fmul %x, %c : f32          %p = llvm.fmul %x, %c : f32
+//   %h = llvm.fptrunc %p : f32 to f16 => %f = llvm.call_intrinsic
+//                                              "llvm.arithmetic.fence"(%p)
+//                                         %h = llvm.fptrunc %f : f32 to f16
+//
+//===----------------------------------------------------------------------===//
+#include "tessel/AMD/Passes.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+
+namespace tessel::amd {
+#define GEN_PASS_DEF_FENCEHALFPRODUCTS
+#include "tessel/AMD/Passes.h.inc"
+} // namespace tessel::amd
+
+using namespace mlir;
+
+namespace {
+
+/// `operand` taken through an arithmetic fence when an fp32 multiply makes
+/// it.
+void fenceProduct(OpOperand &operand) {
+  auto mul = operand.get().getDefiningOp<LLVM::FMulOp>();
+  if (!mul || !getElementTypeOrSelf(mul.getType()).isF32())
+    return;
+  OpBuilder b(operand.getOwner());
+  auto fence = b.create<LLVM::CallIntrinsicOp>(
+      mul.getLoc(), mul.getType(),
+      b.getStringAttr("llvm.arithmetic.fence"), ValueRange{mul});
+  operand.set(fence.getResult(0));
+}
+
+struct FenceHalfProducts
+    : public tessel::amd::impl::FenceHalfProductsBase<FenceHalfProducts> {
+  void runOnOperation() override {
+    getOperation().walk([](LLVM::FPTruncOp trunc) {
+      if (!getElementTypeOrSelf(trunc.getType()).isF16())
+        return;
+      fenceProduct(trunc->getOpOperand(0));
+      // The elements of a vector rounded at once (two per register).
+      for (auto insert = trunc.getArg().getDefiningOp<LLVM::InsertElementOp>();
+           insert;
+           insert = insert.getVector().getDefiningOp<LLVM::InsertElementOp>())
+        fenceProduct(insert->getOpOperand(1));
+    });
+  }
+};
+
+} // namespace
