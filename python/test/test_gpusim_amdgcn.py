@@ -26,10 +26,10 @@ def target(request, monkeypatch):
     return request.param
 
 
-def amdgcn(kernel, signature, constexprs, chip="gfx942", num_warps=4, num_stages=2, divisible_by_16=()):
+def amdgcn(kernel, signature, constexprs, chip="gfx942", num_warps=4, num_stages=2, divisible_by_16=(), debug=False):
     request = json.dumps({"kernel": kernel, "signature": signature, "constexprs": constexprs, "num_warps": num_warps,
-                          "num_stages": num_stages, "divisible_by_16": list(divisible_by_16), "chip": chip},
-                         sort_keys=True)
+                          "num_stages": num_stages, "divisible_by_16": list(divisible_by_16), "chip": chip,
+                          "debug": debug}, sort_keys=True)
     if request not in _CODE:
         env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
         result = subprocess.run([sys.executable, str(pathlib.Path(__file__).with_name("triton_ptx_kernels.py")),
@@ -290,3 +290,68 @@ def test_lane_swizzles_match_the_isa(rng, tmp_path):
         src = (lane & ~3) | ((ctrl >> (2 * (lane & 3))) & 3)
         np.testing.assert_array_equal(out[64 * (len(SWIZZLES) + j):64 * (len(SWIZZLES) + j + 1)], x[src],
                                       err_msg=f"quad_perm {ctrl:#x}")
+
+
+# Device printing and assertions: OCKL's hostcall printf (the kernel's hidden_hostcall_buffer, packets served at its
+# s_sendmsg interrupt) and the assertion report Triton prints before s_trap. The lines are C's printf of Triton's
+# format strings, computed here in Python.
+
+PRINT_SIG = {"x_ptr": "*i32", "y_ptr": "*i16", "BLOCK": "constexpr"}
+
+
+def _print_lines(pid, x, y):
+    """The lines triton_ptx_kernels.print_kernel prints for one program (x, y: its 128 elements)."""
+    head = [f"pid ({pid}, 0, 0) idx ({i:3d})" for i in range(128)]
+    return ([f"{h} x: {v}" for h, v in zip(head, x)]
+            + [f"{h} xy: (operand 0) 0x{int(v) & 0xFFFFFFFF:08x}" for h, v in zip(head, x)]
+            + [f"{h} xy: (operand 1) 0x{int(v) & 0xFFFF:04x}" for h, v in zip(head, y)]
+            + [f"{h} fp: {float(v) * 0.25:f}" for h, v in zip(head, y)])
+
+
+@pytest.mark.parametrize("chip", ["gfx90a", "gfx942", "gfx950"])
+def test_device_print(capfd, chip):
+    """Triton's tl.device_print through the hostcall: every element's lines, each program's before the next one's
+    (workgroups in grid order), nothing else; 128 elements on two waves of 64 lanes (no copies)."""
+    code = amdgcn("print_kernel", PRINT_SIG, {"BLOCK": 128}, chip=chip, num_warps=2)
+    x = np.arange(256, dtype=np.int32) * 7 - 900
+    y = np.arange(256, dtype=np.int16) * 3
+    gpusim.launch(code["amdgcn"], code["name"], 2, num_warps=code["num_warps"], shared_bytes=code["shared"],
+                  args=[x, y] + SCRATCH)
+    lines = capfd.readouterr().out.splitlines()
+    assert len(lines) == 1024
+    for pid in range(2):
+        assert sorted(lines[512 * pid:512 * (pid + 1)]) == sorted(_print_lines(pid, x[128 * pid:][:128],
+                                                                                 y[128 * pid:][:128]))
+
+
+def test_device_print_lines_of_eight_arguments_and_long_formats(capfd):
+    """A 4-D block printed with a long prefix: eight arguments a line (two append_args packets) and a format string
+    sent in several packets, from four waves of two workgroups."""
+    prefix = "a prefix long enough that the format string takes several hostcall packets of 56 bytes"
+    code = amdgcn("print_4d_kernel", {"x_ptr": "*i32", "PREFIX": "constexpr"}, {"PREFIX": prefix}, num_warps=2)
+    x = np.arange(256, dtype=np.int32) * -13 + 5
+    gpusim.launch(code["amdgcn"], code["name"], 2, num_warps=code["num_warps"], shared_bytes=code["shared"],
+                  args=[x] + SCRATCH)
+    lines = capfd.readouterr().out.splitlines()
+    expected = [f"pid ({p}, 0, 0) idx ({a}, {b}, {c}, {d:2d}) {prefix}: {x[p * 128 + a * 64 + b * 32 + c * 16 + d]}"
+                for p in range(2) for a in range(2) for b in range(2) for c in range(2) for d in range(16)]
+    assert sorted(lines) == sorted(expected)
+    assert all(line.startswith("pid (0,") for line in lines[:128])
+
+
+def test_device_assert(capfd):
+    """Triton's tl.device_assert: a holding assertion lets the kernel finish; a failing one fails the launch with
+    the PTX path's words for CUDA's __assertfail (file, line, function, lowest failing block and thread), and its
+    report is not part of the output."""
+    sig = {"x_ptr": "*i32", "n": "i32", "BLOCK": "constexpr"}
+    code = amdgcn("assert_kernel", sig, {"BLOCK": 128}, num_warps=2, debug=True)
+    x = np.arange(256, dtype=np.int32)
+    gpusim.launch(code["amdgcn"], code["name"], 2, num_warps=code["num_warps"], shared_bytes=code["shared"],
+                  args=[x, 1000] + SCRATCH)
+    np.testing.assert_array_equal(x, np.arange(256) + 1)
+    with pytest.raises(gpusim.SimulatorError, match=r"triton_ptx_kernels.py:\d+: unknown: block: \[1,0,0\], "
+                                                    r"thread: \[4,0,0\] Assertion `x below n` failed") as info:
+        gpusim.launch(code["amdgcn"], code["name"], 2, num_warps=code["num_warps"], shared_bytes=code["shared"],
+                      args=[np.arange(256, dtype=np.int32), 132] + SCRATCH)
+    assert "s_trap 2" in str(info.value)
+    assert capfd.readouterr().out == ""

@@ -307,6 +307,15 @@ def assert_kernel(x_ptr, n, BLOCK: tl.constexpr):
 
 
 @triton.jit
+def print_4d_kernel(x_ptr, PREFIX: tl.constexpr):
+    # A [2, 2, 2, 16] block printed with a long prefix: each line has eight arguments (pid, four indices, the value)
+    # and a format string longer than one hostcall packet carries.
+    i = (tl.arange(0, 2)[:, None, None, None] * 64 + tl.arange(0, 2)[None, :, None, None] * 32
+         + tl.arange(0, 2)[None, None, :, None] * 16 + tl.arange(0, 16)[None, None, None, :])
+    tl.device_print(PREFIX, tl.load(x_ptr + tl.program_id(0) * 128 + i))
+
+
+@triton.jit
 def e4b15_kernel(byte_ptr, half_ptr, up_ptr, down_ptr, down32_ptr, N: tl.constexpr, SM70: tl.constexpr):
     # Triton's fp8e4b15 conversions (tl.extra.cuda.convert_custom_float8_sm80/_sm70): bytes up to fp16 and fp32,
     # fp16 and fp32 down to bytes.

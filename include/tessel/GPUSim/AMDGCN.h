@@ -36,6 +36,7 @@ enum class OpKind : uint8_t {
   AGPR,  // a5, a[0:15]
   VCC,   // vcc (64 bits), vcc_lo, vcc_hi (part 0, 1)
   Exec,  // exec, exec_lo, exec_hi
+  FlatScratch, // flat_scratch, flat_scratch_lo, flat_scratch_hi (gfx90a)
   M0,
   SCC,
   Int,   // an integer literal or inline constant: its bits
@@ -80,6 +81,8 @@ struct Modifiers {
   uint8_t cbsz = 0, abid = 0, blgp = 0;
   // s_waitcnt: -1 where a counter is not waited on.
   int8_t vmcnt = -1, lgkmcnt = -1, expcnt = -1;
+  // s_sendmsg: the message (1 MSG_INTERRUPT); -1 when none is written.
+  int8_t message = -1;
 };
 
 enum class Encoding : uint8_t { Default, E32, E64, DPP, SDWA };
@@ -121,10 +124,21 @@ struct Kernel {
   uint32_t workitemIdMode = 0; // 0 x, 1 x y, 2 x y z (packed in v0)
   uint32_t accumOffset = 0;
   std::string target;          // the .amdgcn_target chip, e.g. gfx942
+  bool prints = false;         // has s_sendmsg: may print (hostcall printf)
+};
+
+/// A module-scope variable (.rodata, .data: printf's format strings), placed
+/// at `address` in global memory at each launch; code reaches it by
+/// relative address (s_getpc_b64 and sym@rel32@lo/hi).
+struct DataObject {
+  std::string name;
+  uint64_t address = 0;
+  std::vector<uint8_t> bytes;
 };
 
 struct Module {
   std::vector<Kernel> kernels;
+  std::vector<DataObject> data; // in increasing address order
   const Kernel *find(const std::string &name) const;
 };
 

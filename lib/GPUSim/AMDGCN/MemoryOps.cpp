@@ -6,7 +6,9 @@
 // accesses outside every array are errors; buffer accesses past the
 // resource's num_records read 0 and write nothing, as the hardware's range
 // check does (the kernels rely on it for masking). LDS accesses outside the
-// workgroup's allocation are errors.
+// workgroup's allocation are errors. Flat accesses reach global memory
+// only (the LDS and scratch apertures are not simulated); they count on
+// both vmcnt and lgkmcnt, their results landing with vmcnt.
 //
 //===----------------------------------------------------------------------===//
 #include "Wave.h"
@@ -137,8 +139,13 @@ void countGlobal(Wave &w, bool store, const uint64_t *addrs, unsigned n, unsigne
   }
 }
 
-void globalLoad(Wave &w, const Inst &I) {
-  Width wd = widthFor(w, I, std::strlen("global_load_"));
+/// The address of a flat access for `lane`: vaddr (64 bits) and the offset.
+uint64_t flatAddress(const Wave &w, const Inst &I, size_t vaddr, int lane) {
+  return readLane64(w, op(w, I, vaddr), lane, Ty::B64) + uint64_t(int64_t(I.mods.offset));
+}
+
+template <bool Flat> void globalLoad(Wave &w, const Inst &I) {
+  Width wd = widthFor(w, I, std::strlen(Flat ? "flat_load_" : "global_load_"));
   unsigned regs = regsOf(wd);
   std::vector<uint32_t> values(size_t(regs) * kLanes, 0);
   uint64_t addrs[kLanes];
@@ -146,7 +153,7 @@ void globalLoad(Wave &w, const Inst &I) {
   for (int lane = 0; lane < kLanes; ++lane) {
     if (!w.active(lane))
       continue;
-    uint64_t a = globalAddress(w, I, 1, lane);
+    uint64_t a = Flat ? flatAddress(w, I, 1, lane) : globalAddress(w, I, 1, lane);
     addrs[n++] = a;
     uint32_t tmp[4] = {0, 0, 0, 0};
     unpack(wd, globalAt(w, a, wd.bytes, lane, false), tmp);
@@ -155,16 +162,18 @@ void globalLoad(Wave &w, const Inst &I) {
   }
   countGlobal(w, false, addrs, n, wd.bytes);
   queueVector(w, w.vm, op(w, I, 0), wd, w.exec, std::move(values));
+  if (Flat)
+    queueNothing(w.lgkm);
 }
 
-void globalStore(Wave &w, const Inst &I) {
-  Width wd = widthFor(w, I, std::strlen("global_store_"));
+template <bool Flat> void globalStore(Wave &w, const Inst &I) {
+  Width wd = widthFor(w, I, std::strlen(Flat ? "flat_store_" : "global_store_"));
   uint64_t addrs[kLanes];
   unsigned n = 0;
   for (int lane = 0; lane < kLanes; ++lane) {
     if (!w.active(lane))
       continue;
-    uint64_t a = globalAddress(w, I, 0, lane);
+    uint64_t a = Flat ? flatAddress(w, I, 0, lane) : globalAddress(w, I, 0, lane);
     addrs[n++] = a;
     uint32_t data[4];
     for (unsigned r = 0; r < regsOf(wd); ++r)
@@ -173,6 +182,8 @@ void globalStore(Wave &w, const Inst &I) {
   }
   countGlobal(w, true, addrs, n, wd.bytes);
   queueNothing(w.vm);
+  if (Flat)
+    queueNothing(w.lgkm);
 }
 
 /// `bytes` of the lane's private memory at `a`; an error outside them.
@@ -228,7 +239,14 @@ void bufferAccess(Wave &w, const Inst &I, bool store) {
     bool any = false;
     if (r.base == kPrivateBase) {
       // The private segment buffer: the lane's own bytes (the hardware
-      // swizzles lanes' dwords; each lane sees its own addresses).
+      // swizzles lanes' dwords; each lane sees its own addresses). soffset
+      // counts the wave's bytes (the stack pointer s32 moves by 64 per
+      // byte of each lane's frame): a lane's share is 1/64 of it.
+      if (soffset % kLanes)
+        w.fail("a private segment buffer access whose soffset (" + std::to_string(soffset) +
+                   ") is not a whole number of bytes per lane",
+               lane);
+      offset = offset - soffset + soffset / kLanes;
       uint8_t *p = privateAt(w, offset, wd.bytes, lane);
       if (store)
         std::memcpy(p, bytes, wd.bytes);
@@ -460,11 +478,13 @@ void registerMemoryOps(Table &t) {
     t[std::string("s_load_") + s] = scalarLoad;
   for (const char *s : {"dword", "dwordx2", "dwordx3", "dwordx4", "ubyte", "sbyte", "ushort", "sshort",
                         "short_d16", "short_d16_hi", "ubyte_d16", "ubyte_d16_hi", "sbyte_d16", "sbyte_d16_hi"}) {
-    t[std::string("global_load_") + s] = globalLoad;
+    t[std::string("global_load_") + s] = globalLoad<false>;
+    t[std::string("flat_load_") + s] = globalLoad<true>;
     t[std::string("buffer_load_") + s] = [](Wave &w, const Inst &I) { bufferAccess(w, I, false); };
   }
   for (const char *s : {"dword", "dwordx2", "dwordx3", "dwordx4", "byte", "short", "byte_d16_hi", "short_d16_hi"}) {
-    t[std::string("global_store_") + s] = globalStore;
+    t[std::string("global_store_") + s] = globalStore<false>;
+    t[std::string("flat_store_") + s] = globalStore<true>;
     t[std::string("buffer_store_") + s] = [](Wave &w, const Inst &I) { bufferAccess(w, I, true); };
   }
   for (const char *s : {"b32", "b64", "b96", "b128", "u8", "i8", "u16", "i16", "u16_d16", "u16_d16_hi",

@@ -1,13 +1,15 @@
 //===- Parser.cpp - AMDGCN assembly text to decoded kernels ---------------===//
 //
 // Reads what LLVM's AMDGPU backend prints: the functions' instructions and
-// labels, each kernel's .amdhsa_kernel descriptor and the YAML metadata of
-// its arguments. Comments start with ';'. Everything else (sections, debug
-// directives) is skipped.
+// labels, each kernel's .amdhsa_kernel descriptor, the YAML metadata of
+// its arguments and the bytes of the variables declared @object (.ascii,
+// .asciz, .byte, .short, .long, .quad, .zero). Comments start with ';'.
+// Everything else (sections, debug directives) is skipped.
 //
 //===----------------------------------------------------------------------===//
 #include "Wave.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cstring>
 #include <cstdlib>
@@ -50,6 +52,85 @@ bool parseInt(const std::string &t, int64_t &out) {
     return false;
   out = neg ? -int64_t(u) : int64_t(u);
   return true;
+}
+
+/// The bytes of the string literal `t` ("..." with C's escapes, as LLVM
+/// writes them); false when it is not one.
+bool stringLiteral(const std::string &t, std::vector<uint8_t> &out) {
+  if (t.size() < 2 || t.front() != '"' || t.back() != '"')
+    return false;
+  for (size_t i = 1; i + 1 < t.size(); ++i) {
+    char c = t[i];
+    if (c == '"')
+      return false;
+    if (c != '\\') {
+      out.push_back(uint8_t(c));
+      continue;
+    }
+    if (++i + 1 >= t.size())
+      return false;
+    c = t[i];
+    static const std::string simple = "nrtbf\\\"'", meaning = "\n\r\t\b\f\\\"'";
+    size_t k = simple.find(c);
+    if (k != std::string::npos) {
+      out.push_back(uint8_t(meaning[k]));
+    } else if (c >= '0' && c <= '7') {
+      unsigned v = 0;
+      for (int n = 0; n < 3 && i + 1 < t.size() && t[i] >= '0' && t[i] <= '7'; ++n, ++i)
+        v = v * 8 + unsigned(t[i] - '0');
+      --i;
+      out.push_back(uint8_t(v));
+    } else if (c == 'x') {
+      unsigned v = 0;
+      int n = 0;
+      for (; i + 2 < t.size() && std::isxdigit(static_cast<unsigned char>(t[i + 1])); ++n, ++i)
+        v = v * 16 + unsigned(std::isdigit(static_cast<unsigned char>(t[i + 1])) ? t[i + 1] - '0'
+                                                                                 : (t[i + 1] | 0x20) - 'a' + 10);
+      if (!n)
+        return false;
+      out.push_back(uint8_t(v));
+    } else {
+      return false;
+    }
+  }
+  return true;
+}
+
+/// Appends the bytes of a data directive to `out`: 1 when `line` is one, 0
+/// when it is not, -1 when it is one the simulator cannot read.
+int dataDirective(const std::string &line, std::vector<uint8_t> &out) {
+  size_t space = line.find_first_of(" \t");
+  std::string name = line.substr(0, space), rest = space == std::string::npos ? "" : trim(line.substr(space));
+  if (name == ".ascii" || name == ".asciz") {
+    if (!stringLiteral(rest, out))
+      return -1;
+    if (name == ".asciz")
+      out.push_back(0);
+    return 1;
+  }
+  static const std::map<std::string, unsigned> sizes = {
+      {".byte", 1}, {".short", 2}, {".value", 2}, {".long", 4}, {".quad", 8}, {".zero", 0}};
+  auto it = sizes.find(name);
+  if (it == sizes.end())
+    return 0;
+  std::vector<std::string> values;
+  std::stringstream ss(rest);
+  for (std::string v; std::getline(ss, v, ',');)
+    values.push_back(trim(v));
+  int64_t v = 0;
+  if (it->second == 0) { // .zero count
+    if (values.size() != 1 || !parseInt(values[0], v) || v < 0)
+      return -1;
+    out.insert(out.end(), size_t(v), 0);
+    return 1;
+  }
+  for (const std::string &t : values) {
+    if (!parseInt(t, v))
+      return -1;
+    for (unsigned b = 0; b < it->second; ++b)
+      out.push_back(uint8_t(uint64_t(v) >> (8 * b)));
+  }
+  return 1;
 }
 
 /// Splits the operand text at top-level commas and spaces, keeping
@@ -177,6 +258,8 @@ bool modifier(const std::string &t, Modifiers &m, bool &isDpp) {
   if (t == "clamp") { m.clamp = true; return true; }
   if (t == "row_mirror") { m.dpp = 0x140; isDpp = true; return true; }
   if (t == "row_half_mirror") { m.dpp = 0x141; isDpp = true; return true; }
+  // s_sendmsg's message; the interrupt is the only one compute kernels send.
+  if (t == "sendmsg(MSG_INTERRUPT)") { m.message = 1; return true; }
   auto paren = t.find('(');
   if (paren != std::string::npos && t.back() == ')') {
     std::string name = t.substr(0, paren), val = t.substr(paren + 1, t.size() - paren - 2);
@@ -293,6 +376,9 @@ bool operand(std::string t, Operand &o) {
   if (t == "exec") { o.kind = OpKind::Exec; o.count = 2; return true; }
   if (t == "exec_lo") { o.kind = OpKind::Exec; return true; }
   if (t == "exec_hi") { o.kind = OpKind::Exec; o.reg = 1; return true; }
+  if (t == "flat_scratch") { o.kind = OpKind::FlatScratch; o.count = 2; return true; }
+  if (t == "flat_scratch_lo") { o.kind = OpKind::FlatScratch; return true; }
+  if (t == "flat_scratch_hi") { o.kind = OpKind::FlatScratch; o.reg = 1; return true; }
   if (t == "m0") { o.kind = OpKind::M0; return true; }
   if (t == "scc") { o.kind = OpKind::SCC; return true; }
   if (t == "off") { o.kind = OpKind::Off; return true; }
@@ -322,8 +408,8 @@ InstClass classOf(const Inst &I) {
   const std::string &b = I.base;
   auto has = [&](const char *p) { return b.compare(0, std::strlen(p), p) == 0; };
   if (has("v_mfma")) return InstClass::TensorCore;
-  if (has("global_load") || has("buffer_load") || has("s_load")) return InstClass::LoadGlobal;
-  if (has("global_store") || has("buffer_store")) return InstClass::StoreGlobal;
+  if (has("global_load") || has("flat_load") || has("buffer_load") || has("s_load")) return InstClass::LoadGlobal;
+  if (has("global_store") || has("flat_store") || has("buffer_store")) return InstClass::StoreGlobal;
   if (has("global_atomic") || has("buffer_atomic") || has("ds_add") || has("ds_max") || has("ds_min"))
     return InstClass::Atomic;
   if (has("ds_bpermute") || has("ds_permute") || has("ds_swizzle") || has("v_readlane") ||
@@ -333,7 +419,7 @@ InstClass classOf(const Inst &I) {
   if (has("ds_write")) return InstClass::StoreShared;
   if (has("s_barrier")) return InstClass::Barrier;
   if (has("s_branch") || has("s_cbranch") || has("s_endpgm") || has("s_waitcnt") || has("s_nop") ||
-      has("s_setprio") || has("s_sleep"))
+      has("s_setprio") || has("s_sleep") || has("s_sendmsg") || has("s_trap"))
     return InstClass::Control;
   if (has("v_cmp") || has("s_cmp")) return InstClass::Compare;
   if (has("v_cvt")) return InstClass::Convert;
@@ -361,7 +447,7 @@ const std::set<std::string> &clamped() {
       "v_log_f32", "v_rcp_f32", "v_rcp_iflag_f32", "v_rsq_f32", "v_sqrt_f32", "v_sin_f32", "v_cos_f32",
       "v_trunc_f32", "v_floor_f32", "v_ceil_f32", "v_rndne_f32", "v_ldexp_f32",
       "v_add_u32", "v_sub_u32", "v_subrev_u32", "v_add_co_u32", "v_addc_co_u32", "v_sub_co_u32",
-      "v_subb_co_u32", "v_subrev_co_u32", "v_subbrev_co_u32", "v_add_u16", "v_sub_u16"};
+      "v_subb_co_u32", "v_subrev_co_u32", "v_subbrev_co_u32", "v_add_u16", "v_sub_u16", "v_add_i32", "v_sub_i32"};
   return names;
 }
 
@@ -431,6 +517,11 @@ Module parse(const std::string &text) {
   unsigned lineNo = 0;
   std::string chip;
   std::set<std::string> functions; // symbols declared @function
+  std::set<std::string> objects;   // symbols declared @object
+  // The variable being read (an index into module.data; -1 none) and the
+  // alignment of the next one (.p2align).
+  long object = -1;
+  uint64_t align = 1;
   Kernel *current = nullptr;
   std::map<std::string, size_t> labels;
   std::vector<PendingLabel> pendingLabels;
@@ -521,12 +612,35 @@ Module parse(const std::string &text) {
         mk.priv = toU32(value);
       continue;
     }
+    // A variable's bytes (before the comments go: a string may hold ';').
+    if (object >= 0) {
+      std::string t = trim(line);
+      std::vector<uint8_t> &bytes = module.data[size_t(object)].bytes;
+      if (startsWith(t, ".ascii")) {
+        if (dataDirective(t, bytes) != 1)
+          failLine(lineNo, raw, "cannot read the string of " + module.data[size_t(object)].name);
+        continue;
+      }
+      auto semi = t.find(';');
+      int r = dataDirective(trim(t.substr(0, semi)), bytes);
+      if (r < 0)
+        failLine(lineNo, raw, "cannot read the data of " + module.data[size_t(object)].name);
+      if (r > 0 || t.empty() || t[0] == ';')
+        continue;
+      object = -1; // any other line ends the variable
+    }
     auto semi = line.find(';');
     if (semi != std::string::npos)
       line = line.substr(0, semi);
     line = trim(line);
     if (line.empty())
       continue;
+    if (startsWith(line, ".p2align ") || startsWith(line, ".p2align\t")) {
+      std::string n = trim(line.substr(9));
+      int64_t bits = 0;
+      align = parseInt(trim(n.substr(0, n.find(','))), bits) && bits >= 0 && bits < 16 ? uint64_t(1) << bits : 1;
+      continue;
+    }
     if (descriptor) {
       if (line == ".end_amdhsa_kernel") {
         descriptor = nullptr;
@@ -579,10 +693,21 @@ Module parse(const std::string &text) {
       auto comma = line.find(',');
       if (comma != std::string::npos && line.find("@function") != std::string::npos)
         functions.insert(trim(line.substr(5, comma - 5)));
+      if (comma != std::string::npos && line.find("@object") != std::string::npos)
+        objects.insert(trim(line.substr(5, comma - 5)));
       continue;
     }
     if (line.back() == ':' && line.find(' ') == std::string::npos) {
       std::string name = line.substr(0, line.size() - 1);
+      if (objects.count(name)) {
+        // Variables follow each other from kGlobalVarBase, each aligned.
+        uint64_t end = module.data.empty() ? kGlobalVarBase
+                                           : module.data.back().address + module.data.back().bytes.size();
+        module.data.push_back({name, (end + align - 1) / align * align, {}});
+        object = long(module.data.size() - 1);
+        align = 1;
+        continue;
+      }
       if (functions.count(name)) {
         finishFunction();
         module.kernels.emplace_back();
@@ -676,15 +801,18 @@ Module parse(const std::string &text) {
       for (const PendingCall &c : calls->second) {
         Inst &inst = k.code[base + c.inst];
         auto callee = entry.find(c.callee);
-        if (callee == entry.end())
-          failLine(inst.line, inst.text, "no function " + c.callee + " in the module");
+        auto variable = std::find_if(module.data.begin(), module.data.end(),
+                                     [&](const DataObject &d) { return d.name == c.callee; });
+        if (callee == entry.end() && variable == module.data.end())
+          failLine(inst.line, inst.text, "no function or variable " + c.callee + " in the module");
         // The address s_getpc_b64 gave: of the instruction after it.
         size_t getpc = base + c.inst;
         while (getpc > base && k.code[getpc].base != "s_getpc_b64")
           --getpc;
         if (k.code[getpc].base != "s_getpc_b64")
           failLine(inst.line, inst.text, "a relative address with no s_getpc_b64 before it");
-        uint64_t delta = codeAddress(callee->second) - codeAddress(getpc + 1);
+        uint64_t target = callee != entry.end() ? codeAddress(callee->second) : variable->address;
+        uint64_t delta = target - codeAddress(getpc + 1);
         inst.ops[c.op].bits = c.high ? delta >> 32 : delta & 0xffffffffu;
       }
     }
@@ -698,6 +826,8 @@ Module parse(const std::string &text) {
     k.code = std::move(code);
     k.name = name;
     k.target = chip;
+    for (const Inst &inst : k.code)
+      k.prints = k.prints || inst.base == "s_sendmsg";
     for (const MetaKernel &mk : meta)
       if (mk.name == k.name) {
         k.args = mk.args;

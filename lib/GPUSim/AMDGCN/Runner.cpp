@@ -9,13 +9,19 @@
 // the grid's order. Arrays are padded to whole dwords. Scratch is each
 // lane's own bytes (scratch_* instructions, and gfx90a's buffer accesses
 // through the private segment buffer). Device functions follow the kernel's
-// code; calls jump by code address (Wave.h's codeAddress).
+// code; calls jump by code address (Wave.h's codeAddress). Kernels with a
+// hidden_hostcall_buffer argument get a hostcall buffer (Hostcall.h): what
+// they print is written out when the launch ends, workgroup by workgroup,
+// up to the failing one when it fails, as the PTX path writes it.
 //
 //===----------------------------------------------------------------------===//
+#include "Hostcall.h"
 #include "Wave.h"
 
 #include <chrono>
+#include <cstdio>
 #include <cstring>
+#include <memory>
 #include <sstream>
 
 namespace tessel::gpusim::amdgcn {
@@ -152,10 +158,15 @@ LaunchResult launch(const Module &module, const std::string &name, const LaunchC
     throw SimError("kernel " + name + " needs " + std::to_string(ldsBytes) + " bytes of LDS per workgroup, more than " +
                    std::to_string(ldsLimit));
   GlobalMemory global;
+  for (const DataObject &d : module.data)
+    if (!d.bytes.empty())
+      global.allocateAt(d.address, d.bytes, d.name);
   // The argument segment: explicit arguments in order, then hidden ones.
   std::vector<uint8_t> segment(std::max<uint32_t>(k.kernargBytes, 8), 0);
   std::vector<uint64_t> bases(args.size(), 0);
   size_t next = 0;
+  const uint32_t numWaves = (threads + kLanes - 1) / kLanes;
+  std::unique_ptr<Hostcall> host;
   for (const KernelArg &ka : k.args) {
     uint64_t bits = 0;
     if (ka.kind.compare(0, 7, "hidden_") == 0) {
@@ -168,8 +179,12 @@ LaunchResult launch(const Module &module, const std::string &name, const LaunchC
         bits = cfg.grid[2] > 1 || cfg.block[2] > 1 ? 3 : cfg.grid[1] > 1 || cfg.block[1] > 1 ? 2 : 1;
       else if (h == "dynamic_lds_size")
         bits = cfg.dynamicSharedBytes;
-      // The rest (offsets, remainders of uniform grids, queue and hostcall
-      // pointers) are 0: the simulator has no queue, heap or hostcall buffer.
+      else if (h == "hostcall_buffer") {
+        host = std::make_unique<Hostcall>(global, numWaves);
+        bits = host->buffer();
+      }
+      // The rest (offsets, remainders of uniform grids, queue and heap
+      // pointers) are 0: the simulator has no queue or heap.
       put(segment, ka.offset, &bits, std::min<uint32_t>(ka.size, 8), name);
       continue;
     }
@@ -206,107 +221,129 @@ LaunchResult launch(const Module &module, const std::string &name, const LaunchC
 
   LaunchResult result;
   Limits limits{cfg, t0};
-  const uint32_t numWaves = (threads + kLanes - 1) / kLanes;
   std::vector<Wave> waves(numWaves);
   Workgroup group;
-  for (uint32_t gz = 0; gz < cfg.grid[2]; ++gz)
-    for (uint32_t gy = 0; gy < cfg.grid[1]; ++gy)
-      for (uint32_t gx = 0; gx < cfg.grid[0]; ++gx) {
-        group.id[0] = gx;
-        group.id[1] = gy;
-        group.id[2] = gz;
-        group.lds.assign(ldsBytes, 0);
-        for (uint32_t wi = 0; wi < numWaves; ++wi) {
-          Wave &w = waves[wi];
-          w = Wave();
-          w.kernel = &k;
-          w.group = &group;
-          w.global = &global;
-          w.counters = &result.counters;
-          w.id = wi;
-          w.scratch.assign(size_t(k.privateBytes) * kLanes, 0);
-          unsigned s = 0;
-          auto pair = [&](uint64_t v) {
-            w.s[s++] = uint32_t(v);
-            w.s[s++] = uint32_t(v >> 32);
-          };
-          // Scratch: the private segment buffer is a resource the memory
-          // ops map to the lane's private bytes (flat scratch, its
-          // init and the wave offset hold 0: each wave's scratch is its
-          // own); the simulator has no queue.
-          if (k.privateSegmentBuffer) {
-            pair(kPrivateBase | uint64_t(0) << 48);
-            w.s[s++] = 0xffffffffu; // num_records: the bounds are the lane's
-            w.s[s++] = 0;
-          }
-          if (k.dispatchPtr)
-            pair(packet);
-          if (k.queuePtr)
-            pair(0);
-          if (k.kernargSegmentPtr)
-            pair(kernarg);
-          if (k.dispatchId)
-            pair(0);
-          if (k.flatScratchInit)
-            pair(0);
-          if (k.privateSegmentSize)
-            w.s[s++] = 0;
-          for (uint32_t i = 0; i < k.kernargPreloadLength; ++i) {
-            uint32_t at = (k.kernargPreloadOffset + i) * 4, v = 0;
-            if (at + 4 <= segment.size())
-              std::memcpy(&v, segment.data() + at, 4);
-            w.s[s++] = v;
-          }
-          if (s != k.userSgprCount)
-            throw SimError("kernel " + name + ": its descriptor enables " + std::to_string(s) +
-                           " user SGPRs but says .amdhsa_user_sgpr_count " + std::to_string(k.userSgprCount));
-          for (int i = 0; i < 3; ++i)
-            if (k.workgroupId[i])
-              w.s[s++] = group.id[i];
-          if (k.workgroupInfo)
-            w.s[s++] = 0;
-          if (k.privateSegmentWaveOffset)
-            w.s[s++] = 0; // each wave's scratch is its own
+  for (int i = 0; i < 3; ++i)
+    group.size[i] = cfg.block[i];
+  // What the kernel printed, written when the launch ends or fails.
+  auto writeOutput = [&] {
+    std::string text = host ? host->output() : std::string();
+    if (text.empty())
+      return;
+    if (cfg.output) {
+      cfg.output(text);
+    } else {
+      std::fwrite(text.data(), 1, text.size(), stdout);
+      std::fflush(stdout);
+    }
+  };
+  try {
+    for (uint32_t gz = 0; gz < cfg.grid[2]; ++gz)
+      for (uint32_t gy = 0; gy < cfg.grid[1]; ++gy)
+        for (uint32_t gx = 0; gx < cfg.grid[0]; ++gx) {
+          group.id[0] = gx;
+          group.id[1] = gy;
+          group.id[2] = gz;
+          group.lds.assign(ldsBytes, 0);
+          if (host)
+            host->startWorkgroup();
+          for (uint32_t wi = 0; wi < numWaves; ++wi) {
+            Wave &w = waves[wi];
+            w = Wave();
+            w.kernel = &k;
+            w.group = &group;
+            w.global = &global;
+            w.counters = &result.counters;
+            w.host = host.get();
+            w.id = wi;
+            w.scratch.assign(size_t(k.privateBytes) * kLanes, 0);
+            unsigned s = 0;
+            auto pair = [&](uint64_t v) {
+              w.s[s++] = uint32_t(v);
+              w.s[s++] = uint32_t(v >> 32);
+            };
+            // Scratch: the private segment buffer is a resource the memory
+            // ops map to the lane's private bytes (flat scratch, its
+            // init and the wave offset hold 0: each wave's scratch is its
+            // own); the simulator has no queue.
+            if (k.privateSegmentBuffer) {
+              pair(kPrivateBase | uint64_t(0) << 48);
+              w.s[s++] = 0xffffffffu; // num_records: the bounds are the lane's
+              w.s[s++] = 0;
+            }
+            if (k.dispatchPtr)
+              pair(packet);
+            if (k.queuePtr)
+              pair(0);
+            if (k.kernargSegmentPtr)
+              pair(kernarg);
+            if (k.dispatchId)
+              pair(0);
+            if (k.flatScratchInit)
+              pair(0);
+            if (k.privateSegmentSize)
+              w.s[s++] = 0;
+            for (uint32_t i = 0; i < k.kernargPreloadLength; ++i) {
+              uint32_t at = (k.kernargPreloadOffset + i) * 4, v = 0;
+              if (at + 4 <= segment.size())
+                std::memcpy(&v, segment.data() + at, 4);
+              w.s[s++] = v;
+            }
+            if (s != k.userSgprCount)
+              throw SimError("kernel " + name + ": its descriptor enables " + std::to_string(s) +
+                             " user SGPRs but says .amdhsa_user_sgpr_count " + std::to_string(k.userSgprCount));
+            for (int i = 0; i < 3; ++i)
+              if (k.workgroupId[i])
+                w.s[s++] = group.id[i];
+            if (k.workgroupInfo)
+              w.s[s++] = 0;
+            if (k.privateSegmentWaveOffset)
+              w.s[s++] = 0; // each wave's scratch is its own
 
-          for (int lane = 0; lane < kLanes; ++lane) {
-            uint32_t item = wi * kLanes + uint32_t(lane);
-            if (item >= threads)
-              continue;
-            w.exec |= uint64_t(1) << lane;
-            uint32_t x = item % cfg.block[0], y = item / cfg.block[0] % cfg.block[1],
-                     z = item / (cfg.block[0] * cfg.block[1]);
-            w.v[0][lane] = x | (k.workitemIdMode >= 1 ? y << 10 : 0) | (k.workitemIdMode >= 2 ? z << 20 : 0);
+            for (int lane = 0; lane < kLanes; ++lane) {
+              uint32_t item = wi * kLanes + uint32_t(lane);
+              if (item >= threads)
+                continue;
+              w.exec |= uint64_t(1) << lane;
+              uint32_t x = item % cfg.block[0], y = item / cfg.block[0] % cfg.block[1],
+                       z = item / (cfg.block[0] * cfg.block[1]);
+              w.v[0][lane] = x | (k.workitemIdMode >= 1 ? y << 10 : 0) | (k.workitemIdMode >= 2 ? z << 20 : 0);
+            }
           }
-        }
-        ++result.counters.ctas;
-        result.counters.warps += numWaves;
-        // Each wave runs to its next barrier; the barrier opens when every
-        // wave has reached it or ended.
-        while (true) {
-          bool progress = false, allDone = true;
-          for (Wave &w : waves) {
-            if (w.done || w.atBarrier)
-              continue;
-            runWave(w, limits);
-            progress = true;
-          }
-          for (Wave &w : waves)
-            allDone = allDone && w.done;
-          if (allDone)
-            break;
-          bool allArrived = true;
-          for (Wave &w : waves)
-            allArrived = allArrived && (w.done || w.atBarrier);
-          if (allArrived) {
+          ++result.counters.ctas;
+          result.counters.warps += numWaves;
+          // Each wave runs to its next barrier; the barrier opens when every
+          // wave has reached it or ended.
+          while (true) {
+            bool progress = false, allDone = true;
+            for (Wave &w : waves) {
+              if (w.done || w.atBarrier)
+                continue;
+              runWave(w, limits);
+              progress = true;
+            }
             for (Wave &w : waves)
-              w.atBarrier = false;
-            ++result.counters.barriers;
-          } else if (!progress) {
-            throw SimError("the waves of workgroup (" + std::to_string(gx) + "," + std::to_string(gy) + "," +
-                           std::to_string(gz) + ") cannot make progress");
+              allDone = allDone && w.done;
+            if (allDone)
+              break;
+            bool allArrived = true;
+            for (Wave &w : waves)
+              allArrived = allArrived && (w.done || w.atBarrier);
+            if (allArrived) {
+              for (Wave &w : waves)
+                w.atBarrier = false;
+              ++result.counters.barriers;
+            } else if (!progress) {
+              throw SimError("the waves of workgroup (" + std::to_string(gx) + "," + std::to_string(gy) + "," +
+                             std::to_string(gz) + ") cannot make progress");
+            }
           }
         }
-      }
+  } catch (...) {
+    writeOutput();
+    throw;
+  }
+  writeOutput();
   for (size_t i = 0; i < args.size(); ++i)
     if (args[i].kind == LaunchArg::Buffer && bases[i] && args[i].writeBack && args[i].bytes)
       std::memcpy(args[i].host, global.allocation(bases[i]).data.data(), args[i].bytes);

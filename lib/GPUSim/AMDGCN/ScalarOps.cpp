@@ -310,7 +310,7 @@ void registerScalarOps(Table &t) {
   };
   // Scheduling hints and cache maintenance: no effect on the results (the
   // simulator's memory is coherent).
-  for (const char *name : {"buffer_wbl2", "buffer_inv", "buffer_wbinvl1", "buffer_wbinvl1_vol", "s_dcache_wb",
+  for (const char *name : {"buffer_wbl2", "buffer_inv", "buffer_invl2", "buffer_wbinvl1", "buffer_wbinvl1_vol", "s_dcache_wb",
                            "s_dcache_inv"})
     t[name] = [](Wave &, const Inst &) {};
   t["s_nop"] = [](Wave &, const Inst &) {};

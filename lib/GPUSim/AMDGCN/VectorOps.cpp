@@ -13,6 +13,7 @@
 
 #include "../SmallFloat.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace tessel::gpusim::amdgcn {
@@ -233,6 +234,11 @@ void registerVectorOps(Table &t) {
      return s.I.mods.clamp && b > a ? 0u : a - b;);
   V1("v_subrev_u32", uint32_t a = s.bits(2, Ty::B32), b = s.bits(1, Ty::B32);
      return s.I.mods.clamp && b > a ? 0u : a - b;);
+  // Signed sums and differences; with clamp they saturate to the int32 range.
+  V1("v_add_i32", int64_t r = int64_t(int32_t(s.bits(1, Ty::B32))) + int32_t(s.bits(2, Ty::B32));
+     return uint32_t(s.I.mods.clamp ? std::clamp<int64_t>(r, INT32_MIN, INT32_MAX) : r););
+  V1("v_sub_i32", int64_t r = int64_t(int32_t(s.bits(1, Ty::B32))) - int32_t(s.bits(2, Ty::B32));
+     return uint32_t(s.I.mods.clamp ? std::clamp<int64_t>(r, INT32_MIN, INT32_MAX) : r););
   V1("v_add3_u32", return s.bits(1, Ty::B32) + s.bits(2, Ty::B32) + s.bits(3, Ty::B32););
   V1("v_xad_u32", return (s.bits(1, Ty::B32) ^ s.bits(2, Ty::B32)) + s.bits(3, Ty::B32););
   V1("v_lshl_add_u32", return (s.bits(1, Ty::B32) << (s.bits(2, Ty::B32) & 31)) + s.bits(3, Ty::B32););
@@ -243,6 +249,10 @@ void registerVectorOps(Table &t) {
                                                int32_t(s.bits(2, Ty::B32))) >> 32););
   V1("v_mul_u32_u24", return (s.bits(1, Ty::B32) & 0xffffff) * (s.bits(2, Ty::B32) & 0xffffff););
   V1("v_mul_i32_i24", return uint32_t(int32_t(s.bits(1, Ty::B32) << 8) >> 8) * uint32_t(int32_t(s.bits(2, Ty::B32) << 8) >> 8););
+  V1("v_mul_hi_u32_u24",
+     return uint32_t((uint64_t(s.bits(1, Ty::B32) & 0xffffff) * (s.bits(2, Ty::B32) & 0xffffff)) >> 32););
+  V1("v_mul_hi_i32_i24", return uint32_t(uint64_t(int64_t(int32_t(s.bits(1, Ty::B32) << 8) >> 8) *
+                                                  (int32_t(s.bits(2, Ty::B32) << 8) >> 8)) >> 32););
   V1("v_mad_i32_i24", return uint32_t(int32_t(s.bits(1, Ty::B32) << 8) >> 8) * uint32_t(int32_t(s.bits(2, Ty::B32) << 8) >> 8) +
                              s.bits(3, Ty::B32););
   V1("v_mad_u32_u24", return (s.bits(1, Ty::B32) & 0xffffff) * (s.bits(2, Ty::B32) & 0xffffff) + s.bits(3, Ty::B32););

@@ -63,6 +63,8 @@ uint32_t readScalar(const Wave &w, const Operand &o, Ty ty, int part) {
     return uint32_t(w.vcc >> (32 * (o.reg + part)));
   case OpKind::Exec:
     return uint32_t(w.exec >> (32 * (o.reg + part)));
+  case OpKind::FlatScratch:
+    return uint32_t(w.flatScratch >> (32 * (o.reg + part)));
   case OpKind::M0:
     return w.m0;
   case OpKind::SCC:
@@ -94,6 +96,11 @@ void writeScalar(Wave &w, const Operand &o, uint32_t value, int part) {
   case OpKind::Exec: {
     int shift = 32 * (o.reg + part);
     w.exec = (w.exec & ~(uint64_t(0xffffffffu) << shift)) | uint64_t(value) << shift;
+    return;
+  }
+  case OpKind::FlatScratch: {
+    int shift = 32 * (o.reg + part);
+    w.flatScratch = (w.flatScratch & ~(uint64_t(0xffffffffu) << shift)) | uint64_t(value) << shift;
     return;
   }
   case OpKind::M0:
@@ -158,6 +165,8 @@ const Table &table() {
     registerDoubleOps(t);
     registerShortOps(t);
     registerAtomicOps(t);
+    registerHostcallOps(t);
+    registerTrapOps(t);
     return t;
   }();
   return t;

@@ -43,16 +43,21 @@ struct Pending {
 };
 
 struct Workgroup;
+class Hostcall;
 
 struct Wave {
   const Kernel *kernel = nullptr;
   Workgroup *group = nullptr;
   GlobalMemory *global = nullptr;
   Counters *counters = nullptr;
+  Hostcall *host = nullptr; // the launch's hostcall buffer (null: the kernel has none)
   uint32_t id = 0;       // wave index in the workgroup
   uint32_t s[kSgprs] = {};
   uint64_t vcc = 0, exec = 0;
   uint32_t m0 = 0;
+  // gfx90a's flat scratch base, which kernels that call functions set up:
+  // kept, never used (flat accesses reach global memory only).
+  uint64_t flatScratch = 0;
   bool scc = false;
   std::vector<Lanes> v, a;
   std::vector<uint8_t> scratch; // private memory: the kernel's bytes per lane, lane after lane
@@ -70,6 +75,7 @@ struct Wave {
 
 struct Workgroup {
   uint32_t id[3] = {0, 0, 0};
+  uint32_t size[3] = {1, 1, 1}; // work-items along x, y, z
   std::vector<uint8_t> lds;
 };
 
@@ -140,6 +146,8 @@ void registerMatrixOps(Table &t);
 void registerDoubleOps(Table &t);
 void registerShortOps(Table &t);
 void registerAtomicOps(Table &t);
+void registerHostcallOps(Table &t);
+void registerTrapOps(Table &t);
 const Table &table();
 
 /// Lane data movement of DPP: the lane `lane` reads from, or -1 (none).

@@ -388,9 +388,30 @@ public:
     SimArguments &sim = *converted;
     try {
       gpusim::amdgcn::launch(module, name, config, sim.args);
+    } catch (const gpusim::DeviceAssertion &e) {
+      // A wave that reported a failed assertion and trapped (s_trap).
+      DeviceAssertError::Info info;
+      info.kernel = name;
+      info.message = e.message;
+      info.file = e.file;
+      info.line = int(e.line);
+      info.function = e.function;
+      info.pid = {int64_t(e.ctaid[0]), int64_t(e.ctaid[1]),
+                  int64_t(e.ctaid[2])};
+      info.thread = "thread (" + std::to_string(e.tid[0]) + ", " +
+                    std::to_string(e.tid[1]) + ", " + std::to_string(e.tid[2]) +
+                    ")";
+      throw DeviceAssertError(std::move(info));
     } catch (const gpusim::SimError &e) {
       throw std::runtime_error("kernel " + name + " (simulated): " + e.what());
     }
+  }
+
+  /// Kernels that print (through the hostcall buffer): Python's own output
+  /// is flushed before the launch writes theirs.
+  bool printsOutput() const override {
+    const gpusim::amdgcn::Kernel *kernel = module.find(name);
+    return kernel && kernel->prints;
   }
 
 private:
