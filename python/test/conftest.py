@@ -38,8 +38,9 @@ def _targets():
     from tessel import _C
     if os.environ.get("TESSEL_TARGET", "").strip():
         return [os.environ["TESSEL_TARGET"].strip()]
-    # The simulator runs the NVIDIA backend's PTX for an A100 (mma.sync) and an H100 (wgmma).
-    defaults = {"cpu": ["cpu"], "sim": ["sim:sm_80", "sim:sm_90a"]}
+    # The simulator runs the NVIDIA backend's PTX for an A100 (mma.sync) and an H100 (wgmma), and the AMD
+    # backend's AMDGCN for an MI300 (gfx942: wave64, MFMA).
+    defaults = {"cpu": ["cpu"], "sim": ["sim:sm_80", "sim:sm_90a", "sim:gfx942"]}
     return [t for b in _C.available_backends() if b in defaults for t in defaults[b] if _C.target_can_run(t)]
 
 
