@@ -2,8 +2,9 @@
 the cases of bench/gpu_static.py) for an AMD chip (gfx942 by default) without a GPU, and the table compares what
 each compile made: compile time, registers (VGPRs with AGPRs, as the chip's unified file counts them), scratch
 (spills), LDS, and instruction counts (MFMA, buffer loads, ds_read_b128, all). Then each compiler's code runs in
-the simulator's AMDGCN front end on the case's random inputs: the wave instructions and MFMAs it executed, and its
-result against numpy.
+the simulator's AMDGCN front end on the case's random inputs: the wave instructions and MFMAs it executed, the LDS
+bank-conflict cycles (the simulator's model: 32 banks of 4 bytes, 128 bytes a cycle in lane order), and its result
+against numpy.
 
     python -m bench.gpu_static_amd [--chip gfx942] [--only KERNEL ...]
 """
@@ -73,7 +74,8 @@ COLUMNS = [("compile s", "seconds", "{:.2f}"), ("VGPRs", "vgprs", "{}"), ("AGPRs
            ("SGPRs", "sgprs", "{}"), ("scratch", "scratch", "{}"), ("LDS B", "lds", "{}"), ("MFMA", "mfma", "{}"),
            ("buffer_load", "buffer_load", "{}"), ("global_load", "global_load", "{}"),
            ("ds_read_b128", "ds_read_b128", "{}"), ("insts", "insts", "{}"),
-           ("sim wave insts", "wave_instructions", "{}"), ("sim MFMA", "mfma_executed", "{}"), ("numpy", "check", "{}")]
+           ("sim wave insts", "wave_instructions", "{}"), ("sim MFMA", "mfma_executed", "{}"),
+           ("sim LDS conflicts", "lds_conflicts", "{}"), ("numpy", "check", "{}")]
 
 
 def compare(keys: list[str] | None = None, chip: str = "gfx942", quick: bool = False) -> tuple[list[dict], str]:
@@ -129,7 +131,8 @@ def simulate(case: Any, compiled: dict, args: list[Any], check: Any) -> dict:
     except gpusim.SimulatorError as e:
         return {"check": f"simulator: {str(e).splitlines()[0][:200]}"}
     return {"check": check(run_args) or "ok", "wave_instructions": c["warp_instructions"],
-            "mfma_executed": c["inst_tensor_core"]}
+            "mfma_executed": c["inst_tensor_core"],
+            "lds_conflicts": c["shared_load_bank_conflicts"] + c["shared_store_bank_conflicts"]}
 
 
 class AmdStaticReport:

@@ -355,3 +355,47 @@ def test_device_assert(capfd):
                       args=[np.arange(256, dtype=np.int32), 132] + SCRATCH)
     assert "s_trap 2" in str(info.value)
     assert capfd.readouterr().out == ""
+
+
+# LDS bank conflicts as the simulator counts them: 32 banks of 4 bytes serve 128 bytes a cycle (32 lanes of a
+# 4-byte access, 16 of an 8-byte one, in lane order, each half of the wave apart); a cycle per distinct dword of
+# the busiest bank, those beyond one per group of lanes counted as conflicts. The reference is that rule in numpy.
+def _bank_cycles(addrs, size):
+    per = 32 if size <= 4 else 128 // size
+    cycles = groups = 0
+    for first in range(0, 64, per):
+        words = {}
+        for a in addrs[first:first + per]:
+            for w in range(a // 4, (a + size - 1) // 4 + 1):
+                words.setdefault(w % 32, set()).add(w)
+        cycles += max(len(v) for v in words.values())
+        groups += 1
+    return cycles, cycles - groups
+
+
+@pytest.mark.parametrize("stride,size", [(4, 4), (128, 4), (132, 4), (8, 8), (256, 8), (0, 4), (16, 16), (48, 16)])
+def test_lds_bank_conflicts(tmp_path, stride, size):
+    import shutil
+    llc = shutil.which("llc-22") or "/usr/lib/llvm-22/bin/llc"
+    ty = {4: "i32", 8: "i64", 16: "<4 x i32>"}[size]
+    ir = "\n".join([
+        'target triple = "amdgcn-amd-amdhsa"',
+        "@lds = internal addrspace(3) global [8192 x i32] poison, align 16",
+        "declare i32 @llvm.amdgcn.workitem.id.x()",
+        'define amdgpu_kernel void @banks(ptr addrspace(1) %out) "amdgpu-flat-work-group-size"="64,64" {',
+        "  %id = call i32 @llvm.amdgcn.workitem.id.x()",
+        f"  %off = mul i32 %id, {stride}",
+        "  %p = getelementptr i8, ptr addrspace(3) @lds, i32 %off",
+        f"  %v = load volatile {ty}, ptr addrspace(3) %p, align {size}",
+        "  %q = getelementptr i8, ptr addrspace(1) %out, i32 %off",
+        f"  store {ty} %v, ptr addrspace(1) %q, align {size}",
+        "  ret void", "}"])
+    (tmp_path / "k.ll").write_text(ir)
+    asm = subprocess.run([llc, "-mtriple=amdgcn-amd-amdhsa", "-mcpu=gfx942", str(tmp_path / "k.ll"), "-o", "-"],
+                         capture_output=True, text=True, check=True).stdout
+    assert f"ds_read_b{8 * size}" in asm
+    out = np.zeros(64 * max(stride, size) // 4 + 16, np.int32)
+    c = gpusim.launch(asm, "banks", 1, num_warps=1, args=[out])
+    cycles, conflicts = _bank_cycles([lane * stride for lane in range(64)], size)
+    assert c["shared_load_wavefronts"] == cycles
+    assert c["shared_load_bank_conflicts"] == conflicts

@@ -9,9 +9,11 @@
 //
 // An operand already in that layout (the scores of attention, in the
 // transposed accumulator of the dot before) is taken from its registers.
-// Any other is staged in shared memory, A as M x K and B as N x K, K
-// contiguous, each row padded by 16 bytes so that the lanes reading 32
-// rows at one column spread over the banks.
+// Any other is staged in shared memory in rows along the dimension its
+// registers run along (Staging): A as M x K and B as N x K when K is, each
+// lane then reading its K in vectors; B as K x N when N is (a row-major B),
+// written in vectors and read an element at a time. Rows are padded by 16
+// bytes against bank conflicts.
 //
 // The sum over K may take K in any order both operands share. With both
 // staged, the lanes of half h (l / 32) take K from h K / 2 on, P per step:
@@ -78,9 +80,28 @@ gpu::lowering::mfmaDotShape(tile::DotOp dot, const gpu::AmdTargetHooks &amd) {
 
 namespace {
 
-/// Elements a staged row holds: K and 16 bytes of padding.
-int64_t stagedRow(int32_t k, Type element) {
-  return k + 16 / storageBytes(element);
+/// How an operand is staged: rows along K (M x K for A, N x K for B) when
+/// its registers run along K, so that a thread's writes are vectors and a
+/// lane's K run is one read; else rows along M or N (K x M, K x N: B as a
+/// row-major K x N block loads), written in vectors too and read an
+/// element at a time. Rows are padded by 16 bytes, so that the lanes
+/// reading (or the threads writing) a column of rows spread over the banks.
+struct Staging {
+  bool kRows;
+  int64_t rowElems, bytes;
+};
+
+Staging stagingOf(RankedTensorType t, unsigned operand) {
+  int32_t k = t.getDimSize(operand == 0 ? 1 : 0);
+  int32_t mn = t.getDimSize(operand == 0 ? 0 : 1);
+  LinearLayout layout = layoutOf(t);
+  bool kRows = true;
+  int reg = layout.inIndex(gpu::kRegister);
+  if (reg >= 0 && !layout.ins()[reg].bases.empty())
+    kRows = layout.ins()[reg].bases[0][operand == 0 ? 1 : 0] != 0;
+  int64_t e = storageBytes(t.getElementType());
+  int64_t rowElems = (kRows ? k : mn) + 16 / e;
+  return {kRows, rowElems, (kRows ? mn : k) * rowElems * e};
 }
 
 } // namespace
@@ -88,32 +109,33 @@ int64_t stagedRow(int32_t k, Type element) {
 int64_t gpu::lowering::mfmaSharedBytes(tile::DotOp dot,
                                        const MfmaDotShape &shape,
                                        int64_t &bOffset) {
-  auto aTy = dot.getA().getType(), bTy = dot.getB().getType();
-  int32_t M = aTy.getDimSize(0), K = aTy.getDimSize(1), N = bTy.getDimSize(1);
-  int64_t e = storageBytes(aTy.getElementType());
-  int64_t row = stagedRow(K, aTy.getElementType()) * e;
-  int64_t aBytes = shape.aInRegisters ? 0 : M * row;
+  int64_t aBytes =
+      shape.aInRegisters ? 0 : stagingOf(dot.getA().getType(), 0).bytes;
   bOffset = (aBytes + 15) / 16 * 16;
-  return shape.bInRegisters ? aBytes : bOffset + N * row;
+  return shape.bInRegisters
+             ? aBytes
+             : bOffset + stagingOf(dot.getB().getType(), 1).bytes;
 }
 
 namespace {
 
-/// Writes an operand's owned elements to its staged rows (M x K for A, N x
-/// K for B, `rowElems` apart) from byte `base`.
+/// Writes an operand's owned elements to its staged rows from byte `base`.
 void writeStaged(OpBuilder &b, Location loc, const gpu::GPUTargetInfo &target,
                  const LinearLayout &layout, ValueRange values,
-                 unsigned operand, int64_t rowElems, int64_t base) {
+                 unsigned operand, const Staging &staging, int64_t base) {
   ThreadIds ids = threadIds(b, loc, target);
   auto coords = elementCoords(b, loc, layout, ids);
   Value own = isOwner(b, loc, layout, ids);
   for (size_t r = 0; r < values.size(); ++r) {
     if (isCopyRegister(layout, r))
       continue;
-    Value row = coords[r][operand == 0 ? 0 : 1];
+    Value mn = coords[r][operand == 0 ? 0 : 1];
     Value k = coords[r][operand == 0 ? 1 : 0];
+    Value row = staging.kRows ? mn : k, col = staging.kRows ? k : mn;
     Value flat = b.create<arith::AddIOp>(
-        loc, b.create<arith::MulIOp>(loc, row, i32Const(b, loc, rowElems)), k);
+        loc,
+        b.create<arith::MulIOp>(loc, row, i32Const(b, loc, staging.rowElems)),
+        col);
     ifThen(b, loc, own, [&](OpBuilder &ib) {
       storeShared(ib, loc, target.sharedAddressSpace(), values[r], base, flat);
     });
@@ -136,11 +158,11 @@ public:
                               : std::pair(rc[1], rc[0])] = r;
     }
   }
-  /// Staged at `base` in rows of `rowElems`.
-  MfmaOperand(unsigned space, int64_t base, int64_t rowElems, int32_t kWidth,
-              Type element)
-      : space(space), base(base), rowElems(rowElems), kWidth(kWidth),
-        element(element) {}
+  /// Staged at `base` as `staging` says.
+  MfmaOperand(unsigned space, int64_t base, const Staging &staging,
+              int32_t kWidth, Type element)
+      : space(space), base(base), rowElems(staging.rowElems),
+        kRows(staging.kRows), kWidth(kWidth), element(element) {}
 
   /// The operand of the tile whose thread-0 row (or column) is `mn0`, from
   /// K `kFirst0` on for thread 0; `mn` is this lane's row and `kStart`
@@ -159,10 +181,24 @@ public:
       }
       return v;
     }
+    int64_t e = storageBytes(element), bytes = kWidth * e;
+    if (!kRows) {
+      // Rows along M or N: element (kStart + j, mn) of each of P rows.
+      Value v = b.create<LLVM::PoisonOp>(loc, operandTy);
+      for (int32_t j = 0; j < kWidth; ++j) {
+        Value kj = b.create<arith::AddIOp>(loc, kStart, i32Const(b, loc, j));
+        Value idx = b.create<arith::AddIOp>(
+            loc, b.create<arith::MulIOp>(loc, kj, i32Const(b, loc, rowElems)),
+            mn);
+        Value addr = sharedElement(b, loc, space, base, idx, e);
+        Value x = b.create<LLVM::LoadOp>(loc, bits, addr, e);
+        v = b.create<LLVM::InsertElementOp>(loc, v, x, i32Const(b, loc, j));
+      }
+      return v;
+    }
     // P elements from (mn, kStart): within the 16 aligned bytes that hold
     // them where rows and K runs are 16-byte aligned (one load for several
     // steps), else alone.
-    int64_t e = storageBytes(element), bytes = kWidth * e;
     Value idx = b.create<arith::AddIOp>(
         loc, b.create<arith::MulIOp>(loc, mn, i32Const(b, loc, rowElems)),
         kStart);
@@ -197,6 +233,7 @@ private:
   std::map<std::pair<int32_t, int32_t>, Value> loaded;
   unsigned space = 0;
   int64_t base = 0, rowElems = 0;
+  bool kRows = true;
   int32_t kWidth;
   Type element;
 };
@@ -217,23 +254,23 @@ SmallVector<Value> gpu::lowering::lowerMfmaDot(OpBuilder &b, Location loc,
   int64_t bBase;
   unsigned space = target.sharedAddressSpace();
 
-  int64_t rowElems = stagedRow(K, aElt);
+  Staging aStaging = stagingOf(aTy, 0), bStaging = stagingOf(bTy, 1);
   if (!shape.aInRegisters || !shape.bInRegisters) {
     mfmaSharedBytes(op, shape, bBase);
     target.barrier(b, loc); // earlier users of the scratch are done
     if (!shape.aInRegisters)
-      writeStaged(b, loc, target, layoutOf(aTy), a, 0, rowElems, 0);
+      writeStaged(b, loc, target, layoutOf(aTy), a, 0, aStaging, 0);
     if (!shape.bInRegisters)
-      writeStaged(b, loc, target, layoutOf(bTy), bv, 1, rowElems, bBase);
+      writeStaged(b, loc, target, layoutOf(bTy), bv, 1, bStaging, bBase);
     target.barrier(b, loc);
   }
   int32_t P = shape.kWidth;
   MfmaOperand x = shape.aInRegisters
                       ? MfmaOperand(layoutOf(aTy), a, 0, P, aElt)
-                      : MfmaOperand(space, 0, rowElems, P, aElt);
+                      : MfmaOperand(space, 0, aStaging, P, aElt);
   MfmaOperand y = shape.bInRegisters
                       ? MfmaOperand(layoutOf(bTy), bv, 1, P, aElt)
-                      : MfmaOperand(space, bBase, rowElems, P, aElt);
+                      : MfmaOperand(space, bBase, bStaging, P, aElt);
   // Both staged: lane group g (l / instr, of G = 64 / instr) takes K from
   // g K / G on (runs 16-byte aligned when K / G elements are whole 16
   // bytes).

@@ -294,6 +294,33 @@ uint8_t *ldsAt(Wave &w, uint64_t addr, unsigned size, int lane) {
   return lds.data() + addr;
 }
 
+/// The bank cycles of one LDS access of `size` bytes per lane at the LDS
+/// addresses `addrs` of the active lanes `lanes` (one element of a ds_read2
+/// or ds_write2 at a time): 32 banks of 4 bytes serve 128 bytes a cycle, 32
+/// lanes of a 4-byte access, 16 of an 8-byte one, 8 of a 16-byte one, in
+/// lane order, each half of the wave apart; lanes reading one dword share
+/// it. The cycles beyond one per group of lanes are bank conflicts. (A
+/// model: CDNA3's ds_read_b128 groups its lanes in another order, which
+/// this does not take.)
+void countLdsBanks(Wave &w, bool store, const std::vector<uint32_t> &lanes,
+                   const std::vector<uint32_t> &addrs, unsigned size) {
+  for (uint32_t half = 0; half < 2; ++half) {
+    uint32_t l[32], a[32];
+    unsigned n = 0;
+    for (size_t i = 0; i < lanes.size(); ++i)
+      if (lanes[i] / 32 == half) {
+        l[n] = lanes[i] % 32;
+        a[n++] = addrs[i];
+      }
+    if (!n)
+      continue;
+    // 12-byte accesses go 8 lanes at a time, as 16-byte ones.
+    SharedWavefronts c = countWavefronts(l, a, n, size == 12 ? 16 : size);
+    (store ? w.counters->sharedStoreWavefronts : w.counters->sharedLoadWavefronts) += c.wavefronts;
+    (store ? w.counters->sharedStoreConflicts : w.counters->sharedLoadConflicts) += c.conflicts();
+  }
+}
+
 void countLds(Wave &w, bool store, unsigned lanes) {
   if (!lanes)
     return;
@@ -328,21 +355,24 @@ void ldsRead(Wave &w, const Inst &I) {
   const Width &wd = form.width;
   unsigned regs = regsOf(wd), elems = form.elements();
   std::vector<uint32_t> values(size_t(regs) * elems * kLanes, 0);
-  unsigned n = 0;
+  std::vector<uint32_t> lanes, addrs[2];
   for (int lane = 0; lane < kLanes; ++lane) {
     if (!w.active(lane))
       continue;
-    ++n;
+    lanes.push_back(uint32_t(lane));
     uint64_t base = readLane(w, op(w, I, 1), lane, Ty::B32);
     for (unsigned e = 0; e < elems; ++e) {
       uint64_t off = form.offset(I, e);
       uint32_t tmp[4] = {0, 0, 0, 0};
       unpack(wd, ldsAt(w, base + off, wd.bytes, lane), tmp);
+      addrs[e].push_back(uint32_t(base + off));
       for (unsigned r = 0; r < regs; ++r)
         values[(e * regs + r) * kLanes + lane] = tmp[r];
     }
   }
-  countLds(w, false, n);
+  countLds(w, false, unsigned(lanes.size()));
+  for (unsigned e = 0; e < elems; ++e)
+    countLdsBanks(w, false, lanes, addrs[e], wd.bytes);
   Width all = wd;
   all.bytes *= elems;
   queueVector(w, w.lgkm, op(w, I, 0), all, w.exec, std::move(values));
@@ -353,11 +383,11 @@ void ldsWrite(Wave &w, const Inst &I) {
   LdsForm form(w, I, "ds_write");
   const Width &wd = form.width;
   unsigned elems = form.elements();
-  unsigned n = 0;
+  std::vector<uint32_t> lanes, addrs[2];
   for (int lane = 0; lane < kLanes; ++lane) {
     if (!w.active(lane))
       continue;
-    ++n;
+    lanes.push_back(uint32_t(lane));
     uint64_t base = readLane(w, op(w, I, 0), lane, Ty::B32);
     for (unsigned e = 0; e < elems; ++e) {
       uint64_t off = form.offset(I, e);
@@ -365,9 +395,12 @@ void ldsWrite(Wave &w, const Inst &I) {
       for (unsigned r = 0; r < regsOf(wd); ++r)
         data[r] = readLane(w, op(w, I, 1 + e), lane, Ty::B32, int(r));
       pack(wd, data, ldsAt(w, base + off, wd.bytes, lane));
+      addrs[e].push_back(uint32_t(base + off));
     }
   }
-  countLds(w, true, n);
+  countLds(w, true, unsigned(lanes.size()));
+  for (unsigned e = 0; e < elems; ++e)
+    countLdsBanks(w, true, lanes, addrs[e], wd.bytes);
   queueNothing(w.lgkm);
 }
 
