@@ -23,7 +23,9 @@ double divFixup(double q, double d, double n) {
   if ((d == 0 && n == 0) || (std::isinf(d) && std::isinf(n))) return std::nan("");
   if (d == 0 || std::isinf(n)) return sign ? -INFINITY : INFINITY;
   if (std::isinf(d) || n == 0) return sign ? -0.0 : 0.0;
-  if (std::isnan(q)) return sign ? -INFINITY : INFINITY;
+  // A quotient below every denormal: zero, whatever the iteration made.
+  if (exponentOf(n) - exponentOf(d) < -1075) return sign ? -0.0 : 0.0;
+  if (std::isnan(q)) return sign ? -INFINITY : INFINITY; // the iteration overflowed
   return sign ? -std::fabs(q) : std::fabs(q);
 }
 
@@ -94,31 +96,55 @@ void registerDoubleOps(Table &t) {
   D1("v_cvt_f64_i32", return asBits64(double(int32_t(s.bits(1, Ty::B32)))););
   D1("v_cvt_f64_u32", return asBits64(double(s.bits(1, Ty::B32))););
   D1("v_div_fixup_f64", return asBits64(divFixup(s.f64(1), s.f64(2), s.f64(3))););
-  D1("v_div_fmas_f64", if ((s.w.vcc >> s.lane) & 1)
-       s.w.fail("v_div_fmas_f64 of a quotient v_div_scale_f64 scaled (one near the ends of the double range) "
-                "is not modeled", s.lane);
-     return asBits64(std::fma(s.f64(1), s.f64(2), s.f64(3))););
-  // V_DIV_SCALE_F64: the operands of a quotient whose iteration stays in
-  // range pass unscaled; the scaling cases are not modeled.
+  // VCC set: scaled back by 2^128 up or down, as v_div_fmas_f32 by 2^64,
+  // rounded once: the product is exact in binary128 and the scaling too.
+  D1("v_div_fmas_f64", double a = s.f64(1), b = s.f64(2), c = s.f64(3);
+     if (!((s.w.vcc >> s.lane) & 1)) return asBits64(std::fma(a, b, c));
+     __float128 r = __float128(a) * __float128(b) + __float128(c);
+     __float128 scale = exponentOf(c) >= 0x400 ? __float128(0x1p64) * __float128(0x1p64)
+                                               : __float128(0x1p-64) * __float128(0x1p-64);
+     return asBits64(double(r * scale)););
+  // V_DIV_SCALE_F64 (CDNA3 ISA): as V_DIV_SCALE_F32, by 2^128, for the
+  // double range (quotients whose exponents differ by 768, a numerator
+  // within 53 of the bottom).
   t["v_div_scale_f64"] = [](Wave &w, const Inst &I) {
-    uint64_t out[kLanes];
+    uint64_t out[kLanes], flags = 0;
     for (int lane = 0; lane < kLanes; ++lane) {
       if (!w.active(lane))
         continue;
       Src s{w, I, lane, 2};
-      double a = s.f64(2), d = s.f64(3), n = s.f64(4);
-      if (n == 0 || d == 0) {
-        out[lane] = asBits64(std::nan(""));
-        continue;
-      }
+      double a = s.f64(2), d = s.f64(3), n = s.f64(4), r = a;
+      bool vcc = false;
       int ed = exponentOf(d), en = exponentOf(n);
-      if (en - ed >= 768 || ed == 0 || en <= 53 || std::fabs(1.0 / d) < 2.2250738585072014e-308 ||
-          std::fpclassify(n / d) == FP_SUBNORMAL)
-        w.fail("v_div_scale_f64 of a quotient near the ends of the double range is not modeled", lane);
-      out[lane] = asBits64(a);
+      if (n == 0 || d == 0) {
+        r = std::nan("");
+      } else if (en - ed >= 768) {
+        vcc = true;
+        r = a == d ? std::ldexp(a, 128) : a;
+      } else if (std::fpclassify(d) == FP_SUBNORMAL) {
+        r = std::ldexp(a, 128);
+      } else {
+        bool rcpTiny = std::fpclassify(1.0 / d) == FP_SUBNORMAL;
+        bool qTiny = std::fpclassify(n / d) == FP_SUBNORMAL;
+        if (rcpTiny && qTiny) {
+          // A huge denominator of a denormal quotient: the denominator
+          // scaled down, the quotient's scaling undone by v_div_fmas.
+          vcc = true;
+          r = a == d ? std::ldexp(a, -128) : a;
+        } else if (rcpTiny) {
+          r = std::ldexp(a, -128);
+        } else if (qTiny) {
+          vcc = true;
+          r = a == n ? std::ldexp(a, 128) : a;
+        } else if (en <= 53) {
+          r = std::ldexp(a, 128);
+        }
+      }
+      out[lane] = asBits64(r);
+      flags |= uint64_t(vcc) << lane;
     }
     write64(w, I, out);
-    writeScalar64(w, op(w, I, 1), 0);
+    writeScalar64(w, op(w, I, 1), flags);
   };
   // Results of 32 bits from f64 sources.
   t["v_cvt_i32_f64"] = [](Wave &w, const Inst &I) {

@@ -51,9 +51,10 @@ float divScale(float a, float d, float n, bool &vcc) {
   }
   if (std::fpclassify(d) == FP_SUBNORMAL)
     return std::ldexp(a, 64);
+  // The ISA tests 1/d in double precision: denormal for no finite float.
   double rcp = 1.0 / double(d);
   float q = n / d;
-  bool rcpTiny = std::fabs(rcp) < 1.1754943508222875e-38;
+  bool rcpTiny = std::fpclassify(rcp) == FP_SUBNORMAL;
   bool qTiny = std::fpclassify(q) == FP_SUBNORMAL;
   if (rcpTiny && qTiny) {
     vcc = true;
@@ -81,6 +82,8 @@ float divFixup(float q, float d, float n) {
   if (std::isinf(d) && std::isinf(n)) return std::nanf("");
   if (d == 0 || std::isinf(n)) return inf;
   if (std::isinf(d) || n == 0) return sign ? -0.0f : 0.0f;
+  // A quotient below every denormal: zero, whatever the iteration made.
+  if (exponentOf(n) - exponentOf(d) < -150) return sign ? -0.0f : 0.0f;
   if (std::isnan(q)) return inf; // the iteration overflowed
   return sign ? -std::fabs(q) : std::fabs(q);
 }
@@ -362,11 +365,12 @@ void registerVectorOps(Table &t) {
      if (std::isfinite(x)) std::frexp(x, &e); return uint32_t(e););
   V1("v_div_fixup_f32", return asBits(divFixup(s.f32(1), s.f32(2), s.f32(3))););
   // VCC set: a quotient v_div_scale_f32 scaled (near either end of the
-  // float range), whose scaling back the simulator does not model.
-  V1("v_div_fmas_f32", if ((s.w.vcc >> s.lane) & 1)
-       s.w.fail("v_div_fmas_f32 of a quotient v_div_scale_f32 scaled (one near the ends of the float range) "
-                "is not modeled", s.lane);
-     return asBits(std::fma(s.f32(1), s.f32(2), s.f32(3))););
+  // float range) is scaled back, up by 2^64 where the partial quotient (S2)
+  // is at least 2 (the denominator was scaled up), else down, rounded once.
+  V1("v_div_fmas_f32", float a = s.f32(1), b = s.f32(2), c = s.f32(3);
+     if (!((s.w.vcc >> s.lane) & 1)) return asBits(std::fma(a, b, c));
+     int e = exponentOf(c) >= 0x80 ? 64 : -64;
+     return asBits(float(std::fma(std::ldexp(double(a), e), double(b), std::ldexp(double(c), e)))););
   t["v_div_scale_f32"] = [](Wave &w, const Inst &I) {
     uint64_t flags = 0;
     each(w, I, 0, 2, [&](const Src &s) -> uint32_t {
