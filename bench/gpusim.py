@@ -23,7 +23,9 @@ KERNELS = Path(__file__).resolve().parent.parent / "python" / "test" / "triton_p
 BLOCK = (64, 64, 32)
 
 
-def matmul_ptx():
+def triton_matmul(**target) -> dict:
+    """Triton 3.6's code for tutorial 03's fp16 matmul (64x64x32 tiles, 4 warps), compiled for `target`'s keys of
+    the triton_ptx_kernels.py request (an NVIDIA capability by default, or "chip" with "num_stages")."""
     sig = {"a_ptr": "*fp16", "b_ptr": "*fp16", "c_ptr": "*fp16", "M": "i32", "N": "i32", "K": "i32",
            "stride_am": "i32", "stride_ak": "constexpr", "stride_bk": "i32", "stride_bn": "constexpr",
            "stride_cm": "i32", "stride_cn": "constexpr", "BLOCK_M": "constexpr", "BLOCK_N": "constexpr",
@@ -31,29 +33,23 @@ def matmul_ptx():
     request = {"kernel": "matmul_kernel", "signature": sig, "num_warps": 4, "num_stages": 3,
                "constexprs": {"stride_ak": 1, "stride_bn": 1, "stride_cn": 1, "BLOCK_M": BLOCK[0],
                               "BLOCK_N": BLOCK[1], "BLOCK_K": BLOCK[2], "GROUP_M": 8},
-               "divisible_by_16": ["a_ptr", "b_ptr", "c_ptr", "N", "K", "stride_am", "stride_bk", "stride_cm"]}
+               "divisible_by_16": ["a_ptr", "b_ptr", "c_ptr", "N", "K", "stride_am", "stride_bk", "stride_cm"],
+               **target}
     env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
     out = subprocess.run([sys.executable, str(KERNELS), json.dumps(request)], capture_output=True, text=True,
                          env=env, check=True, timeout=600)
-    result = json.loads(out.stdout)
+    return json.loads(out.stdout)
+
+
+def matmul_ptx():
+    result = triton_matmul()
     ptx = result["ptx"]
     assert "mma.sync.aligned.m16n8k16" in ptx and "ldmatrix" in ptx and "cp.async" in ptx
     return ptx, result["num_warps"], result["shared"]
 
 
 def matmul_amdgcn(chip: str = "gfx942"):
-    sig = {"a_ptr": "*fp16", "b_ptr": "*fp16", "c_ptr": "*fp16", "M": "i32", "N": "i32", "K": "i32",
-           "stride_am": "i32", "stride_ak": "constexpr", "stride_bk": "i32", "stride_bn": "constexpr",
-           "stride_cm": "i32", "stride_cn": "constexpr", "BLOCK_M": "constexpr", "BLOCK_N": "constexpr",
-           "BLOCK_K": "constexpr", "GROUP_M": "constexpr"}
-    request = {"kernel": "matmul_kernel", "signature": sig, "num_warps": 4, "num_stages": 2, "chip": chip,
-               "constexprs": {"stride_ak": 1, "stride_bn": 1, "stride_cn": 1, "BLOCK_M": BLOCK[0],
-                              "BLOCK_N": BLOCK[1], "BLOCK_K": BLOCK[2], "GROUP_M": 8},
-               "divisible_by_16": ["a_ptr", "b_ptr", "c_ptr", "N", "K", "stride_am", "stride_bk", "stride_cm"]}
-    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
-    out = subprocess.run([sys.executable, str(KERNELS), json.dumps(request)], capture_output=True, text=True,
-                         env=env, check=True, timeout=600)
-    result = json.loads(out.stdout)
+    result = triton_matmul(chip=chip, num_stages=2)
     assert "v_mfma" in result["amdgcn"]
     return result["amdgcn"], result["num_warps"], result["shared"]
 

@@ -119,29 +119,6 @@ int64_t gpu::lowering::mfmaSharedBytes(tile::DotOp dot,
 
 namespace {
 
-/// Writes an operand's owned elements to its staged rows from byte `base`.
-void writeStaged(OpBuilder &b, Location loc, const gpu::GPUTargetInfo &target,
-                 const LinearLayout &layout, ValueRange values,
-                 unsigned operand, const Staging &staging, int64_t base) {
-  ThreadIds ids = threadIds(b, loc, target);
-  auto coords = elementCoords(b, loc, layout, ids);
-  Value own = isOwner(b, loc, layout, ids);
-  for (size_t r = 0; r < values.size(); ++r) {
-    if (isCopyRegister(layout, r))
-      continue;
-    Value mn = coords[r][operand == 0 ? 0 : 1];
-    Value k = coords[r][operand == 0 ? 1 : 0];
-    Value row = staging.kRows ? mn : k, col = staging.kRows ? k : mn;
-    Value flat = b.create<arith::AddIOp>(
-        loc,
-        b.create<arith::MulIOp>(loc, row, i32Const(b, loc, staging.rowElems)),
-        col);
-    ifThen(b, loc, own, [&](OpBuilder &ib) {
-      storeShared(ib, loc, target.sharedAddressSpace(), values[r], base, flat);
-    });
-  }
-}
-
 /// Where a thread finds an operand's P elements along K for one
 /// instruction: its own registers, or its staged rows in shared memory.
 class MfmaOperand {
@@ -258,10 +235,13 @@ SmallVector<Value> gpu::lowering::lowerMfmaDot(OpBuilder &b, Location loc,
   if (!shape.aInRegisters || !shape.bInRegisters) {
     mfmaSharedBytes(op, shape, bBase);
     target.barrier(b, loc); // earlier users of the scratch are done
+    // A's rows along K are its own rows; B's are its columns.
     if (!shape.aInRegisters)
-      writeStaged(b, loc, target, layoutOf(aTy), a, 0, aStaging, 0);
+      writeTensorToShared(b, loc, target, layoutOf(aTy), {M, K}, a, 0,
+                          /*transposed=*/!aStaging.kRows, int32_t(aStaging.rowElems));
     if (!shape.bInRegisters)
-      writeStaged(b, loc, target, layoutOf(bTy), bv, 1, bStaging, bBase);
+      writeTensorToShared(b, loc, target, layoutOf(bTy), {K, N}, bv, bBase,
+                          /*transposed=*/bStaging.kRows, int32_t(bStaging.rowElems));
     target.barrier(b, loc);
   }
   int32_t P = shape.kWidth;

@@ -32,12 +32,13 @@ Value loadShared(OpBuilder &b, Location loc, unsigned addrSpace, Type t,
 
 /// Writes every owned element of a tensor to shared memory at its row-major
 /// index (elements of their memory size, from byte `base`); `transposed`
-/// writes a 2-D block column-major instead.
+/// writes a 2-D block column-major instead; `rowElems` (when not 0) is the
+/// length of a stored row, padding included.
 void writeTensorToShared(OpBuilder &b, Location loc,
                          const GPUTargetInfo &target,
                          const LinearLayout &layout, ArrayRef<int32_t> shape,
                          ValueRange values, int64_t base,
-                         bool transposed = false);
+                         bool transposed = false, int32_t rowElems = 0);
 
 /// Every register of a tensor in `layout`, read back from its row-major
 /// index.
