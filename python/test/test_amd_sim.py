@@ -490,3 +490,98 @@ def test_packed_f16_math(rng):
     np.testing.assert_array_equal(out[N:2 * N], np.fmax(x, y))
     np.testing.assert_array_equal(out[2 * N:3 * N], np.fmin(x, y))
     np.testing.assert_array_equal(out[3 * N:], x - y)
+
+
+_PACKED_INT16 = ["v_pk_add_u16 $0, $1, $2", "v_pk_sub_u16 $0, $1, $2", "v_pk_add_i16 $0, $1, $2 clamp",
+                 "v_pk_sub_i16 $0, $1, $2 clamp", "v_pk_mul_lo_u16 $0, $1, $2", "v_pk_lshlrev_b16 $0, $1, $2",
+                 "v_pk_lshrrev_b16 $0, $1, $2", "v_pk_ashrrev_i16 $0, $1, $2", "v_pk_max_i16 $0, $1, $2",
+                 "v_pk_min_i16 $0, $1, $2", "v_pk_max_u16 $0, $1, $2", "v_pk_min_u16 $0, $1, $2",
+                 "v_pk_add_u16 $0, $1, $2 clamp", "v_pk_sub_u16 $0, $1, $2 clamp"]
+
+
+@tessel.jit
+def _packed_int16(x_ptr, y_ptr, z_ptr, out_ptr, N: tl.constexpr, OP: tl.constexpr):
+    offs = tl.arange(0, N)
+    x = tl.load(x_ptr + offs)
+    y = tl.load(y_ptr + offs)
+    z = tl.load(z_ptr + offs)
+    if "$3" in OP:
+        r = tl.inline_asm_elementwise(OP, "=v,v,v,v", [x, y, z], dtype=tl.int16, is_pure=True, pack=2)
+    else:
+        r = tl.inline_asm_elementwise(OP, "=v,v,v", [x, y], dtype=tl.int16, is_pure=True, pack=2)
+    tl.store(out_ptr + offs, r)
+
+
+@tessel.jit
+def _packed_fma_f16(x_ptr, y_ptr, z_ptr, out_ptr, N: tl.constexpr):
+    offs = tl.arange(0, N)
+    r = tl.inline_asm_elementwise("v_pk_fma_f16 $0, $1, $2, $3", "=v,v,v,v",
+                                  [tl.load(x_ptr + offs), tl.load(y_ptr + offs), tl.load(z_ptr + offs)],
+                                  dtype=tl.float16, is_pure=True, pack=2)
+    tl.store(out_ptr + offs, r)
+
+
+def test_packed_int16_math(rng):
+    # The SLP vectorizer pairs 16-bit integer operations into v_pk_*_u16/i16/b16: each half against numpy (wrapping,
+    # or saturating with clamp; shifts take the low 4 bits of the first source).
+    N = 256
+    x, y, z = (rng.integers(-2**15, 2**15, N).astype(np.int16) for _ in range(3))
+    x[:4] = [32767, -32768, 5, 17]
+    y[:4] = [1, 1, -7, 3]
+    ops = _PACKED_INT16 + ["v_pk_mad_i16 $0, $1, $2, $3", "v_pk_mad_u16 $0, $1, $2, $3 clamp"]
+    out = np.zeros((len(ops), N), np.int16)
+    for row, op in zip(out, ops):
+        _packed_int16[(1,)](x, y, z, row, N, OP=op)
+    xi, yi, zi = (v.astype(np.int64) for v in (x, y, z))
+    xu, yu, zu = (v.astype(np.uint16).astype(np.int64) for v in (x, y, z))
+    wrap = lambda v: (v & 0xffff).astype(np.uint16).view(np.int16)  # noqa: E731
+    s16 = lambda v: np.clip(v, -2**15, 2**15 - 1).astype(np.int16)  # noqa: E731
+    u16 = lambda v: np.clip(v, 0, 2**16 - 1).astype(np.uint16).view(np.int16)  # noqa: E731
+    sh = xu & 15
+    expected = [wrap(xu + yu), wrap(xu - yu), s16(xi + yi), s16(xi - yi), wrap(xu * yu), wrap(yu << sh),
+                wrap(yu >> sh), (yi >> sh).astype(np.int16), np.maximum(x, y), np.minimum(x, y),
+                np.maximum(xu, yu).astype(np.uint16).view(np.int16), np.minimum(xu, yu).astype(np.uint16).view(np.int16),
+                u16(xu + yu), u16(xu - yu), wrap(xi * yi + zi), u16(xu * yu + zu)]
+    for got, want, name in zip(out, expected, ops):
+        np.testing.assert_array_equal(got, want, err_msg=name)
+
+
+def test_packed_fma_f16(rng):
+    # v_pk_fma_f16: each half's a*b+c rounded once, against the exact products in float64 rounded to float16.
+    N = 256
+    x, y, z = ((rng.standard_normal(N) * 8).astype(np.float16) for _ in range(3))
+    out = np.zeros(N, np.float16)
+    _packed_fma_f16[(1,)](x, y, z, out, N)
+    np.testing.assert_array_equal(out, (x.astype(np.float64) * y + z).astype(np.float16))
+
+
+@tessel.jit
+def _staged_dot(A, B, C, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
+    offs_m, offs_n, offs_k = tl.arange(0, M), tl.arange(0, N), tl.arange(0, K)
+    a = tl.load(A + offs_m[:, None] * K + offs_k[None, :])
+    b = tl.load(B + offs_k[:, None] * N + offs_n[None, :])
+    tl.store(C + offs_m[:, None] * N + offs_n[None, :], tl.dot(a, b))
+
+
+@pytest.mark.parametrize("dtype,K", [("float16", 16), ("float16", 32), ("float16", 64), ("float16", 128),
+                                     ("int8", 32), ("int8", 64), ("int8", 128)])
+def test_staged_operands_have_no_bank_conflicts(target, rng, dtype, K):
+    # Both MFMA operands go through LDS: A in rows along K (32 to 256 bytes), read a K run per lane in 16-byte
+    # vectors; B as a row-major K x N block. Padding after each 128 bytes of rows keeps the writes and the reads
+    # free of bank conflicts (the simulator's LDS model: 128 bytes a cycle in lane order), and the product exact.
+    from tessel import gpusim
+    M = N = 64
+    if dtype == "int8":
+        a, b = (rng.integers(-128, 128, s).astype(np.int8) for s in ((M, K), (K, N)))
+        c, want = np.zeros((M, N), np.int32), a.astype(np.int64) @ b.astype(np.int64)
+    else:  # small integers: every product and sum exact in fp32
+        a, b = (rng.integers(-4, 5, s).astype(np.float16) for s in ((M, K), (K, N)))
+        c, want = np.zeros((M, N), np.float32), a.astype(np.float64) @ b.astype(np.float64)
+    kernel = _staged_dot.warmup(a, b, c, M=M, N=N, K=K, grid=(1,), num_warps=4)
+    shared = int(dict(f.split("=", 1) for f in kernel.asm["launch"].split() if "=" in f)["shared"])
+    counters = gpusim.launch(kernel.asm["amdgcn"], kernel.name, 1, num_warps=4, shared_bytes=shared,
+                             args=[a, b, c])
+    np.testing.assert_array_equal(c, want)
+    assert "v_mfma" in kernel.asm["amdgcn"]
+    assert counters["shared_store_bank_conflicts"] == 0, counters
+    assert counters["shared_load_bank_conflicts"] == 0, counters

@@ -225,3 +225,21 @@ def test_uint32_to_float_of_sign_extended_values(rng):
     _i16_or_u32_to_float[(1,)](x, out, N=64)
     expected = (x.astype(np.int64).astype(np.uint32) | np.uint32(3)).astype(np.float32)
     np.testing.assert_array_equal(out, expected)
+
+
+@triton.jit
+def _int8_dot_to_int8(a_ptr, b_ptr, out_ptr, N: tl.constexpr):
+    i = tl.arange(0, N)
+    tile = i[:, None] * N + i[None, :]
+    tl.store(out_ptr + tile, tl.dot(tl.load(a_ptr + tile), tl.load(b_ptr + tile)))
+
+
+def test_int8_dot_stored_as_int8(rng):
+    # seed 2062833018, kernel 12: only the low byte of each int32 sum is kept, so LLVM narrows the sums to bytes;
+    # its AMDGPU backend crashed on the byte reduction the SLP vectorizer made of them.
+    N = 16
+    a = rng.integers(-128, 128, (N, N)).astype(np.int8)
+    b = rng.integers(-128, 128, (N, N)).astype(np.int8)
+    out = np.zeros((N, N), np.int8)
+    _int8_dot_to_int8[(1,)](a, b, out, N=N)
+    np.testing.assert_array_equal(out, (a.astype(np.int32) @ b.astype(np.int32)).astype(np.int8))

@@ -12,8 +12,8 @@
 // Any other is staged in shared memory in rows along the dimension its
 // registers run along (Staging): A as M x K and B as N x K when K is, each
 // lane then reading its K in vectors; B as K x N when N is (a row-major B),
-// written in vectors and read an element at a time. Rows are padded by 16
-// bytes against bank conflicts.
+// written in vectors and read an element at a time. 16 bytes of padding
+// after every 128 bytes of rows keep both free of bank conflicts.
 //
 // The sum over K may take K in any order both operands share. With both
 // staged, the lanes of half h (l / 32) take K from h K / 2 on, P per step:
@@ -34,6 +34,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 
 #include <map>
+#include <optional>
 
 using namespace mlir;
 using namespace tessel;
@@ -84,14 +85,50 @@ namespace {
 /// its registers run along K, so that a thread's writes are vectors and a
 /// lane's K run is one read; else rows along M or N (K x M, K x N: B as a
 /// row-major K x N block loads), written in vectors too and read an
-/// element at a time. Rows are padded by 16 bytes, so that the lanes
-/// reading (or the threads writing) a column of rows spread over the banks.
+/// element at a time. Padding between groups of rows (stagingOf) spreads
+/// the lanes reading a column of rows over the banks.
 struct Staging {
   bool kRows;
-  int64_t rowElems, bytes;
+  int64_t rowElems; ///< a row's elements, padding excluded
+  RowPadding padding;
+  int64_t bytes;
+
+  /// The element index of (row, column) (i32 each).
+  Value index(OpBuilder &b, Location loc, Value row, Value col) const {
+    if (padding.rows == 1)
+      return b.create<arith::AddIOp>(
+          loc,
+          b.create<arith::MulIOp>(
+              loc, row, i32Const(b, loc, rowElems + padding.elems)),
+          col);
+    Value groups = b.create<arith::DivUIOp>(loc, row,
+                                            i32Const(b, loc, padding.rows));
+    Value padded = b.create<arith::AddIOp>(
+        loc, b.create<arith::MulIOp>(loc, row, i32Const(b, loc, rowElems)),
+        b.create<arith::MulIOp>(loc, groups,
+                                i32Const(b, loc, padding.elems)));
+    return b.create<arith::AddIOp>(loc, padded, col);
+  }
 };
 
-Staging stagingOf(RankedTensorType t, unsigned operand) {
+/// Whether both operands are staged with each lane group's K one run that
+/// starts 16-byte aligned, read 16 bytes at a time (see lowerMfmaDot).
+bool wideRuns(tile::DotOp dot, const MfmaDotShape &shape) {
+  int32_t K = dot.getA().getType().getDimSize(1), G = 64 / shape.instr;
+  return !shape.aInRegisters && !shape.bInRegisters &&
+         (int64_t(K / G) * storageBytes(dot.getA().getType().getElementType())) %
+                 16 == 0;
+}
+
+/// Operand `operand` of `dot` as it is staged. A wave's LDS access moves
+/// 128 bytes a cycle in lane order: a K-row operand's reads (each lane the
+/// same K of its own row, w bytes) meet 128 / w rows at once, and the rows'
+/// writes (16-byte vectors along them) 128 bytes of them. w bytes of
+/// padding after each 128 bytes of rows (each row, when rows are longer or
+/// not a power of two) put both in distinct banks.
+Staging stagingOf(tile::DotOp dot, const MfmaDotShape &shape,
+                  unsigned operand) {
+  RankedTensorType t = operand == 0 ? dot.getA().getType() : dot.getB().getType();
   int32_t k = t.getDimSize(operand == 0 ? 1 : 0);
   int32_t mn = t.getDimSize(operand == 0 ? 0 : 1);
   LinearLayout layout = layoutOf(t);
@@ -100,8 +137,18 @@ Staging stagingOf(RankedTensorType t, unsigned operand) {
   if (reg >= 0 && !layout.ins()[reg].bases.empty())
     kRows = layout.ins()[reg].bases[0][operand == 0 ? 1 : 0] != 0;
   int64_t e = storageBytes(t.getElementType());
-  int64_t rowElems = (kRows ? k : mn) + 16 / e;
-  return {kRows, rowElems, (kRows ? mn : k) * rowElems * e};
+  int64_t rowElems = kRows ? k : mn, rows = kRows ? mn : k;
+  int64_t rowBytes = rowElems * e;
+  // K-row reads take 16 bytes (wide runs) or a fragment's P elements; rows
+  // along M or N are read an element at a time along them.
+  int64_t read = !kRows ? 16 : wideRuns(dot, shape) ? 16 : shape.kWidth * e;
+  int64_t pad = std::clamp<int64_t>(read, std::max<int64_t>(e, 4), 16);
+  int32_t groupRows = 1;
+  if (rowBytes < 128 && llvm::isPowerOf2_64(rowBytes))
+    groupRows = int32_t(128 / rowBytes);
+  RowPadding padding{groupRows, int32_t(pad / e)};
+  int64_t groups = (rows + groupRows - 1) / groupRows;
+  return {kRows, rowElems, padding, rows * rowBytes + groups * pad};
 }
 
 } // namespace
@@ -110,11 +157,11 @@ int64_t gpu::lowering::mfmaSharedBytes(tile::DotOp dot,
                                        const MfmaDotShape &shape,
                                        int64_t &bOffset) {
   int64_t aBytes =
-      shape.aInRegisters ? 0 : stagingOf(dot.getA().getType(), 0).bytes;
+      shape.aInRegisters ? 0 : stagingOf(dot, shape, 0).bytes;
   bOffset = (aBytes + 15) / 16 * 16;
   return shape.bInRegisters
              ? aBytes
-             : bOffset + stagingOf(dot.getB().getType(), 1).bytes;
+             : bOffset + stagingOf(dot, shape, 1).bytes;
 }
 
 namespace {
@@ -138,8 +185,8 @@ public:
   /// Staged at `base` as `staging` says.
   MfmaOperand(unsigned space, int64_t base, const Staging &staging,
               int32_t kWidth, Type element)
-      : space(space), base(base), rowElems(staging.rowElems),
-        kRows(staging.kRows), kWidth(kWidth), element(element) {}
+      : space(space), base(base), staging(staging), kWidth(kWidth),
+        element(element) {}
 
   /// The operand of the tile whose thread-0 row (or column) is `mn0`, from
   /// K `kFirst0` on for thread 0; `mn` is this lane's row and `kStart`
@@ -159,14 +206,12 @@ public:
       return v;
     }
     int64_t e = storageBytes(element), bytes = kWidth * e;
-    if (!kRows) {
+    if (!staging->kRows) {
       // Rows along M or N: element (kStart + j, mn) of each of P rows.
       Value v = b.create<LLVM::PoisonOp>(loc, operandTy);
       for (int32_t j = 0; j < kWidth; ++j) {
         Value kj = b.create<arith::AddIOp>(loc, kStart, i32Const(b, loc, j));
-        Value idx = b.create<arith::AddIOp>(
-            loc, b.create<arith::MulIOp>(loc, kj, i32Const(b, loc, rowElems)),
-            mn);
+        Value idx = staging->index(b, loc, kj, mn);
         Value addr = sharedElement(b, loc, space, base, idx, e);
         Value x = b.create<LLVM::LoadOp>(loc, bits, addr, e);
         v = b.create<LLVM::InsertElementOp>(loc, v, x, i32Const(b, loc, j));
@@ -176,10 +221,8 @@ public:
     // P elements from (mn, kStart): within the 16 aligned bytes that hold
     // them where rows and K runs are 16-byte aligned (one load for several
     // steps), else alone.
-    Value idx = b.create<arith::AddIOp>(
-        loc, b.create<arith::MulIOp>(loc, mn, i32Const(b, loc, rowElems)),
-        kStart);
-    if (bytes >= 16 || (rowElems * e) % 16 || !wideRuns) {
+    Value idx = staging->index(b, loc, mn, kStart);
+    if (bytes >= 16 || (staging->rowElems * e) % 16 || !wideRuns) {
       Value group = b.create<arith::DivUIOp>(loc, idx, i32Const(b, loc, kWidth));
       Value addr = sharedElement(b, loc, space, base, group, bytes);
       return b.create<LLVM::LoadOp>(loc, operandTy, addr, bytes).getResult();
@@ -209,8 +252,8 @@ private:
   std::map<std::pair<int32_t, int32_t>, int32_t> registerAt;
   std::map<std::pair<int32_t, int32_t>, Value> loaded;
   unsigned space = 0;
-  int64_t base = 0, rowElems = 0;
-  bool kRows = true;
+  int64_t base = 0;
+  std::optional<Staging> staging;
   int32_t kWidth;
   Type element;
 };
@@ -231,17 +274,18 @@ SmallVector<Value> gpu::lowering::lowerMfmaDot(OpBuilder &b, Location loc,
   int64_t bBase;
   unsigned space = target.sharedAddressSpace();
 
-  Staging aStaging = stagingOf(aTy, 0), bStaging = stagingOf(bTy, 1);
+  Staging aStaging = stagingOf(op, shape, 0),
+          bStaging = stagingOf(op, shape, 1);
   if (!shape.aInRegisters || !shape.bInRegisters) {
     mfmaSharedBytes(op, shape, bBase);
     target.barrier(b, loc); // earlier users of the scratch are done
     // A's rows along K are its own rows; B's are its columns.
     if (!shape.aInRegisters)
       writeTensorToShared(b, loc, target, layoutOf(aTy), {M, K}, a, 0,
-                          /*transposed=*/!aStaging.kRows, int32_t(aStaging.rowElems));
+                          /*transposed=*/!aStaging.kRows, aStaging.padding);
     if (!shape.bInRegisters)
       writeTensorToShared(b, loc, target, layoutOf(bTy), {K, N}, bv, bBase,
-                          /*transposed=*/bStaging.kRows, int32_t(bStaging.rowElems));
+                          /*transposed=*/bStaging.kRows, bStaging.padding);
     target.barrier(b, loc);
   }
   int32_t P = shape.kWidth;
@@ -256,8 +300,7 @@ SmallVector<Value> gpu::lowering::lowerMfmaDot(OpBuilder &b, Location loc,
   // bytes).
   int32_t instr = shape.instr, G = 64 / instr, R = instr * instr / 64;
   bool runs = !shape.aInRegisters && !shape.bInRegisters;
-  x.wideRuns = y.wideRuns =
-      runs && (int64_t(K / G) * storageBytes(aElt)) % 16 == 0;
+  x.wideRuns = y.wideRuns = wideRuns(op, shape);
 
   ThreadIds ids = threadIds(b, loc, target);
   Value inBlock =

@@ -60,28 +60,37 @@ Value loadShared(OpBuilder &b, Location loc, unsigned addrSpace, Type t,
 
 /// Writes every owned element of a tensor to shared memory at its row-major
 /// index (elements of their memory size, from byte `base`); `transposed` writes a
-/// 2-D block column-major instead; `rowElems` (when not 0) is the length of a
-/// stored row, padding included.
+/// 2-D block column-major instead; `padding` spaces its stored rows.
 void writeTensorToShared(OpBuilder &b, Location loc,
                          const gpu::GPUTargetInfo &target,
                          const LinearLayout &layout, ArrayRef<int32_t> shape,
                          ValueRange values, int64_t base,
-                         bool transposed, int32_t rowElems) {
+                         bool transposed, RowPadding padding) {
   ThreadIds ids = threadIds(b, loc, target);
   auto coords = elementCoords(b, loc, layout, ids);
   Value own = isOwner(b, loc, layout, ids);
   SmallVector<int32_t> stored(shape.begin(), shape.end());
   if (transposed)
     std::swap(stored[0], stored[1]);
-  if (rowElems)
-    stored.back() = rowElems;
+  if (padding.rows == 1) { // padded rows: a longer row
+    stored.back() += padding.elems;
+    padding = {};
+  }
   for (size_t r = 0; r < values.size(); ++r) {
     if (isCopyRegister(layout, r))
       continue;
-    Value flat =
-        transposed
-            ? flatIndex(b, loc, {coords[r][1], coords[r][0]}, stored)
-            : flatIndex(b, loc, coords[r], stored);
+    SmallVector<Value> at(coords[r].begin(), coords[r].end());
+    if (transposed)
+      std::swap(at[0], at[1]);
+    Value flat = flatIndex(b, loc, at, stored);
+    if (padding.rows) {
+      Value groups = b.create<arith::DivUIOp>(loc, at[0],
+                                              i32Const(b, loc, padding.rows));
+      flat = b.create<arith::AddIOp>(
+          loc, flat,
+          b.create<arith::MulIOp>(loc, groups,
+                                  i32Const(b, loc, padding.elems)));
+    }
     ifThen(b, loc, own, [&](OpBuilder &ib) {
       storeShared(ib, loc, target.sharedAddressSpace(), values[r], base, flat);
     });

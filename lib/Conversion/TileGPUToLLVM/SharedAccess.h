@@ -30,15 +30,20 @@ void storeShared(OpBuilder &b, Location loc, unsigned addrSpace, Value v,
 Value loadShared(OpBuilder &b, Location loc, unsigned addrSpace, Type t,
                  int64_t base, Value index);
 
+/// Padding between the stored rows of a 2-D block: `elems` elements after
+/// every `rows` rows (none when `rows` is 0).
+struct RowPadding {
+  int32_t rows = 0, elems = 0;
+};
+
 /// Writes every owned element of a tensor to shared memory at its row-major
 /// index (elements of their memory size, from byte `base`); `transposed`
-/// writes a 2-D block column-major instead; `rowElems` (when not 0) is the
-/// length of a stored row, padding included.
+/// writes a 2-D block column-major instead; `padding` spaces its stored rows.
 void writeTensorToShared(OpBuilder &b, Location loc,
                          const GPUTargetInfo &target,
                          const LinearLayout &layout, ArrayRef<int32_t> shape,
                          ValueRange values, int64_t base,
-                         bool transposed = false, int32_t rowElems = 0);
+                         bool transposed = false, RowPadding padding = {});
 
 /// Every register of a tensor in `layout`, read back from its row-major
 /// index.

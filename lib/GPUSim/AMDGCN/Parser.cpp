@@ -447,7 +447,8 @@ const std::set<std::string> &clamped() {
       "v_log_f32", "v_rcp_f32", "v_rcp_iflag_f32", "v_rsq_f32", "v_sqrt_f32", "v_sin_f32", "v_cos_f32",
       "v_trunc_f32", "v_floor_f32", "v_ceil_f32", "v_rndne_f32", "v_ldexp_f32",
       "v_add_u32", "v_sub_u32", "v_subrev_u32", "v_add_co_u32", "v_addc_co_u32", "v_sub_co_u32",
-      "v_subb_co_u32", "v_subrev_co_u32", "v_subbrev_co_u32", "v_add_u16", "v_sub_u16", "v_add_i32", "v_sub_i32"};
+      "v_subb_co_u32", "v_subrev_co_u32", "v_subbrev_co_u32", "v_add_u16", "v_sub_u16", "v_add_i32", "v_sub_i32",
+      "v_pk_add_u16", "v_pk_sub_u16", "v_pk_add_i16", "v_pk_sub_i16", "v_pk_mad_u16", "v_pk_mad_i16"};
   return names;
 }
 

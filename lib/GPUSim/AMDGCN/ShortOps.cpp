@@ -9,6 +9,8 @@
 //===----------------------------------------------------------------------===//
 #include "Lanes.h"
 
+#include <algorithm>
+
 namespace tessel::gpusim::amdgcn {
 namespace {
 
@@ -54,6 +56,38 @@ double packedHalf(const Src &s, size_t i, int h) {
   return v;
 }
 
+/// Packed 16-bit integer operand i's half `h`, picked as packedHalf picks it
+/// (the neg bits are float modifiers; integer sources ignore them).
+uint16_t packedBits(const Src &s, size_t i, int h) {
+  unsigned bit = unsigned(i - 1);
+  uint32_t bits = readLane(s.w, op(s.w, s.I, i), s.lane, Ty::B32);
+  bool upper = ((h ? s.I.mods.opSelHi : s.I.mods.opSel) >> bit) & 1;
+  return uint16_t(upper ? bits >> 16 : bits);
+}
+
+/// A packed 16-bit integer operation of `n` sources: f on each half's
+/// sources (as unsigned 16-bit values widened to 32), its result's low 16
+/// bits to that half.
+template <int N, typename F> uint32_t packedInt(const Src &s, F f) {
+  uint32_t r = 0;
+  for (int h = 0; h < 2; ++h) {
+    uint32_t v[3] = {0, 0, 0};
+    for (int i = 0; i < N; ++i)
+      v[i] = packedBits(s, size_t(i + 1), h);
+    r |= uint32_t(uint16_t(f(v[0], v[1], v[2]))) << (16 * h);
+  }
+  return r;
+}
+
+/// A 16-bit result, saturated to the signed or unsigned range when the
+/// instruction clamps, else wrapped.
+uint16_t clampedU16(const Src &s, int64_t v) {
+  return s.I.mods.clamp ? uint16_t(std::clamp<int64_t>(v, 0, 0xffff)) : uint16_t(v);
+}
+uint16_t clampedI16(const Src &s, int64_t v) {
+  return s.I.mods.clamp ? uint16_t(int16_t(std::clamp<int64_t>(v, -0x8000, 0x7fff))) : uint16_t(v);
+}
+
 /// A packed f16 operation: f on each half, each result rounded once (sums,
 /// products, max and min of halves are exact in double).
 template <typename F> uint32_t packedF16(const Src &s, F f) {
@@ -70,6 +104,32 @@ void registerShortOps(Table &t) {
   V1("v_pk_mul_f16", return packedF16(s, [](double a, double b) { return a * b; }););
   V1("v_pk_max_f16", return packedF16(s, [](double a, double b) { return maxNum(a, b); }););
   V1("v_pk_min_f16", return packedF16(s, [](double a, double b) { return minNum(a, b); }););
+  V1("v_pk_fma_f16", uint32_t r = 0;
+     for (int h = 0; h < 2; ++h)
+       r |= half(std::fma(packedHalf(s, 1, h), packedHalf(s, 2, h), packedHalf(s, 3, h))) << (16 * h);
+     return r;);
+  // Packed 16-bit integers (the SLP vectorizer pairs i16 operations).
+  V1("v_pk_add_u16", return packedInt<2>(s, [&](uint32_t a, uint32_t b, uint32_t) { return clampedU16(s, int64_t(a) + b); }););
+  V1("v_pk_sub_u16", return packedInt<2>(s, [&](uint32_t a, uint32_t b, uint32_t) { return clampedU16(s, int64_t(a) - int64_t(b)); }););
+  V1("v_pk_add_i16", return packedInt<2>(s, [&](uint32_t a, uint32_t b, uint32_t) {
+       return clampedI16(s, int64_t(int16_t(a)) + int64_t(int16_t(b))); }););
+  V1("v_pk_sub_i16", return packedInt<2>(s, [&](uint32_t a, uint32_t b, uint32_t) {
+       return clampedI16(s, int64_t(int16_t(a)) - int64_t(int16_t(b))); }););
+  V1("v_pk_mul_lo_u16", return packedInt<2>(s, [](uint32_t a, uint32_t b, uint32_t) { return a * b; }););
+  V1("v_pk_mad_u16", return packedInt<3>(s, [&](uint32_t a, uint32_t b, uint32_t c) {
+       return clampedU16(s, int64_t(a) * int64_t(b) + int64_t(c)); }););
+  V1("v_pk_mad_i16", return packedInt<3>(s, [&](uint32_t a, uint32_t b, uint32_t c) {
+       return clampedI16(s, int64_t(int16_t(a)) * int64_t(int16_t(b)) + int64_t(int16_t(c))); }););
+  V1("v_pk_lshlrev_b16", return packedInt<2>(s, [](uint32_t a, uint32_t b, uint32_t) { return b << (a & 15); }););
+  V1("v_pk_lshrrev_b16", return packedInt<2>(s, [](uint32_t a, uint32_t b, uint32_t) { return b >> (a & 15); }););
+  V1("v_pk_ashrrev_i16", return packedInt<2>(s, [](uint32_t a, uint32_t b, uint32_t) {
+       return uint32_t(int32_t(int16_t(b)) >> (a & 15)); }););
+  V1("v_pk_max_u16", return packedInt<2>(s, [](uint32_t a, uint32_t b, uint32_t) { return std::max(a, b); }););
+  V1("v_pk_min_u16", return packedInt<2>(s, [](uint32_t a, uint32_t b, uint32_t) { return std::min(a, b); }););
+  V1("v_pk_max_i16", return packedInt<2>(s, [](uint32_t a, uint32_t b, uint32_t) {
+       return uint32_t(std::max(int16_t(a), int16_t(b))); }););
+  V1("v_pk_min_i16", return packedInt<2>(s, [](uint32_t a, uint32_t b, uint32_t) {
+       return uint32_t(std::min(int16_t(a), int16_t(b))); }););
   t["v_cmp_class_f16"] = [](Wave &w, const Inst &I) {
     compareLanes(w, I, [](const Src &s) {
       uint16_t h = uint16_t(s.raw(1, Ty::F16));

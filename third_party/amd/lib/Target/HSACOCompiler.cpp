@@ -1,5 +1,6 @@
 //===- HSACOCompiler.cpp - LLVM dialect to AMDGCN and hsaco --------------===//
 #include "tessel/AMD/HSACOCompiler.h"
+#include "tessel/AMD/WidenByteReductions.h"
 
 #include "tessel/Support/FatalErrorGuard.h"
 #include "tessel/Support/LLVMErrors.h"
@@ -177,6 +178,14 @@ llvm::Error emitAMDGCN(mlir::ModuleOp module, const std::string &chip,
       mlir::translateModuleToLLVMIR(module, context, "tessel");
   if (!llvmModule)
     return fail("translation to LLVM IR failed");
+  // Ask for the kernel's arguments in user SGPRs (kernarg preloading, CDNA3
+  // on): the backend preloads what fits and loads the rest. The kernel then
+  // starts without waiting on its argument loads, and its code starts with
+  // the loads for firmware that does not preload.
+  for (llvm::Function &function : *llvmModule)
+    if (function.getCallingConv() == llvm::CallingConv::AMDGPU_KERNEL)
+      for (llvm::Argument &argument : function.args())
+        argument.addAttr(llvm::Attribute::InReg);
   llvm::Triple triple("amdgcn-amd-amdhsa");
   std::string error;
   const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, error);
@@ -199,7 +208,12 @@ llvm::Error emitAMDGCN(mlir::ModuleOp module, const std::string &chip,
     llvm::FunctionAnalysisManager fam;
     llvm::CGSCCAnalysisManager cgam;
     llvm::ModuleAnalysisManager mam;
-    llvm::PassBuilder pb(machine.get());
+    // As clang's -O3: vectorizers on. The SLP vectorizer pairs fp32 lanes
+    // into the packed v_pk_*_f32 instructions CDNA has.
+    llvm::PipelineTuningOptions tuning;
+    tuning.LoopVectorization = true;
+    tuning.SLPVectorization = true;
+    llvm::PassBuilder pb(machine.get(), tuning);
     pb.registerModuleAnalyses(mam);
     pb.registerCGSCCAnalyses(cgam);
     pb.registerFunctionAnalyses(fam);
@@ -208,6 +222,7 @@ llvm::Error emitAMDGCN(mlir::ModuleOp module, const std::string &chip,
     pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3)
         .run(*llvmModule, mam);
   }
+  amd::widenByteReductions(*llvmModule);
   llvm::raw_string_ostream irOs(result.llvmIR);
   llvmModule->print(irOs, nullptr);
 
