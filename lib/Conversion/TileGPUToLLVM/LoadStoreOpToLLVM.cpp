@@ -84,18 +84,20 @@ struct LoadLowering : TileGPUPattern<tile::LoadOp> {
         llvm::append_range(values, fromMemoryAccess(rw, loc, v, vec, elt));
         continue;
       }
-      auto ifOp = rw.create<scf::IfOp>(loc, SmallVector<Type>(vec, elt),
-                                       masks[i], /*withElseRegion=*/true);
+      // Else a branch around the load that yields the access whole: split
+      // inside the branch, the elements would wait for the load there.
+      auto ifOp = rw.create<scf::IfOp>(loc, TypeRange{access}, masks[i],
+                                       /*withElseRegion=*/true);
       OpBuilder thenB = ifOp.getThenBodyBuilder();
-      thenB.create<scf::YieldOp>(loc, load(thenB));
+      thenB.create<scf::YieldOp>(
+          loc, thenB
+                   .create<LLVM::LoadOp>(loc, access, ptrs[i], vec * bytes,
+                                         op.getIsVolatile())
+                   .getResult());
       OpBuilder elseB = ifOp.getElseBodyBuilder();
-      SmallVector<Value> other;
-      for (int j = 0; j < vec; ++j)
-        other.push_back(others.empty()
-                            ? elseB.create<LLVM::ZeroOp>(loc, elt).getResult()
-                            : others[i + j]);
-      elseB.create<scf::YieldOp>(loc, other);
-      llvm::append_range(values, ifOp.getResults());
+      elseB.create<scf::YieldOp>(loc, fill);
+      llvm::append_range(values,
+                         fromMemoryAccess(rw, loc, ifOp.getResult(0), vec, elt));
     }
     rw.replaceOpWithMultiple(op, {values});
     return success();
