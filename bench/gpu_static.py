@@ -86,6 +86,23 @@ def random_fp8e4nv_bits(rng: np.random.Generator, shape: tuple[int, ...]) -> np.
     return rng.choice(np.flatnonzero(np.abs(v) <= 16), shape).astype(np.uint8)
 
 
+# e4m3fnuz (tl.float8e4b8, AMD CDNA3's): bias 8, exponent 0 subnormal (m / 8 * 2^-7), 0x80 the NaN, no negative
+# zero, no infinities.
+
+def from_fp8e4b8_bits(b: np.ndarray) -> np.ndarray:
+    b = b.astype(np.int64)
+    e, m = (b >> 3) & 15, (b & 7).astype(np.float64)
+    v = np.where(e == 0, m / 8 * 2.0 ** -7, (1 + m / 8) * 2.0 ** (e - 8))
+    v = np.where(b >> 7, -v, v)
+    return np.where(b == 0x80, np.nan, v)
+
+
+def random_fp8e4b8_bits(rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
+    """Codes of finite values of magnitude at most 16."""
+    v = from_fp8e4b8_bits(np.arange(256))
+    return rng.choice(np.flatnonzero(np.abs(v) <= 16), shape).astype(np.uint8)
+
+
 # ---------------------------------------------------------------------------------------------------------------
 # The problems: one kernel, its launch and its check each.
 
@@ -200,6 +217,11 @@ def matmul_case(dtype: str, quick: bool, n: int | None = None, num_ctas: int = 1
             a, b = random_fp8e4nv_bits(rng, (n, n)), random_fp8e4nv_bits(rng, (n, n))
             c = np.full((n, n), np.nan, np.float32)
             want = from_fp8e4nv_bits(a) @ from_fp8e4nv_bits(b)
+        elif dtype == "fp8e4b8":
+            # e4m3fnuz inputs (AMD's 8-bit MFMA), fp32 accumulation: exact products, the sums round.
+            a, b = random_fp8e4b8_bits(rng, (n, n)), random_fp8e4b8_bits(rng, (n, n))
+            c = np.full((n, n), np.nan, np.float32)
+            want = from_fp8e4b8_bits(a) @ from_fp8e4b8_bits(b)
         elif dtype == "fp32":
             # tl.dot's default on NVIDIA: the inputs multiplied as tf32 (10 mantissa bits), so the tolerance is
             # tf32's, not fp32's (Triton leaves the low bits to the hardware, Tessel rounds them to nearest).
@@ -212,12 +234,12 @@ def matmul_case(dtype: str, quick: bool, n: int | None = None, num_ctas: int = 1
             read = from_bf16_bits
         # fp32 accumulation, one rounding of the result to 16 bits (fp16: 2^-11, bf16: 2^-8 relative), or of
         # the inputs to tf32 (2^-11 each).
-        tol = {"fp16": 2e-3, "fp32": 5e-3, "int8": 0, "fp8": 1e-5}.get(dtype, 1e-2)
+        tol = {"fp16": 2e-3, "fp32": 5e-3, "int8": 0, "fp8": 1e-5, "fp8e4b8": 1e-5}.get(dtype, 1e-2)
         return ([a, b, c, n, n, n, n, n, n],
                 lambda args: _mismatch(read(args[2]), want, tol, tol * math.sqrt(n)))
 
     ptr = {"int8": "*i8", "fp8": "*fp8e4nv"}.get(dtype, f"*{dtype}")
-    out = {"int8": "*i32", "fp8": "*fp32"}.get(dtype, ptr)
+    out = {"int8": "*i32", "fp8": "*fp32", "fp8e4b8": "*fp32"}.get(dtype, ptr)
     key, label = f"matmul_{dtype}", f"{dtype} matmul"
     if num_ctas > 1:
         key, label = f"{key}_{num_ctas}cta", f"{label} {num_ctas} CTAs"
@@ -231,7 +253,8 @@ def matmul_case(dtype: str, quick: bool, n: int | None = None, num_ctas: int = 1
                  "GROUP_M": 8},
                 ((n // bm) * (n // bn),), 4, 3, setup,
                 f"M=N=K={n}" + (f" {bm}x{bn} blocks on clusters of {num_ctas}" if num_ctas > 1 else ""),
-                ("sm_89", "sm_90a") if dtype == "fp8" else ("sm_90a",) if num_ctas > 1 else ("sm_80", "sm_90a"),
+                ("sm_89", "sm_90a") if dtype == "fp8" else () if dtype == "fp8e4b8"  # AMD's format: no NVIDIA row
+                else ("sm_90a",) if num_ctas > 1 else ("sm_80", "sm_90a"),
                 num_ctas=num_ctas)
 
 
@@ -324,7 +347,7 @@ def cases(quick: bool) -> list[Case]:
             matmul_case("bf16", quick), matmul_case("fp32", quick), matmul_case("int8", quick),
             matmul_case("fp8", quick), matmul_case("fp16", quick, num_ctas=2),
             matmul_descriptor_case(quick, b_kn=False),
-            matmul_descriptor_case(quick, b_kn=True), attention_case(quick)]
+            matmul_descriptor_case(quick, b_kn=True), attention_case(quick), matmul_case("fp8e4b8", quick)]
 
 
 CASE_KEYS = ["vector_add", "softmax", "layer_norm", "matmul_fp16", "matmul_bf16", "matmul_fp32", "matmul_int8",

@@ -24,8 +24,10 @@ import numpy as np
 from .common import RESULTS_DIR
 from .gpu_static import cases, compile_triton, divisible_by_16, runtime_names, descriptor_block  # noqa: F401
 
-# The cases that mean something on AMD (host-made descriptors, 8-bit floats of NVIDIA's formats and clusters do not).
-AMD_KEYS = ["vector_add", "softmax", "layer_norm", "matmul_fp16", "matmul_bf16", "matmul_fp32", "matmul_int8", "attention"]
+# The cases that mean something on AMD (host-made descriptors, 8-bit floats of NVIDIA's formats and clusters do not;
+# gfx942's own e4m3fnuz does).
+AMD_KEYS = ["vector_add", "softmax", "layer_norm", "matmul_fp16", "matmul_bf16", "matmul_fp32", "matmul_int8", "attention",
+            "matmul_fp8e4b8"]
 
 
 def _field(amdgcn: str, name: str) -> int:
@@ -52,9 +54,9 @@ def compile_tessel(case: Any, target: str, args: list[Any]) -> dict:
     fn = getattr(kernels, case.kernel)
 
     def as_launched(value: Any, sig: str) -> Any:
-        if sig == "*bf16":
+        if sig in ("*bf16", "*fp8e4b8"):
             import torch
-            return torch.from_numpy(value).view(torch.bfloat16)
+            return torch.from_numpy(value).view(torch.bfloat16 if sig == "*bf16" else torch.float8_e4m3fnuz)
         return value
 
     warm_args = {name: as_launched(value, case.signature[name]) for name, value in zip(runtime_names(case), args)}

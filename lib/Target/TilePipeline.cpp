@@ -30,6 +30,7 @@ void tessel::target::buildTilePipeline(OpPassManager &pm,
   // saturate).
   tile::TileExpandFP8Options fp8;
   fp8.native = options.nativeFP8;
+  fp8.mfma = options.mfmaFP8;
   pm.addNestedPass<func::FuncOp>(tile::createTileExpandFP8(fp8));
   tile::TileExactIntToBF16Options intToBF16;
   intToBF16.native = options.nativeIntToBF16;

@@ -585,3 +585,71 @@ def test_staged_operands_have_no_bank_conflicts(target, rng, dtype, K):
     assert "v_mfma" in kernel.asm["amdgcn"]
     assert counters["shared_store_bank_conflicts"] == 0, counters
     assert counters["shared_load_bank_conflicts"] == 0, counters
+
+
+_FP8 = {"e4b8": "float8_e4m3fnuz", "e5b16": "float8_e5m2fnuz", "e4m3": "float8_e4m3fn", "e5m2": "float8_e5m2"}
+
+
+def _fp8_operands(rng, shapes, formats):
+    """Random bytes finite and at most 16 in magnitude in every format, as torch tensors of `formats`, and their
+    values decoded by torch."""
+    import torch
+    codes = np.arange(256, dtype=np.uint8)
+    decoded = [torch.from_numpy(codes).view(getattr(torch, t)).double().numpy() for t in _FP8.values()]
+    ok = np.all([np.isfinite(d) & (np.abs(d) <= 16) for d in decoded], axis=0)
+    out = []
+    for shape, fmt in zip(shapes, formats):
+        t = torch.from_numpy(rng.choice(codes[ok], shape).astype(np.uint8)).view(getattr(torch, _FP8[fmt]))
+        out.append((t, t.double().numpy()))
+    return out
+
+
+@tessel.jit
+def _fp8_dot(A, B, C, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
+    offs_m, offs_n, offs_k = tl.arange(0, M), tl.arange(0, N), tl.arange(0, K)
+    a = tl.load(A + offs_m[:, None] * K + offs_k[None, :])
+    b = tl.load(B + offs_k[:, None] * N + offs_n[None, :])
+    tl.store(C + offs_m[:, None] * N + offs_n[None, :], tl.dot(a, b))
+
+
+@pytest.mark.parametrize("formats", [("e4b8", "e4b8"), ("e5b16", "e4b8"), ("e4m3", "e5m2"), ("e5m2", "e5m2")],
+                         ids="x".join)
+def test_fp8_dot_on_the_matrix_cores(target, rng, formats):
+    # gfx942 multiplies its fnuz formats on v_mfma_f32_32x32x16_{fp8,bf8}_{fp8,bf8}, gfx950 the OCP ones; other
+    # pairs (and gfx90a, without 8-bit float MFMA) widen to fp16, which holds every value exactly. Products are
+    # exact and sums of 64 of them exact in fp32 at these magnitudes.
+    (a, av), (b, bv) = _fp8_operands(rng, [(64, 64), (64, 64)], formats)
+    c = np.zeros((64, 64), np.float32)
+    kernel = _fp8_dot.warmup(a, b, c, M=64, N=64, K=64, grid=(1,))
+    _fp8_dot[(1,)](a, b, c, M=64, N=64, K=64)
+    np.testing.assert_allclose(c, av @ bv, rtol=1e-6, atol=1e-6 * np.abs(av @ bv).max())
+    family = "fnuz" if formats[0].startswith(("e4b", "e5b")) else "ocp"
+    native = (target, family) in (("sim:gfx942", "fnuz"), ("sim:gfx950", "ocp"))
+    name = {"e4b8": "fp8", "e4m3": "fp8", "e5b16": "bf8", "e5m2": "bf8"}
+    if native:
+        assert f"v_mfma_f32_32x32x16_{name[formats[0]]}_{name[formats[1]]}" in kernel.asm["amdgcn"]
+    else:
+        assert re.search(r"v_mfma_f32_32x32x8_?f16", kernel.asm["amdgcn"])
+
+
+@tessel.jit
+def _fp8_chained_dots(A, B, V, C, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
+    offs_m, offs_n, offs_k = tl.arange(0, M), tl.arange(0, N), tl.arange(0, K)
+    a = tl.load(A + offs_m[:, None] * K + offs_k[None, :])
+    b = tl.load(B + offs_k[:, None] * N + offs_n[None, :])
+    v = tl.load(V + offs_n[:, None] * N + offs_n[None, :])
+    s = tl.dot(a, b)  # its accumulator is transposed: the operands' registers swap places
+    tl.store(C + offs_m[:, None] * N + offs_n[None, :], tl.dot(s.to(tl.float16), v))
+
+
+@pytest.mark.parametrize("formats", [("e5b16", "e4b8"), ("e4b8", "e5b16"), ("e5m2", "e4m3")], ids="x".join)
+def test_fp8_mixed_formats_in_a_transposed_accumulator(target, rng, formats):
+    # A chained dot's MFMAs take B's registers first: a mixed pair's formats swap with them (Triton 3.6 did not
+    # swap them: triton-lang/triton#9567).
+    import torch
+    (a, av), (b, bv) = _fp8_operands(rng, [(32, 32), (32, 32)], formats)
+    v = rng.integers(-2, 3, (32, 32)).astype(np.float16)
+    c = np.zeros((32, 32), np.float32)
+    _fp8_chained_dots[(1,)](a, b, v, c, M=32, N=32, K=32)
+    s = (av @ bv).astype(np.float16).astype(np.float64)
+    np.testing.assert_allclose(c, s @ v.astype(np.float64), rtol=1e-5, atol=1e-5 * np.abs(s @ v).max())

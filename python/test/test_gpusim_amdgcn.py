@@ -171,6 +171,46 @@ def test_matmul_int8(rng, chip, instruction):
     np.testing.assert_array_equal(c, a.astype(np.int64) @ b.astype(np.int64))
 
 
+# 8-bit floats into fp32: gfx942 multiplies the fnuz formats (fp8e4b8 is e4m3fnuz, fp8e5b16 e5m2fnuz) on
+# v_mfma_f32_32x32x16_{fp8,bf8}_{fp8,bf8}, which names src0's format first; gfx950 the OCP ones (fp8e4nv is e4m3fn,
+# fp8e5 e5m2) on v_mfma_f32_32x32x64_f8f6f4 (cbsz and blgp name the formats). torch decodes the bytes.
+# Triton 3.6 swaps the operands of its transposed MFMA layout but not the formats of a mixed fnuz pair
+# (triton-lang/triton#9567, fixed in 3.7): its result is the product of A's bytes read as B's format and B's read as
+# A's, which the simulator reproduces.
+@pytest.mark.parametrize("chip,a_type,b_type,instruction", [
+    ("gfx942", "fp8e4b8", "fp8e4b8", "v_mfma_f32_32x32x16_fp8_fp8"),
+    ("gfx942", "fp8e5b16", "fp8e5b16", "v_mfma_f32_32x32x16_bf8_bf8"),
+    ("gfx942", "fp8e5b16", "fp8e4b8", "v_mfma_f32_32x32x16_bf8_fp8"),
+    ("gfx950", "fp8e4nv", "fp8e5", "v_mfma_f32_32x32x64_f8f6f4"),
+    ("gfx950", "fp8e5", "fp8e4nv", "v_mfma_f32_32x32x64_f8f6f4")])
+def test_matmul_fp8(rng, chip, a_type, b_type, instruction):
+    import torch
+    torch_type = {"fp8e4b8": torch.float8_e4m3fnuz, "fp8e5b16": torch.float8_e5m2fnuz, "fp8e4nv": torch.float8_e4m3fn,
+                  "fp8e5": torch.float8_e5m2}
+    sig = dict(MATMUL_SIG, a_ptr=f"*{a_type}", b_ptr=f"*{b_type}", c_ptr="*fp32")
+    consts = {"stride_ak": 1, "stride_bn": 1, "stride_cn": 1, "BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 64,
+              "GROUP_M": 8}
+    code = amdgcn("matmul_kernel", sig, consts, chip=chip,
+                  divisible_by_16=["a_ptr", "b_ptr", "c_ptr", "stride_am", "stride_bk", "stride_cm"])
+    assert instruction in code["amdgcn"]
+    m, n, k = 96, 128, 192
+
+    def decode(bits, name):
+        return torch.from_numpy(bits).view(torch_type[name]).double().numpy()
+
+    def values(shape):  # bytes finite and at most 64 in magnitude in every format of the test
+        codes = np.arange(256, dtype=np.uint8)
+        ok = np.all([np.isfinite(decode(codes, t)) & (np.abs(decode(codes, t)) <= 64) for t in torch_type], axis=0)
+        return rng.choice(codes[ok], shape).astype(np.uint8)
+
+    a, b = values((m, k)), values((k, n))
+    c = np.zeros((m, n), np.float32)
+    run_matmul(code, a, b, c)
+    swapped = chip == "gfx942" and a_type != b_type  # Triton 3.6's mixed-format bug
+    ref = decode(a, b_type if swapped else a_type) @ decode(b, a_type if swapped else b_type)
+    np.testing.assert_allclose(c, ref, rtol=1e-5, atol=1e-5 * np.abs(ref).max())
+
+
 @pytest.mark.parametrize("chip,instruction", [("gfx90a", "v_mfma_f32_32x32x2f32"), ("gfx950", "v_mfma_f32_32x32x2_f32")])
 def test_matmul_fp32(rng, chip, instruction):
     code = matmul_code("fp32", chip)

@@ -10,6 +10,9 @@ namespace tessel::target {
 struct TilePipelineOptions {
   /// Dots and fp32/fp16 conversions of 8-bit floats (NVIDIA sm_89+).
   bool nativeFP8 = false;
+  /// The 8-bit floats an AMD chip's dots multiply (tile-expand-fp8's `mfma`:
+  /// "fnuz", "ocp" or none).
+  std::string mfmaFP8;
   /// Integers to bf16 in one rounding (NVIDIA sm_90+).
   bool nativeIntToBF16 = false;
   /// Loads of host-made tensor descriptors, for a tensor copy engine

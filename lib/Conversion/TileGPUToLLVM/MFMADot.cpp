@@ -22,7 +22,8 @@
 // (K step s, half h: from 2 P s + P h), read P elements at a time.
 //
 // A transposed accumulator is the same instruction with the operands'
-// registers swapped: it computes D^T = B^T A^T.
+// registers swapped: it computes D^T = B^T A^T (the formats of a mixed
+// 8-bit float pair swapped with them).
 //
 //===----------------------------------------------------------------------===//
 #include "DotOpToLLVM.h"
@@ -55,7 +56,12 @@ gpu::lowering::mfmaDotShape(tile::DotOp dot, const gpu::AmdTargetHooks &amd) {
     inputs = gpu::MfmaInputs::F32;
   else if (aElt.isInteger(8) && bElt.isInteger(8) && accElt.isInteger(32))
     inputs = gpu::MfmaInputs::I8;
-  else
+  else if (tile::isFP8Type(aElt) && tile::isFP8Type(bElt) && accElt.isF32()) {
+    // Only the chip's own formats are left in dots (tile-expand-fp8).
+    bool aE5 = tile::isE5M2Type(aElt), bE5 = tile::isE5M2Type(bElt);
+    inputs = aE5 ? (bE5 ? gpu::MfmaInputs::BF8_BF8 : gpu::MfmaInputs::BF8_FP8)
+                 : (bE5 ? gpu::MfmaInputs::FP8_BF8 : gpu::MfmaInputs::FP8_FP8);
+  } else
     return std::nullopt;
   int32_t kWidth = amd.mfmaKWidth(inputs);
   LinearLayout d = layoutOf(dot.getD().getType());
@@ -347,6 +353,12 @@ SmallVector<Value> gpu::lowering::lowerMfmaDot(OpBuilder &b, Location loc,
   // K steps outermost: a step's operands are dead after it. Step s takes
   // K from P s + g K / G (runs) or G P s + P g on.
   const gpu::AmdTargetHooks &amd = *target.amd();
+  // Swapped operands swap the formats of a mixed 8-bit float pair too.
+  gpu::MfmaInputs swappedInputs = shape.inputs;
+  if (shape.inputs == gpu::MfmaInputs::FP8_BF8)
+    swappedInputs = gpu::MfmaInputs::BF8_FP8;
+  else if (shape.inputs == gpu::MfmaInputs::BF8_FP8)
+    swappedInputs = gpu::MfmaInputs::FP8_BF8;
   for (int32_t s = 0; s < K / (G * P); ++s) {
     int32_t k0 = runs ? P * s : G * P * s;
     Value kStart = b.create<arith::AddIOp>(loc, kGroup, i32Const(b, loc, k0));
@@ -354,7 +366,7 @@ SmallVector<Value> gpu::lowering::lowerMfmaDot(OpBuilder &b, Location loc,
       Value xa = x.fragment(b, loc, origin[t].first, aRow[t], k0, kStart);
       Value yb = y.fragment(b, loc, origin[t].second, bCol[t], k0, kStart);
       acc[t] = shape.transposed
-                   ? amd.mfma(b, loc, shape.inputs, instr, yb, xa, acc[t])
+                   ? amd.mfma(b, loc, swappedInputs, instr, yb, xa, acc[t])
                    : amd.mfma(b, loc, shape.inputs, instr, xa, yb, acc[t]);
     }
   }

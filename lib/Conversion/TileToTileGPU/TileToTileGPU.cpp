@@ -175,7 +175,7 @@ struct ConvertTileToTileGPU
     int32_t kWidth, instr;
   };
   /// fp16 or bf16 inputs of one type into fp32 (or fp16 from fp16), fp32
-  /// into fp32, int8 into int32; whole 32x32 accumulator blocks (16x16
+  /// into fp32, int8 into int32, 8-bit floats into fp32; whole 32x32 accumulator blocks (16x16
   /// where the shape has only those) and whole instructions along K (2 or 4
   /// kWidth).
   std::optional<MfmaChoice> mfmaChoice(tile::DotOp dot) const {
@@ -194,6 +194,8 @@ struct ConvertTileToTileGPU
       width = 1;
     else if (a.isInteger(8) && b.isInteger(8) && acc.isInteger(32))
       width = mfmaInt8KWidth;
+    else if (tile::isFP8Type(a) && tile::isFP8Type(b) && acc.isF32())
+      width = 8; // the chip's own formats (tile-expand-fp8 left them)
     if (!width)
       return std::nullopt;
     for (int32_t instr : {32, 16})

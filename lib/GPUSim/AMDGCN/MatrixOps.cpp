@@ -4,7 +4,12 @@
 // gfx90a's spellings, f16 and bf16_1k) and gfx950's {32x32x16,16x16x32};
 // v_mfma_f32_{32x32x2,16x16x4}_f32; v_mfma_i32_{32x32x8,16x16x16}_i8
 // (gfx90a), {32x32x16,16x16x32}_i8 (CDNA3) and {32x32x32,16x16x64}_i8
-// (gfx950). They have the register/lane layouts of AMD's matrix instruction
+// (gfx950); v_mfma_f32_{32x32x16,16x16x32}_{fp8,bf8}_{fp8,bf8}, whose
+// 8-bit floats are e4m3 (fp8) and e5m2 (bf8) in gfx942's fnuz formats (biases
+// 8 and 16, 0x80 the NaN, no infinities) and gfx950's OCP ones (e4m3fn,
+// e5m2); gfx950's v_mfma_f32_{32x32x64,16x16x128}_f8f6f4 with 8-bit
+// operands (cbsz and blgp name A's and B's format: 0 e4m3, 1 e5m2). They
+// have the register/lane layouts of AMD's matrix instruction
 // calculator (P = K M / 64 elements per lane, packed low first in
 // registers): A[i][k] in lane i + M (k / P), element k % P; B[k][j] in lane
 // j + N (k / P), element k % P; D[i][j] in lane j + N ((i / 4) % (64 / N)),
@@ -18,28 +23,65 @@
 
 #include "../SmallFloat.h"
 
+#include <cmath>
+
 namespace tessel::gpusim::amdgcn {
 namespace {
 
-enum class Elt { F16, BF16, F32, I8 };
+enum class Elt { F16, BF16, F32, I8, FP8, BF8, F8F6F4 };
 
-template <int M, int K, Elt E>
+/// An 8-bit float of the kernel's chip: e4m3 (`e5m2` false) or e5m2, fnuz
+/// on gfx942 and OCP on gfx950.
+double fp8Value(const Wave &w, uint32_t bits, bool e5m2) {
+  bits &= 0xff;
+  bool fnuz = w.kernel && w.kernel->target != "gfx950";
+  int mbits = e5m2 ? 2 : 3, ebits = e5m2 ? 5 : 4;
+  int bias = (e5m2 ? 15 : 7) + (fnuz ? 1 : 0);
+  if (fnuz && bits == 0x80)
+    return std::nan("");
+  if (!fnuz && e5m2)
+    return smallFloatValue(bits, 5, 2); // IEEE-like: infinities and NaNs
+  if (!fnuz && (bits & 0x7f) == 0x7f)
+    return std::nan(""); // e4m3fn's only NaN
+  uint32_t e = (bits >> mbits) & ((1u << ebits) - 1), m = bits & ((1u << mbits) - 1);
+  double v = e == 0 ? std::ldexp(double(m), 1 - bias - mbits)
+                    : std::ldexp(double((1u << mbits) + m), int(e) - bias - mbits);
+  return bits & 0x80 ? -v : v;
+}
+
+template <int M, int K, Elt E, Elt EB = E>
 void mfma(Wave &w, const Inst &I) {
   constexpr int N = M, Groups = 64 / M, Regs = M * N / 64, PerLane = K / Groups;
-  constexpr int Bits = E == Elt::F32 ? 32 : E == Elt::I8 ? 8 : 16, PerReg = 32 / Bits;
+  constexpr bool Byte = E == Elt::I8 || E == Elt::FP8 || E == Elt::BF8 || E == Elt::F8F6F4;
+  constexpr int Bits = E == Elt::F32 ? 32 : Byte ? 8 : 16, PerReg = 32 / Bits;
   if (I.ops.size() != 4)
     w.fail(I.op + " takes a destination and three sources");
-  if (I.mods.cbsz || I.mods.abid || I.mods.blgp)
+  Elt ea = E, eb = EB;
+  if (E == Elt::F8F6F4) {
+    // gfx950's f8f6f4: cbsz names A's format, blgp B's (0 e4m3, 1 e5m2, 2
+    // and 3 the 6-bit floats, 4 e2m1).
+    auto format = [&](uint8_t f) {
+      if (f > 1)
+        w.fail(I.op + ": only its 8-bit formats (cbsz and blgp 0 or 1) are modeled");
+      return f ? Elt::BF8 : Elt::FP8;
+    };
+    ea = format(I.mods.cbsz);
+    eb = format(I.mods.blgp);
+  } else if (I.mods.cbsz || I.mods.abid || I.mods.blgp) {
     w.fail("MFMA broadcast controls (cbsz, abid, blgp) are not modeled");
+  }
   if (w.exec != ~uint64_t(0))
     w.fail("MFMA with lanes disabled in EXEC");
   const Operand &d = I.ops[0], &a = I.ops[1], &b = I.ops[2], &c = I.ops[3];
-  auto value = [](uint32_t bits) -> double {
-    switch (E) {
+  auto value = [&](uint32_t bits, Elt e) -> double {
+    switch (e) {
     case Elt::F16: return halfToDouble(uint16_t(bits));
     case Elt::BF16: return bf16ToDouble(uint16_t(bits));
     case Elt::F32: return double(asFloat(bits));
     case Elt::I8: return double(int8_t(uint8_t(bits)));
+    case Elt::FP8: return fp8Value(w, bits, false);
+    case Elt::BF8: return fp8Value(w, bits, true);
+    case Elt::F8F6F4: break; // resolved to FP8 or BF8 above
     }
     return 0;
   };
@@ -48,8 +90,8 @@ void mfma(Wave &w, const Inst &I) {
     for (int r = 0; r < PerLane; ++r) {
       uint32_t av = readLane(w, a, lane, Ty::B32, r / PerReg), bv = readLane(w, b, lane, Ty::B32, r / PerReg);
       int k = r + PerLane * (lane / M), shift = Bits * (r % PerReg);
-      A[lane % M][k] = value(Bits == 32 ? av : av >> shift);
-      B[k][lane % N] = value(Bits == 32 ? bv : bv >> shift);
+      A[lane % M][k] = value(Bits == 32 ? av : av >> shift, ea);
+      B[k][lane % N] = value(Bits == 32 ? bv : bv >> shift, eb);
     }
   bool scalarC = c.kind == OpKind::Int || c.kind == OpKind::Float;
   uint32_t out[Regs][64];
@@ -102,6 +144,18 @@ void registerMatrixOps(Table &t) {
   t["v_mfma_i32_16x16x32_i8"] = mfma<16, 32, Elt::I8>;
   t["v_mfma_i32_32x32x32_i8"] = mfma<32, 32, Elt::I8>;
   t["v_mfma_i32_16x16x64_i8"] = mfma<16, 64, Elt::I8>;
+  // 8-bit floats (CDNA3 on): A's format, then B's.
+  t["v_mfma_f32_32x32x16_fp8_fp8"] = mfma<32, 16, Elt::FP8, Elt::FP8>;
+  t["v_mfma_f32_32x32x16_fp8_bf8"] = mfma<32, 16, Elt::FP8, Elt::BF8>;
+  t["v_mfma_f32_32x32x16_bf8_fp8"] = mfma<32, 16, Elt::BF8, Elt::FP8>;
+  t["v_mfma_f32_32x32x16_bf8_bf8"] = mfma<32, 16, Elt::BF8, Elt::BF8>;
+  t["v_mfma_f32_16x16x32_fp8_fp8"] = mfma<16, 32, Elt::FP8, Elt::FP8>;
+  t["v_mfma_f32_16x16x32_fp8_bf8"] = mfma<16, 32, Elt::FP8, Elt::BF8>;
+  t["v_mfma_f32_16x16x32_bf8_fp8"] = mfma<16, 32, Elt::BF8, Elt::FP8>;
+  t["v_mfma_f32_16x16x32_bf8_bf8"] = mfma<16, 32, Elt::BF8, Elt::BF8>;
+  // gfx950's: each operand's format from cbsz / blgp, 32 per lane.
+  t["v_mfma_f32_32x32x64_f8f6f4"] = mfma<32, 64, Elt::F8F6F4>;
+  t["v_mfma_f32_16x16x128_f8f6f4"] = mfma<16, 128, Elt::F8F6F4>;
 }
 
 } // namespace tessel::gpusim::amdgcn

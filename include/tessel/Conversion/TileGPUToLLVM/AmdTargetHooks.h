@@ -13,8 +13,10 @@
 namespace tessel::gpu {
 
 /// The inputs of an MFMA instruction: fp16 or bf16 (into fp32), fp32
-/// (into fp32, products exact), int8 (into int32).
-enum class MfmaInputs { F16, BF16, F32, I8 };
+/// (into fp32, products exact), int8 (into int32), and 8-bit floats into
+/// fp32 (CDNA3 on), A's format then B's: fp8 is e4m3, bf8 e5m2, of the
+/// chip's family (gfx942: fnuz; gfx950: OCP).
+enum class MfmaInputs { F16, BF16, F32, I8, FP8_FP8, FP8_BF8, BF8_FP8, BF8_BF8 };
 
 class AmdTargetHooks {
 public:
@@ -28,7 +30,7 @@ public:
   /// accumulator block) plus A (instr x K) times B (K x instr), of which `a`
   /// and `b` are this lane's mfmaKWidth elements along K as integers of
   /// their width (vector<P x i16>, vector<P x i32> for fp32, vector<P x
-  /// i8>). Returns the new `acc`.
+  /// i8> for 8-bit inputs). Returns the new `acc`.
   virtual mlir::Value mfma(mlir::OpBuilder &b, mlir::Location loc,
                            MfmaInputs inputs, int instr, mlir::Value a,
                            mlir::Value bv, mlir::Value acc) const = 0;

@@ -251,7 +251,26 @@ Value fromWide(OpBuilder &b, Location loc, Value x, Type to, bool native) {
 }
 
 /// Rewrites `op` if it touches 8-bit floats.
-void expand(Operation *op, bool native) {
+/// Whether an AMD chip's matrix cores multiply `dot` as it is: both
+/// operands of the chip's 8-bit family `mfma` ("fnuz" or "ocp"), fp32
+/// accumulation, and whole 32x32x16 or 16x16x32 instructions.
+bool mfmaKeeps(DotOp dot, StringRef mfma) {
+  auto ofFamily = [&](Type t) {
+    return mfma == "fnuz" ? isFnuzFP8Type(t) : mfma == "ocp" && isOCPFP8Type(t);
+  };
+  if (!ofFamily(dot.getA().getType()) || !ofFamily(dot.getB().getType()) ||
+      !getElementTypeOrSelf(dot.getC().getType()).isF32())
+    return false;
+  auto a = cast<ShapedType>(dot.getA().getType());
+  auto d = cast<ShapedType>(dot.getD().getType());
+  if (a.getRank() != 2)
+    return false;
+  int64_t m = d.getDimSize(0), n = d.getDimSize(1), k = a.getDimSize(1);
+  return (m % 32 == 0 && n % 32 == 0 && k % 16 == 0) ||
+         (m % 16 == 0 && n % 16 == 0 && k % 32 == 0);
+}
+
+void expand(Operation *op, bool native, StringRef mfma) {
   OpBuilder b(op);
   Location loc = op->getLoc();
   if (auto c = dyn_cast<arith::ConstantOp>(op)) {
@@ -284,6 +303,8 @@ void expand(Operation *op, bool native) {
   }
   if (auto dot = dyn_cast<DotOp>(op)) {
     if (!isFP8Type(dot.getA().getType()) && !isFP8Type(dot.getB().getType()))
+      return;
+    if (mfmaKeeps(dot, mfma))
       return;
     // The target's 8-bit MMAs (m16n8k32, m64nNk32) take K in steps of 32.
     auto aType = cast<ShapedType>(dot.getA().getType());
@@ -343,7 +364,7 @@ struct TileExpandFP8 : tessel::tile::impl::TileExpandFP8Base<TileExpandFP8> {
     SmallVector<Operation *> ops;
     getOperation().walk([&](Operation *op) { ops.push_back(op); });
     for (Operation *op : ops)
-      expand(op, native);
+      expand(op, native, mfma);
   }
 };
 

@@ -1,5 +1,7 @@
 // RUN: tessel-opt %s -split-input-file -tile-expand-fp8 | FileCheck %s
 // RUN: tessel-opt %s -split-input-file -tile-expand-fp8="native=true" | FileCheck %s --check-prefix=NATIVE
+// RUN: tessel-opt %s -split-input-file -tile-expand-fp8="mfma=fnuz" | FileCheck %s --check-prefix=FNUZ
+// RUN: tessel-opt %s -split-input-file -tile-expand-fp8="mfma=ocp" | FileCheck %s --check-prefix=OCP
 
 // Arithmetic on 8-bit floats runs on their fp32 values (decoded from the
 // bits: the exponent field scales the significand) and rounds the result
@@ -102,4 +104,27 @@ func.func @fnuz_and_b15(%a: tensor<16xf8E4M3FNUZ>, %x: tensor<16xf32>, %p: tenso
   %u = arith.truncf %x : tensor<16xf32> to tensor<16xf8E4M3B11FNUZ>
   %d = tile.dot %p, %q, %c : tensor<16x32xf8E4M3B11FNUZ>, tensor<32x16xf8E4M3B11FNUZ> -> tensor<16x16xf32>
   return %s, %t, %u, %d : tensor<16xf8E4M3FNUZ>, tensor<16xf8E5M2FNUZ>, tensor<16xf8E4M3B11FNUZ>, tensor<16x16xf32>
+}
+
+// -----
+
+// AMD's matrix cores (mfma=fnuz: gfx942) multiply fnuz pairs into fp32 in
+// whole 32x32x16 or 16x16x32 instructions: those dots keep their operands;
+// OCP ones, an fp16 accumulator and a K of 8 widen to fp16. With mfma=ocp
+// (gfx950) it is the other way round.
+// CHECK-LABEL: func.func @mfma
+// FNUZ-LABEL: func.func @mfma
+// FNUZ: tile.dot %{{.*}}, %{{.*}}, %{{.*}} : tensor<32x16xf8E5M2FNUZ>, tensor<16x32xf8E4M3FNUZ> -> tensor<32x32xf32>
+// FNUZ: tile.dot %{{.*}}, %{{.*}}, %{{.*}} : tensor<32x16xf16>, tensor<16x32xf16> -> tensor<32x32xf32>
+// FNUZ: tile.dot %{{.*}}, %{{.*}}, %{{.*}} : tensor<32x16xf16>, tensor<16x32xf16> -> tensor<32x32xf16>
+// FNUZ: tile.dot %{{.*}}, %{{.*}}, %{{.*}} : tensor<32x8xf16>, tensor<8x32xf16> -> tensor<32x32xf32>
+// OCP-LABEL: func.func @mfma
+// OCP: tile.dot %{{.*}}, %{{.*}}, %{{.*}} : tensor<32x16xf16>, tensor<16x32xf16> -> tensor<32x32xf32>
+// OCP: tile.dot %{{.*}}, %{{.*}}, %{{.*}} : tensor<32x16xf8E4M3FN>, tensor<16x32xf8E5M2> -> tensor<32x32xf32>
+func.func @mfma(%a: tensor<32x16xf8E5M2FNUZ>, %b: tensor<16x32xf8E4M3FNUZ>, %p: tensor<32x16xf8E4M3FN>, %q: tensor<16x32xf8E5M2>, %s: tensor<32x8xf8E4M3FNUZ>, %t: tensor<8x32xf8E4M3FNUZ>, %c: tensor<32x32xf32>, %h: tensor<32x32xf16>) -> (tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf16>, tensor<32x32xf32>) {
+  %d = tile.dot %a, %b, %c : tensor<32x16xf8E5M2FNUZ>, tensor<16x32xf8E4M3FNUZ> -> tensor<32x32xf32>
+  %e = tile.dot %p, %q, %c : tensor<32x16xf8E4M3FN>, tensor<16x32xf8E5M2> -> tensor<32x32xf32>
+  %f = tile.dot %a, %b, %h : tensor<32x16xf8E5M2FNUZ>, tensor<16x32xf8E4M3FNUZ> -> tensor<32x32xf16>
+  %g = tile.dot %s, %t, %c : tensor<32x8xf8E4M3FNUZ>, tensor<8x32xf8E4M3FNUZ> -> tensor<32x32xf32>
+  return %d, %e, %f, %g : tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf16>, tensor<32x32xf32>
 }

@@ -296,6 +296,11 @@ int AMDTargetInfo::mfmaKWidth(gpu::MfmaInputs inputs) const {
     // gfx90a's v_mfma_i32_{32x32x8,16x16x16}i8; CDNA3 on:
     // v_mfma_i32_{32x32x16,16x16x32}_i8.
     return chip == "gfx90a" ? 4 : 8;
+  case gpu::MfmaInputs::FP8_FP8:
+  case gpu::MfmaInputs::FP8_BF8:
+  case gpu::MfmaInputs::BF8_FP8:
+  case gpu::MfmaInputs::BF8_BF8:
+    return 8; // v_mfma_f32_{32x32x16,16x16x32}_{fp8,bf8}_{fp8,bf8}
   }
   return 0;
 }
@@ -335,6 +340,22 @@ Value AMDTargetInfo::mfma(OpBuilder &b, Location loc, gpu::MfmaInputs inputs,
     as(b.getI64Type());
     return big ? make(ROCDL::mfma_i32_32x32x16_i8())
                : make(ROCDL::mfma_i32_16x16x32_i8());
+  case gpu::MfmaInputs::FP8_FP8:
+    as(b.getI64Type());
+    return big ? make(ROCDL::mfma_f32_32x32x16_fp8_fp8())
+               : make(ROCDL::mfma_f32_16x16x32_fp8_fp8());
+  case gpu::MfmaInputs::FP8_BF8:
+    as(b.getI64Type());
+    return big ? make(ROCDL::mfma_f32_32x32x16_fp8_bf8())
+               : make(ROCDL::mfma_f32_16x16x32_fp8_bf8());
+  case gpu::MfmaInputs::BF8_FP8:
+    as(b.getI64Type());
+    return big ? make(ROCDL::mfma_f32_32x32x16_bf8_fp8())
+               : make(ROCDL::mfma_f32_16x16x32_bf8_fp8());
+  case gpu::MfmaInputs::BF8_BF8:
+    as(b.getI64Type());
+    return big ? make(ROCDL::mfma_f32_32x32x16_bf8_bf8())
+               : make(ROCDL::mfma_f32_16x16x32_bf8_bf8());
   }
   return {};
 }

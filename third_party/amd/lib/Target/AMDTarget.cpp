@@ -228,6 +228,9 @@ llvm::Error compileAMD(ModuleOp module, const std::string &chip,
   PassManager toGPU(ctx);
   TilePipelineOptions tileOptions; // 8-bit floats and int->bf16 in software
   tileOptions.numStages = options.numStages;
+  // 8-bit float dots on the matrix cores: gfx942's fnuz formats, gfx950's
+  // OCP ones (gfx90a has neither: fp16 dots of the widened values).
+  tileOptions.mfmaFP8 = chip == "gfx942" ? "fnuz" : chip == "gfx950" ? "ocp" : "";
   buildTilePipeline(toGPU, tileOptions);
   ConvertTileToTileGPUOptions layoutOptions;
   layoutOptions.numWarps = options.numWarps;

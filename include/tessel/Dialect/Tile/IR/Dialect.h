@@ -76,6 +76,19 @@ inline bool isOCPFP8Type(mlir::Type type) {
       mlir::getElementTypeOrSelf(type));
 }
 
+/// Whether `type` is an "fnuz" 8-bit float (e4m3fnuz, e5m2fnuz), the ones
+/// AMD's CDNA3 multiplies natively.
+inline bool isFnuzFP8Type(mlir::Type type) {
+  return mlir::isa<mlir::Float8E4M3FNUZType, mlir::Float8E5M2FNUZType>(
+      mlir::getElementTypeOrSelf(type));
+}
+
+/// Whether `type` is an 8-bit float with 5 exponent bits (e5m2, e5m2fnuz).
+inline bool isE5M2Type(mlir::Type type) {
+  return mlir::isa<mlir::Float8E5M2Type, mlir::Float8E5M2FNUZType>(
+      mlir::getElementTypeOrSelf(type));
+}
+
 /// tile.print's lines, as every target prints them (Triton's GPU format):
 /// the printf format of one element of operand `operand` (or, for an op
 /// without operands, of its one line), whose arguments are the program ids

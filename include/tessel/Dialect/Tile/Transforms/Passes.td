@@ -146,11 +146,17 @@ def TileExpandFP8 : Pass<"tile-expand-fp8", "mlir::func::FuncOp"> {
     - Dots of 8-bit floats without `native` (or of fnuz or fp8e4b15
       operands, or accumulating in fp16, or with K not a multiple of 32)
       multiply the operands extended to fp16, which holds them exactly.
+    - With `mfma` (AMD), dots into fp32 whose operands are both of the
+      chip's family (fnuz or OCP, e4m3 or e5m2 each) stay 8-bit where the
+      shape takes whole MFMA instructions (32x32x16 or 16x16x32).
   }];
   let options = [
     Option<"native", "native", "bool", /*default=*/"false",
            "The target multiplies 8-bit floats into fp32, rounds fp32 to "
-           "them and widens them to fp16 itself (sm_89 and newer)">
+           "them and widens them to fp16 itself (sm_89 and newer)">,
+    Option<"mfma", "mfma", "std::string", /*default=*/"\"\"",
+           "The 8-bit floats an AMD chip's matrix cores multiply into fp32: "
+           "fnuz (gfx942), ocp (gfx950) or none">
   ];
   let dependentDialects = ["mlir::arith::ArithDialect"];
 }
