@@ -615,7 +615,8 @@ def _fp8_dot(A, B, C, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
 @pytest.mark.parametrize("formats", [("e4b8", "e4b8"), ("e5b16", "e4b8"), ("e4m3", "e5m2"), ("e5m2", "e5m2")],
                          ids="x".join)
 def test_fp8_dot_on_the_matrix_cores(target, rng, formats):
-    # gfx942 multiplies its fnuz formats on v_mfma_f32_32x32x16_{fp8,bf8}_{fp8,bf8}, gfx950 the OCP ones; other
+    # gfx942 multiplies its fnuz formats on v_mfma_f32_32x32x16_{fp8,bf8}_{fp8,bf8}, gfx950 the OCP ones (on its
+    # f8f6f4 MFMA where K is a multiple of 64); other
     # pairs (and gfx90a, without 8-bit float MFMA) widen to fp16, which holds every value exactly. Products are
     # exact and sums of 64 of them exact in fp32 at these magnitudes.
     (a, av), (b, bv) = _fp8_operands(rng, [(64, 64), (64, 64)], formats)
@@ -626,7 +627,9 @@ def test_fp8_dot_on_the_matrix_cores(target, rng, formats):
     family = "fnuz" if formats[0].startswith(("e4b", "e5b")) else "ocp"
     native = (target, family) in (("sim:gfx942", "fnuz"), ("sim:gfx950", "ocp"))
     name = {"e4b8": "fp8", "e4m3": "fp8", "e5b16": "bf8", "e5m2": "bf8"}
-    if native:
+    if native and target == "sim:gfx950":  # K = 64 takes the f8f6f4 MFMA, 32 elements a lane
+        assert "v_mfma_f32_32x32x64_f8f6f4" in kernel.asm["amdgcn"]
+    elif native:
         assert f"v_mfma_f32_32x32x16_{name[formats[0]]}_{name[formats[1]]}" in kernel.asm["amdgcn"]
     else:
         assert re.search(r"v_mfma_f32_32x32x8_?f16", kernel.asm["amdgcn"])
@@ -642,14 +645,14 @@ def _fp8_chained_dots(A, B, V, C, M: tl.constexpr, N: tl.constexpr, K: tl.conste
     tl.store(C + offs_m[:, None] * N + offs_n[None, :], tl.dot(s.to(tl.float16), v))
 
 
+@pytest.mark.parametrize("K", [32, 64])
 @pytest.mark.parametrize("formats", [("e5b16", "e4b8"), ("e4b8", "e5b16"), ("e5m2", "e4m3")], ids="x".join)
-def test_fp8_mixed_formats_in_a_transposed_accumulator(target, rng, formats):
+def test_fp8_mixed_formats_in_a_transposed_accumulator(target, rng, formats, K):
     # A chained dot's MFMAs take B's registers first: a mixed pair's formats swap with them (Triton 3.6 did not
-    # swap them: triton-lang/triton#9567).
-    import torch
-    (a, av), (b, bv) = _fp8_operands(rng, [(32, 32), (32, 32)], formats)
+    # swap them: triton-lang/triton#9567), on gfx950's f8f6f4 (K = 64) as on the 32x32x16 MFMAs.
+    (a, av), (b, bv) = _fp8_operands(rng, [(32, K), (K, 32)], formats)
     v = rng.integers(-2, 3, (32, 32)).astype(np.float16)
     c = np.zeros((32, 32), np.float32)
-    _fp8_chained_dots[(1,)](a, b, v, c, M=32, N=32, K=32)
+    _fp8_chained_dots[(1,)](a, b, v, c, M=32, N=32, K=K)
     s = (av @ bv).astype(np.float16).astype(np.float64)
     np.testing.assert_allclose(c, s @ v.astype(np.float64), rtol=1e-5, atol=1e-5 * np.abs(s @ v).max())

@@ -95,6 +95,10 @@ def ConvertTileToTileGPU : Pass<"convert-tile-to-tilegpu", "mlir::ModuleOp"> {
     Option<"mfmaInt8KWidth", "mfma-int8-k-width", "int", /*default=*/"8",
            "Elements of K per lane of the chip's 32x32 int8 MFMA (4: gfx90a's "
            "v_mfma_i32_32x32x8i8; 8: v_mfma_i32_32x32x16_i8 from CDNA3 on)">,
+    Option<"mfmaFP8WideKWidth", "mfma-fp8-wide-k-width", "int", /*default=*/"0",
+           "Elements of K per lane of the chip's wider 8-bit float MFMA, tried "
+           "before the 8 of 32x32x16 where K allows (32: gfx950's f8f6f4; 0: "
+           "none)">,
   ];
   let dependentDialects = ["::tessel::tilegpu::TileGPUDialect"];
 }

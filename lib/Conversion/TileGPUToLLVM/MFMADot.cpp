@@ -63,10 +63,12 @@ gpu::lowering::mfmaDotShape(tile::DotOp dot, const gpu::AmdTargetHooks &amd) {
                  : (bE5 ? gpu::MfmaInputs::FP8_BF8 : gpu::MfmaInputs::FP8_FP8);
   } else
     return std::nullopt;
-  int32_t kWidth = amd.mfmaKWidth(inputs);
   LinearLayout d = layoutOf(dot.getD().getType());
+  // The wider instruction first where K allows, as convert-tile-to-tilegpu
+  // chooses (its mfma-fp8-wide-k-width).
+  for (int32_t kWidth : {amd.mfmaWideKWidth(inputs), amd.mfmaKWidth(inputs)})
   for (int32_t instr : {32, 16}) {
-    if (K % (64 / instr * kWidth))
+    if (!kWidth || K % (64 / instr * kWidth))
       continue;
     for (bool transposed : {false, true})
       if (auto warps =
@@ -229,9 +231,11 @@ public:
     // steps), else alone.
     Value idx = staging->index(b, loc, mn, kStart);
     if (bytes >= 16 || (staging->rowElems * e) % 16 || !wideRuns) {
-      Value group = b.create<arith::DivUIOp>(loc, idx, i32Const(b, loc, kWidth));
-      Value addr = sharedElement(b, loc, space, base, group, bytes);
-      return b.create<LLVM::LoadOp>(loc, operandTy, addr, bytes).getResult();
+      // Aligned to the fragment up to 16 bytes (the padding's multiple).
+      Value addr = sharedElement(b, loc, space, base, idx, e);
+      return b.create<LLVM::LoadOp>(loc, operandTy, addr,
+                                    std::min<int64_t>(bytes, 16))
+          .getResult();
     }
     // Thread 0's offset within the 16 bytes is every lane's.
     int32_t per16 = int32_t(16 / e), within = kFirst0 % per16;

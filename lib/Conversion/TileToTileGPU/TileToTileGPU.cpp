@@ -186,7 +186,7 @@ struct ConvertTileToTileGPU
     Type acc = dot.getD().getType().getElementType();
     auto shape = dot.getD().getType().getShape();
     int64_t k = dot.getA().getType().getDimSize(1);
-    int32_t width = 0;
+    int32_t width = 0, wide = 0;
     if ((a.isF16() || a.isBF16()) && a == b &&
         (acc.isF32() || (acc.isF16() && a.isF16())))
       width = 4;
@@ -194,14 +194,17 @@ struct ConvertTileToTileGPU
       width = 1;
     else if (a.isInteger(8) && b.isInteger(8) && acc.isInteger(32))
       width = mfmaInt8KWidth;
-    else if (tile::isFP8Type(a) && tile::isFP8Type(b) && acc.isF32())
+    else if (tile::isFP8Type(a) && tile::isFP8Type(b) && acc.isF32()) {
       width = 8; // the chip's own formats (tile-expand-fp8 left them)
+      wide = mfmaFP8WideKWidth;
+    }
     if (!width)
       return std::nullopt;
-    for (int32_t instr : {32, 16})
-      if (shape[0] % instr == 0 && shape[1] % instr == 0 &&
-          k % (64 / instr * width) == 0)
-        return MfmaChoice{width, instr};
+    for (int32_t w : {wide, width})
+      for (int32_t instr : {32, 16})
+        if (w && shape[0] % instr == 0 && shape[1] % instr == 0 &&
+            k % (64 / instr * w) == 0)
+          return MfmaChoice{w, instr};
     return std::nullopt;
   }
   bool usesMfma(tile::DotOp dot) const { return mfmaChoice(dot).has_value(); }

@@ -25,10 +25,15 @@ public:
   /// `inputs`, 32x32 and 16x16 alike (the instructions take two and four
   /// times as many along K).
   virtual int mfmaKWidth(MfmaInputs inputs) const = 0;
+  /// A wider K per lane that a second MFMA of the chip takes for `inputs`,
+  /// tried first where K allows (gfx950's f8f6f4 for 8-bit floats: 32, its
+  /// 32x32x64 and 16x16x128); 0 where there is none.
+  virtual int mfmaWideKWidth(MfmaInputs inputs) const { return 0; }
   /// One MFMA of the wave on an `instr` x `instr` block (32 or 16): `acc`
   /// (vector<instr^2 / 64 x f32>, or i32 for int8: this lane's part of the
   /// accumulator block) plus A (instr x K) times B (K x instr), of which `a`
-  /// and `b` are this lane's mfmaKWidth elements along K as integers of
+  /// and `b` are this lane's mfmaKWidth (or mfmaWideKWidth) elements along
+  /// K as integers of
   /// their width (vector<P x i16>, vector<P x i32> for fp32, vector<P x
   /// i8> for 8-bit inputs). Returns the new `acc`.
   virtual mlir::Value mfma(mlir::OpBuilder &b, mlir::Location loc,

@@ -69,8 +69,8 @@ LinearLayout mfmaOperandLayout(unsigned operand,
   int32_t groups = groupsOf(instr);
   if (operand > 1)
     bad("an mfma operand is 0 (A) or 1 (B)");
-  if (kWidth < 1 || kWidth > 16 || (kWidth & (kWidth - 1)))
-    bad("an mfma operand holds 1 to 16 (a power of two) elements of K per "
+  if (kWidth < 1 || kWidth > 32 || (kWidth & (kWidth - 1)))
+    bad("an mfma operand holds 1 to 32 (a power of two) elements of K per "
         "lane, not " + std::to_string(kWidth));
   int32_t k = shape[operand == 0 ? 1 : 0], instK = groups * kWidth;
   if (k % instK)

@@ -305,6 +305,14 @@ int AMDTargetInfo::mfmaKWidth(gpu::MfmaInputs inputs) const {
   return 0;
 }
 
+int AMDTargetInfo::mfmaWideKWidth(gpu::MfmaInputs inputs) const {
+  bool fp8 = inputs == gpu::MfmaInputs::FP8_FP8 ||
+             inputs == gpu::MfmaInputs::FP8_BF8 ||
+             inputs == gpu::MfmaInputs::BF8_FP8 ||
+             inputs == gpu::MfmaInputs::BF8_BF8;
+  return fp8 && chip == "gfx950" ? 32 : 0; // v_mfma_f32_{32x32x64,16x16x128}_f8f6f4
+}
+
 Value AMDTargetInfo::mfma(OpBuilder &b, Location loc, gpu::MfmaInputs inputs,
                           int instr, Value a, Value bv, Value acc) const {
   // cbsz, abid, blgp: no broadcast or lane swizzle.
@@ -319,6 +327,20 @@ Value AMDTargetInfo::mfma(OpBuilder &b, Location loc, gpu::MfmaInputs inputs,
     return b.create<Op>(loc, accTy, ValueRange{a, bv, acc, zero, zero, zero});
   };
   bool big = instr == 32;
+  if (cast<VectorType>(a.getType()).getNumElements() == 32) {
+    // gfx950's f8f6f4 on 32 8-bit floats a lane: cbsz and blgp name A's and
+    // B's formats (0 e4m3, 1 e5m2); zero scales select the unscaled form.
+    as(VectorType::get({8}, b.getI32Type()));
+    bool aE5 = inputs == gpu::MfmaInputs::BF8_FP8 ||
+               inputs == gpu::MfmaInputs::BF8_BF8;
+    bool bE5 = inputs == gpu::MfmaInputs::FP8_BF8 ||
+               inputs == gpu::MfmaInputs::BF8_BF8;
+    SmallVector<Value> args{a,    bv,   acc,  i32Const(b, loc, aE5),
+                            i32Const(b, loc, bE5), zero, zero, zero, zero};
+    if (big)
+      return b.create<ROCDL::mfma_scale_f32_32x32x64_f8f6f4>(loc, accTy, args);
+    return b.create<ROCDL::mfma_scale_f32_16x16x128_f8f6f4>(loc, accTy, args);
+  }
   switch (inputs) {
   case gpu::MfmaInputs::BF16:
     return big ? make(ROCDL::mfma_f32_32x32x8bf16_1k())

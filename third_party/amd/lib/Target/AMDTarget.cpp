@@ -239,6 +239,8 @@ llvm::Error compileAMD(ModuleOp module, const std::string &chip,
   layoutOptions.mfma = true;
   layoutOptions.mfmaInt8KWidth =
       amd::AMDTargetInfo(chip).mfmaKWidth(gpu::MfmaInputs::I8);
+  layoutOptions.mfmaFP8WideKWidth =
+      amd::AMDTargetInfo(chip).mfmaWideKWidth(gpu::MfmaInputs::FP8_FP8);
   toGPU.addPass(createConvertTileToTileGPU(layoutOptions));
   toGPU.addPass(createCanonicalizerPass());
   toGPU.addNestedPass<func::FuncOp>(

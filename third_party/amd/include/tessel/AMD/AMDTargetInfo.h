@@ -18,6 +18,7 @@ public:
   explicit AMDTargetInfo(std::string chip) : chip(std::move(chip)) {}
   const gpu::AmdTargetHooks *amd() const override { return this; }
   int mfmaKWidth(gpu::MfmaInputs inputs) const override;
+  int mfmaWideKWidth(gpu::MfmaInputs inputs) const override;
   mlir::Value mfma(mlir::OpBuilder &b, mlir::Location loc,
                    gpu::MfmaInputs inputs, int instr, mlir::Value a,
                    mlir::Value bv, mlir::Value acc) const override;
