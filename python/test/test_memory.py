@@ -271,3 +271,24 @@ def test_pointers_into_a_narrower_array_are_an_error():
     with pytest.raises(triton.CompilationError, match=r"cannot store pointers \(\*fp32\[8\]\) into an array of "
                                                       r"i32: only a 64-bit integer array holds them"):
         _store_addresses[(1,)](np.zeros(16, np.float32), np.zeros(8, np.int32), 8)
+
+
+@triton.jit
+def _wrapping_mask(x_ptr, out_ptr, base, n, N: tl.constexpr):
+    i = tl.arange(0, N)
+    k = i + base  # int32: wraps past 2**31 - 1 for base near it
+    m = k < n
+    tl.store(out_ptr + i, tl.load(x_ptr + i, mask=m, other=-1.0), mask=m)
+
+
+@pytest.mark.parametrize("base,n", [(2**31 - 8, 100), (0, 16), (0, 15), (-16, 0), (5, 21), (5, 20)])
+def test_range_masks_all_true_or_not(base, n):
+    # A mask `arange + base < n` that is all true lets the CPU's loops run without it; one whose range wraps
+    # (base near 2**31: its first elements are large, its last negative) is not all true even though its last
+    # element is below n.
+    x = np.arange(16, dtype=np.float32) + 1
+    out = np.full(16, 7.0, np.float32)
+    _wrapping_mask[(1,)](x, out, base, n, N=16)
+    k = (np.arange(16, dtype=np.int64) + base + 2**31) % 2**32 - 2**31  # int32 arithmetic
+    m = k < n
+    np.testing.assert_array_equal(out, np.where(m, x, 7.0))

@@ -3,9 +3,21 @@
 // Element-wise chains, address arithmetic and masked loads fuse into the
 // store's loop: one loop, loads guarded by the mask, no buffer (the arrays
 // overlap no other argument's: the store cannot change what is loaded).
+// The mask `start + arange < n` is all true when its last element is below
+// n and start + 1023 does not wrap: then the loop runs without it.
 // CHECK-LABEL: func.func private @vector_add
 // CHECK-SAME: (%[[X:arg[0-9]+]]: !llvm.ptr {llvm.noalias}, %[[Y:arg[0-9]+]]: !llvm.ptr {llvm.noalias}, %[[O:arg[0-9]+]]: !llvm.ptr {llvm.noalias}, %[[N:arg[0-9]+]]: i32
 // CHECK-NOT: memref.alloca
+// CHECK: %[[START:[0-9]+]] = arith.muli
+// CHECK: %[[LAST:[0-9]+]] = arith.addi %[[START]], %c1023_i32
+// CHECK: %[[NOWRAP:[0-9]+]] = arith.cmpi sle, %[[START]], %[[LAST]]
+// CHECK: %[[BELOW:[0-9]+]] = arith.cmpi slt, %[[LAST]], %[[N]]
+// CHECK: %[[ALL:[0-9]+]] = arith.andi %[[NOWRAP]], %[[BELOW]]
+// CHECK: scf.if %[[ALL]] {
+// CHECK: scf.for %{{.*}} = %c0 to %c1024 step %c1
+// CHECK-NOT: scf.if
+// CHECK: llvm.store
+// CHECK: } else {
 // CHECK: scf.for %{{.*}} = %c0 to %c1024 step %c1
 // CHECK: %[[OFF:[0-9]+]] = arith.addi
 // CHECK: %[[M:[0-9]+]] = arith.cmpi slt, %[[OFF]], %[[N]]
