@@ -69,37 +69,22 @@ def from_bf16_bits(b: np.ndarray) -> np.ndarray:
     return (b.astype(np.uint32) << 16).view(np.float32)
 
 
-# e4m3 (tl.float8e4nv) as uint8 arrays of the codes: sign, 4 exponent bits (bias 7), 3 mantissa bits; exponent 0
-# is subnormal (m / 8 * 2^-6), S.1111.111 NaN, no infinities.
+# e4m3 as uint8 arrays of the codes: sign, 4 exponent bits, 3 mantissa bits; exponent 0 is subnormal, no
+# infinities. tl.float8e4nv (OCP e4m3fn): bias 7, S.1111.111 NaN. tl.float8e4b8 (AMD CDNA3's e4m3fnuz): bias 8,
+# 0x80 the NaN, no negative zero.
 
-def from_fp8e4nv_bits(b: np.ndarray) -> np.ndarray:
+def from_fp8e4_bits(b: np.ndarray, fnuz: bool = False) -> np.ndarray:
     b = b.astype(np.int64)
+    bias = 8 if fnuz else 7
     e, m = (b >> 3) & 15, (b & 7).astype(np.float64)
-    v = np.where(e == 0, m / 8 * 2.0 ** -6, (1 + m / 8) * 2.0 ** (e - 7))
-    v = np.where((e == 15) & (m == 7), np.nan, v)
-    return np.where(b >> 7, -v, v)
-
-
-def random_fp8e4nv_bits(rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
-    """Codes of finite values of magnitude at most 16 (so that sums stay well inside fp32)."""
-    v = from_fp8e4nv_bits(np.arange(256))
-    return rng.choice(np.flatnonzero(np.abs(v) <= 16), shape).astype(np.uint8)
-
-
-# e4m3fnuz (tl.float8e4b8, AMD CDNA3's): bias 8, exponent 0 subnormal (m / 8 * 2^-7), 0x80 the NaN, no negative
-# zero, no infinities.
-
-def from_fp8e4b8_bits(b: np.ndarray) -> np.ndarray:
-    b = b.astype(np.int64)
-    e, m = (b >> 3) & 15, (b & 7).astype(np.float64)
-    v = np.where(e == 0, m / 8 * 2.0 ** -7, (1 + m / 8) * 2.0 ** (e - 8))
+    v = np.where(e == 0, m / 8 * 2.0 ** (1 - bias), (1 + m / 8) * 2.0 ** (e - bias))
     v = np.where(b >> 7, -v, v)
-    return np.where(b == 0x80, np.nan, v)
+    return np.where(b == 0x80 if fnuz else (e == 15) & (m == 7), np.nan, v)
 
 
-def random_fp8e4b8_bits(rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
-    """Codes of finite values of magnitude at most 16."""
-    v = from_fp8e4b8_bits(np.arange(256))
+def random_fp8e4_bits(rng: np.random.Generator, shape: tuple[int, ...], fnuz: bool = False) -> np.ndarray:
+    """Codes of finite values of magnitude at most 16 (so that sums stay well inside fp32)."""
+    v = from_fp8e4_bits(np.arange(256), fnuz)
     return rng.choice(np.flatnonzero(np.abs(v) <= 16), shape).astype(np.uint8)
 
 
@@ -212,16 +197,13 @@ def matmul_case(dtype: str, quick: bool, n: int | None = None, num_ctas: int = 1
             a, b = (rng.integers(-128, 128, (2, n, n))).astype(np.int8)
             c = np.full((n, n), -1, np.int32)
             want = a.astype(np.int64) @ b.astype(np.int64)
-        elif dtype == "fp8":
-            # e4m3 inputs, fp32 accumulation: every product is exact in fp32, the sums round.
-            a, b = random_fp8e4nv_bits(rng, (n, n)), random_fp8e4nv_bits(rng, (n, n))
+        elif dtype in ("fp8", "fp8e4b8"):
+            # e4m3 inputs (fp8: OCP, NVIDIA's; fp8e4b8: fnuz, AMD's 8-bit MFMA), fp32 accumulation: every product is
+            # exact in fp32, the sums round.
+            fnuz = dtype == "fp8e4b8"
+            a, b = random_fp8e4_bits(rng, (n, n), fnuz), random_fp8e4_bits(rng, (n, n), fnuz)
             c = np.full((n, n), np.nan, np.float32)
-            want = from_fp8e4nv_bits(a) @ from_fp8e4nv_bits(b)
-        elif dtype == "fp8e4b8":
-            # e4m3fnuz inputs (AMD's 8-bit MFMA), fp32 accumulation: exact products, the sums round.
-            a, b = random_fp8e4b8_bits(rng, (n, n)), random_fp8e4b8_bits(rng, (n, n))
-            c = np.full((n, n), np.nan, np.float32)
-            want = from_fp8e4b8_bits(a) @ from_fp8e4b8_bits(b)
+            want = from_fp8e4_bits(a, fnuz) @ from_fp8e4_bits(b, fnuz)
         elif dtype == "fp32":
             # tl.dot's default on NVIDIA: the inputs multiplied as tf32 (10 mantissa bits), so the tolerance is
             # tf32's, not fp32's (Triton leaves the low bits to the hardware, Tessel rounds them to nearest).

@@ -248,6 +248,20 @@ uint32_t roundToSmallFloat(double v, int ebits, int mbits, Rounding mode,
   return sign | (uint32_t(exp + bias) << mbits) | mant;
 }
 
+double fp8Value(uint32_t bits, bool e5m2, bool fnuz) {
+  bits &= 0xff;
+  if (fnuz ? bits == 0x80 : !e5m2 && (bits & 0x7f) == 0x7f)
+    return NAN;
+  if (e5m2 && !fnuz)
+    return smallFloatValue(bits, 5, 2);
+  int mbits = e5m2 ? 2 : 3, ebits = e5m2 ? 5 : 4;
+  int bias = (e5m2 ? 15 : 7) + (fnuz ? 1 : 0);
+  uint32_t e = (bits >> mbits) & ((1u << ebits) - 1), m = bits & ((1u << mbits) - 1);
+  double v = e == 0 ? std::ldexp(double(m), 1 - bias - mbits)
+                    : std::ldexp(double((1u << mbits) | m), int(e) - bias - mbits);
+  return bits & 0x80 ? -v : v;
+}
+
 double smallFloatValue(uint32_t bits, int ebits, int mbits) {
   const uint32_t expMask = (1u << ebits) - 1;
   const int bias = (1 << (ebits - 1)) - 1;

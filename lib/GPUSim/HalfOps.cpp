@@ -147,17 +147,6 @@ uint8_t roundE5M2(double v, bool relu) {
   return uint8_t(roundToSmallFloat(v, 5, 2, Rounding::RN, true));
 }
 
-double fp8Value(bool e5m2, uint8_t b) {
-  if (e5m2)
-    return smallFloatValue(b, 5, 2);
-  if ((b & 0x7f) == 0x7f)
-    return NAN;
-  if (((b >> 3) & 15) != 15)
-    return smallFloatValue(b, 4, 3);
-  double v = std::ldexp(double(8 | (b & 7)), 15 - 7 - 3);
-  return (b & 0x80) ? -v : v;
-}
-
 enum Fp8Form : uint8_t { FromF32, FromF16x2, ToF16x2 };
 
 template <Fp8Form F> void cvtFp8(ExecContext &c, const Inst &I, uint32_t mask) {
@@ -174,7 +163,7 @@ template <Fp8Form F> void cvtFp8(ExecContext &c, const Inst &I, uint32_t mask) {
           narrow(halfToDouble(uint16_t(a)));
     } else { // exact: every e4m3 and e5m2 value is an f16
       auto widen = [&](uint8_t x) {
-        double v = fp8Value(e5m2, x);
+        double v = fp8Value(x, e5m2);
         if (relu && !std::isnan(v) && v < 0)
           v = 0;
         return uint32_t(round16(false, v));

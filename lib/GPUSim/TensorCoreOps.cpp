@@ -42,17 +42,6 @@ unsigned elemBits(Elem e) {
 
 unsigned shapeK(Shape s) { return s == K4 ? 4 : s == K8 ? 8 : s == K16 ? 16 : 32; }
 
-double e4m3Value(uint32_t b) {
-  // Bias 7 and no infinities: the all-ones exponent holds normal numbers,
-  // except S.1111.111, which is NaN.
-  if ((b & 0x7f) == 0x7f)
-    return NAN;
-  if (((b >> 3) & 15) != 15)
-    return smallFloatValue(b, 4, 3);
-  double v = std::ldexp(double(8 | (b & 7)), 15 - 7 - 3);
-  return (b & 0x80) ? -v : v;
-}
-
 // Every f16 value, decoded once (the decoding is the hot spot of mma).
 const float *halfTable() {
   static const std::vector<float> table = [] {
@@ -71,8 +60,8 @@ double elemValue(Elem e, uint32_t bits) {
   case ETF32: return double(asF32(bits & 0xffffe000u));
   case ES8: return double(int8_t(bits));
   case EU8: return double(uint8_t(bits));
-  case EE4M3: return e4m3Value(bits & 0xff);
-  case EE5M2: return smallFloatValue(bits & 0xff, 5, 2);
+  case EE4M3: return fp8Value(bits, false);
+  case EE5M2: return fp8Value(bits, true);
   case EF32: return double(asF32(bits));
   case ES32: return double(int32_t(bits));
   }

@@ -74,19 +74,6 @@ int parseWType(const std::string &s) {
   return -1;
 }
 
-double e4m3Value(uint32_t b) {
-  bool s = b & 0x80;
-  uint32_t e = (b >> 3) & 15, m = b & 7;
-  double v;
-  if (e == 15 && m == 7)
-    v = NAN;
-  else if (e == 0)
-    v = std::ldexp(double(m), -9);
-  else
-    v = std::ldexp(double(m | 8), int(e) - 10);
-  return s ? -v : v;
-}
-
 /// The value of an element of type t given its bits.
 double elemValue(WType t, uint32_t bits) {
   switch (t) {
@@ -98,8 +85,8 @@ double elemValue(WType t, uint32_t bits) {
     std::memcpy(&f, &b, 4);
     return f;
   }
-  case WE4M3: return e4m3Value(bits & 0xff);
-  case WE5M2: return smallFloatValue(bits & 0xff, 5, 2);
+  case WE4M3: return fp8Value(bits, false);
+  case WE5M2: return fp8Value(bits, true);
   case WS8: return double(int8_t(bits));
   case WU8: return double(uint8_t(bits));
   default: return 0;

@@ -15,6 +15,7 @@ from tessel import knobs
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2]))
 from bench import gpu_static_kernels as kernels  # noqa: E402
+from test_amd_backend import dot_kernel  # noqa: E402  (a block's A @ B, stored)
 
 
 @pytest.fixture(params=["sim:gfx90a", "sim:gfx942", "sim:gfx950"])
@@ -555,14 +556,6 @@ def test_packed_fma_f16(rng):
     np.testing.assert_array_equal(out, (x.astype(np.float64) * y + z).astype(np.float16))
 
 
-@tessel.jit
-def _staged_dot(A, B, C, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
-    offs_m, offs_n, offs_k = tl.arange(0, M), tl.arange(0, N), tl.arange(0, K)
-    a = tl.load(A + offs_m[:, None] * K + offs_k[None, :])
-    b = tl.load(B + offs_k[:, None] * N + offs_n[None, :])
-    tl.store(C + offs_m[:, None] * N + offs_n[None, :], tl.dot(a, b))
-
-
 @pytest.mark.parametrize("dtype,K", [("float16", 16), ("float16", 32), ("float16", 64), ("float16", 128),
                                      ("int8", 32), ("int8", 64), ("int8", 128)])
 def test_staged_operands_have_no_bank_conflicts(target, rng, dtype, K):
@@ -577,7 +570,7 @@ def test_staged_operands_have_no_bank_conflicts(target, rng, dtype, K):
     else:  # small integers: every product and sum exact in fp32
         a, b = (rng.integers(-4, 5, s).astype(np.float16) for s in ((M, K), (K, N)))
         c, want = np.zeros((M, N), np.float32), a.astype(np.float64) @ b.astype(np.float64)
-    kernel = _staged_dot.warmup(a, b, c, M=M, N=N, K=K, grid=(1,), num_warps=4)
+    kernel = dot_kernel.warmup(a, b, c, M=M, N=N, K=K, grid=(1,), num_warps=4)
     shared = int(dict(f.split("=", 1) for f in kernel.asm["launch"].split() if "=" in f)["shared"])
     counters = gpusim.launch(kernel.asm["amdgcn"], kernel.name, 1, num_warps=4, shared_bytes=shared,
                              args=[a, b, c])
@@ -604,14 +597,6 @@ def _fp8_operands(rng, shapes, formats):
     return out
 
 
-@tessel.jit
-def _fp8_dot(A, B, C, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
-    offs_m, offs_n, offs_k = tl.arange(0, M), tl.arange(0, N), tl.arange(0, K)
-    a = tl.load(A + offs_m[:, None] * K + offs_k[None, :])
-    b = tl.load(B + offs_k[:, None] * N + offs_n[None, :])
-    tl.store(C + offs_m[:, None] * N + offs_n[None, :], tl.dot(a, b))
-
-
 @pytest.mark.parametrize("formats", [("e4b8", "e4b8"), ("e5b16", "e4b8"), ("e4m3", "e5m2"), ("e5m2", "e5m2")],
                          ids="x".join)
 def test_fp8_dot_on_the_matrix_cores(target, rng, formats):
@@ -621,8 +606,8 @@ def test_fp8_dot_on_the_matrix_cores(target, rng, formats):
     # exact and sums of 64 of them exact in fp32 at these magnitudes.
     (a, av), (b, bv) = _fp8_operands(rng, [(64, 64), (64, 64)], formats)
     c = np.zeros((64, 64), np.float32)
-    kernel = _fp8_dot.warmup(a, b, c, M=64, N=64, K=64, grid=(1,))
-    _fp8_dot[(1,)](a, b, c, M=64, N=64, K=64)
+    kernel = dot_kernel.warmup(a, b, c, M=64, N=64, K=64, grid=(1,))
+    dot_kernel[(1,)](a, b, c, M=64, N=64, K=64)
     np.testing.assert_allclose(c, av @ bv, rtol=1e-6, atol=1e-6 * np.abs(av @ bv).max())
     family = "fnuz" if formats[0].startswith(("e4b", "e5b")) else "ocp"
     native = (target, family) in (("sim:gfx942", "fnuz"), ("sim:gfx950", "ocp"))

@@ -12,8 +12,9 @@
 // Any other is staged in shared memory in rows along the dimension its
 // registers run along (Staging): A as M x K and B as N x K when K is, each
 // lane then reading its K in vectors; B as K x N when N is (a row-major B),
-// written in vectors and read an element at a time. 16 bytes of padding
-// after every 128 bytes of rows keep both free of bank conflicts.
+// written in vectors and read an element at a time. Padding after every
+// 128 bytes of rows, as wide as a lane's read, keeps both free of bank
+// conflicts.
 //
 // The sum over K may take K in any order both operands share. With both
 // staged, the lanes of half h (l / 32) take K from h K / 2 on, P per step:
@@ -103,19 +104,7 @@ struct Staging {
 
   /// The element index of (row, column) (i32 each).
   Value index(OpBuilder &b, Location loc, Value row, Value col) const {
-    if (padding.rows == 1)
-      return b.create<arith::AddIOp>(
-          loc,
-          b.create<arith::MulIOp>(
-              loc, row, i32Const(b, loc, rowElems + padding.elems)),
-          col);
-    Value groups = b.create<arith::DivUIOp>(loc, row,
-                                            i32Const(b, loc, padding.rows));
-    Value padded = b.create<arith::AddIOp>(
-        loc, b.create<arith::MulIOp>(loc, row, i32Const(b, loc, rowElems)),
-        b.create<arith::MulIOp>(loc, groups,
-                                i32Const(b, loc, padding.elems)));
-    return b.create<arith::AddIOp>(loc, padded, col);
+    return paddedIndex(b, loc, row, col, int32_t(rowElems), padding);
   }
 };
 

@@ -58,6 +58,21 @@ Value loadShared(OpBuilder &b, Location loc, unsigned addrSpace, Type t,
   return fromMemory(b, loc, b.create<LLVM::LoadOp>(loc, mem, addr, bytes), t);
 }
 
+Value paddedIndex(OpBuilder &b, Location loc, Value row, Value col,
+                  int32_t rowElems, RowPadding padding) {
+  // Padding after every row is a longer row.
+  int32_t stride = rowElems + (padding.rows == 1 ? padding.elems : 0);
+  Value start = b.create<arith::MulIOp>(loc, row, i32Const(b, loc, stride));
+  if (padding.rows > 1) {
+    Value groups =
+        b.create<arith::DivUIOp>(loc, row, i32Const(b, loc, padding.rows));
+    start = b.create<arith::AddIOp>(
+        loc, start,
+        b.create<arith::MulIOp>(loc, groups, i32Const(b, loc, padding.elems)));
+  }
+  return b.create<arith::AddIOp>(loc, start, col);
+}
+
 /// Writes every owned element of a tensor to shared memory at its row-major
 /// index (elements of their memory size, from byte `base`); `transposed` writes a
 /// 2-D block column-major instead; `padding` spaces its stored rows.
@@ -72,25 +87,15 @@ void writeTensorToShared(OpBuilder &b, Location loc,
   SmallVector<int32_t> stored(shape.begin(), shape.end());
   if (transposed)
     std::swap(stored[0], stored[1]);
-  if (padding.rows == 1) { // padded rows: a longer row
-    stored.back() += padding.elems;
-    padding = {};
-  }
   for (size_t r = 0; r < values.size(); ++r) {
     if (isCopyRegister(layout, r))
       continue;
     SmallVector<Value> at(coords[r].begin(), coords[r].end());
     if (transposed)
       std::swap(at[0], at[1]);
-    Value flat = flatIndex(b, loc, at, stored);
-    if (padding.rows) {
-      Value groups = b.create<arith::DivUIOp>(loc, at[0],
-                                              i32Const(b, loc, padding.rows));
-      flat = b.create<arith::AddIOp>(
-          loc, flat,
-          b.create<arith::MulIOp>(loc, groups,
-                                  i32Const(b, loc, padding.elems)));
-    }
+    Value flat = padding.rows
+                     ? paddedIndex(b, loc, at[0], at[1], stored[1], padding)
+                     : flatIndex(b, loc, at, stored);
     ifThen(b, loc, own, [&](OpBuilder &ib) {
       storeShared(ib, loc, target.sharedAddressSpace(), values[r], base, flat);
     });

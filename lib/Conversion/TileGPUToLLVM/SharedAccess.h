@@ -36,6 +36,11 @@ struct RowPadding {
   int32_t rows = 0, elems = 0;
 };
 
+/// The element index (i32) of (`row`, `col`) in rows of `rowElems` elements
+/// spaced by `padding`.
+Value paddedIndex(OpBuilder &b, Location loc, Value row, Value col,
+                  int32_t rowElems, RowPadding padding);
+
 /// Writes every owned element of a tensor to shared memory at its row-major
 /// index (elements of their memory size, from byte `base`); `transposed`
 /// writes a 2-D block column-major instead; `padding` spaces its stored rows.

@@ -23,31 +23,10 @@
 
 #include "../SmallFloat.h"
 
-#include <cmath>
-
 namespace tessel::gpusim::amdgcn {
 namespace {
 
 enum class Elt { F16, BF16, F32, I8, FP8, BF8, F8F6F4 };
-
-/// An 8-bit float of the kernel's chip: e4m3 (`e5m2` false) or e5m2, fnuz
-/// on gfx942 and OCP on gfx950.
-double fp8Value(const Wave &w, uint32_t bits, bool e5m2) {
-  bits &= 0xff;
-  bool fnuz = w.kernel && w.kernel->target != "gfx950";
-  int mbits = e5m2 ? 2 : 3, ebits = e5m2 ? 5 : 4;
-  int bias = (e5m2 ? 15 : 7) + (fnuz ? 1 : 0);
-  if (fnuz && bits == 0x80)
-    return std::nan("");
-  if (!fnuz && e5m2)
-    return smallFloatValue(bits, 5, 2); // IEEE-like: infinities and NaNs
-  if (!fnuz && (bits & 0x7f) == 0x7f)
-    return std::nan(""); // e4m3fn's only NaN
-  uint32_t e = (bits >> mbits) & ((1u << ebits) - 1), m = bits & ((1u << mbits) - 1);
-  double v = e == 0 ? std::ldexp(double(m), 1 - bias - mbits)
-                    : std::ldexp(double((1u << mbits) + m), int(e) - bias - mbits);
-  return bits & 0x80 ? -v : v;
-}
 
 template <int M, int K, Elt E, Elt EB = E>
 void mfma(Wave &w, const Inst &I) {
@@ -73,14 +52,16 @@ void mfma(Wave &w, const Inst &I) {
   if (w.exec != ~uint64_t(0))
     w.fail("MFMA with lanes disabled in EXEC");
   const Operand &d = I.ops[0], &a = I.ops[1], &b = I.ops[2], &c = I.ops[3];
+  // 8-bit floats: gfx942's fnuz formats, gfx950's OCP ones.
+  bool fnuz = w.kernel && w.kernel->target != "gfx950";
   auto value = [&](uint32_t bits, Elt e) -> double {
     switch (e) {
     case Elt::F16: return halfToDouble(uint16_t(bits));
     case Elt::BF16: return bf16ToDouble(uint16_t(bits));
     case Elt::F32: return double(asFloat(bits));
     case Elt::I8: return double(int8_t(uint8_t(bits)));
-    case Elt::FP8: return fp8Value(w, bits, false);
-    case Elt::BF8: return fp8Value(w, bits, true);
+    case Elt::FP8: return fp8Value(bits, false, fnuz);
+    case Elt::BF8: return fp8Value(bits, true, fnuz);
     case Elt::F8F6F4: break; // resolved to FP8 or BF8 above
     }
     return 0;

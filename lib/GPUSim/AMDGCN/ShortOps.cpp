@@ -43,26 +43,22 @@ float fmaMix(const Src &s) {
   return std::fma(float(mixSource(s, 1)), float(mixSource(s, 2)), float(mixSource(s, 3)));
 }
 
-/// Packed f16 operand i's half `h` (0 low, 1 high) as VOP3P picks it:
-/// op_sel (low result) or op_sel_hi (high result) chooses the source half,
-/// neg_lo / neg_hi negate it.
-double packedHalf(const Src &s, size_t i, int h) {
-  unsigned bit = unsigned(i - 1);
-  uint32_t bits = readLane(s.w, op(s.w, s.I, i), s.lane, Ty::F16);
-  bool upper = ((h ? s.I.mods.opSelHi : s.I.mods.opSel) >> bit) & 1;
-  double v = halfToDouble(uint16_t(upper ? bits >> 16 : bits));
-  if (((h ? s.I.mods.negHi : s.I.mods.negLo) >> bit) & 1)
-    v = -v;
-  return v;
+/// Packed operand i's half `h` (0 low, 1 high) as VOP3P picks it: op_sel
+/// (low result) or op_sel_hi (high result) chooses the source half; `ty`
+/// reads inline constants as f16 or as integers.
+uint16_t packedBits(const Src &s, size_t i, int h, Ty ty = Ty::B32) {
+  uint32_t bits = readLane(s.w, op(s.w, s.I, i), s.lane, ty);
+  bool upper = ((h ? s.I.mods.opSelHi : s.I.mods.opSel) >> (i - 1)) & 1;
+  return uint16_t(upper ? bits >> 16 : bits);
 }
 
-/// Packed 16-bit integer operand i's half `h`, picked as packedHalf picks it
-/// (the neg bits are float modifiers; integer sources ignore them).
-uint16_t packedBits(const Src &s, size_t i, int h) {
-  unsigned bit = unsigned(i - 1);
-  uint32_t bits = readLane(s.w, op(s.w, s.I, i), s.lane, Ty::B32);
-  bool upper = ((h ? s.I.mods.opSelHi : s.I.mods.opSel) >> bit) & 1;
-  return uint16_t(upper ? bits >> 16 : bits);
+/// Packed f16 operand i's half `h`, negated by neg_lo / neg_hi (float
+/// modifiers, which integer sources ignore).
+double packedHalf(const Src &s, size_t i, int h) {
+  double v = halfToDouble(packedBits(s, i, h, Ty::F16));
+  if (((h ? s.I.mods.negHi : s.I.mods.negLo) >> (i - 1)) & 1)
+    v = -v;
+  return v;
 }
 
 /// A packed 16-bit integer operation of `n` sources: f on each half's

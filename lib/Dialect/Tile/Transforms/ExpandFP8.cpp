@@ -250,7 +250,6 @@ Value fromWide(OpBuilder &b, Location loc, Value x, Type to, bool native) {
   return arith::TruncFOp::create(b, loc, to, x);
 }
 
-/// Rewrites `op` if it touches 8-bit floats.
 /// Whether an AMD chip's matrix cores multiply `dot` as it is: both
 /// operands of the chip's 8-bit family `mfma` ("fnuz" or "ocp"), fp32
 /// accumulation, and whole 32x32x16 or 16x16x32 instructions.
@@ -270,6 +269,7 @@ bool mfmaKeeps(DotOp dot, StringRef mfma) {
          (m % 16 == 0 && n % 16 == 0 && k % 32 == 0);
 }
 
+/// Rewrites `op` if it touches 8-bit floats.
 void expand(Operation *op, bool native, StringRef mfma) {
   OpBuilder b(op);
   Location loc = op->getLoc();
