@@ -26,17 +26,21 @@ def target(request, monkeypatch):
     return request.param
 
 
-def amdgcn(kernel, signature, constexprs, chip="gfx942", num_warps=4, num_stages=2, divisible_by_16=(), debug=False):
+KERNELS = pathlib.Path(__file__).with_name("triton_ptx_kernels.py")
+
+
+def amdgcn(kernel, signature, constexprs, chip="gfx942", num_warps=4, num_stages=2, divisible_by_16=(), debug=False,
+           kernels=KERNELS):
     request = json.dumps({"kernel": kernel, "signature": signature, "constexprs": constexprs, "num_warps": num_warps,
                           "num_stages": num_stages, "divisible_by_16": list(divisible_by_16), "chip": chip,
                           "debug": debug}, sort_keys=True)
-    if request not in _CODE:
+    if (request, str(kernels)) not in _CODE:
         env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
-        result = subprocess.run([sys.executable, str(pathlib.Path(__file__).with_name("triton_ptx_kernels.py")),
-                                 request], capture_output=True, text=True, env=env, timeout=300)
+        result = subprocess.run([sys.executable, str(kernels), request], capture_output=True, text=True, env=env,
+                                timeout=300)
         assert result.returncode == 0, result.stderr[-3000:]
-        _CODE[request] = json.loads(result.stdout)
-    return _CODE[request]
+        _CODE[request, str(kernels)] = json.loads(result.stdout)
+    return _CODE[request, str(kernels)]
 
 
 SCRATCH = [None, None]  # Triton 3.6's global and profile scratch pointers: unused by these kernels
@@ -398,6 +402,28 @@ def test_device_assert(capfd):
                       args=[np.arange(256, dtype=np.int32), 132] + SCRATCH)
     assert "s_trap 2" in str(info.value)
     assert capfd.readouterr().out == ""
+
+
+def test_device_assert_message_of_whole_words(tmp_path, monkeypatch):
+    # Triton's assertion message names the kernel's file, and Triton sends it without its NUL: where its length is a
+    # multiple of 8, no padding puts one in, and the string ends with the message (as ROCclr reads it). (Triton's
+    # cache would hand back the code of the same source at its usual path: a cache of its own.)
+    monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path / "triton-cache"))
+    line = next(i for i, text in enumerate(KERNELS.read_text().splitlines(), 1) if "x below n" in text)
+    for pad in range(8):
+        kernels = tmp_path / ("d" * (pad + 1)) / KERNELS.name
+        message = f"device assertion failed: 'x below n', in unknown at {kernels}:{line}\n"
+        if len(message) % 8 == 0:
+            break
+    kernels.parent.mkdir()
+    kernels.write_text(KERNELS.read_text())
+    code = amdgcn("assert_kernel", {"x_ptr": "*i32", "n": "i32", "BLOCK": "constexpr"}, {"BLOCK": 128}, num_warps=2,
+                  debug=True, kernels=kernels)
+    assert f'{kernels}:{line}' in code["amdgcn"]
+    with pytest.raises(gpusim.SimulatorError, match=r"triton_ptx_kernels.py:\d+: unknown: block: \[1,0,0\], "
+                                                    r"thread: \[4,0,0\] Assertion `x below n` failed"):
+        gpusim.launch(code["amdgcn"], code["name"], 2, num_warps=code["num_warps"], shared_bytes=code["shared"],
+                      args=[np.arange(256, dtype=np.int32), 132] + SCRATCH)
 
 
 # LDS bank conflicts as the simulator counts them: 32 banks of 4 bytes serve 128 bytes a cycle (32 lanes of a

@@ -65,10 +65,11 @@ private:
 };
 
 /// The text of a printf message as ROCclr's host handler makes it: a control
-/// word (0 stdout, 1 stderr), the NUL-terminated format string padded to
-/// whole words, then the arguments, one word each (integers, doubles' bits,
-/// pointers) except strings, which are their NUL-terminated bytes padded to
-/// whole words. Throws std::runtime_error for a malformed message.
+/// word (0 stdout, 1 stderr), the format string's bytes padded to whole
+/// words, then the arguments, one word each (integers, doubles' bits,
+/// pointers) except strings, which are their bytes padded to whole words.
+/// A string ends at its NUL or at the end of the message. Throws
+/// std::runtime_error for a malformed message.
 std::string formatPrintf(const std::vector<uint64_t> &words);
 
 } // namespace tessel::gpusim::amdgcn

@@ -32,12 +32,15 @@ struct Reader {
                                "' reads more arguments than the message holds");
     return words[next++];
   }
-  /// A NUL-terminated string stored in whole words.
+  /// A string stored in whole words, up to its NUL or the end of the
+  /// message: OCKL sends the bytes it is given, and Triton's messages leave
+  /// the NUL out, which a length that is a multiple of 8 then does not pad
+  /// in (ROCclr reads the last string of a message to its end).
   std::string string(const char *what) {
+    if (next >= words.size())
+      throw std::runtime_error(std::string(what) + " is missing: the message has ended");
     std::string s;
-    while (true) {
-      if (next >= words.size())
-        throw std::runtime_error(std::string(what) + " has no NUL before the message ends");
+    while (next < words.size()) {
       uint64_t w = words[next++];
       for (int i = 0; i < 8; ++i) {
         char c = char(w >> (8 * i));
@@ -46,6 +49,7 @@ struct Reader {
         s.push_back(c);
       }
     }
+    return s;
   }
 };
 
