@@ -38,7 +38,10 @@ void tessel::target::buildTilePipeline(OpPassManager &pm,
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   pm.addPass(createLoopInvariantCodeMotionPass());
-  pm.addNestedPass<func::FuncOp>(tile::createTileCarriedPointersToOffsets());
+  tile::TileCarriedPointersToOffsetsOptions offsets;
+  offsets.constantSteps = options.constantPointerSteps;
+  pm.addNestedPass<func::FuncOp>(
+      tile::createTileCarriedPointersToOffsets(offsets));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
 }

@@ -25,6 +25,9 @@ struct TilePipelineOptions {
   /// The CTAs that run one program (NVIDIA sm_90+ thread block clusters):
   /// above 1, tile-split-program gives each a part of the blocks.
   int numCtas = 1;
+  /// Loop-carried pointer blocks advanced by a constant become offsets too
+  /// (tile-carried-pointers-to-offsets' `constant-steps`; the CPU).
+  bool constantPointerSteps = false;
 };
 
 /// The target-independent tile-level passes every target runs before its own

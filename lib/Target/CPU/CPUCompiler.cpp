@@ -279,7 +279,9 @@ llvm::Error compileModule(ModuleOp module, const CPUModel &model,
   result.stages.push_back({"ttir", print(module)});
 
   PassManager toLoops(ctx);
-  target::buildTilePipeline(toLoops);
+  target::TilePipelineOptions tileOptions;
+  tileOptions.constantPointerSteps = true;
+  target::buildTilePipeline(toLoops, tileOptions);
   buildTileToLoopsPipeline(toLoops);
   if (failed(toLoops.run(module)))
     return diagnostics.fail("lowering tile IR to loops failed");

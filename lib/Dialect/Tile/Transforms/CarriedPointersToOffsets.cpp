@@ -9,6 +9,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
 
 namespace tessel::tile {
 #define GEN_PASS_DEF_TILECARRIEDPOINTERSTOOFFSETS
@@ -21,13 +22,24 @@ using namespace tessel::tile;
 namespace {
 
 /// The loop-invariant scalar step by which iteration argument `index` of
-/// `loop` advances, if its yielded value is `addptr(arg, splat(step))`.
-Value uniformStep(scf::ForOp loop, unsigned index) {
+/// `loop` advances, if its yielded value is `addptr(arg, splat(step))` or
+/// `addptr(arg, constant)` of one value (with `constantSteps`).
+Value uniformStep(scf::ForOp loop, unsigned index, bool constantSteps) {
   Value arg = loop.getRegionIterArgs()[index];
   auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
   auto add = yield.getOperand(index).getDefiningOp<AddPtrOp>();
   if (!add || add.getPtr() != arg)
     return {};
+  // A constant block of one value: the scalar, made before the loop.
+  DenseIntElementsAttr constant;
+  if (constantSteps && matchPattern(add.getOffset(), m_Constant(&constant)) &&
+      constant.isSplat()) {
+    OpBuilder b(loop);
+    return arith::ConstantOp::create(
+        b, add.getLoc(),
+        IntegerAttr::get(constant.getElementType(),
+                         constant.getSplatValue<APInt>()));
+  }
   auto splat = add.getOffset().getDefiningOp<SplatOp>();
   if (!splat)
     return {};
@@ -107,6 +119,7 @@ scf::ForOp carryOffset(scf::ForOp loop, unsigned index, Value step) {
 struct TileCarriedPointersToOffsets
     : public tessel::tile::impl::TileCarriedPointersToOffsetsBase<
           TileCarriedPointersToOffsets> {
+  using Base::Base;
   void runOnOperation() override {
     SmallVector<scf::ForOp> loops;
     getOperation().walk([&](scf::ForOp loop) { loops.push_back(loop); });
@@ -119,7 +132,7 @@ struct TileCarriedPointersToOffsets
               loop.getRegionIterArgs()[i].getType());
           if (!type || !isa<PointerType>(type.getElementType()))
             continue;
-          if (Value step = uniformStep(loop, i)) {
+          if (Value step = uniformStep(loop, i, constantSteps)) {
             loop = carryOffset(loop, i, step);
             changed = true;
             break;

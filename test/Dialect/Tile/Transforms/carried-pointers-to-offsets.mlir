@@ -1,4 +1,5 @@
 // RUN: tessel-opt %s -split-input-file -tile-carried-pointers-to-offsets | FileCheck %s
+// RUN: tessel-opt %s -split-input-file -tile-carried-pointers-to-offsets="constant-steps=true" | FileCheck %s --check-prefix=CONST
 
 // A pointer block advanced by a loop-invariant scalar becomes an i64 offset;
 // the pointers inside the loop and after it are rebuilt from the initial block.
@@ -58,4 +59,42 @@ func.func @step_from_loop(%p: tensor<16x!tile.ptr<f32>>, %n: i32) -> tensor<16x!
     scf.yield %next : tensor<16x!tile.ptr<f32>>
   }
   return %q : tensor<16x!tile.ptr<f32>>
+}
+
+// -----
+
+// A constant step of one value (a stride specialized to 1) is a uniform step
+// with constant-steps, and left alone without it.
+// CHECK-LABEL: func.func @constant_step
+// CONST-LABEL: func.func @constant_step
+// CONST: %[[STEP:.*]] = arith.constant 32 : i32
+// CONST: scf.for {{.*}} iter_args(%[[OFF:.*]] = %{{.*}}) -> (i64)
+// CONST: %[[S64:.*]] = arith.extsi %[[STEP]] : i32 to i64
+// CONST: arith.addi %[[OFF]], %[[S64]] : i64
+// CHECK: scf.for {{.*}} iter_args(%{{.*}} = %{{.*}}) -> (tensor<16x!tile.ptr<f32>>)
+func.func @constant_step(%p: tensor<16x!tile.ptr<f32>>, %n: i32) -> tensor<16x!tile.ptr<f32>> {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c32 = arith.constant dense<32> : tensor<16xi32>
+  %q = scf.for %i = %c0 to %n step %c1 iter_args(%ptrs = %p) -> (tensor<16x!tile.ptr<f32>>) : i32 {
+    %next = tile.addptr %ptrs, %c32 : tensor<16x!tile.ptr<f32>>, tensor<16xi32>
+    scf.yield %next : tensor<16x!tile.ptr<f32>>
+  }
+  return %q : tensor<16x!tile.ptr<f32>>
+}
+
+// -----
+
+// A constant block of different offsets is no uniform step.
+// CONST-LABEL: func.func @constant_not_uniform
+// CONST: scf.for {{.*}} iter_args(%{{.*}} = %{{.*}}) -> (tensor<2x!tile.ptr<f32>>)
+func.func @constant_not_uniform(%p: tensor<2x!tile.ptr<f32>>, %n: i32) -> tensor<2x!tile.ptr<f32>> {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %steps = arith.constant dense<[1, 2]> : tensor<2xi32>
+  %q = scf.for %i = %c0 to %n step %c1 iter_args(%ptrs = %p) -> (tensor<2x!tile.ptr<f32>>) : i32 {
+    %next = tile.addptr %ptrs, %steps : tensor<2x!tile.ptr<f32>>, tensor<2xi32>
+    scf.yield %next : tensor<2x!tile.ptr<f32>>
+  }
+  return %q : tensor<2x!tile.ptr<f32>>
 }

@@ -15,7 +15,18 @@ def TileCarriedPointersToOffsets
     rebuilt from the loop-invariant initial block: `addptr(init, offset)`.
     The addresses stay affine in the loop, so backends see contiguous
     accesses instead of a block of opaque pointers in memory or registers.
+
+    With `constant-steps`, a constant block of one value (`a_ptrs += BK`
+    once the stride is specialized to 1) is such a step too. The CPU asks for
+    it: there a block of pointers lives in memory, and every iteration would
+    reload, advance and store it. GPU targets keep such blocks in registers
+    and do not.
   }];
+  let options = [
+    Option<"constantSteps", "constant-steps", "bool", /*default=*/"false",
+           "Also carry offsets for pointer blocks advanced by a splat "
+           "constant">,
+  ];
   let dependentDialects = ["mlir::arith::ArithDialect",
                            "mlir::scf::SCFDialect",
                            "::tessel::tile::TileDialect"];
