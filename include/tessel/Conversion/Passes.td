@@ -31,7 +31,7 @@ def ConvertTileToLoops : Pass<"convert-tile-to-loops", "mlir::ModuleOp"> {
     "mlir::arith::ArithDialect", "mlir::math::MathDialect",
     "mlir::scf::SCFDialect", "mlir::memref::MemRefDialect",
     "mlir::LLVM::LLVMDialect", "mlir::func::FuncDialect",
-    "mlir::vector::VectorDialect",
+    "mlir::vector::VectorDialect", "mlir::linalg::LinalgDialect",
   ];
 }
 

@@ -22,6 +22,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -1563,8 +1564,6 @@ LogicalResult KernelLowering::lowerDot(DotOp op) {
   // FMAs call runtime routines the loader does not have).
   bool narrow = isa<Float16Type, BFloat16Type>(resultElt);
   Type accElt = narrow ? Type(b.getF32Type()) : resultElt;
-  int64_t m = cType.getDimSize(0), n = cType.getDimSize(1);
-  int64_t k = op.getA().getType().getDimSize(1);
   bool isFloat = isa<FloatType>(accElt);
   auto extend = [&](Value v) -> Value {
     if (v.getType() == accElt)
@@ -1614,70 +1613,9 @@ LogicalResult KernelLowering::lowerDot(DotOp op) {
     return success();
   };
 
-  // Register-blocked micro-kernel: an MR x NR block of C stays in vector
-  // registers while k runs; each step loads NR/VL vectors of a row of B and
-  // broadcasts MR elements of a column of A.
-  int64_t vl = isFloat ? 512 / accElt.getIntOrFloatBitWidth() : 0;
-  int64_t nv = vl && n % (2 * vl) == 0 ? 2 : vl && n % vl == 0 ? 1 : 0;
-  int64_t mr = m % 8 == 0 ? 8 : m % 4 == 0 ? 4 : 0;
-  if (nv && mr) {
-    auto vecType = VectorType::get({vl}, accElt);
-    auto rows = scf::ForOp::create(b, loc, index(0, loc), index(m, loc),
-                                   index(mr, loc));
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPoint(rows.getBody()->getTerminator());
-    Value i0 = rows.getInductionVar();
-    auto cols = scf::ForOp::create(b, loc, index(0, loc), index(n, loc),
-                                   index(nv * vl, loc));
-    b.setInsertionPoint(cols.getBody()->getTerminator());
-    Value j0 = cols.getInductionVar();
-    SmallVector<Value> rowIdx, colIdx;
-    for (int64_t r = 0; r < mr; ++r)
-      rowIdx.push_back(arith::AddIOp::create(b, loc, i0, index(r, loc)));
-    for (int64_t v = 0; v < nv; ++v)
-      colIdx.push_back(arith::AddIOp::create(b, loc, j0, index(v * vl, loc)));
-    SmallVector<Value> accs;
-    for (int64_t r = 0; r < mr; ++r)
-      for (int64_t v = 0; v < nv; ++v)
-        accs.push_back(vector::LoadOp::create(
-            b, loc, vecType, c, ValueRange{rowIdx[r], colIdx[v]}));
-    auto kLoop = scf::ForOp::create(
-        b, loc, index(0, loc), index(k, loc), index(1, loc), accs,
-        [&](OpBuilder &kb, Location l, Value kk, ValueRange acc) {
-          SmallVector<Value> bRow;
-          for (int64_t v = 0; v < nv; ++v)
-            bRow.push_back(vector::LoadOp::create(kb, l, vecType, bBuf,
-                                                  ValueRange{kk, colIdx[v]}));
-          SmallVector<Value> next;
-          for (int64_t r = 0; r < mr; ++r) {
-            Value aik = memref::LoadOp::create(kb, l, a, ValueRange{rowIdx[r], kk});
-            Value splat = vector::BroadcastOp::create(kb, l, vecType, aik);
-            for (int64_t v = 0; v < nv; ++v)
-              next.push_back(vector::FMAOp::create(kb, l, splat, bRow[v],
-                                                   acc[r * nv + v]));
-          }
-          scf::YieldOp::create(kb, l, next);
-        });
-    for (int64_t r = 0; r < mr; ++r)
-      for (int64_t v = 0; v < nv; ++v)
-        vector::StoreOp::create(b, loc, kLoop.getResult(r * nv + v), c,
-                                ValueRange{rowIdx[r], colIdx[v]});
-    return finish();
-  }
-  // Any other shape or an integer dot: i-k-j loops, the innermost along
-  // contiguous rows of B and C.
-  emitLoopNest({m, k}, loc, [&](ValueRange ik) {
-    Value aik = memref::LoadOp::create(b, loc, a, ik);
-    emitLoopNest({n}, loc, [&](ValueRange j) {
-      Value bkj = memref::LoadOp::create(b, loc, bBuf, ValueRange{ik[1], j[0]});
-      SmallVector<Value> cij{ik[0], j[0]};
-      Value acc = memref::LoadOp::create(b, loc, c, cij);
-      Value r = isFloat ? Value(math::FmaOp::create(b, loc, aik, bkj, acc))
-                        : Value(arith::AddIOp::create(
-                              b, loc, acc, arith::MulIOp::create(b, loc, aik, bkj)));
-      memref::StoreOp::create(b, loc, r, c, cij);
-    });
-  });
+  // C += A B on the buffers: the CPU target's micro-kernels take it from
+  // there (tessel-cpu-dot-micro-kernels).
+  linalg::MatmulOp::create(b, loc, ValueRange{a, bBuf}, ValueRange{c});
   return finish();
 }
 

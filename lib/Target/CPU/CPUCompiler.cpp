@@ -109,6 +109,7 @@ void buildTileToLoopsPipeline(OpPassManager &pm) {
 }
 
 void buildLoopsToLLVMPipeline(OpPassManager &pm) {
+  pm.addPass(createDotMicroKernels());
   pm.addPass(createApproximateMath());
   pm.addPass(createNarrowFloats());
   pm.addPass(createSCFToControlFlowPass());

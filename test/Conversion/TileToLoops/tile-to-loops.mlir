@@ -175,19 +175,14 @@ func.func @while_block(%p: !tile.ptr<i32>, %n: i32) attributes {tile.kernel} {
 // -----
 
 // dot: operands go to buffers of the accumulator type (fp16 extended once),
-// an 8x32 block of C stays in registers (vector.fma) while k runs, and a
-// loop-carried accumulator used only by the dot is updated in place (no copy
-// back at the yield).
+// a linalg.matmul accumulates into C (the CPU target's micro-kernels lower
+// it), and a loop-carried accumulator used only by the dot is updated in
+// place (no copy back at the yield).
 // CHECK-LABEL: func.func private @dot_loop
 // CHECK: %[[ACC:[a-z0-9_]+]] = memref.alloca() {alignment = 64 : i64} : memref<32x64xf32>
 // CHECK: scf.for %{{.*}} = %c0_i32 to %{{.*}} step %c1_i32  : i32 {
 // CHECK: arith.extf %{{.*}} : f16 to f32
-// CHECK: scf.for %{{.*}} = %c0 to %c32 step %c8
-// CHECK: scf.for %{{.*}} = %c0 to %c64 step %c32
-// CHECK: vector.load %[[ACC]]
-// CHECK: scf.for %{{.*}} = %c0 to %c16 step %c1 iter_args
-// CHECK-COUNT-16: vector.fma
-// CHECK: vector.store %{{.*}}, %[[ACC]]
+// CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : memref<32x16xf32>, memref<16x64xf32>) outs(%[[ACC]] : memref<32x64xf32>)
 // CHECK-NOT: memref.store %{{.*}}, %[[ACC]]
 // CHECK: memref.load %[[ACC]]
 // CHECK: llvm.store
@@ -246,8 +241,7 @@ func.func @aligned(%p: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %n: i32 {t
 // CHECK: %[[A:[a-z0-9_]+]] = memref.alloca() {alignment = 64 : i64} : memref<16x16xf32>
 // CHECK: scf.for %{{.*}} = %c0_i32 to %{{.*}} step %c1_i32  : i32 {
 // CHECK-NOT: memref.store %{{.*}}, %[[A]]
-// CHECK: memref.load %[[A]]
-// CHECK: vector.fma
+// CHECK: linalg.matmul ins(%[[A]], %{{.*}} : memref<16x16xf32>, memref<16x32xf32>)
 func.func @invariant_operand(%pa: !tile.ptr<f32>, %pc: !tile.ptr<f32>, %n: i32) attributes {tile.kernel} {
   %zero = arith.constant dense<0.0> : tensor<16x32xf32>
   %c0 = arith.constant 0 : i32

@@ -38,6 +38,26 @@ def NarrowFloats : Pass<"tessel-cpu-narrow-floats"> {
                            "mlir::math::MathDialect"];
 }
 
+def DotMicroKernels : Pass<"tessel-cpu-dot-micro-kernels"> {
+  let summary = "Lower the CPU's linalg.matmul to register-blocked vector loops";
+  let description = [{
+    The CPU lowering of `tile.dot` is a `linalg.matmul` on stack buffers of
+    the accumulator's type (C += A B, row-major, static shapes). This pass is
+    where dots meet the CPU's registers: each matmul becomes loops over
+    MR x (NV * VL) blocks of C, held in NV vectors of VL lanes for each of MR
+    rows while k runs. Each k step loads NV vectors of a row of B, broadcasts
+    MR elements of a column of A and multiplies and adds (fused for floats).
+    VL is the widest vector (512, 256 or 128 bits) whose lanes divide N, NV
+    is 2 where two vectors divide it, MR is 8, 4, 2 or 1. A block no vector
+    divides becomes i-k-j loops, the innermost along rows of B and C.
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::math::MathDialect",
+                           "mlir::memref::MemRefDialect",
+                           "mlir::scf::SCFDialect",
+                           "mlir::vector::VectorDialect"];
+}
+
 def ProgramExit : Pass<"tessel-cpu-program-exit"> {
   let summary = "Return from the program where the CPU lowering says so";
   let description = [{
