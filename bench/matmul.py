@@ -1,8 +1,10 @@
-"""Tiled fp32 matmul on the CPU: GFLOP/s against numpy (OpenBLAS sgemm) and torch.mm.
+"""Tiled matmul on the CPU: fp32 against numpy (OpenBLAS sgemm) and torch.mm, bf16 (fp32
+accumulation, bf16 result) against torch.mm in bf16 (oneDNN), int8 into int32 against
+torch._int_mm.
 
 The kernel is the usual Triton matmul: a 2-D grid of output tiles, visited in groups
 of GROUP_M tile-rows so that neighbouring programs share panels of A and B in cache,
-and a K loop accumulating tl.dot in fp32.
+and a K loop accumulating tl.dot in fp32 (int32 for int8).
 """
 import numpy as np
 
@@ -19,7 +21,8 @@ BM, BN, BK, GROUP_M = 64, 64, 32, 8
 def matmul_kernel(
     a_ptr, b_ptr, c_ptr, M, N, K,
     stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
-    BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, GROUP_M: tl.constexpr,
+    BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, GROUP_M: tl.constexpr, ACC: tl.constexpr,
+    PRECISION: tl.constexpr,
 ):
     pid = tl.program_id(0)
     tiles_m = tl.cdiv(M, BM)
@@ -36,38 +39,52 @@ def matmul_kernel(
     rk = tl.arange(0, BK)
     a_ptrs = a_ptr + rm[:, None] * stride_am + rk[None, :] * stride_ak
     b_ptrs = b_ptr + rk[:, None] * stride_bk + rn[None, :] * stride_bn
-    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    acc = tl.zeros((BM, BN), dtype=ACC)
     for k in range(0, tl.cdiv(K, BK)):
         k_left = K - k * BK
         a = tl.load(a_ptrs, mask=(rm[:, None] < M) & (rk[None, :] < k_left), other=0.0)
         b = tl.load(b_ptrs, mask=(rk[:, None] < k_left) & (rn[None, :] < N), other=0.0)
-        # Full fp32 products, as sgemm computes them (the default would allow tf32).
-        acc = tl.dot(a, b, acc, input_precision="ieee")
+        # fp32: full fp32 products, as sgemm computes them (the default would allow tf32).
+        acc = tl.dot(a, b, acc, input_precision=PRECISION)
         a_ptrs += BK * stride_ak
         b_ptrs += BK * stride_bk
-    tl.store(c_ptr + rm[:, None] * stride_cm + rn[None, :] * stride_cn, acc,
+    tl.store(c_ptr + rm[:, None] * stride_cm + rn[None, :] * stride_cn, acc.to(c_ptr.dtype.element_ty),
              mask=(rm[:, None] < M) & (rn[None, :] < N))
 
 
 def tessel_matmul(a, b, c):
+    """c = a @ b for numpy arrays or torch tensors (strides in elements either way)."""
     M, K = a.shape
     _, N = b.shape
+    strides = [s // a.itemsize for s in a.strides] if isinstance(a, np.ndarray) else list(a.stride())
+    strides += [s // b.itemsize for s in b.strides] if isinstance(b, np.ndarray) else list(b.stride())
+    strides += [s // c.itemsize for s in c.strides] if isinstance(c, np.ndarray) else list(c.stride())
+    integer = str(a.dtype).endswith("int8")
+    fp32 = str(a.dtype).endswith("float32")
     grid = (triton.cdiv(M, BM) * triton.cdiv(N, BN),)
     matmul_kernel[grid](
-        a, b, c, M, N, K,
-        a.strides[0] // 4, a.strides[1] // 4, b.strides[0] // 4, b.strides[1] // 4,
-        c.strides[0] // 4, c.strides[1] // 4,
-        BM=BM, BN=BN, BK=BK, GROUP_M=GROUP_M,
+        a, b, c, M, N, K, *strides,
+        BM=BM, BN=BN, BK=BK, GROUP_M=GROUP_M, ACC=tl.int32 if integer else tl.float32,
+        PRECISION="ieee" if fp32 else None,
     )
 
 
-def run(quick: bool) -> Report:
-    torch = optional_torch()
+def _sizes(quick):
+    return [(1, 1, 1), (64, 64, 64), (100, 70, 130)] if quick else [(s, s, s) for s in (256, 512, 1000, 1024, 2048, 4096)]
+
+
+def _label(M, N, K):
+    return str(M) if M == N == K else f"{M}x{N}x{K}"
+
+
+TIMING = dict(warmup=1, min_reps=3, budget_s=1.0)
+
+
+def _fp32(quick, torch):
     impls = ["tessel", "numpy"] + (["torch"] if torch else [])
     report = Report(NAME, "GFLOP/s", "M=N=K", impls)
-    shapes = [(1, 1, 1), (64, 64, 64), (100, 70, 130)] if quick else [(s, s, s) for s in (256, 512, 1000, 1024, 2048, 4096)]
     rng = np.random.default_rng(0)
-    for M, N, K in shapes:
+    for M, N, K in _sizes(quick):
         a = rng.standard_normal((M, K), dtype=np.float32)
         b = rng.standard_normal((K, N), dtype=np.float32)
         c = np.empty((M, N), np.float32)
@@ -76,17 +93,75 @@ def run(quick: bool) -> Report:
         np.matmul(a, b, out=ref)
         # Both sum K fp32 products in different orders; entries are of size ~sqrt(K).
         np.testing.assert_allclose(c, ref, rtol=1e-3, atol=1e-4 * K, err_msg=f"matmul {M}x{N}x{K}")
-        label = str(M) if M == N == K else f"{M}x{N}x{K}"
-        report.checked(label)
+        report.checked(_label(M, N, K))
         if quick:
             continue
-        timing = dict(warmup=1, min_reps=3, budget_s=1.0)
         timings = {
-            "tessel": measure(lambda: tessel_matmul(a, b, c), **timing),
-            "numpy": measure(lambda: np.matmul(a, b, out=ref), **timing),
+            "tessel": measure(lambda: tessel_matmul(a, b, c), **TIMING),
+            "numpy": measure(lambda: np.matmul(a, b, out=ref), **TIMING),
         }
         if torch:
             ta, tb, tc = torch.from_numpy(a), torch.from_numpy(b), torch.from_numpy(ref)
-            timings["torch"] = measure(lambda: torch.mm(ta, tb, out=tc), **timing)
-        report.add(label, 2.0 * M * N * K, timings)
+            timings["torch"] = measure(lambda: torch.mm(ta, tb, out=tc), **TIMING)
+        report.add(_label(M, N, K), 2.0 * M * N * K, timings)
     return report
+
+
+def _bf16(quick, torch):
+    """bf16 inputs and result, fp32 sums (as torch.mm in bf16): torch tensors on both sides."""
+    report = Report(NAME + "_bf16", "GFLOP/s", "M=N=K", ["tessel", "torch"])
+    rng = np.random.default_rng(1)
+    for M, N, K in _sizes(quick):
+        a = torch.from_numpy(rng.standard_normal((M, K), dtype=np.float32)).to(torch.bfloat16)
+        b = torch.from_numpy(rng.standard_normal((K, N), dtype=np.float32)).to(torch.bfloat16)
+        c = torch.empty((M, N), dtype=torch.bfloat16)
+        ref = torch.empty_like(c)
+        tessel_matmul(a, b, c)
+        # numpy in float64 on the same bf16 values; the result is rounded to bf16 (8 bits of mantissa).
+        exact = a.double().numpy() @ b.double().numpy()
+        np.testing.assert_allclose(c.double().numpy(), exact, rtol=1e-2, atol=1e-3 * np.sqrt(K),
+                                   err_msg=f"bf16 matmul {M}x{N}x{K}")
+        report.checked(_label(M, N, K))
+        if quick:
+            continue
+        timings = {
+            "tessel": measure(lambda: tessel_matmul(a, b, c), **TIMING),
+            "torch": measure(lambda: torch.mm(a, b, out=ref), **TIMING),
+        }
+        report.add(_label(M, N, K), 2.0 * M * N * K, timings)
+    return report
+
+
+def _int8(quick, torch):
+    """int8 inputs, int32 sums and result, against torch._int_mm (its sizes: M > 16, K and N multiples of 8)."""
+    report = Report(NAME + "_int8", "GOP/s", "M=N=K", ["tessel", "torch"])
+    rng = np.random.default_rng(2)
+    sizes = [(32, 64, 64), (64, 64, 128), (100, 72, 136)] if quick else [(s, s, s) for s in (256, 512, 1024, 2048, 4096)]
+    for M, N, K in sizes:
+        a = rng.integers(-128, 128, (M, K)).astype(np.int8)
+        b = rng.integers(-128, 128, (K, N)).astype(np.int8)
+        c = np.empty((M, N), np.int32)
+        tessel_matmul(a, b, c)
+        ta, tb = torch.from_numpy(a), torch.from_numpy(b)
+        ref = torch._int_mm(ta, tb)
+        # Exact on both sides; numpy checks torch's at the smallest size.
+        if M * N * K <= 2 ** 27:
+            np.testing.assert_array_equal(ref.numpy(), a.astype(np.int32) @ b.astype(np.int32))
+        np.testing.assert_array_equal(c, ref.numpy(), err_msg=f"int8 matmul {M}x{N}x{K}")
+        report.checked(_label(M, N, K))
+        if quick:
+            continue
+        timings = {
+            "tessel": measure(lambda: tessel_matmul(a, b, c), **TIMING),
+            "torch": measure(lambda: torch._int_mm(ta, tb), **TIMING),
+        }
+        report.add(_label(M, N, K), 2.0 * M * N * K, timings)
+    return report
+
+
+def run(quick: bool) -> list[Report]:
+    torch = optional_torch()
+    reports = [_fp32(quick, torch)]
+    if torch:
+        reports += [_bf16(quick, torch), _int8(quick, torch)]
+    return reports

@@ -417,14 +417,32 @@ void KernelLowering::materializeInto(Value buf, Value v, Location loc) {
     fill();
 }
 
-/// Whether every element of `v` is at least the one before it: an arange,
-/// splats and sums of them.
+/// Whether every element of `v` is the same: a splat (possibly given new
+/// dimensions of size 1 or broadcast) or a constant one.
+static bool isUniform(Value v) {
+  Operation *op = v.getDefiningOp();
+  if (!op)
+    return false;
+  if (isa<SplatOp>(op))
+    return true;
+  if (isa<BroadcastOp, ExpandDimsOp>(op))
+    return isUniform(op->getOperand(0));
+  if (auto c = dyn_cast<arith::ConstantOp>(op))
+    return isa<SplatElementsAttr>(c.getValue());
+  return false;
+}
+
+/// Whether every element of `v` is at least the one before it along its one
+/// dimension longer than 1: an arange, uniform values and sums of them, given
+/// new dimensions of size 1 or broadcast along them.
 static bool nonDecreasing(Value v) {
   Operation *op = v.getDefiningOp();
   if (!op)
     return false;
-  if (isa<MakeRangeOp, SplatOp>(op))
+  if (isUniform(v) || isa<MakeRangeOp>(op))
     return true;
+  if (isa<BroadcastOp, ExpandDimsOp>(op))
+    return nonDecreasing(op->getOperand(0));
   if (auto c = dyn_cast<arith::ConstantOp>(op))
     return isa<SplatElementsAttr>(c.getValue());
   if (auto add = dyn_cast<arith::AddIOp>(op))
@@ -434,13 +452,26 @@ static bool nonDecreasing(Value v) {
 
 Value KernelLowering::allTrueCondition(Value mask, Location loc) {
   auto type = dyn_cast<RankedTensorType>(mask.getType());
-  auto cmp = mask.getDefiningOp<arith::CmpIOp>();
-  if (!type || type.getRank() != 1 || !cmp)
+  Operation *def = mask.getDefiningOp();
+  if (!type || !def)
+    return {};
+  // Both masks of a conjunction (a 2-D block's row and column checks),
+  // broadcast or not.
+  if (auto both = dyn_cast<arith::AndIOp>(def)) {
+    Value x = allTrueCondition(both.getLhs(), loc);
+    Value y = x ? allTrueCondition(both.getRhs(), loc) : Value();
+    return y ? Value(arith::AndIOp::create(b, loc, x, y)) : Value();
+  }
+  if (isa<BroadcastOp, ExpandDimsOp>(def))
+    return allTrueCondition(def->getOperand(0), loc);
+  // A check along one dimension (the others of size 1).
+  auto cmp = dyn_cast<arith::CmpIOp>(def);
+  if (!cmp || llvm::count_if(type.getShape(), [](int64_t d) { return d != 1; }) > 1)
     return {};
   Value a = cmp.getLhs(), n = cmp.getRhs();
   arith::CmpIPredicate pred = cmp.getPredicate();
   using P = arith::CmpIPredicate;
-  if (a.getDefiningOp<SplatOp>() && !n.getDefiningOp<SplatOp>()) {
+  if (isUniform(a) && !isUniform(n)) {
     // splat(n) > a is a < splat(n).
     std::swap(a, n);
     pred = pred == P::sgt   ? P::slt
@@ -449,17 +480,20 @@ Value KernelLowering::allTrueCondition(Value mask, Location loc) {
            : pred == P::uge ? P::ule
                             : P::eq; // not a bound
   }
-  auto bound = n.getDefiningOp<SplatOp>();
-  if (!bound || !nonDecreasing(a) ||
+  if (!isUniform(n) || !nonDecreasing(a) ||
       !llvm::is_contained({P::slt, P::sle, P::ult, P::ule}, pred))
     return {};
   bool isUnsigned = pred == P::ult || pred == P::ule;
-  Value first = emitAt(a, {index(0, loc)});
-  Value last = emitAt(a, {index(type.getDimSize(0) - 1, loc)});
+  SmallVector<Value> firstIdx, lastIdx;
+  for (int64_t d : type.getShape()) {
+    firstIdx.push_back(index(0, loc));
+    lastIdx.push_back(index(d - 1, loc));
+  }
+  Value first = emitAt(a, firstIdx);
+  Value last = emitAt(a, lastIdx);
   Value noWrap = arith::CmpIOp::create(b, loc, isUnsigned ? P::ule : P::sle,
                                        first, last);
-  Value inRange =
-      arith::CmpIOp::create(b, loc, pred, last, scalar(bound.getSrc()));
+  Value inRange = arith::CmpIOp::create(b, loc, pred, last, emitAt(n, firstIdx));
   return arith::AndIOp::create(b, loc, noWrap, inRange);
 }
 
@@ -1572,18 +1606,16 @@ LogicalResult KernelLowering::lowerDot(DotOp op) {
       return arith::ExtFOp::create(b, loc, accElt, v);
     return arith::ExtSIOp::create(b, loc, accElt, v);
   };
-  // Operands in buffers of the accumulator's type: the inner loops then only
-  // multiply and add.
+  // Operands in buffers of their own type (the micro-kernels widen them, or
+  // multiply them as they are where the CPU has dot-product instructions).
   auto operandBuffer = [&](Value v) {
-    auto type = cast<RankedTensorType>(v.getType());
-    // Already in a buffer of that type (e.g. a tile loaded before a loop and
-    // used by every iteration's dot): read it where it is.
-    if (Value buf = buffers.lookup(v); buf && type.getElementType() == accElt)
+    // Already in a buffer (e.g. a tile loaded before a loop and used by every
+    // iteration's dot): read it where it is.
+    if (Value buf = buffers.lookup(v))
       return buf;
-    Value buf = allocBuffer(type.getShape(), accElt);
-    emitLoopNest(type.getShape(), loc, [&](ValueRange idx) {
-      memref::StoreOp::create(b, loc, extend(emitAt(v, idx)), buf, idx);
-    });
+    auto type = cast<RankedTensorType>(v.getType());
+    Value buf = allocBuffer(type.getShape(), type.getElementType());
+    materializeInto(buf, v, loc);
     return buf;
   };
   Value a = operandBuffer(op.getA()), bBuf = operandBuffer(op.getB());

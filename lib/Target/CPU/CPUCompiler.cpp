@@ -108,8 +108,12 @@ void buildTileToLoopsPipeline(OpPassManager &pm) {
   pm.addPass(createCSEPass());
 }
 
-void buildLoopsToLLVMPipeline(OpPassManager &pm) {
-  pm.addPass(createDotMicroKernels());
+void buildLoopsToLLVMPipeline(OpPassManager &pm, bool bf16DotProduct,
+                              bool int8DotProduct) {
+  DotMicroKernelsOptions dots;
+  dots.bf16DotProduct = bf16DotProduct;
+  dots.int8DotProduct = int8DotProduct;
+  pm.addPass(createDotMicroKernels(dots));
   pm.addPass(createApproximateMath());
   pm.addPass(createNarrowFloats());
   pm.addPass(createSCFToControlFlowPass());
@@ -288,8 +292,15 @@ llvm::Error compileModule(ModuleOp module, const CPUModel &model,
     return diagnostics.fail("lowering tile IR to loops failed");
   result.stages.push_back({"loops", print(module)});
 
+  std::string error;
+  llvm::TargetMachine *machine =
+      targetMachine(model, options.enableFpFusion, error);
+  if (!machine)
+    return diagnostics.fail(error);
+  const llvm::MCSubtargetInfo *subtarget = machine->getMCSubtargetInfo();
   PassManager toLLVM(ctx);
-  buildLoopsToLLVMPipeline(toLLVM);
+  buildLoopsToLLVMPipeline(toLLVM, subtarget->checkFeatures("+avx512bf16"),
+                           subtarget->checkFeatures("+avx512vnni"));
   if (failed(toLLVM.run(module)))
     return diagnostics.fail("lowering to the LLVM dialect failed");
   // A noinline function's mark (tile-to-loops') becomes LLVM's noinline:
@@ -309,11 +320,6 @@ llvm::Error compileModule(ModuleOp module, const CPUModel &model,
   });
   result.stages.push_back({"llir", print(module)});
 
-  std::string error;
-  llvm::TargetMachine *machine =
-      targetMachine(model, options.enableFpFusion, error);
-  if (!machine)
-    return diagnostics.fail(error);
   // LLVM's vectorizers have produced IR its code generators abort on (odd
   // vector widths of bf16, seen with LLVM 22): such a kernel is compiled
   // again without them rather than ending the process.

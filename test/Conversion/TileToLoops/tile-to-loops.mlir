@@ -174,15 +174,15 @@ func.func @while_block(%p: !tile.ptr<i32>, %n: i32) attributes {tile.kernel} {
 
 // -----
 
-// dot: operands go to buffers of the accumulator type (fp16 extended once),
-// a linalg.matmul accumulates into C (the CPU target's micro-kernels lower
-// it), and a loop-carried accumulator used only by the dot is updated in
+// dot: operands go to buffers of their own type, a linalg.matmul
+// accumulates into C (the CPU target's micro-kernels lower it, widening fp16
+// there), and a loop-carried accumulator used only by the dot is updated in
 // place (no copy back at the yield).
 // CHECK-LABEL: func.func private @dot_loop
 // CHECK: %[[ACC:[a-z0-9_]+]] = memref.alloca() {alignment = 64 : i64} : memref<32x64xf32>
 // CHECK: scf.for %{{.*}} = %c0_i32 to %{{.*}} step %c1_i32  : i32 {
-// CHECK: arith.extf %{{.*}} : f16 to f32
-// CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : memref<32x16xf32>, memref<16x64xf32>) outs(%[[ACC]] : memref<32x64xf32>)
+// CHECK-NOT: arith.extf
+// CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : memref<32x16xf16>, memref<16x64xf16>) outs(%[[ACC]] : memref<32x64xf32>)
 // CHECK-NOT: memref.store %{{.*}}, %[[ACC]]
 // CHECK: memref.load %[[ACC]]
 // CHECK: llvm.store

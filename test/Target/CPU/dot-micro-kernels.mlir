@@ -51,3 +51,19 @@ func.func @ragged(%a: memref<5x7xf64>, %b: memref<7x3xf64>, %c: memref<5x3xf64>)
   linalg.matmul ins(%a, %b : memref<5x7xf64>, memref<7x3xf64>) outs(%c : memref<5x3xf64>)
   return
 }
+
+// -----
+
+// fp16 operands are widened to fp32 buffers at the function's start, then
+// multiplied as fp32.
+// CHECK-LABEL: func.func @widened
+// CHECK-DAG: %[[WA:.*]] = memref.alloca() {alignment = 64 : i64} : memref<16x16xf32>
+// CHECK-DAG: %[[WB:.*]] = memref.alloca() {alignment = 64 : i64} : memref<16x32xf32>
+// CHECK: arith.extf {{.*}} : f16 to f32
+// CHECK: arith.extf {{.*}} : f16 to f32
+// CHECK: memref.load %[[WA]]
+// CHECK-COUNT-16: vector.fma
+func.func @widened(%a: memref<16x16xf16>, %b: memref<16x32xf16>, %c: memref<16x32xf32>) {
+  linalg.matmul ins(%a, %b : memref<16x16xf16>, memref<16x32xf16>) outs(%c : memref<16x32xf32>)
+  return
+}

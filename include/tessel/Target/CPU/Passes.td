@@ -50,8 +50,28 @@ def DotMicroKernels : Pass<"tessel-cpu-dot-micro-kernels"> {
     VL is the widest vector (512, 256 or 128 bits) whose lanes divide N, NV
     is 2 where two vectors divide it, MR is 8, 4, 2 or 1. A block no vector
     divides becomes i-k-j loops, the innermost along rows of B and C.
+
+    Operands narrower than C are widened to C's type first (into stack
+    buffers), except where the CPU multiplies them as they are, 16 lanes of
+    C at a time:
+    - `bf16-dot-product` (AVX512-BF16): bf16 x bf16 into fp32 on vdpbf16ps,
+      a pair of K a step. B is packed with pairs of K side by side, a pair of
+      a row of A is broadcast. The instruction flushes subnormal inputs and
+      results to zero, as oneDNN's bf16 matmuls on this hardware do.
+    - `int8-dot-product` (AVX512-VNNI): int8 x int8 into int32 on vpdpbusd
+      (unsigned x signed bytes), four K a step. B is packed in groups of four
+      K with its sign bit flipped (B + 128, unsigned); a group of a row of A
+      is broadcast, and 128 times the row's sum comes off C at the end.
+      Exact, wrapping as int32 arithmetic does.
   }];
+  let options = [
+    Option<"bf16DotProduct", "bf16-dot-product", "bool", /*default=*/"false",
+           "bf16 dots on AVX512-BF16's vdpbf16ps">,
+    Option<"int8DotProduct", "int8-dot-product", "bool", /*default=*/"false",
+           "int8 dots on AVX512-VNNI's vpdpbusd">,
+  ];
   let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::LLVM::LLVMDialect",
                            "mlir::math::MathDialect",
                            "mlir::memref::MemRefDialect",
                            "mlir::scf::SCFDialect",
