@@ -31,28 +31,25 @@ if [ ! -x .venv/bin/python ]; then
 fi
 VPY=$ROOT/.venv/bin/python
 # torch is pinned: 2.13.0 is the CPU build (a plain `torch` pulls a CUDA build).
-# cmake comes from PyPI too, so that every machine configures with the same one.
+# cmake comes from PyPI too, so that every machine configures with the same one;
+# scikit-build-core and pybind11 build the package (pyproject.toml).
 # triton 3.6.0 is a test-time reference only (its interpreter is the semantic
 # oracle of some tests); tessel never imports it.
-if ! "$VPY" -c "import numpy, pytest, pybind11, torch, cmake, matplotlib, triton" >/dev/null 2>&1; then
+if ! "$VPY" -c "import numpy, pytest, pybind11, torch, cmake, matplotlib, triton, scikit_build_core" >/dev/null 2>&1; then
   echo "== installing Python packages"
   "$VPY" -m pip install -q --upgrade pip
-  "$VPY" -m pip install -q numpy pytest pybind11 cmake matplotlib "torch==2.13.0" "triton==3.6.0"
+  "$VPY" -m pip install -q numpy pytest pybind11 cmake matplotlib scikit-build-core "torch==2.13.0" "triton==3.6.0"
 fi
-CMAKE=$ROOT/.venv/bin/cmake
-# The repository's python/ is the package source: point the venv at it.
+# An install of the source tree's python/ written by an earlier setup.
 SITE=$("$VPY" -c "import sysconfig; print(sysconfig.get_paths()['purelib'])")
-echo "$ROOT/python" > "$SITE/tessel.pth"
+rm -f "$SITE/tessel.pth"
 
+# The package, editable: `pip install -e .` builds in build/ (pyproject.toml), where
+# the lit and GoogleTest suites are built too; tessel._C is written next to the
+# Python sources, and .venv imports tessel from python/. Later builds are
+# incremental (`.venv/bin/cmake --build build`, or this script again).
 echo "== building"
-JOBS=${TESSEL_BUILD_JOBS:-2}
-if [ ! -f build/build.ninja ]; then
-  "$CMAKE" -G Ninja -S . -B build \
-    -DCMAKE_BUILD_TYPE=Release \
-    -DMLIR_DIR=/usr/lib/llvm-22/lib/cmake/mlir \
-    -DLLVM_DIR=/usr/lib/llvm-22/lib/cmake/llvm \
-    -DPython_EXECUTABLE="$VPY" \
-    -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-22/bin/lit
-fi
-"$CMAKE" --build build -j "$JOBS"
+export CMAKE_BUILD_PARALLEL_LEVEL=${TESSEL_BUILD_JOBS:-2}
+PATH="$ROOT/.venv/bin:$PATH" "$VPY" -m pip install -q --no-build-isolation -e . \
+  -Ccmake.define.Python_EXECUTABLE="$VPY"
 echo "== setup done: .venv/bin/python imports tessel"

@@ -304,10 +304,11 @@ class Autotuner(_KernelWrapper):
 
     def _cache_file(self, key: tuple, configs: Sequence[Config]) -> pathlib.Path:
         """Where the result for this key is kept: named by a hash of everything that decides it (the compiler
-        build, the target (its code-changing description) and the thread count, the sources of the kernel and of the @jit functions it calls, the key
+        version and build, the target (its code-changing description) and the thread count, the sources of the kernel and of the @jit functions it calls, the key
         and the configs)."""
         jit_fn = _base_jit_function(self.fn)
-        parts = (_C.build_id(), _C.parse_target(knobs.target), _C.target_description(knobs.target),
+        from tessel import __version__
+        parts = (__version__, _C.build_id(), _C.parse_target(knobs.target), _C.target_description(knobs.target),
                  str(_C.num_threads()),
                  *jit_fn._dependencies().sources, repr(key), *(repr(config) for config in configs))
         digest = hashlib.sha256("\0".join(parts).encode()).hexdigest()[:32]

@@ -388,12 +388,12 @@ class JITFunction:
 
     def _kernel_key(self, arg_types: Sequence[str], constexprs: dict[str, Any], target: str,
                     options: dict[str, Any], fp32_default: str | None = None) -> str:
-        """The on-disk cache key: the compiler (its build id, tessel's own Python), the target (all that changes its
+        """The on-disk cache key: the compiler (its version, build id and tessel's own Python), the target (all that changes its
         code) and the compile options, this kernel's source and everything it reaches (@jit functions, constexpr
         globals), the specialization and the constexprs. With debug, also where those functions are: device
         assertions name their file and line."""
         locations = self._dependencies().locations if options.get("debug") else []
-        parts = [f"python:{_package_hash()}", f"target:{_C.parse_target(target)}:{_C.target_description(target)}",
+        parts = [f"tessel:{_version()}", f"python:{_package_hash()}", f"target:{_C.parse_target(target)}:{_C.target_description(target)}",
                  f"options:{_C.compile_options(options)}", *self._dependencies().sources, *locations,
                  *(f"global:{name}={_stable_repr(value)}" for name, value in self._global_values()),
                  "args:" + ",".join(tuple_args.describe(t) if tuple_args.is_tuple_type(t) else t
@@ -499,6 +499,12 @@ def _stable_repr(value: Any) -> str:
     if callable(value) and hasattr(value, "__qualname__"):
         return f"callable:{getattr(value, '__module__', '')}.{value.__qualname__}"
     return repr(value)
+
+
+def _version() -> str:
+    """tessel.__version__ (the package metadata's version when installed)."""
+    import tessel
+    return tessel.__version__
 
 
 @functools.lru_cache(maxsize=None)
