@@ -14,7 +14,7 @@ from tessel import _C
 
 @triton.jit
 def _dot_kernel(a_ptr, b_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr, TRANS_B: tl.constexpr,
-                ACC: tl.constexpr):
+                ACC: tl.constexpr, PRECISION: tl.constexpr = None):
     rm = tl.arange(0, M)
     rn = tl.arange(0, N)
     rk = tl.arange(0, K)
@@ -25,9 +25,9 @@ def _dot_kernel(a_ptr, b_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.con
     else:
         b = tl.load(b_ptr + rk[:, None] * N + rn[None, :])
     acc = tl.load(c_ptr + rm[:, None] * N + rn[None, :]).to(ACC)
-    acc = tl.dot(a, b, acc)
+    acc = tl.dot(a, b, acc, input_precision=PRECISION)
     # A second dot onto the first's result: the accumulator updated in place.
-    acc = tl.dot(a, b, acc)
+    acc = tl.dot(a, b, acc, input_precision=PRECISION)
     tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc)
 
 
@@ -60,7 +60,9 @@ def _check(rng, dtype, M, N, K, trans_b):
     c = rng.uniform(-1, 1, (M, N)).astype(np.float64 if wide else np.float32)
     expected = c.astype(np.float64) + 2 * (a64 @ b64)
     # fp32 sums of exact products (fp16 and bf16 products are exact in fp32; fp32 ones round once each).
-    _dot_kernel[(1,)](a, b, c, M, N, K, TRANS_B=trans_b, ACC=tl.float64 if wide else tl.float32)
+    # fp32 in full fp32 products ("ieee"; NVIDIA's default would round them to tf32).
+    _dot_kernel[(1,)](a, b, c, M, N, K, TRANS_B=trans_b, ACC=tl.float64 if wide else tl.float32,
+                      PRECISION="ieee" if dtype == "float32" else None)
     np.testing.assert_allclose(c, expected, rtol=1e-12 if wide else 1e-5, atol=(1e-12 if wide else 1e-5) * K)
 
 
