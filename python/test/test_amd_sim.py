@@ -236,6 +236,23 @@ def test_half_products_keep_the_sign_of_zero():
 
 
 @tessel.jit
+def uniform_half_products(out_ptr, x, BLOCK: tl.constexpr):
+    tl.store(out_ptr, x * 3.0)
+    tl.store(out_ptr + 1 + tl.arange(0, BLOCK), tl.full([BLOCK], 3.0, tl.float32) * x)
+
+
+@pytest.mark.parametrize("x", [2.0, -0.0, -1.5])
+def test_uniform_half_products(x):
+    # The same fence on a product every lane shares (a kernel argument's): LLVM 22 could not select an
+    # llvm.arithmetic.fence of a uniform value ("illegal VGPR to SGPR copy"; the fuzzer found it, seed 1513556999,
+    # kernel 374). The sign of -0 * 3 stays.
+    out = np.ones(33, np.float16)
+    uniform_half_products[(1,)](out, x, BLOCK=32)
+    want = np.full(33, np.float32(x) * np.float32(3.0), np.float32).astype(np.float16)
+    np.testing.assert_array_equal(out.view(np.uint16), want.view(np.uint16))
+
+
+@tessel.jit
 def quotients(x_ptr, y_ptr, out_ptr, BLOCK: tl.constexpr):
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     tl.store(out_ptr + offs, tl.load(x_ptr + offs) / tl.load(y_ptr + offs))

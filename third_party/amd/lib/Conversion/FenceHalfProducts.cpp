@@ -3,8 +3,7 @@
 // See the pass description in third_party/amd/include/tessel/AMD/Passes.td.
 //
 //   %p = llvm.fmul %x, %c : f32          %p = llvm.fmul %x, %c : f32
-//   %h = llvm.fptrunc %p : f32 to f16 => %f = llvm.call_intrinsic
-//                                              "llvm.arithmetic.fence"(%p)
+//   %h = llvm.fptrunc %p : f32 to f16 => %f = llvm.inline_asm "", "=v,0" %p
 //                                         %h = llvm.fptrunc %f : f32 to f16
 //
 //===----------------------------------------------------------------------===//
@@ -21,17 +20,23 @@ using namespace mlir;
 
 namespace {
 
-/// `operand` taken through an arithmetic fence when an fp32 multiply makes
-/// it.
+/// `operand` taken through a fence when an fp32 multiply makes it.
 void fenceProduct(OpOperand &operand) {
   auto mul = operand.get().getDefiningOp<LLVM::FMulOp>();
   if (!mul || !getElementTypeOrSelf(mul.getType()).isF32())
     return;
+  // An empty asm statement that takes and gives the value in one VGPR: LLVM
+  // cannot look through it, and it is right for uniform values too (an
+  // llvm.arithmetic.fence of a uniform product fails LLVM 22's instruction
+  // selection with "illegal VGPR to SGPR copy").
   OpBuilder b(operand.getOwner());
-  auto fence = b.create<LLVM::CallIntrinsicOp>(
-      mul.getLoc(), mul.getType(),
-      b.getStringAttr("llvm.arithmetic.fence"), ValueRange{mul});
-  operand.set(fence.getResult(0));
+  auto fence = LLVM::InlineAsmOp::create(
+      b, mul.getLoc(), mul.getType(), ValueRange{mul}, /*asm_string=*/"",
+      /*constraints=*/"=v,0", /*has_side_effects=*/false,
+      /*is_align_stack=*/false, LLVM::tailcallkind::TailCallKind::None,
+      LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
+      /*operand_attrs=*/ArrayAttr());
+  operand.set(fence.getRes());
 }
 
 struct FenceHalfProducts

@@ -27,10 +27,13 @@ def FenceHalfProducts : Pass<"amd-fence-half-products", "mlir::ModuleOp"> {
   let description = [{
     LLVM's AMDGPU backend (22) selects an fp32 product of fp16 values rounded
     back to fp16, fptrunc(fmul(fpext a, b)), as one v_fma_mixlo_f16 whose
-    addend is +0: a product of -0 comes out +0. An arithmetic fence between
-    each fp32 `llvm.fmul` and the `llvm.fptrunc` to fp16 that takes it
-    (directly or as an element of the vector it rounds) keeps the multiply
-    exact in sign: a multiply, then a conversion.
+    addend is +0: a product of -0 comes out +0. A fence between each fp32
+    `llvm.fmul` and the `llvm.fptrunc` to fp16 that takes it (directly or as
+    an element of the vector it rounds) keeps the multiply exact in sign: a
+    multiply, then a conversion. The fence is an empty inline asm statement
+    that takes and gives the value in one VGPR (`"=v,0"`): LLVM 22 fails to
+    select `llvm.arithmetic.fence` of a uniform value ("illegal VGPR to SGPR
+    copy"), as in `x * 3.0` of a kernel argument stored as fp16.
   }];
   let dependentDialects = ["mlir::LLVM::LLVMDialect"];
 }
