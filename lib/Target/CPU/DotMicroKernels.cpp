@@ -303,49 +303,59 @@ Value packGroups(OpBuilder &b, Operation *op, Value bm, int64_t group,
   return packed;
 }
 
-/// bf16 x bf16 into fp32 on AVX512-BF16's vdpbf16ps: each k step takes a pair
-/// of K, one 32-bit pair of a row of A broadcast against 16 columns of B
-/// packed as pairs.
-MicroKernel bf16DotKernel(OpBuilder &b, Operation *op, Value a, Value bm,
-                          int64_t k, RegisterTile tile) {
-  Value aPairs = paddedRows(b, op, a, 2);
-  Value bPairs = packGroups(b, op, bm, 2, 16, 0);
+/// A k step on a dot-product instruction `intrinsic`(C, B, A) that takes
+/// `group` K at once: NV vectors of B packed so (`packGroups`) and, for each
+/// row, a group of that row of A broadcast (`broadcastGroup`), both loaded as
+/// `operandType` and given to the instruction through `asOperand` (if any).
+MicroKernel dotProductKernel(RegisterTile tile, int64_t k, Value aGroups,
+                             Value bGroups, int64_t group,
+                             VectorType operandType, StringRef intrinsic,
+                             std::function<Value(OpBuilder &, Location, Value)>
+                                 asOperand = nullptr) {
   MicroKernel kernel;
   kernel.tile = tile;
-  kernel.kSteps = llvm::divideCeil(k, 2);
+  kernel.kSteps = llvm::divideCeil(k, group);
   kernel.step = [=](OpBuilder &b, Location l, Value kk, ValueRange acc,
                     ArrayRef<Value> rows, ArrayRef<Value> cols) {
-    auto pairsType = VectorType::get({32}, b.getBF16Type());
+    auto operand = [&](Value v) { return asOperand ? asOperand(b, l, v) : v; };
     SmallVector<Value> bRow;
     for (Value col : cols)
-      bRow.push_back(vector::LoadOp::create(
-          b, l, pairsType, bPairs,
-          ValueRange{kk, arith::MulIOp::create(b, l, col, index(b, l, 2))}));
+      bRow.push_back(operand(vector::LoadOp::create(
+          b, l, operandType, bGroups,
+          ValueRange{kk, arith::MulIOp::create(b, l, col, index(b, l, group))})));
     SmallVector<Value> next;
-    // As bf16 for LLVM, through i16 (tessel-cpu-narrow-floats keeps other
-    // bf16 values as their bits).
-    auto asBF16 = [&](Value v) -> Value {
-      auto bits = VectorType::get({32}, b.getI16Type());
-      return LLVM::BitcastOp::create(b, l, pairsType,
-                                     vector::BitCastOp::create(b, l, bits, v));
-    };
-    for (Value &bv : bRow)
-      bv = asBF16(bv);
     for (auto [r, row] : llvm::enumerate(rows)) {
-      Value pair =
-          asBF16(broadcastGroup(b, l, aPairs, row, kk, 2, 16, pairsType));
+      Value aGroup = operand(broadcastGroup(b, l, aGroups, row, kk, group,
+                                            tile.lanes, operandType));
       for (auto [v, bv] : llvm::enumerate(bRow)) {
         Value sum = acc[r * bRow.size() + v];
         next.push_back(LLVM::CallIntrinsicOp::create(
-                           b, l, sum.getType(),
-                           b.getStringAttr("llvm.x86.avx512bf16.dpbf16ps.512"),
-                           ValueRange{sum, pair, bv})
+                           b, l, sum.getType(), b.getStringAttr(intrinsic),
+                           ValueRange{sum, bv, aGroup})
                            .getResult(0));
       }
     }
     return next;
   };
   return kernel;
+}
+
+/// bf16 x bf16 into fp32 on AVX512-BF16's vdpbf16ps: each k step takes a pair
+/// of K, one 32-bit pair of a row of A broadcast against 16 columns of B
+/// packed as pairs.
+MicroKernel bf16DotKernel(OpBuilder &b, Operation *op, Value a, Value bm,
+                          int64_t k, RegisterTile tile) {
+  auto pairsType = VectorType::get({32}, b.getBF16Type());
+  // As bf16 for LLVM, through i16 (tessel-cpu-narrow-floats keeps other bf16
+  // values as their bits).
+  auto asBF16 = [pairsType](OpBuilder &b, Location l, Value v) -> Value {
+    auto bits = VectorType::get({32}, b.getI16Type());
+    return LLVM::BitcastOp::create(b, l, pairsType,
+                                   vector::BitCastOp::create(b, l, bits, v));
+  };
+  return dotProductKernel(tile, k, paddedRows(b, op, a, 2),
+                          packGroups(b, op, bm, 2, 16, 0), 2, pairsType,
+                          "llvm.x86.avx512bf16.dpbf16ps.512", asBF16);
 }
 
 /// int8 x int8 into int32 on AVX512-VNNI's vpdpbusd (unsigned x signed bytes,
@@ -375,31 +385,9 @@ MicroKernel int8DotKernel(OpBuilder &b, Operation *op, Value a, Value bm,
                                          arith::ConstantIntOp::create(b, loc, 7, 32));
     memref::StoreOp::create(b, loc, scaled, rowSums, ValueRange{i});
   }
-  MicroKernel kernel;
-  kernel.tile = tile;
-  kernel.kSteps = llvm::divideCeil(k, 4);
-  kernel.step = [=](OpBuilder &b, Location l, Value kk, ValueRange acc,
-                    ArrayRef<Value> rows, ArrayRef<Value> cols) {
-    auto bytesType = VectorType::get({64}, b.getI8Type());
-    SmallVector<Value> bRow;
-    for (Value col : cols)
-      bRow.push_back(vector::LoadOp::create(
-          b, l, bytesType, bGroups,
-          ValueRange{kk, arith::MulIOp::create(b, l, col, index(b, l, 4))}));
-    SmallVector<Value> next;
-    for (auto [r, row] : llvm::enumerate(rows)) {
-      Value group = broadcastGroup(b, l, aGroups, row, kk, 4, 16, bytesType);
-      for (auto [v, bv] : llvm::enumerate(bRow)) {
-        Value sum = acc[r * bRow.size() + v];
-        next.push_back(LLVM::CallIntrinsicOp::create(
-                           b, l, sum.getType(),
-                           b.getStringAttr("llvm.x86.avx512.vpdpbusd.512"),
-                           ValueRange{sum, bv, group})
-                           .getResult(0));
-      }
-    }
-    return next;
-  };
+  MicroKernel kernel = dotProductKernel(
+      tile, k, aGroups, bGroups, 4, VectorType::get({64}, b.getI8Type()),
+      "llvm.x86.avx512.vpdpbusd.512");
   kernel.finishRow = [=](OpBuilder &b, Location l, Value acc, Value row) {
     Value s = memref::LoadOp::create(b, l, rowSums, ValueRange{row});
     return arith::SubIOp::create(b, l, acc,
