@@ -86,8 +86,10 @@ llvm::Error CompileOptions::set(llvm::StringRef name, llvm::StringRef value) {
       return error("num_warps=" + value + ": must be a power of 2");
     return llvm::Error::success();
   }
-  if (name == "num_stages")
+  if (name == "num_stages") {
+    numStagesSet = true;
     return integer(numStages, 0);
+  }
   if (name == "num_ctas")
     return integer(numCtas, 1);
   if (name == "maxnreg")

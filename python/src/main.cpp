@@ -37,7 +37,9 @@ const target::Target &getTarget(const std::string &name) {
   return **t;
 }
 
-target::CompileOptions toCompileOptions(const py::dict &options) {
+/// The options as given, `target`'s defaults for the others (where given).
+target::CompileOptions toCompileOptions(const py::dict &options,
+                                        const target::Target *target) {
   target::CompileOptions compileOptions;
   for (auto [key, value] : options) {
     if (value.is_none())
@@ -47,6 +49,8 @@ target::CompileOptions toCompileOptions(const py::dict &options) {
                            : std::string(py::str(value));
     check(compileOptions.set(std::string(py::str(key)), text));
   }
+  if (target && !compileOptions.numStagesSet)
+    compileOptions.numStages = target->defaultNumStages();
   return compileOptions;
 }
 
@@ -57,7 +61,7 @@ std::unique_ptr<Kernel> compileKernel(TileBuilder &builder,
                                       const std::string &targetName,
                                       const py::dict &options) {
   const target::Target &t = getTarget(targetName);
-  target::CompileOptions compileOptions = toCompileOptions(options);
+  target::CompileOptions compileOptions = toCompileOptions(options, &t);
   mlir::OwningOpRef<mlir::ModuleOp> module = builder.takeModule();
   if (!module)
     throw BackendError("the builder's module was already compiled");
@@ -385,11 +389,14 @@ PYBIND11_MODULE(_C, m) {
       "Whether kernels compiled for the target run in this process");
   m.def(
       "compile_options",
-      [](const py::dict &options) {
-        return toCompileOptions(options).str();
+      [](const py::dict &options, std::optional<std::string> targetName) {
+        return toCompileOptions(options,
+                                targetName ? &getTarget(*targetName) : nullptr)
+            .str();
       },
-      "The options, validated, with every default, canonically (for cache "
-      "keys)");
+      py::arg("options"), py::arg("target") = py::none(),
+      "The options, validated, with every default (the target's, where "
+      "given), canonically (for cache keys)");
   m.def("available_backends", [] {
     target::registerBuiltinBackends();
     return target::availableBackends();

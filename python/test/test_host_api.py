@@ -324,7 +324,10 @@ def test_compiled_kernel_reports_its_resources(target, rand):
     kernel = _add_kernel.warmup(x, x, np.zeros_like(x), 1000, BLOCK=256, num_warps=8, grid=(1,))
     kernel._init_handles()
     meta = kernel.metadata
-    assert meta.name == "_add_kernel" and meta.num_warps == 8 and meta.num_stages == 3 and meta.num_ctas == 1
+    # num_stages not given: Triton's default for the backend (HIP's 2, the others 3).
+    default_stages = 2 if target.startswith("sim:gfx") else 3
+    assert meta.name == "_add_kernel" and meta.num_warps == 8 and meta.num_stages == default_stages
+    assert meta.num_ctas == 1
     assert meta.hash == kernel.hash and re.fullmatch("[0-9a-f]{64}", meta.hash)
     properties = tessel.runtime.driver.active.utils.get_device_properties()
     if target.startswith("cpu"):

@@ -46,7 +46,8 @@ struct TargetSpec {
 /// which the backend validates.
 struct CompileOptions {
   int numWarps = 4;
-  int numStages = 3;
+  int numStages = 3; ///< the target's default where not set (toCompileOptions)
+  bool numStagesSet = false;
   int numCtas = 1;
   int maxnreg = 0; ///< 0: no limit
   bool debug = false;
@@ -120,6 +121,9 @@ public:
   /// the kernel author's source locations.
   virtual llvm::Expected<runtime::CacheEntry>
   compile(mlir::ModuleOp module, const CompileOptions &options) const = 0;
+  /// `num_stages` where a kernel does not say: 3, as Triton's NVIDIA
+  /// backend; AMD's targets say 2, as Triton's HIP backend.
+  virtual int defaultNumStages() const { return 3; }
   /// Whether kernels compiled for this target can run in this process.
   virtual bool canRun() const = 0;
   /// Whether this compiled kernel can run in this process (its options may

@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "PatternTileGPUToLLVM.h"
+#include "DotOpToLLVM.h"
 #include "tessel/Conversion/TileGPUToLLVM/NvidiaTargetHooks.h"
 #include "OffsetBits.h"
 #include "SharedAccess.h"
@@ -46,6 +47,8 @@ struct AsyncCopyLowering : TileGPUPattern<tilegpu::AsyncCopyOp> {
                   ConversionPatternRewriter &rw) const override {
     Location loc = op.getLoc();
     auto type = op.getBuffer().getType();
+    if (type.getOrder() == tilegpu::SharedOrder::Padded)
+      return rw.notifyMatchFailure(op, "async copies into padded slots");
     LinearLayout layout = layoutOf(op.getPtr().getType());
     LinearLayout toOffset = layout.invertAndCompose(type.getSlotLayout());
     int32_t size = type.getElementBytes();
@@ -129,8 +132,13 @@ struct LocalStoreLowering : TileGPUPattern<tilegpu::LocalStoreOp> {
     auto type = op.getBuffer().getType();
     Value slot = slotAddress(rw, loc, adaptor.getBuffer()[0],
                              adaptor.getSlot()[0], type);
-    writeOperandToShared(rw, loc, target, layoutOf(op.getValue().getType()),
-                         type.getSlotLayout(), adaptor.getValue(), 0, slot);
+    if (type.getOrder() == tilegpu::SharedOrder::Padded)
+      writeTensorToPaddedSlot(rw, loc, target,
+                              layoutOf(op.getValue().getType()),
+                              adaptor.getValue(), slot, type);
+    else
+      writeOperandToShared(rw, loc, target, layoutOf(op.getValue().getType()),
+                           type.getSlotLayout(), adaptor.getValue(), 0, slot);
     if (op.getAsyncProxy())
       target.nvidia()->fenceSharedForWarpgroupMma(rw, loc);
     rw.eraseOp(op);
@@ -160,7 +168,9 @@ struct AsyncWaitLowering : TileGPUPattern<tilegpu::AsyncWaitOp> {
 struct LocalLoadLowering : TileGPUPattern<tilegpu::LocalLoadOp> {
   using TileGPUPattern::TileGPUPattern;
 
-  static bool onlyReadInPlace(tilegpu::LocalLoadOp op) {
+  /// Whether every reader of `op` is a dot that reads it in place from its
+  /// slot: on mma.sync or wgmma (NVIDIA), or on MFMA (AMD).
+  bool onlyReadInPlace(tilegpu::LocalLoadOp op) const {
     SmallVector<Value> work{op.getResult()};
     while (!work.empty()) {
       Value v = work.pop_back_val();
@@ -174,6 +184,9 @@ struct LocalLoadLowering : TileGPUPattern<tilegpu::LocalLoadOp> {
         if (!dot || use.getOperandNumber() > 1 ||
             inPlaceOperand(dot, use.getOperandNumber()) != op)
           return false;
+        if (target.amd() ? !mfmaDotShape(dot, *target.amd())
+                         : !(target.nvidia() && target.nvidia()->hasMma16816()))
+          return false;
       }
     }
     return true;
@@ -186,7 +199,7 @@ struct LocalLoadLowering : TileGPUPattern<tilegpu::LocalLoadOp> {
     auto type = op.getBuffer().getType();
     LinearLayout layout = layoutOf(op.getType());
     Type elt = getTypeConverter()->convertType(type.getElementType());
-    if (onlyReadInPlace(op) && (target.nvidia() && target.nvidia()->hasMma16816())) {
+    if (onlyReadInPlace(op)) {
       Value poison = rw.create<LLVM::PoisonOp>(loc, elt);
       rw.replaceOpWithMultiple(
           op, {SmallVector<Value>(layout.inSize(gpu::kRegister), poison)});
@@ -194,8 +207,11 @@ struct LocalLoadLowering : TileGPUPattern<tilegpu::LocalLoadOp> {
     }
     Value slot = slotAddress(rw, loc, adaptor.getBuffer()[0],
                              adaptor.getSlot()[0], type);
-    SmallVector<Value> values = readOperandFromShared(
-        rw, loc, target, layout, type.getSlotLayout(), elt, slot);
+    SmallVector<Value> values =
+        type.getOrder() == tilegpu::SharedOrder::Padded
+            ? readTensorFromPaddedSlot(rw, loc, target, layout, elt, slot, type)
+            : readOperandFromShared(rw, loc, target, layout,
+                                    type.getSlotLayout(), elt, slot);
     rw.replaceOpWithMultiple(op, {values});
     return success();
   }

@@ -163,12 +163,13 @@ struct DotLowering : TileGPUPattern<tile::DotOp> {
         return success();
       }
     if (auto mfma = target.amd() ? mfmaDotShape(op, *target.amd()) : std::nullopt) {
-      if ((!mfma->aInRegisters || !mfma->bInRegisters) &&
+      int64_t bOffset;
+      if (mfmaSharedBytes(op, *mfma, bOffset) > 0 &&
           !op->hasAttr(kScratchAttr))
         return rw.notifyMatchFailure(op, "stages operands without scratch");
       rw.replaceOpWithMultiple(op, {lowerMfmaDot(rw, loc, target, op, *mfma,
                                                  adaptor.getA(), adaptor.getB(),
-                                                 adaptor.getC())});
+                                                 adaptor.getC(), slots)});
       return success();
     }
     int64_t bBase;

@@ -105,19 +105,23 @@ struct MfmaDotShape {
 /// The shape of `dot` if it runs on `amd`'s MFMA.
 std::optional<MfmaDotShape> mfmaDotShape(tessel::tile::DotOp dot,
                                          const gpu::AmdTargetHooks &amd);
-/// Bytes of shared memory an MFMA dot stages its operands in (those not in
-/// registers: A row-major, then B as N x K), and where B starts.
+/// Bytes of shared memory an MFMA dot stages its operands in (those neither
+/// in registers nor read in place from a pipeline slot: A row-major, then B
+/// as N x K), and where B starts.
 int64_t mfmaSharedBytes(tessel::tile::DotOp dot, const MfmaDotShape &shape,
                         int64_t &bOffset);
 
 /// d = a * b + c on AMD's matrix cores (MFMADot.cpp): operands from
-/// registers or staged with K contiguous (mfmaSharedBytes), one 32x32 MFMA
-/// per 32x32 tile of the wave and K step of the instruction.
+/// registers, from the pipeline slots `slots` (A's, B's; null where an
+/// operand is not read in place, inPlaceOperand) or staged with K contiguous
+/// (mfmaSharedBytes), one 32x32 MFMA per 32x32 tile of the wave and K step
+/// of the instruction.
 SmallVector<Value> lowerMfmaDot(OpBuilder &b, Location loc,
                                 const GPUTargetInfo &target,
                                 tessel::tile::DotOp op,
                                 const MfmaDotShape &shape, mlir::ValueRange a,
-                                mlir::ValueRange bv, mlir::ValueRange c);
+                                mlir::ValueRange bv, mlir::ValueRange c,
+                                llvm::ArrayRef<mlir::Value> slots);
 
 /// d = a * b + c on mma.sync for tf32, tf32x3 or int8 `inputs`
 /// (MMASyncFragments.cpp): both operands are staged in shared memory

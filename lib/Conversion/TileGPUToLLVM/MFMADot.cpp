@@ -106,6 +106,11 @@ struct Staging {
   Value index(OpBuilder &b, Location loc, Value row, Value col) const {
     return paddedIndex(b, loc, row, col, int32_t(rowElems), padding);
   }
+  /// The alignment (bytes, at most 16) every row start has.
+  int64_t alignment(int64_t e) const {
+    int64_t bits = rowElems * e | padding.elems * e | 16;
+    return bits & -bits;
+  }
 };
 
 /// Whether both operands are staged with each lane group's K one run that
@@ -150,15 +155,20 @@ Staging stagingOf(tile::DotOp dot, const MfmaDotShape &shape,
 
 } // namespace
 
+/// Whether operand `i` of `dot` is written to the scratch: neither in the
+/// instruction's registers nor read in place from a pipeline slot.
+static bool isStaged(tile::DotOp dot, const MfmaDotShape &shape, unsigned i) {
+  return !(i == 0 ? shape.aInRegisters : shape.bInRegisters) &&
+         !inPlaceOperand(dot, i);
+}
+
 int64_t gpu::lowering::mfmaSharedBytes(tile::DotOp dot,
                                        const MfmaDotShape &shape,
                                        int64_t &bOffset) {
-  int64_t aBytes =
-      shape.aInRegisters ? 0 : stagingOf(dot, shape, 0).bytes;
+  int64_t aBytes = isStaged(dot, shape, 0) ? stagingOf(dot, shape, 0).bytes : 0;
   bOffset = (aBytes + 15) / 16 * 16;
-  return shape.bInRegisters
-             ? aBytes
-             : bOffset + stagingOf(dot, shape, 1).bytes;
+  return isStaged(dot, shape, 1) ? bOffset + stagingOf(dot, shape, 1).bytes
+                                 : aBytes;
 }
 
 namespace {
@@ -184,6 +194,17 @@ public:
               int32_t kWidth, Type element)
       : space(space), base(base), staging(staging), kWidth(kWidth),
         element(element) {}
+  /// In place in the `padded` pipeline slot at `slot` (a shared-memory
+  /// pointer) of `type`: the rows the dot would stage, at their padding.
+  MfmaOperand(Value slot, tilegpu::SharedBufferType type, unsigned operand,
+              int32_t kWidth, Type element)
+      : slot(slot),
+        staging(Staging{operand == 0 ? !type.getTransposed()
+                                     : type.getTransposed(),
+                        type.getRowElements(),
+                        {type.getPaddedRows(), type.getPadElements()},
+                        type.getSlotBytes()}),
+        kWidth(kWidth), element(element) {}
 
   /// The operand of the tile whose thread-0 row (or column) is `mn0`, from
   /// K `kFirst0` on for thread 0; `mn` is this lane's row and `kStart`
@@ -202,6 +223,9 @@ public:
       }
       return v;
     }
+    if (slot)
+      if (Value v = slotFragment(b, loc, mn0, mn, kFirst0, kStart))
+        return v;
     int64_t e = storageBytes(element), bytes = kWidth * e;
     if (!staging->kRows) {
       // Rows along M or N: element (kStart + j, mn) of each of P rows.
@@ -209,8 +233,7 @@ public:
       for (int32_t j = 0; j < kWidth; ++j) {
         Value kj = b.create<arith::AddIOp>(loc, kStart, i32Const(b, loc, j));
         Value idx = staging->index(b, loc, kj, mn);
-        Value addr = sharedElement(b, loc, space, base, idx, e);
-        Value x = b.create<LLVM::LoadOp>(loc, bits, addr, e);
+        Value x = b.create<LLVM::LoadOp>(loc, bits, address(b, loc, idx, e), e);
         v = b.create<LLVM::InsertElementOp>(loc, v, x, i32Const(b, loc, j));
       }
       return v;
@@ -219,11 +242,11 @@ public:
     // them where rows and K runs are 16-byte aligned (one load for several
     // steps), else alone.
     Value idx = staging->index(b, loc, mn, kStart);
-    if (bytes >= 16 || (staging->rowElems * e) % 16 || !wideRuns) {
-      // Aligned to the fragment up to 16 bytes (the padding's multiple).
-      Value addr = sharedElement(b, loc, space, base, idx, e);
-      return b.create<LLVM::LoadOp>(loc, operandTy, addr,
-                                    std::min<int64_t>(bytes, 16))
+    if (bytes >= 16 || staging->alignment(e) < 16 || !wideRuns) {
+      // Aligned to the fragment up to 16 bytes and to the rows' starts.
+      return b.create<LLVM::LoadOp>(
+                 loc, operandTy, address(b, loc, idx, e),
+                 std::min({bytes, int64_t(16), staging->alignment(e)}))
           .getResult();
     }
     // Thread 0's offset within the 16 bytes is every lane's.
@@ -232,9 +255,8 @@ public:
     if (!wide) {
       Value start = b.create<arith::SubIOp>(loc, idx, i32Const(b, loc, within));
       Value group = b.create<arith::DivUIOp>(loc, start, i32Const(b, loc, per16));
-      Value addr = sharedElement(b, loc, space, base, group, 16);
-      wide = b.create<LLVM::LoadOp>(loc, VectorType::get({per16}, bits), addr,
-                                    16);
+      wide = b.create<LLVM::LoadOp>(loc, VectorType::get({per16}, bits),
+                                    address(b, loc, group, 16), 16);
     }
     SmallVector<int32_t> lanes;
     for (int32_t j = 0; j < kWidth; ++j)
@@ -247,6 +269,78 @@ public:
   bool wideRuns = false;
 
 private:
+  /// fragment() from a pipeline slot, its index split into this lane's part
+  /// (from the lane's row or column minus thread 0's, `mn0`, and its K
+  /// minus thread 0's, `kFirst0`) and thread 0's, a constant the
+  /// instructions take as their offset: one address register serves every
+  /// fragment, where a slot's address changes every iteration. The padding's
+  /// row groups split too where thread 0's row, or the lane's, starts a
+  /// group. Null where neither does (the caller's general path).
+  Value slotFragment(OpBuilder &b, Location loc, int32_t mn0, Value mn,
+                     int32_t kFirst0, Value kStart) {
+    const Staging &st = *staging;
+    int32_t groupRows = st.padding.rows, pad = st.padding.elems;
+    int64_t e = storageBytes(element), bytes = kWidth * e;
+    // Rows are M or N (K rows) or K: thread 0's row starts a group, or K's
+    // lane part (a multiple of the fragment's P) does.
+    if (st.kRows ? mn0 % groupRows : kWidth % groupRows)
+      return {};
+    auto constIndex = [&](int64_t row, int64_t col) {
+      int64_t stride = st.rowElems + (groupRows == 1 ? pad : 0);
+      return row * stride + (groupRows > 1 ? row / groupRows * pad : 0) + col;
+    };
+    Value mnLane = b.create<arith::SubIOp>(loc, mn, i32Const(b, loc, mn0));
+    Value kLane =
+        b.create<arith::SubIOp>(loc, kStart, i32Const(b, loc, kFirst0));
+    Value lane = st.kRows ? st.index(b, loc, mnLane, kLane)
+                          : st.index(b, loc, kLane, mnLane);
+    Type i8 = b.getI8Type();
+    Value laneAddr = b.create<LLVM::GEPOp>(
+        loc, slot.getType(), i8, slot,
+        ValueRange{b.create<arith::MulIOp>(loc, lane, i32Const(b, loc, e))});
+    auto at = [&](int64_t index) -> Value {
+      return b.create<LLVM::GEPOp>(loc, slot.getType(), i8, laneAddr,
+                                   ArrayRef<LLVM::GEPArg>{int32_t(index * e)});
+    };
+    Type bits = b.getIntegerType(element.getIntOrFloatBitWidth());
+    auto operandTy = VectorType::get({kWidth}, bits);
+    if (!st.kRows) {
+      // Element (K + j, mn) of P rows.
+      Value v = b.create<LLVM::PoisonOp>(loc, operandTy);
+      for (int32_t j = 0; j < kWidth; ++j) {
+        Value x = b.create<LLVM::LoadOp>(loc, bits, at(constIndex(kFirst0 + j, mn0)), e);
+        v = b.create<LLVM::InsertElementOp>(loc, v, x, i32Const(b, loc, j));
+      }
+      return v;
+    }
+    int64_t align = std::min({bytes, int64_t(16), st.alignment(e)});
+    if (bytes >= 16 || st.alignment(e) < 16 || !wideRuns)
+      return b.create<LLVM::LoadOp>(loc, operandTy,
+                                    at(constIndex(mn0, kFirst0)), align);
+    // The 16 aligned bytes holding the fragment, read once for the steps
+    // that share them.
+    int32_t per16 = int32_t(16 / e), within = kFirst0 % per16;
+    Value &wide = loaded[{mn0, kFirst0 - within}];
+    if (!wide)
+      wide = b.create<LLVM::LoadOp>(loc, VectorType::get({per16}, bits),
+                                    at(constIndex(mn0, kFirst0 - within)), 16);
+    SmallVector<int32_t> lanes;
+    for (int32_t j = 0; j < kWidth; ++j)
+      lanes.push_back(within + j);
+    return b.create<LLVM::ShuffleVectorOp>(loc, wide, wide, lanes);
+  }
+
+  /// The address of element `idx` (i32) of the staged rows, `bytes` each
+  /// (an element, or 16-byte groups of them).
+  Value address(OpBuilder &b, Location loc, Value idx, int64_t bytes) const {
+    if (!slot)
+      return sharedElement(b, loc, space, base, idx, bytes);
+    return b.create<LLVM::GEPOp>(loc, slot.getType(),
+                                 b.getIntegerType(8 * bytes), slot,
+                                 ValueRange{idx});
+  }
+
+  Value slot; ///< a pipeline slot's address; else staged at `base`
   SmallVector<Value> values;
   std::map<std::pair<int32_t, int32_t>, int32_t> registerAt;
   std::map<std::pair<int32_t, int32_t>, Value> loaded;
@@ -264,7 +358,8 @@ SmallVector<Value> gpu::lowering::lowerMfmaDot(OpBuilder &b, Location loc,
                                                tile::DotOp op,
                                                const MfmaDotShape &shape,
                                                ValueRange a, ValueRange bv,
-                                               ValueRange c) {
+                                               ValueRange c,
+                                               ArrayRef<Value> slots) {
   auto aTy = op.getA().getType(), bTy = op.getB().getType();
   int32_t M = aTy.getDimSize(0), K = aTy.getDimSize(1), N = bTy.getDimSize(1);
   Type aElt = aTy.getElementType();
@@ -275,25 +370,34 @@ SmallVector<Value> gpu::lowering::lowerMfmaDot(OpBuilder &b, Location loc,
 
   Staging aStaging = stagingOf(op, shape, 0),
           bStaging = stagingOf(op, shape, 1);
-  if (!shape.aInRegisters || !shape.bInRegisters) {
+  bool aStaged = isStaged(op, shape, 0), bStaged = isStaged(op, shape, 1);
+  if (aStaged || bStaged) {
     mfmaSharedBytes(op, shape, bBase);
     target.barrier(b, loc); // earlier users of the scratch are done
     // A's rows along K are its own rows; B's are its columns.
-    if (!shape.aInRegisters)
+    if (aStaged)
       writeTensorToShared(b, loc, target, layoutOf(aTy), {M, K}, a, 0,
                           /*transposed=*/!aStaging.kRows, aStaging.padding);
-    if (!shape.bInRegisters)
+    if (bStaged)
       writeTensorToShared(b, loc, target, layoutOf(bTy), {K, N}, bv, bBase,
                           /*transposed=*/bStaging.kRows, bStaging.padding);
     target.barrier(b, loc);
   }
   int32_t P = shape.kWidth;
-  MfmaOperand x = shape.aInRegisters
-                      ? MfmaOperand(layoutOf(aTy), a, 0, P, aElt)
-                      : MfmaOperand(space, 0, aStaging, P, aElt);
-  MfmaOperand y = shape.bInRegisters
-                      ? MfmaOperand(layoutOf(bTy), bv, 1, P, aElt)
-                      : MfmaOperand(space, bBase, bStaging, P, aElt);
+  // Operands a pipeline left in slots are read there (the barrier that
+  // starts the pipeline's iteration published them).
+  auto operandOf = [&](unsigned i, ValueRange values, const Staging &staging,
+                       int64_t stagedAt) {
+    Type elt = i == 0 ? aElt : bTy.getElementType();
+    if (i == 0 ? shape.aInRegisters : shape.bInRegisters)
+      return MfmaOperand(layoutOf(i == 0 ? aTy : bTy), values, i, P, elt);
+    if (slots[i])
+      return MfmaOperand(slots[i], inPlaceOperand(op, i).getBuffer().getType(),
+                         i, P, elt);
+    return MfmaOperand(space, stagedAt, staging, P, elt);
+  };
+  MfmaOperand x = operandOf(0, a, aStaging, 0);
+  MfmaOperand y = operandOf(1, bv, bStaging, bBase);
   // Both staged: lane group g (l / instr, of G = 64 / instr) takes K from
   // g K / G on (runs 16-byte aligned when K / G elements are whole 16
   // bytes).

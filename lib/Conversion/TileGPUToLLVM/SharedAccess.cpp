@@ -102,6 +102,60 @@ void writeTensorToShared(OpBuilder &b, Location loc,
   }
 }
 
+Value paddedSlotIndex(OpBuilder &b, Location loc,
+                      tilegpu::SharedBufferType type, Value row, Value col) {
+  if (type.getTransposed())
+    std::swap(row, col);
+  return paddedIndex(b, loc, row, col, type.getRowElements(),
+                     {type.getPaddedRows(), type.getPadElements()});
+}
+
+/// The address of element `index` (i32) of `type`'s elements from `slot`.
+static Value slotElement(OpBuilder &b, Location loc, Value slot, Value index,
+                         Type mem) {
+  return b.create<LLVM::GEPOp>(loc, slot.getType(), mem, slot,
+                               ValueRange{index});
+}
+
+void writeTensorToPaddedSlot(OpBuilder &b, Location loc,
+                             const gpu::GPUTargetInfo &target,
+                             const LinearLayout &layout, ValueRange values,
+                             Value slot, tilegpu::SharedBufferType type) {
+  ThreadIds ids = threadIds(b, loc, target);
+  auto coords = elementCoords(b, loc, layout, ids);
+  Value own = isOwner(b, loc, layout, ids);
+  for (size_t r = 0; r < values.size(); ++r) {
+    if (isCopyRegister(layout, r))
+      continue;
+    Value idx = paddedSlotIndex(b, loc, type, coords[r][0], coords[r][1]);
+    ifThen(b, loc, own, [&](OpBuilder &ib) {
+      Type mem = memoryType(values[r].getType());
+      ib.create<LLVM::StoreOp>(loc, toMemory(ib, loc, values[r]),
+                               slotElement(ib, loc, slot, idx, mem),
+                               storageBytes(mem));
+    });
+  }
+}
+
+SmallVector<Value> readTensorFromPaddedSlot(OpBuilder &b, Location loc,
+                                            const gpu::GPUTargetInfo &target,
+                                            const LinearLayout &layout,
+                                            Type elt, Value slot,
+                                            tilegpu::SharedBufferType type) {
+  ThreadIds ids = threadIds(b, loc, target);
+  SmallVector<Value> values;
+  Type mem = memoryType(elt);
+  for (auto &c : elementCoords(b, loc, layout, ids)) {
+    Value idx = paddedSlotIndex(b, loc, type, c[0], c[1]);
+    values.push_back(fromMemory(
+        b, loc,
+        b.create<LLVM::LoadOp>(loc, mem, slotElement(b, loc, slot, idx, mem),
+                               storageBytes(mem)),
+        elt));
+  }
+  return values;
+}
+
 SmallVector<Value> readTensorFromShared(OpBuilder &b, Location loc,
                                         const gpu::GPUTargetInfo &target,
                                         const LinearLayout &layout,
@@ -133,7 +187,9 @@ tilegpu::LocalLoadOp inPlaceOperand(tile::DotOp dot, unsigned i) {
   auto type = load.getBuffer().getType();
   std::optional<tilegpu::SharedEncoding> enc =
       tilegpu::dotOperandSharedEncoding(dot, i, type.getTransposed());
-  if (!enc || enc->order != type.getOrder() || enc->swizzle != type.getSwizzle())
+  if (!enc || enc->order != type.getOrder() ||
+      (enc->order != tilegpu::SharedOrder::Padded &&
+       enc->swizzle != type.getSwizzle()))
     return {};
   return load;
 }

@@ -50,6 +50,24 @@ void writeTensorToShared(OpBuilder &b, Location loc,
                          ValueRange values, int64_t base,
                          bool transposed = false, RowPadding padding = {});
 
+/// The element index (i32) of (`row`, `col`) of the tile in a `padded` slot
+/// of `type` (its stored rows, transposed or not, and their padding).
+Value paddedSlotIndex(OpBuilder &b, Location loc,
+                      tessel::tilegpu::SharedBufferType type, Value row,
+                      Value col);
+/// A tensor held as `layout`, written to (each owned element once) or read
+/// back from the `padded` slot of `type` at `slot` (a shared-memory
+/// pointer).
+void writeTensorToPaddedSlot(OpBuilder &b, Location loc,
+                             const GPUTargetInfo &target,
+                             const LinearLayout &layout, ValueRange values,
+                             Value slot, tessel::tilegpu::SharedBufferType type);
+SmallVector<Value> readTensorFromPaddedSlot(OpBuilder &b, Location loc,
+                                            const GPUTargetInfo &target,
+                                            const LinearLayout &layout,
+                                            Type elt, Value slot,
+                                            tessel::tilegpu::SharedBufferType type);
+
 /// Every register of a tensor in `layout`, read back from its row-major
 /// index.
 SmallVector<Value> readTensorFromShared(OpBuilder &b, Location loc,

@@ -151,10 +151,10 @@ int64_t gpu::lowering::allocateSharedMemory(ModuleOp module,
       int64_t bytes = 0, align = 0;
       if (auto alloc = dyn_cast<tilegpu::LocalAllocOp>(op)) {
         // Slots start at multiples of 1024 bytes, where the swizzle
-        // patterns start over.
+        // patterns start over (padded ones, of 128).
         auto type = alloc.getType();
         bytes = type.getNumSlots() * type.getSlotStride();
-        align = 1024;
+        align = type.getOrder() == tilegpu::SharedOrder::Padded ? 128 : 1024;
       } else if (auto alloc = dyn_cast<tilegpu::MBarrierAllocOp>(op)) {
         bytes = 8 * alloc.getType().getCount();
         align = 8;

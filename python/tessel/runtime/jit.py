@@ -394,7 +394,7 @@ class JITFunction:
         assertions name their file and line."""
         locations = self._dependencies().locations if options.get("debug") else []
         parts = [f"tessel:{_version()}", f"python:{_package_hash()}", f"target:{_C.parse_target(target)}:{_C.target_description(target)}",
-                 f"options:{_C.compile_options(options)}", *self._dependencies().sources, *locations,
+                 f"options:{_C.compile_options(options, target)}", *self._dependencies().sources, *locations,
                  *(f"global:{name}={_stable_repr(value)}" for name, value in self._global_values()),
                  "args:" + ",".join(tuple_args.describe(t) if tuple_args.is_tuple_type(t) else t
                                     for t in arg_types),

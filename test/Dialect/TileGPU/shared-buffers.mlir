@@ -28,6 +28,23 @@ func.func private @transposed() -> !tilegpu.shared<2x16x64xf16, k_major, transpo
 
 // -----
 
+// Padded rows (AMD's MFMA operands) print their padding in bytes.
+// CHECK-LABEL: func.func private @padded
+// CHECK-SAME: !tilegpu.shared<2x32x64xi8, padded, transposed, pad = 8>
+func.func private @padded() -> !tilegpu.shared<2x32x64xi8, padded, transposed, pad = 8>
+
+// -----
+
+// expected-error @+1 {{the padding is 4, 8 or 16 bytes, whole elements, got 2}}
+func.func private @bad_padding() -> !tilegpu.shared<2x32x64xf32, padded, pad = 2>
+
+// -----
+
+// expected-error @+1 {{expected 'pad'}}
+func.func private @padded_swizzle() -> !tilegpu.shared<2x32x64xf16, padded, swizzle = 64>
+
+// -----
+
 // Transposed, the rows are what the swizzle atoms span: 16 fp16 rows are
 // 32 bytes, not 64.
 // expected-error @+1 {{a slot is whole swizzle atoms: columns a multiple of 8, rows of 64 bytes}}
@@ -50,7 +67,7 @@ func.func private @bad_rank() -> !tilegpu.shared<64x16xf16, k_major, swizzle = 3
 
 // -----
 
-// expected-error @+1 {{expected k_major or mn_major}}
+// expected-error @+1 {{expected k_major, mn_major, gather or padded}}
 func.func private @bad_order() -> !tilegpu.shared<2x64x16xf16, row_major, swizzle = 32>
 
 // -----

@@ -1,5 +1,6 @@
 //===- Dialect.cpp - The tilegpu dialect ----------------------------------===//
 #include "tessel/Dialect/TileGPU/IR/Dialect.h"
+#include "tessel/Dialect/TileGPU/IR/AmdLayouts.h"
 #include "tessel/Dialect/TileGPU/IR/MmaInputs.h"
 #include "tessel/Dialect/TileGPU/IR/NvidiaLayouts.h"
 
@@ -298,16 +299,18 @@ Type SharedBufferType::parse(AsmParser &parser) {
       parser.parseType(elt) || parser.parseComma() ||
       parser.parseKeyword(&order) || parser.parseComma())
     return {};
-  bool transposed = succeeded(parser.parseOptionalKeyword("transposed"));
-  if ((transposed && parser.parseComma()) ||
-      parser.parseKeyword("swizzle") || parser.parseEqual() ||
-      parser.parseInteger(swizzle) || parser.parseGreater())
-    return {};
   std::optional<SharedOrder> o = symbolizeSharedOrder(order);
   if (!o) {
-    parser.emitError(parser.getNameLoc(), "expected k_major or mn_major");
+    parser.emitError(parser.getNameLoc(),
+                     "expected k_major, mn_major, gather or padded");
     return {};
   }
+  bool transposed = succeeded(parser.parseOptionalKeyword("transposed"));
+  if ((transposed && parser.parseComma()) ||
+      parser.parseKeyword(*o == SharedOrder::Padded ? "pad" : "swizzle") ||
+      parser.parseEqual() || parser.parseInteger(swizzle) ||
+      parser.parseGreater())
+    return {};
   return parser.getChecked<SharedBufferType>(parser.getContext(), shape, elt,
                                              *o, transposed, swizzle);
 }
@@ -319,7 +322,8 @@ void SharedBufferType::print(AsmPrinter &printer) const {
   printer << getElementType() << ", " << stringifySharedOrder(getOrder());
   if (getTransposed())
     printer << ", transposed";
-  printer << ", swizzle = " << getSwizzle() << ">";
+  printer << (getOrder() == SharedOrder::Padded ? ", pad = " : ", swizzle = ")
+          << getSwizzle() << ">";
 }
 
 LogicalResult
@@ -336,6 +340,14 @@ SharedBufferType::verify(function_ref<InFlightDiagnostic()> emitError,
                               "slots positive";
   if (!elt.isIntOrFloat() || elt.getIntOrFloatBitWidth() % 8)
     return emitError() << "shared buffers hold whole-byte integers or floats";
+  if (order == SharedOrder::Padded) {
+    int64_t bytes = elt.getIntOrFloatBitWidth() / 8;
+    if ((swizzle != 4 && swizzle != 8 && swizzle != 16) || swizzle % bytes)
+      return emitError() << "the padding is 4, 8 or 16 bytes, whole elements, "
+                            "got "
+                         << swizzle;
+    return success();
+  }
   if (swizzle != 32 && swizzle != 64 && swizzle != 128)
     return emitError() << "the swizzle spans 32, 64 or 128 bytes, got "
                        << swizzle;
@@ -370,11 +382,32 @@ int32_t SharedBufferType::getElementBytes() const {
 }
 
 int64_t SharedBufferType::getSlotBytes() const {
-  return int64_t(getRows()) * getColumns() * getElementBytes();
+  int64_t bytes = int64_t(getRows()) * getColumns() * getElementBytes();
+  if (getOrder() == SharedOrder::Padded)
+    bytes += int64_t(getRows()) * getColumns() / getRowElements() /
+             getPaddedRows() * getPadElements() * getElementBytes();
+  return bytes;
+}
+
+int32_t SharedBufferType::getRowElements() const {
+  return getTransposed() ? getRows() : getColumns();
+}
+
+int32_t SharedBufferType::getPaddedRows() const {
+  int32_t rowBytes = getRowElements() * getElementBytes();
+  return rowBytes < 128 ? 128 / rowBytes : 1;
+}
+
+int32_t SharedBufferType::getPadElements() const {
+  return getOrder() == SharedOrder::Padded ? getSwizzle() / getElementBytes()
+                                           : 0;
 }
 
 int64_t SharedBufferType::getSlotStride() const {
-  return (getSlotBytes() + 1023) / 1024 * 1024;
+  // Padded rows have no swizzle pattern to start over: 128-byte aligned
+  // slots keep their rows' 16-byte vectors aligned.
+  int64_t align = getOrder() == SharedOrder::Padded ? 128 : 1024;
+  return (getSlotBytes() + align - 1) / align * align;
 }
 
 gpu::LinearLayout SharedBufferType::getSlotLayout() const {
@@ -392,6 +425,11 @@ gpu::LinearLayout SharedBufferType::getSlotLayout() const {
     break;
   case SharedOrder::Gather:
     stored = gpu::gatherOperandLayout(rows, cols, bytes, swizzle);
+    break;
+  case SharedOrder::Padded: // row-major before padding
+    stored = (gpu::LinearLayout::identity1D(cols, gpu::kOffset, gpu::dimName(1)) *
+              gpu::LinearLayout::identity1D(rows, gpu::kOffset, gpu::dimName(0)))
+                 .transposeOuts({gpu::dimName(0), gpu::dimName(1)});
     break;
   }
   return getTransposed() ? gpu::transposeLayout(stored, {1, 0}) : stored;
@@ -710,6 +748,20 @@ bool tilegpu::isMmaSyncWordDot(Operation *dot) {
          gpu::mmaAccumulatorWarps(*layout, {M, N}).has_value();
 }
 
+bool tilegpu::isMfmaDot(Operation *dot) {
+  auto t = dotTypes(dot);
+  auto layout = t ? getLayout(t->d) : std::nullopt;
+  if (!layout)
+    return false;
+  std::vector<int32_t> shape{int32_t(t->a.getDimSize(0)),
+                             int32_t(t->b.getDimSize(1))};
+  for (int32_t instr : {32, 16})
+    for (bool transposed : {false, true})
+      if (gpu::mfmaAccumulatorWarps(*layout, shape, transposed, instr))
+        return true;
+  return false;
+}
+
 std::optional<SharedEncoding>
 tilegpu::dotOperandSharedEncoding(Operation *dot, unsigned operand,
                                   bool transposed) {
@@ -719,6 +771,17 @@ tilegpu::dotOperandSharedEncoding(Operation *dot, unsigned operand,
   int32_t size = t->a.getElementType().getIntOrFloatBitWidth() / 8;
   int32_t M = t->a.getDimSize(0), K = t->a.getDimSize(1),
           N = t->b.getDimSize(1);
+  if (isMfmaDot(dot)) {
+    // The padded rows an MFMA dot stages its operands in: along K (A, or B
+    // transposed), where a lane reads its fragment's run of K (8 bytes of
+    // 16-bit or 8-bit elements, 4 of fp32: as much padding), or along M or
+    // N, read an element at a time down 16 rows (16 bytes). Any padding
+    // reads right; a pipeline that stages both operands pads K rows by 16
+    // bytes for the 16-byte reads the dot then makes.
+    bool kRows = operand == 0 ? !transposed : transposed;
+    int32_t pad = !kRows ? 16 : size == 4 ? 4 : 8;
+    return SharedEncoding{SharedOrder::Padded, transposed, pad};
+  }
   std::optional<std::vector<int32_t>> warps = wgmmaWarps(dot);
   int32_t bColumns; // the span of B's columns one instruction reads
   if (warps)

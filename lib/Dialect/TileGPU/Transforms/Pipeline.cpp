@@ -254,7 +254,8 @@ struct TileGPUPipeline
     if (!load || load->getBlock() != loop.getBody() || !load->hasOneUse() ||
         load.getIsVolatile() ||
         (load.getOther() && !isZeroSplat(load.getOther())) ||
-        accessBytes(load) < 4 || !getLayout(load.getPtr().getType()))
+        (!registerCopies && accessBytes(load) < 4) ||
+        !getLayout(load.getPtr().getType()))
       return std::nullopt;
     // Accesses down the columns (a column-major operand) fill a slot that
     // holds the tile transposed, so that they stay whole.
@@ -264,6 +265,15 @@ struct TileGPUPipeline
         dotOperandSharedEncoding(dot, i, transposed);
     if (!enc)
       return std::nullopt;
+    if (enc->order == SharedOrder::Padded && enc->swizzle < 16 &&
+        loadFeedsOperand(loop, dot, 1 - i)) {
+      // Both operands in slots: the dot reads K 16 bytes at a time where
+      // each lane group's K is whole 16 bytes (MFMADot.cpp), down rows
+      // padded by as much.
+      auto a = cast<RankedTensorType>(dot->getOperand(0).getType());
+      if (a.getDimSize(1) / 4 * elementBytes(a.getElementType()) % 16 == 0)
+        enc->swizzle = 16;
+    }
     AheadAnalysis ahead(loop);
     if (!ahead.computable(load.getPtr()) ||
         (load.getMask() && !ahead.computable(load.getMask())))
@@ -272,6 +282,16 @@ struct TileGPUPipeline
     if (!type)
       return std::nullopt;
     return Candidate{load, load, dot, *enc, type};
+  }
+
+  /// Whether operand `i` of `dot` is a load of `loop`'s body (through a
+  /// layout conversion), as a pipelined operand is.
+  static bool loadFeedsOperand(scf::ForOp loop, Operation *dot, unsigned i) {
+    Value v = dot->getOperand(i);
+    if (auto cvt = v.getDefiningOp<ConvertLayoutOp>())
+      v = cvt.getSrc();
+    auto load = v.getDefiningOp<tile::LoadOp>();
+    return load && load->getBlock() == loop.getBody();
   }
 
   /// A host-made descriptor's block that a dot on warpgroup MMA reads from
@@ -324,7 +344,9 @@ struct TileGPUPipeline
         if (auto cvt = v.getDefiningOp<ConvertLayoutOp>())
           if (cvt->hasOneUse())
             v = cvt.getSrc();
-        if (std::optional<Candidate> c = tensorMapCandidate(loop, dot, i, v))
+        if (std::optional<Candidate> c =
+                registerCopies ? std::nullopt
+                               : tensorMapCandidate(loop, dot, i, v))
           out.push_back(*c);
         else if (std::optional<Candidate> c = pointerCandidate(loop, dot, i, v))
           out.push_back(*c);
@@ -378,7 +400,7 @@ struct TileGPUPipeline
     bool asyncCopies = false, asyncProxy = false;
     int32_t arrivals = 0; // per slot: one per box of the copy engine
     for (const Candidate &c : candidates) {
-      if (c.viaTensorMap())
+      if (c.viaTensorMap() || registerCopies)
         continue;
       asyncCopies = true;
       asyncProxy |= wgmmaWarps(c.dot).has_value();
@@ -474,8 +496,11 @@ struct TileGPUPipeline
     // with the address state `state` (carried index -> value), into `slot`.
     // Returns the state of the iteration after it.
     // `src` is the loop holding the original body.
+    // Copies through registers load at `bb` and store at `storeAt` (at `bb`
+    // where null).
     auto issue = [&](OpBuilder &bb, scf::ForOp src, Value at,
-                     ArrayRef<Value> state, Value slot) {
+                     ArrayRef<Value> state, Value slot,
+                     OpBuilder *storeAt = nullptr) {
       IRMapping map;
       map.map(src.getInductionVar(), at);
       for (auto [j, v] : llvm::zip(carried, state))
@@ -500,6 +525,15 @@ struct TileGPUPipeline
         if (Value m = load.getMask())
           mask = arith::AndIOp::create(bb, loc, cloneAhead(bb, m, map, src),
                                        mask);
+        if (registerCopies) {
+          auto copy = tile::LoadOp::create(
+              bb, loc, load.getType(), ptr, mask, load.getOther(),
+              load.getCacheAttr(), load.getEvictAttr(), /*isVolatile=*/false);
+          copy->setDiscardableAttrs(load->getDiscardableAttrDictionary());
+          LocalStoreOp::create(storeAt ? *storeAt : bb, loc, copy, buffer,
+                               slot);
+          continue;
+        }
         auto copy = AsyncCopyOp::create(bb, loc, buffer, slot, ptr, mask);
         if (Attribute vec = load->getAttr("tilegpu.vector"))
           copy->setAttr("tilegpu.vector", vec);
@@ -583,7 +617,11 @@ struct TileGPUPipeline
     if (inFlight.empty()) {
       Value at = arith::AddIOp::create(bb, loc, newLoop.getInductionVar(),
                                        aheadBy);
-      next = issue(bb, newLoop, at, cur, fillSlot);
+      // Copies through registers store at the end of the iteration, after
+      // the dot has read its slot: the loads' latency overlaps the dot.
+      OpBuilder tail(nb->getTerminator());
+      next = issue(bb, newLoop, at, cur, fillSlot,
+                   registerCopies ? &tail : nullptr);
     } else {
       OpBuilder tail(nb->getTerminator());
       WarpgroupMmaWaitOp::create(tail, loc, TypeRange{}, ValueRange{},

@@ -248,6 +248,18 @@ llvm::Error compileAMD(ModuleOp module, const std::string &chip,
   toGPU.addPass(createCanonicalizerPass());
   toGPU.addPass(createCSEPass());
   toGPU.addPass(createLoopInvariantCodeMotionPass());
+  if (options.numStages > 1) {
+    // MFMA operands of K loops prefetched into num_stages LDS slots through
+    // registers: each iteration loads the blocks of iteration i + stages - 1
+    // and stores them after its dot, which reads its slot in place.
+    tilegpu::TileGPUPipelineOptions pipelineOptions;
+    pipelineOptions.numStages = options.numStages;
+    pipelineOptions.sharedLimit = ldsLimit(chip);
+    pipelineOptions.registerCopies = true;
+    toGPU.addNestedPass<func::FuncOp>(
+        tilegpu::createTileGPUPipeline(pipelineOptions));
+    toGPU.addPass(createCanonicalizerPass());
+  }
   toGPU.addNestedPass<func::FuncOp>(tilegpu::createTileGPUMemoryBarriers());
   if (failed(toGPU.run(module)))
     return diagnostics.fail("assigning GPU layouts failed");
@@ -318,6 +330,7 @@ class HipTarget : public Target {
 public:
   explicit HipTarget(const TargetSpec &spec) : Target(spec) {}
   std::string description() const override { return "hip:" + spec().arch; }
+  int defaultNumStages() const override { return 2; }
   llvm::Expected<runtime::CacheEntry>
   compile(ModuleOp module, const CompileOptions &options) const override {
     runtime::CacheEntry entry;
@@ -447,6 +460,7 @@ class HipSimTarget : public Target {
 public:
   explicit HipSimTarget(const TargetSpec &spec) : Target(spec) {}
   std::string description() const override { return "sim:" + spec().arch; }
+  int defaultNumStages() const override { return 2; }
   llvm::Expected<runtime::CacheEntry>
   compile(ModuleOp module, const CompileOptions &options) const override {
     runtime::CacheEntry entry;

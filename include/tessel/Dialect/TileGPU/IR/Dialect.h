@@ -78,6 +78,10 @@ bool isMmaSyncDot(mlir::Operation *dot);
 /// instruction's.
 bool isMmaSyncWordDot(mlir::Operation *dot);
 
+/// Whether `dot`'s result is in an MFMA accumulator layout (AMD's matrix
+/// cores, 32x32 or 16x16 instructions, transposed or not).
+bool isMfmaDot(mlir::Operation *dot);
+
 /// How a dot's operand must sit in shared memory for the dot to read it in
 /// place (ldmatrix for mma.sync, descriptors for wgmma): a slot's
 /// SharedBufferType parameters.
@@ -92,8 +96,9 @@ struct SharedEncoding {
 /// memory, or with `transposed` the operand's other dimension contiguous,
 /// as it comes from column-major memory: B K-major (`k_major, transposed`)
 /// or A M-major (`mn_major, transposed`); tf32 and 8-bit operands of
-/// mma.sync whose K is not contiguous, a `gather` slot. Nothing where the dot cannot read
-/// that operand from such a slot.
+/// mma.sync whose K is not contiguous, a `gather` slot; an MFMA dot's,
+/// `padded` rows (the padding a guess: any padding reads right). Nothing
+/// where the dot cannot read that operand from such a slot.
 std::optional<SharedEncoding> dotOperandSharedEncoding(mlir::Operation *dot,
                                                        unsigned operand,
                                                        bool transposed = false);

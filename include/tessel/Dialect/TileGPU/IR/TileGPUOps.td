@@ -70,7 +70,8 @@ def TileGPU_SharedOrder : I32EnumAttr<"SharedOrder",
     "How a shared-memory slot arranges its swizzle atoms", [
       I32EnumAttrCase<"KMajor", 0, "k_major">,
       I32EnumAttrCase<"MNMajor", 1, "mn_major">,
-      I32EnumAttrCase<"Gather", 2, "gather">]> {
+      I32EnumAttrCase<"Gather", 2, "gather">,
+      I32EnumAttrCase<"Padded", 3, "padded">]> {
   let cppNamespace = "::tessel::tilegpu";
   let genSpecializedAttr = 0;
 }
@@ -99,6 +100,16 @@ def TileGPU_SharedBufferType : TypeDef<TileGPU_Dialect, "SharedBuffer"> {
     layout, so that the rows are contiguous: B loaded K-contiguous
     (`k_major, transposed`: N x K as wgmmaOperandLayout) or A loaded
     M-contiguous (`mn_major, transposed` or `gather, transposed`: K x M).
+
+    `padded` (`!tilegpu.shared<2x64x32xf16, padded, pad = 16>`) is the
+    layout AMD's MFMA dots stage their operands in: the stored tile's rows
+    one after another, with `pad` bytes (4, 8 or 16; the `swizzle`
+    parameter holds them) after every 128 bytes of rows, or after every row
+    where rows are longer. Lanes reading down a column of rows, or writing
+    along them, then fall on different banks, and an element's address is
+    its row and column times constants (no XOR), which fold into the
+    instructions' offsets. The slot layout is the unpadded row-major order;
+    getRowPadding says where the padding goes.
   }];
   let parameters = (ins ArrayRefParameter<"int64_t">:$shape,
                         "::mlir::Type":$elementType,
@@ -114,11 +125,17 @@ def TileGPU_SharedBufferType : TypeDef<TileGPU_Dialect, "SharedBuffer"> {
     /// Bytes of one element.
     int32_t getElementBytes() const;
     /// Bytes of one slot, and the distance between slots (a multiple of
-    /// 1024, where every swizzle pattern starts over).
+    /// 1024, where every swizzle pattern starts over; of 128 for `padded`).
     int64_t getSlotBytes() const;
     int64_t getSlotStride() const;
-    /// "offset" (elements from the slot's start) -> [row, column].
+    /// "offset" (elements from the slot's start) -> [row, column]. For a
+    /// `padded` slot, offsets before padding (row-major).
     ::tessel::gpu::LinearLayout getSlotLayout() const;
+    /// A `padded` slot's stored rows: the elements of a row, how many rows
+    /// precede each padding and the padding's elements.
+    int32_t getRowElements() const;
+    int32_t getPaddedRows() const;
+    int32_t getPadElements() const;
   }];
 }
 

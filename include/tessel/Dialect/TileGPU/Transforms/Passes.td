@@ -88,6 +88,9 @@ def TileGPUHoistDotOperands
   let options = [
     Option<"sharedLimit", "shared-limit", "int64_t", "0",
            "Bytes of shared memory a program may use (0: no limit)">,
+    Option<"registerCopies", "register-copies", "bool", "false",
+           "Copy through registers (a load, then a local_store at the end of "
+           "the iteration) instead of cp.async">,
   ];
   let dependentDialects = ["::tessel::tilegpu::TileGPUDialect",
                            "mlir::arith::ArithDialect"];
@@ -114,7 +117,7 @@ def TileGPUTensorMaps : Pass<"tilegpu-tensor-maps", "mlir::ModuleOp"> {
 }
 
 def TileGPUPipeline : Pass<"tilegpu-pipeline", "mlir::func::FuncOp"> {
-  let summary = "Prefetch a loop's dot operands into shared memory with async copies";
+  let summary = "Prefetch a loop's dot operands into shared-memory slots";
   let description = [{
     In an `scf.for` whose body loads (`tile.load`, `other` zero or absent)
     the A or B operand of a `tile.dot` on tensor cores (mma.sync or wgmma),
@@ -162,6 +165,15 @@ def TileGPUPipeline : Pass<"tilegpu-pipeline", "mlir::func::FuncOp"> {
     a barrier, and a `warpgroup_mma_wait {pending = 0}` after the loop
     retires the last ones before anything reads the sums or the slots.
 
+    With `register-copies` (targets without async copies: AMD), a copy is a
+    `tile.load` of iteration i + S - 1 at the start of iteration i and a
+    `tilegpu.local_store` of its registers into the slot at the end of the
+    iteration, after the dot has read its own slot: the loads' latency
+    overlaps the dot, and the barrier at the start of the next iteration
+    publishes the stores. The dots are MFMA dots, which read `k_major` and
+    `mn_major` slots in place (dotOperandSharedEncoding); loads narrower than
+    4 bytes qualify too.
+
     `shared-limit` (bytes, 0: none): stages are dropped, down to 2, until the
     function's buffers plus the largest scratch a conversion or dot stages
     through fit; a loop whose 2 stages do not fit is left as it is.
@@ -171,6 +183,9 @@ def TileGPUPipeline : Pass<"tilegpu-pipeline", "mlir::func::FuncOp"> {
            "Slots per operand (1: no pipelining)">,
     Option<"sharedLimit", "shared-limit", "int64_t", "0",
            "Bytes of shared memory a program may use (0: no limit)">,
+    Option<"registerCopies", "register-copies", "bool", "false",
+           "Copy through registers (a load, then a local_store at the end of "
+           "the iteration) instead of cp.async">,
   ];
   let dependentDialects = ["::tessel::tilegpu::TileGPUDialect",
                            "::tessel::tile::TileDialect",
