@@ -4,7 +4,8 @@
 // the register/lane tables of AMD's matrix instruction calculator for
 // v_mfma_f32_32x32x8f16 (CDNA2/3): A[i][k] sits in lane i + 32 (k / 4),
 // register k % 4; B[k][j] in lane j + 32 (k / 4), register k % 4; D[i][j]
-// in lane j + 32 ((i / 4) % 2), register i % 4 + 4 (i / 8).
+// in lane j + 32 ((i / 4) % 2), register i % 4 + 4 (i / 8). The 16x16
+// instructions and the 64-bit results of v_mfma_f64_16x16x4_f64 below.
 //
 //===----------------------------------------------------------------------===//
 #include "tessel/Dialect/TileGPU/IR/AmdLayouts.h"
@@ -192,6 +193,49 @@ TEST(AmdLayouts, SixteenBySixteenMfmaLayoutsAreTheCalculators) {
                   << " reg " << reg;
             }
       }
+}
+
+// v_mfma_f64_16x16x4_f64's 64-bit results, by the calculator's 64-bit
+// output layout (one row per register pair): D[i][j] in lane
+// j + 16 (i % 4), register pair i / 4; transposed, where the table puts
+// D^T[j][i]. Its operands are the 16x16 layouts with P = 1 (above):
+// A[i][k] in lane i + 16 k, B[k][j] in lane j + 16 k.
+TEST(AmdLayouts, SixtyFourBitMfmaAccumulatorIsTheCalculators) {
+  for (const Coord &waves : kWaves)
+    for (const Coord &shape : {Coord{16, 16}, Coord{32, 16}, Coord{16, 64},
+                               Coord{64, 64}, Coord{128, 32}}) {
+      if (shape[0] < 16 * waves[0] || shape[1] < 16 * waves[1])
+        continue;
+      for (bool transposed : {false, true}) {
+        LinearLayout l =
+            mfmaAccumulatorLayout(shape, waves, transposed, 16, true);
+        EXPECT_TRUE(l.isInvertible()) << l.str();
+        int repN = shape[1] / (16 * waves[1]);
+        for (int wave = 0; wave < waves[0] * waves[1]; ++wave)
+          for (int lane = 0; lane < 64; ++lane)
+            for (int reg = 0; reg < l.inSize(kRegister); ++reg) {
+              int r = reg % 4, rep = reg / 4;
+              int wn = wave % waves[1], wm = wave / waves[1];
+              int rn = rep % repN, rm = rep / repN;
+              // The table: D[i][j] at pair i / 4, lane j + 16 (i % 4).
+              int across = 4 * r + lane / 16, along = lane % 16;
+              int row = (transposed ? along : across) + 16 * (wm + waves[0] * rm);
+              int col = (transposed ? across : along) + 16 * (wn + waves[1] * rn);
+              ASSERT_EQ(l.apply({{kRegister, reg}, {kLane, lane}, {kWarp, wave}}),
+                        (Coord{row, col}))
+                  << "transposed " << transposed << " wave " << wave
+                  << " lane " << lane << " reg " << reg;
+            }
+        auto split = mfmaAccumulatorWarps(l, shape, transposed, 16, true);
+        ASSERT_TRUE(split.has_value());
+        EXPECT_EQ(*split, waves);
+        // Not the 32-bit results' layout, nor the other orientation.
+        EXPECT_FALSE(mfmaAccumulatorWarps(l, shape, transposed, 16, false));
+        EXPECT_FALSE(mfmaAccumulatorWarps(l, shape, !transposed, 16, true));
+      }
+    }
+  EXPECT_THROW(mfmaAccumulatorLayout({32, 32}, {1, 1}, false, 32, true),
+               std::invalid_argument);
 }
 
 TEST(AmdLayouts, MfmaAccumulatorWarpsRecoversTheSplit) {

@@ -194,10 +194,20 @@ def test_sixteen_row_dots_take_the_16x16_instructions(target, shape):
     assert mfmas == {"vmfmaf3216x16x16f16"}
 
 
-def test_dots_matrix_cores_cannot_take_are_fma_loops(target):
+def test_fp64_dots_take_the_fp64_instruction(target):
     f64 = np.dtype(np.float64)
     kernel = dot_kernel.warmup(f64, f64, f64, M=64, N=64, K=32, grid=(1,))
-    assert "v_mfma" not in kernel.asm["amdgcn"]
+    mfmas = {m.replace("_", "") for m in re.findall(r"\bv_mfma_\w+", kernel.asm["amdgcn"])}
+    assert mfmas == {"vmfmaf6416x16x4f64"}
+
+
+def test_dots_matrix_cores_cannot_take_are_fma_loops(target):
+    # int8 in 16x16 blocks with K = 16: gfx90a's v_mfma_i32_16x16x16i8 takes it; CDNA3's int8 MFMAs take K 32 at a
+    # time (16x16x32_i8), so there it is an FMA loop.
+    i8 = np.dtype(np.int8)
+    kernel = dot_kernel.warmup(i8, i8, np.dtype(np.int32), M=16, N=16, K=16, grid=(1,))
+    mfmas = {m.replace("_", "") for m in re.findall(r"\bv_mfma_\w+", kernel.asm["amdgcn"])}
+    assert mfmas == ({"vmfmai3216x16x16i8"} if target == "hip:gfx90a" else set())
 
 
 @tessel.jit

@@ -110,10 +110,12 @@ def test_ragged_and_empty_loops(rng, target, k):
 
 
 @pytest.mark.parametrize("a_order,b_order", [("C", "C"), ("F", "C"), ("C", "F"), ("F", "F")])
-@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.int8])
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.int8, np.float64])
 def test_every_operand_order(rng, target, dtype, a_order, b_order):
     # Column-major A fills a slot of A transposed (rows along M), K-contiguous B one of B transposed (rows along K).
-    kernel = run(rng, dtype, 96, 80, 160, 2, a_order, b_order)
+    # fp64 (v_mfma_f64_16x16x4_f64) in smaller blocks: two stages of 64 x 32 blocks of both would not fit 64 KiB.
+    blocks = (32, 32, 32) if dtype == np.float64 else (64, 64, 32)
+    kernel = run(rng, dtype, 96, 80, 160, 2, a_order, b_order, blocks=blocks)
     assert "tilegpu.local_store" in loop_of(kernel.asm["ttgir"])
 
 

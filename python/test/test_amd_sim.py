@@ -124,6 +124,25 @@ def test_fp32_dots_on_matrix_cores(rng, target, m, n, k, warps, chain):
     np.testing.assert_allclose(c, ref, rtol=1e-5, atol=1e-5 * np.abs(ref).max())
 
 
+# fp64 dots on the matrix cores: v_mfma_f64_16x16x4_f64 (gfx90a's v_mfma_f64_16x16x4f64), one f64 of A and B a lane,
+# its results one row per register pair; staged in LDS, or chained (the transposed accumulator is the next dot's A
+# in registers). Triton 3.6 picks the same instruction but cannot lower it (an assertion in its MFMA lowering).
+@pytest.mark.parametrize("m,n,k,warps,chain", [(16, 16, 16, 1, False), (32, 32, 16, 1, False),
+                                               (64, 64, 32, 4, False), (16, 64, 64, 2, False), (64, 32, 64, 8, False),
+                                               (32, 16, 16, 2, True), (64, 32, 32, 4, True)])
+def test_fp64_dots_on_matrix_cores(rng, target, m, n, k, warps, chain):
+    a = rng.standard_normal((m, k))
+    b = rng.standard_normal((k, n))
+    c = np.full((m, n), np.nan)
+    kernel = one_dot[(1,)](a, b, c, M=m, N=n, K=k, CHAIN=chain, num_warps=warps)
+    mfmas = set(re.findall(r"\bv_mfma_\w+", kernel.asm["amdgcn"]))
+    assert mfmas == {"v_mfma_f64_16x16x4f64" if target == "sim:gfx90a" else "v_mfma_f64_16x16x4_f64"}
+    ref = a @ b
+    if chain:
+        ref = ref @ b
+    np.testing.assert_allclose(c, ref, rtol=1e-12, atol=1e-12 * np.abs(ref).max())
+
+
 # Blocks with 16 rows or columns take the 16x16 instructions (v_mfma_f32_16x16x16f16, 16x16x16bf16_1k, 16x16x4f32,
 # v_mfma_i32_16x16x16i8 on gfx90a, 16x16x32_i8 on CDNA3, which needs K a multiple of 32: below, an FMA loop), their
 # operands staged or, chained, in registers.

@@ -91,7 +91,7 @@ SmallVector<Value> lowerWgmmaDot(OpBuilder &b, Location loc,
                                  bool bSlotKMajor);
 
 /// An MFMA dot (AMD's matrix cores, 32x32 or 16x16 instructions for fp16 or bf16 into
-/// fp32 (or fp16 summed in fp32), fp32 into fp32, int8 into int32): the waves [M, N] of its accumulator
+/// fp32 (or fp16 summed in fp32), fp32 into fp32, int8 into int32, fp64 into fp64 on 16x16): the waves [M, N] of its accumulator
 /// (gpu::mfmaAccumulatorLayout), whether that is transposed, and which
 /// operands sit in the instruction's operand layout (gpu::mfmaOperandLayout)
 /// already, so that the dot takes them from registers.

@@ -1,7 +1,8 @@
 //===- MFMADot.cpp - Dots on AMD's matrix cores ---------------------------===//
 //
 // d = a * b + c on 32x32 MFMA instructions (fp16, bf16 and fp32 into fp32,
-// int8 into int32): the accumulator is in mfmaAccumulatorLayout, each wave
+// int8 into int32; fp64 into fp64 on 16x16 ones, their results one row per
+// register): the accumulator is in mfmaAccumulatorLayout, each wave
 // holding whole 32x32 tiles, transposed or not. For each K step of 2P, lane
 // l needs the P elements along K of A's row (and B's column) l % 32 from K
 // P (l / 32) on: the instruction's operand layout (mfmaOperandLayout; P is
@@ -50,7 +51,9 @@ gpu::lowering::mfmaDotShape(tile::DotOp dot, const gpu::AmdTargetHooks &amd) {
   Type aElt = aTy.getElementType(), bElt = bTy.getElementType();
   Type accElt = dot.getD().getType().getElementType();
   gpu::MfmaInputs inputs;
-  if ((aElt.isF16() || aElt.isBF16()) && aElt == bElt &&
+  if (aElt.isF64() && bElt.isF64() && accElt.isF64())
+    inputs = gpu::MfmaInputs::F64;
+  else if ((aElt.isF16() || aElt.isBF16()) && aElt == bElt &&
       (accElt.isF32() || (accElt.isF16() && aElt.isF16())))
     inputs = aElt.isF16() ? gpu::MfmaInputs::F16 : gpu::MfmaInputs::BF16;
   else if (aElt.isF32() && bElt.isF32() && accElt.isF32())
@@ -67,13 +70,14 @@ gpu::lowering::mfmaDotShape(tile::DotOp dot, const gpu::AmdTargetHooks &amd) {
   LinearLayout d = layoutOf(dot.getD().getType());
   // The wider instruction first where K allows, as convert-tile-to-tilegpu
   // chooses (its mfma-fp8-wide-k-width).
+  bool doubles = inputs == gpu::MfmaInputs::F64; // 16x16 only
   for (int32_t kWidth : {amd.mfmaWideKWidth(inputs), amd.mfmaKWidth(inputs)})
   for (int32_t instr : {32, 16}) {
-    if (!kWidth || K % (64 / instr * kWidth))
+    if (!kWidth || K % (64 / instr * kWidth) || (doubles && instr != 16))
       continue;
     for (bool transposed : {false, true})
-      if (auto warps =
-              gpu::mfmaAccumulatorWarps(d, {M, N}, transposed, instr)) {
+      if (auto warps = gpu::mfmaAccumulatorWarps(d, {M, N}, transposed, instr,
+                                                 doubles)) {
         MfmaDotShape shape{*warps, inputs, kWidth, instr, transposed,
                            false,  false};
         shape.aInRegisters = layoutOf(aTy) == gpu::mfmaOperandLayout(
@@ -409,16 +413,22 @@ SmallVector<Value> gpu::lowering::lowerMfmaDot(OpBuilder &b, Location loc,
   Value inBlock =
       b.create<arith::AndIOp>(loc, ids.lane, i32Const(b, loc, instr - 1));
   Value group = b.create<arith::DivUIOp>(loc, ids.lane, i32Const(b, loc, instr));
-  Value accLane = b.create<arith::ShLIOp>(loc, group, i32Const(b, loc, 2));
+  // A tile's first register holds its row (column) 4 g in lane group g; 64-bit
+  // results, row g.
+  bool doubles = shape.inputs == gpu::MfmaInputs::F64;
+  Value accLane = doubles ? group
+                          : b.create<arith::ShLIOp>(loc, group,
+                                                    i32Const(b, loc, 2))
+                                .getResult();
   Value kGroup = b.create<arith::MulIOp>(loc, group,
                                         i32Const(b, loc, runs ? K / G : P));
   auto coords = elementCoords(b, loc, dLayout, ids);
 
   // Sums in fp32 (fp16 results rounded once at the end, as mma.sync does),
-  // int8 products in int32.
+  // int8 products in int32, fp64 in fp64.
   bool integer = shape.inputs == gpu::MfmaInputs::I8;
   Type f32 = b.getF32Type();
-  Type sumElt = integer ? Type(b.getI32Type()) : f32;
+  Type sumElt = integer ? Type(b.getI32Type()) : doubles ? b.getF64Type() : f32;
   auto accTy = VectorType::get({R}, sumElt);
   int tiles = int(c.size()) / R;
   SmallVector<Value> acc, aRow, bCol;
@@ -434,7 +444,8 @@ SmallVector<Value> gpu::lowering::lowerMfmaDot(OpBuilder &b, Location loc,
     acc.push_back(v);
     std::vector<int32_t> rc = dLayout.apply({{gpu::kRegister, R * t}});
     origin.push_back({rc[0], rc[1]});
-    // Register Rt holds the tile's first row plus 4 (l / instr) and first
+    // Register Rt holds the tile's first row plus 4 (l / instr) (64-bit
+    // results: plus l / 16) and first
     // column plus l % instr (transposed: the other way round); this lane's
     // A row and B column are the tile's first plus l % instr.
     Value row = coords[R * t][0], col = coords[R * t][1];

@@ -173,9 +173,10 @@ struct ConvertTileToTileGPU
   /// The MFMA that takes `dot`: its elements of K per lane and block size.
   struct MfmaChoice {
     int32_t kWidth, instr;
+    bool doubles = false; ///< fp64's 64-bit results (16x16 only)
   };
   /// fp16 or bf16 inputs of one type into fp32 (or fp16 from fp16), fp32
-  /// into fp32, int8 into int32, 8-bit floats into fp32; whole 32x32 accumulator blocks (16x16
+  /// into fp32, int8 into int32, 8-bit floats into fp32, fp64 into fp64 (16x16 blocks only); whole 32x32 accumulator blocks (16x16
   /// where the shape has only those) and whole instructions along K (2 or 4
   /// kWidth).
   std::optional<MfmaChoice> mfmaChoice(tile::DotOp dot) const {
@@ -187,6 +188,12 @@ struct ConvertTileToTileGPU
     auto shape = dot.getD().getType().getShape();
     int64_t k = dot.getA().getType().getDimSize(1);
     int32_t width = 0, wide = 0;
+    if (a.isF64() && b.isF64() && acc.isF64()) {
+      // v_mfma_f64_16x16x4f64: K 4 a block, one element a lane.
+      if (shape[0] % 16 == 0 && shape[1] % 16 == 0 && k % 4 == 0)
+        return MfmaChoice{1, 16, true};
+      return std::nullopt;
+    }
     if ((a.isF16() || a.isBF16()) && a == b &&
         (acc.isF32() || (acc.isF16() && a.isF16())))
       width = 4;
@@ -215,10 +222,12 @@ struct ConvertTileToTileGPU
   /// dot's A operand in place.
   LinearLayout mfmaLayout(tile::DotOp dot) const {
     auto shape = dot.getD().getType().getShape();
-    int32_t instr = mfmaChoice(dot)->instr;
+    MfmaChoice choice = *mfmaChoice(dot);
+    int32_t instr = choice.instr;
     return gpu::mfmaAccumulatorLayout({int32_t(shape[0]), int32_t(shape[1])},
                                       splitWarps(dot, instr, instr),
-                                      /*transposed=*/isChained(dot), instr);
+                                      /*transposed=*/isChained(dot), instr,
+                                      choice.doubles);
   }
 
   /// An MFMA dot's operands that its loop does not change (attention's Q)

@@ -16,12 +16,15 @@
 // register i % 4 + 4 (i / (4 * 64 / N)). A float result is C plus the exact
 // sum of the products, rounded once to f32; an int8 one is C plus the sum
 // of the signed products, modulo 2^32. The broadcast controls (cbsz, abid,
-// blgp) are not modeled.
+// blgp) are not modeled. v_mfma_f64_16x16x4_f64 has layouts of its own
+// (mfmaF64).
 //
 //===----------------------------------------------------------------------===//
 #include "Wave.h"
 
 #include "../SmallFloat.h"
+
+#include <cmath>
 
 namespace tessel::gpusim::amdgcn {
 namespace {
@@ -97,6 +100,48 @@ void mfma(Wave &w, const Inst &I) {
       laneRef(w, d, lane, r) = out[r][lane];
 }
 
+/// v_mfma_f64_16x16x4_f64 (gfx90a: v_mfma_f64_16x16x4f64), by the
+/// calculator's 64-bit layouts: one f64 per lane in a register pair, A[i][k]
+/// in lane i + 16 k, B[k][j] in lane j + 16 k; D[i][j] in lane j + 16 (i % 4),
+/// register pair i / 4 (one row per pair, where 32-bit results take four).
+/// Each result is C plus the products in the order of k, each through a
+/// fused multiply-add: AMD does not document the order and rounding of the
+/// f64 MFMA, and a test's tolerance covers either.
+void mfmaF64(Wave &w, const Inst &I) {
+  if (I.ops.size() != 4)
+    w.fail(I.op + " takes a destination and three sources");
+  if (I.mods.cbsz || I.mods.abid || I.mods.blgp)
+    w.fail("MFMA broadcast controls (cbsz, abid, blgp) are not modeled");
+  if (w.exec != ~uint64_t(0))
+    w.fail("MFMA with lanes disabled in EXEC");
+  const Operand &d = I.ops[0], &a = I.ops[1], &b = I.ops[2], &c = I.ops[3];
+  auto pairAt = [&](const Operand &o, int lane, int pair) {
+    return asDouble(uint64_t(readLane(w, o, lane, Ty::B32, 2 * pair)) |
+                    uint64_t(readLane(w, o, lane, Ty::B32, 2 * pair + 1)) << 32);
+  };
+  double A[16][4], B[4][16];
+  for (int lane = 0; lane < 64; ++lane) {
+    A[lane % 16][lane / 16] = pairAt(a, lane, 0);
+    B[lane / 16][lane % 16] = pairAt(b, lane, 0);
+  }
+  bool scalarC = c.kind == OpKind::Int || c.kind == OpKind::Float;
+  uint32_t out[8][64];
+  for (int lane = 0; lane < 64; ++lane)
+    for (int p = 0; p < 4; ++p) {
+      int i = 4 * p + lane / 16, j = lane % 16;
+      double sum = scalarC ? asDouble(readLane64(w, c, lane, Ty::F64))
+                           : pairAt(c, lane, p);
+      for (int k = 0; k < 4; ++k)
+        sum = std::fma(A[i][k], B[k][j], sum);
+      uint64_t bits = asBits64(sum);
+      out[2 * p][lane] = uint32_t(bits);
+      out[2 * p + 1][lane] = uint32_t(bits >> 32);
+    }
+  for (int r = 0; r < 8; ++r)
+    for (int lane = 0; lane < 64; ++lane)
+      laneRef(w, d, lane, r) = out[r][lane];
+}
+
 } // namespace
 
 void registerMatrixOps(Table &t) {
@@ -137,6 +182,9 @@ void registerMatrixOps(Table &t) {
   // gfx950's: each operand's format from cbsz / blgp, 32 per lane.
   t["v_mfma_f32_32x32x64_f8f6f4"] = mfma<32, 64, Elt::F8F6F4>;
   t["v_mfma_f32_16x16x128_f8f6f4"] = mfma<16, 128, Elt::F8F6F4>;
+  // fp64 (gfx90a's spelling, then CDNA3's).
+  t["v_mfma_f64_16x16x4f64"] = mfmaF64;
+  t["v_mfma_f64_16x16x4_f64"] = mfmaF64;
 }
 
 } // namespace tessel::gpusim::amdgcn

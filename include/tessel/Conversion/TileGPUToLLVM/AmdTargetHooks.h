@@ -15,8 +15,11 @@ namespace tessel::gpu {
 /// The inputs of an MFMA instruction: fp16 or bf16 (into fp32), fp32
 /// (into fp32, products exact), int8 (into int32), and 8-bit floats into
 /// fp32 (CDNA3 on), A's format then B's: fp8 is e4m3, bf8 e5m2, of the
-/// chip's family (gfx942: fnuz; gfx950: OCP).
-enum class MfmaInputs { F16, BF16, F32, I8, FP8_FP8, FP8_BF8, BF8_FP8, BF8_BF8 };
+/// chip's family (gfx942: fnuz; gfx950: OCP); fp64 into fp64 (16x16 only,
+/// one row per register: mfmaAccumulatorLayout's `doubles`).
+enum class MfmaInputs {
+  F16, BF16, F32, I8, FP8_FP8, FP8_BF8, BF8_FP8, BF8_BF8, F64
+};
 
 class AmdTargetHooks {
 public:
@@ -30,12 +33,12 @@ public:
   /// 32x32x64 and 16x16x128); 0 where there is none.
   virtual int mfmaWideKWidth(MfmaInputs inputs) const { return 0; }
   /// One MFMA of the wave on an `instr` x `instr` block (32 or 16): `acc`
-  /// (vector<instr^2 / 64 x f32>, or i32 for int8: this lane's part of the
+  /// (vector<instr^2 / 64 x f32>, i32 for int8, f64 for fp64: this lane's part of the
   /// accumulator block) plus A (instr x K) times B (K x instr), of which `a`
   /// and `b` are this lane's mfmaKWidth (or mfmaWideKWidth) elements along
   /// K as integers of
   /// their width (vector<P x i16>, vector<P x i32> for fp32, vector<P x
-  /// i8> for 8-bit inputs). Returns the new `acc`.
+  /// i8> for 8-bit inputs, vector<1 x i64> for fp64). Returns the new `acc`.
   virtual mlir::Value mfma(mlir::OpBuilder &b, mlir::Location loc,
                            MfmaInputs inputs, int instr, mlir::Value a,
                            mlir::Value bv, mlir::Value acc) const = 0;

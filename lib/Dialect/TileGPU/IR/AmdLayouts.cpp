@@ -18,10 +18,13 @@ int32_t groupsOf(int32_t instr) {
 
 LinearLayout mfmaAccumulatorLayout(const std::vector<int32_t> &shape,
                                    const std::vector<int32_t> &warpsPerCTA,
-                                   bool transposed, int32_t instr) {
+                                   bool transposed, int32_t instr,
+                                   bool doubles) {
   checkRank(shape, 2, "shape");
   checkRank(warpsPerCTA, 2, "warpsPerCTA");
   int32_t groups = groupsOf(instr);
+  if (doubles && instr != 16)
+    bad("64-bit MFMA results come in 16x16 blocks");
   std::string m = dimName(0), n = dimName(1);
   // Bases given as the transposed layout's (M, N); swapped otherwise.
   auto bases = [&](std::vector<std::pair<int32_t, int32_t>> pairs) {
@@ -40,6 +43,10 @@ LinearLayout mfmaAccumulatorLayout(const std::vector<int32_t> &shape,
     lanes.push_back({v, 0});
   for (int32_t v = 4; v < 4 * groups; v *= 2)
     lanes.push_back({0, v});
+  if (doubles) { // one row per register, the groups' rows in between
+    regs = {{0, 4}, {0, 8}};
+    lanes = {{1, 0}, {2, 0}, {4, 0}, {8, 0}, {0, 1}, {0, 2}};
+  }
   LinearLayout tile({{kRegister, bases(regs)}, {kLane, bases(lanes)}},
                     {{m, instr}, {n, instr}});
   LinearLayout warps = LinearLayout::identity1D(warpsPerCTA[1], kWarp, n) *
@@ -51,12 +58,12 @@ LinearLayout mfmaAccumulatorLayout(const std::vector<int32_t> &shape,
 std::optional<std::vector<int32_t>>
 mfmaAccumulatorWarps(const LinearLayout &layout,
                      const std::vector<int32_t> &shape, bool transposed,
-                     int32_t instr) {
+                     int32_t instr, bool doubles) {
   if (shape.size() != 2 || (instr != 16 && instr != 32) || shape[0] % instr ||
-      shape[1] % instr)
+      shape[1] % instr || (doubles && instr != 16))
     return std::nullopt;
   return warpSplitOf(layout, [&](const std::vector<int32_t> &warps) {
-    return mfmaAccumulatorLayout(shape, warps, transposed, instr);
+    return mfmaAccumulatorLayout(shape, warps, transposed, instr, doubles);
   });
 }
 

@@ -757,8 +757,10 @@ bool tilegpu::isMfmaDot(Operation *dot) {
                              int32_t(t->b.getDimSize(1))};
   for (int32_t instr : {32, 16})
     for (bool transposed : {false, true})
-      if (gpu::mfmaAccumulatorWarps(*layout, shape, transposed, instr))
-        return true;
+      for (bool doubles : {false, true})
+        if (gpu::mfmaAccumulatorWarps(*layout, shape, transposed, instr,
+                                      doubles))
+          return true;
   return false;
 }
 

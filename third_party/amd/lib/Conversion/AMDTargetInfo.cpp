@@ -301,6 +301,8 @@ int AMDTargetInfo::mfmaKWidth(gpu::MfmaInputs inputs) const {
   case gpu::MfmaInputs::BF8_FP8:
   case gpu::MfmaInputs::BF8_BF8:
     return 8; // v_mfma_f32_{32x32x16,16x16x32}_{fp8,bf8}_{fp8,bf8}
+  case gpu::MfmaInputs::F64:
+    return 1; // v_mfma_f64_16x16x4f64
   }
   return 0;
 }
@@ -342,6 +344,9 @@ Value AMDTargetInfo::mfma(OpBuilder &b, Location loc, gpu::MfmaInputs inputs,
     return b.create<ROCDL::mfma_scale_f32_16x16x128_f8f6f4>(loc, accTy, args);
   }
   switch (inputs) {
+  case gpu::MfmaInputs::F64:
+    as(b.getF64Type());
+    return make(ROCDL::mfma_f64_16x16x4f64()); // no 32x32 form
   case gpu::MfmaInputs::BF16:
     return big ? make(ROCDL::mfma_f32_32x32x8bf16_1k())
                : make(ROCDL::mfma_f32_16x16x16bf16_1k());

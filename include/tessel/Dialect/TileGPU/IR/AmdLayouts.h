@@ -30,16 +30,22 @@ namespace tessel::gpu {
 /// `instr` 16: the 16x16 instructions' layout, the same with four groups of
 /// 16 lanes: lane l holds column l % 16 and, in its 4 registers r, row
 /// 4 (l / 16) + r (transposed: row l % 16, column 4 (l / 16) + r).
+///
+/// `doubles` (instr 16 only): v_mfma_f64_16x16x4_f64's 64-bit results, one
+/// row per register (pair) where 32-bit ones take four: lane l holds column
+/// l % 16 and, in register r, row 4 r + l / 16 (transposed: row l % 16,
+/// column 4 r + l / 16).
 LinearLayout mfmaAccumulatorLayout(const std::vector<int32_t> &shape,
                                    const std::vector<int32_t> &warpsPerCTA,
                                    bool transposed = false,
-                                   int32_t instr = 32);
+                                   int32_t instr = 32, bool doubles = false);
 /// The waves [M, N] of `layout` if it is an mfmaAccumulatorLayout of
-/// `shape` (transposed or not, as asked).
+/// `shape` (transposed or not, 64-bit or not, as asked).
 std::optional<std::vector<int32_t>>
 mfmaAccumulatorWarps(const LinearLayout &layout,
                      const std::vector<int32_t> &shape,
-                     bool transposed = false, int32_t instr = 32);
+                     bool transposed = false, int32_t instr = 32,
+                     bool doubles = false);
 
 /// The operand layout of a 32x32 MFMA instruction taking `kWidth` elements
 /// of K per lane (K 2 kWidth per instruction: 4 for v_mfma_f32_32x32x8
