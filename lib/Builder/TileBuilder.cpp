@@ -1999,7 +1999,8 @@ TValue TileBuilder::dot(const TValue &a, const TValue &b,
 
 std::pair<TValue, std::vector<TValue>>
 TileBuilder::beginFor(Operand lbOp, Operand ubOp, Operand stepOp,
-                      const std::vector<TValue> &inits) {
+                      const std::vector<TValue> &inits,
+                      std::optional<int64_t> numStages) {
   TValue lb = toValue(lbOp), ub = toValue(ubOp), step = toValue(stepOp);
   for (const TValue *v : {&lb, &ub, &step})
     if (v->isBlock() || !v->dtype.isInt() || v->dtype.isBool())
@@ -2021,6 +2022,14 @@ TileBuilder::beginFor(Operand lbOp, Operand ubOp, Operand stepOp,
                                   initValues);
   if (t.isUnsigned())
     forOp.setUnsignedCmp(true);
+  // tl.range(num_stages=...): this loop's pipeline stages (tilegpu-pipeline).
+  if (numStages) {
+    if (*numStages < 0 || *numStages > 64)
+      fail("tl.range's num_stages must be 0 to 64, got " +
+           std::to_string(*numStages));
+    forOp->setAttr(tile::kLoopStagesAttr,
+                   builder.getI32IntegerAttr(int32_t(*numStages)));
+  }
   Block *body = forOp.getBody();
   if (!body->empty() && body->back().hasTrait<OpTrait::IsTerminator>())
     body->back().erase();

@@ -217,7 +217,9 @@ PYBIND11_MODULE(_C, m) {
            py::arg("acc") = py::none(), py::arg("out_dtype") = py::none(),
            py::arg("input_precision") = py::none(),
            py::arg("max_num_imprecise_acc") = py::none())
-      .def("begin_for", &B::beginFor)
+      .def("begin_for", &B::beginFor, py::arg("lb"), py::arg("ub"),
+           py::arg("step"), py::arg("inits"),
+           py::arg("num_stages") = py::none())
       .def("end_for", &B::endFor)
       .def("begin_while", &B::beginWhile)
       .def("while_condition", &B::whileCondition)

@@ -209,7 +209,8 @@ public:
   // Structured control flow.
   std::pair<TValue, std::vector<TValue>>
   beginFor(Operand lb, Operand ub, Operand step,
-           const std::vector<TValue> &inits);
+           const std::vector<TValue> &inits,
+           std::optional<int64_t> numStages = std::nullopt);
   std::vector<TValue> endFor(const std::vector<TValue> &yields);
   /// A while loop: beginWhile puts the insertion point in the loop header
   /// (returning the carried values there), whileCondition ends the header

@@ -528,8 +528,9 @@ class CodeGenerator(ast.NodeVisitor):
                     self.scope.pop(name, None)
         return results
 
-    def _loop_iteration(self, iterable: ast.expr) -> tuple[tuple[Any, Any, Any] | None, Any]:
-        """((start, end, step), None) for `range(...)` / `tl.range(...)`, which become run-time loops, or
+    def _loop_iteration(self, iterable: ast.expr) -> tuple[tuple[Any, Any, Any, int | None] | None, Any]:
+        """((start, end, step, num_stages), None) for `range(...)` / `tl.range(...)`, which become run-time loops
+        (num_stages: tl.range's, or None), or
         (None, values) for what is unrolled: `tl.static_range(...)` and compile-time tuples and lists."""
         if isinstance(iterable, ast.Call):
             fn = self.visit(iterable.func)
@@ -541,16 +542,17 @@ class CodeGenerator(ast.NodeVisitor):
                     return None, builtins.range(*(core._int_arg(b, "tl.static_range() bound") for b in bounds))
                 if fn is builtins.range and (kwargs or not 1 <= len(args) <= 3):
                     raise TypeError(f"range() takes 1 to 3 positional arguments: {ast.unparse(iterable)}")
-                args = list(core.range(*args, **kwargs).args)
+                loop = core.range(*args, **kwargs)
+                args = list(loop.args)
                 start, end, step = [0, *args, 1] if len(args) == 1 else [*args, 1] if len(args) == 2 else args
-                return (start, end, step), None
+                return (start, end, step, loop.num_stages), None
         value = self.visit(iterable)
         if isinstance(value, (tuple, list, builtins.range)):
             return None, value
         raise UnsupportedError(f"a kernel's 'for' must iterate over range(...), tl.range(...), "
                                f"tl.static_range(...) or a compile-time tuple, not {core._describe(value)}")
 
-    def _runtime_for(self, node: ast.For, start: Any, end: Any, step: Any) -> None:
+    def _runtime_for(self, node: ast.For, start: Any, end: Any, step: Any, num_stages: int | None) -> None:
         if not isinstance(node.target, ast.Name):
             raise UnsupportedError("the target of a run-time 'for' must be a single name")
         reverse = False
@@ -566,7 +568,7 @@ class CodeGenerator(ast.NodeVisitor):
         iv, region_args = self.builder.begin_for(core._operand(start, "range() start"),
                                                  core._operand(end, "range() end"),
                                                  core._operand(step, "range() step"),
-                                                 _handles(inits))
+                                                 _handles(inits), num_stages)
         self._bind_carried(saved, inits, region_args)
         index = tensor(iv)
         if reverse:

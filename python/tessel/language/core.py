@@ -1363,13 +1363,19 @@ TRITON_MAX_TENSOR_NUMEL = 1 << 20
 
 
 class range:
-    """`for i in tl.range(...)`: a loop like `range`; the scheduling hints (pipelining, unrolling, warp
-    specialization, disable_licm) are accepted and change no result."""
+    """`for i in tl.range(...)`: a loop like `range`. `num_stages` pipelines this loop's dot operands with that
+    many stages instead of the kernel's `num_stages` (0 or 1: not at all), as in Triton; the other scheduling hints
+    (unrolling, warp specialization, disable_licm) are accepted and change no result."""
 
     def __init__(self, arg1: Any, arg2: Any = None, step: Any = None, num_stages: int | None = None,
                  loop_unroll_factor: int | None = None, disallow_acc_multi_buffer: bool = False,
                  flatten: bool = False, warp_specialize: bool = False, disable_licm: bool = False) -> None:
         self.args = (arg1,) if arg2 is None else (arg1, arg2) if step is None else (arg1, arg2, step)
+        self.num_stages = None
+        if _unwrap(num_stages) is not None:
+            self.num_stages = _int_arg(num_stages, "tl.range's num_stages")
+            if self.num_stages < 0:
+                raise ValueError(f"tl.range's num_stages must not be negative, got {self.num_stages}")
 
     def __iter__(self) -> Any:
         raise RuntimeError("tl.range can only be iterated by a `for` inside a @tessel.jit function")

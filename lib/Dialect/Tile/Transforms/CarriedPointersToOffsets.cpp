@@ -67,6 +67,8 @@ scf::ForOp carryOffset(scf::ForOp loop, unsigned index, Value step) {
   auto newLoop = scf::ForOp::create(b, loc, loop.getLowerBound(),
                                     loop.getUpperBound(), loop.getStep(), inits);
   newLoop.setUnsignedCmp(loop.getUnsignedCmp());
+  // Hints such as tl.range(num_stages=...) stay with the loop.
+  newLoop->setDiscardableAttrs(loop->getDiscardableAttrDictionary());
   Block *body = newLoop.getBody();
   if (!body->empty() && body->back().hasTrait<OpTrait::IsTerminator>())
     body->back().erase();

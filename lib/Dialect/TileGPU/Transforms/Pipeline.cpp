@@ -212,21 +212,24 @@ struct TileGPUPipeline
   using TileGPUPipelineBase::TileGPUPipelineBase;
 
   void runOnOperation() override {
-    if (numStages < 2)
-      return;
     func::FuncOp func = getOperation();
     SmallVector<scf::ForOp> loops;
     func.walk([&](scf::ForOp loop) { loops.push_back(loop); });
     int64_t scratch = scratchEstimate(func);
     int64_t used = 0; // bytes of buffers already placed in this function
     for (scf::ForOp loop : loops) {
+      // tl.range(num_stages=...) overrides the kernel's for its loop.
+      int stages = numStages;
+      if (auto own = loop->getAttrOfType<IntegerAttr>(tile::kLoopStagesAttr))
+        stages = int(own.getInt());
+      if (stages < 2)
+        continue;
       SmallVector<Candidate> candidates = findCandidates(loop);
       if (candidates.empty())
         continue;
       int64_t perStage = 0;
       for (const Candidate &c : candidates)
         perStage += c.bufferType.getSlotStride();
-      int stages = numStages;
       while (sharedLimit > 0 && stages >= 2 &&
              used + stages * perStage + scratch > sharedLimit)
         --stages;
@@ -237,13 +240,13 @@ struct TileGPUPipeline
     }
   }
 
-  /// The slot a candidate fills: `numStages` of the dot operand's tile in
-  /// encoding `enc`.
+  /// The slot a candidate fills: one of the dot operand's tile in encoding
+  /// `enc` (pipeline() makes the buffer of as many as the loop takes).
   SharedBufferType slotType(Operation *value, const SharedEncoding &enc) {
     auto type = cast<RankedTensorType>(value->getResult(0).getType());
     return SharedBufferType::getChecked(
         [&] { return value->emitError(); }, value->getContext(),
-        {numStages, type.getDimSize(0), type.getDimSize(1)},
+        {1, type.getDimSize(0), type.getDimSize(1)},
         type.getElementType(), enc.order, enc.transposed, enc.swizzle);
   }
 

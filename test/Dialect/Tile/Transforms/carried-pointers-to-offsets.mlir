@@ -3,6 +3,7 @@
 
 // A pointer block advanced by a loop-invariant scalar becomes an i64 offset;
 // the pointers inside the loop and after it are rebuilt from the initial block.
+// The loop's hints (tl.range's num_stages) stay with it.
 // CHECK-LABEL: func.func @advance
 // CHECK-SAME: (%[[P:.*]]: tensor<16x!tile.ptr<f32>>, %[[S:.*]]: i32, %[[N:.*]]: i32)
 // CHECK: %[[ZERO:.*]] = arith.constant 0 : i64
@@ -13,6 +14,7 @@
 // CHECK: %[[S64:.*]] = arith.extsi %[[S]] : i32 to i64
 // CHECK: %[[NEXT:.*]] = arith.addi %[[OFF]], %[[S64]] : i64
 // CHECK: scf.yield %{{.*}}, %[[NEXT]] : tensor<16xf32>, i64
+// CHECK-NEXT: } {tile.num_stages = 4 : i32}
 // CHECK: %[[FINAL:.*]] = tile.splat %[[R]]#1 : tensor<16xi64>
 // CHECK: tile.addptr %[[P]], %[[FINAL]]
 func.func @advance(%p: tensor<16x!tile.ptr<f32>>, %s: i32, %n: i32) -> (tensor<16xf32>, tensor<16x!tile.ptr<f32>>) {
@@ -25,7 +27,7 @@ func.func @advance(%p: tensor<16x!tile.ptr<f32>>, %s: i32, %n: i32) -> (tensor<1
     %a = arith.addf %acc, %x : tensor<16xf32>
     %next = tile.addptr %ptrs, %ss : tensor<16x!tile.ptr<f32>>, tensor<16xi32>
     scf.yield %a, %next : tensor<16xf32>, tensor<16x!tile.ptr<f32>>
-  }
+  } {tile.num_stages = 4 : i32}
   return %r#0, %r#1 : tensor<16xf32>, tensor<16x!tile.ptr<f32>>
 }
 

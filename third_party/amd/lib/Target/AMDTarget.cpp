@@ -248,10 +248,11 @@ llvm::Error compileAMD(ModuleOp module, const std::string &chip,
   toGPU.addPass(createCanonicalizerPass());
   toGPU.addPass(createCSEPass());
   toGPU.addPass(createLoopInvariantCodeMotionPass());
-  if (options.numStages > 1) {
-    // MFMA operands of K loops prefetched into num_stages LDS slots through
-    // registers: each iteration loads the blocks of iteration i + stages - 1
-    // and stores them after its dot, which reads its slot in place.
+  {
+    // MFMA operands of K loops prefetched into num_stages LDS slots (a
+    // loop's own tl.range(num_stages=...) first) through registers: each
+    // iteration loads the blocks of iteration i + stages - 1 and stores them
+    // after its dot, which reads its slot in place.
     tilegpu::TileGPUPipelineOptions pipelineOptions;
     pipelineOptions.numStages = options.numStages;
     pipelineOptions.sharedLimit = ldsLimit(chip);

@@ -281,9 +281,10 @@ llvm::Error compileNVIDIA(ModuleOp module, int sm, bool archSpecific,
   toGPU.addPass(createCanonicalizerPass());
   toGPU.addPass(createCSEPass());
   toGPU.addPass(createLoopInvariantCodeMotionPass());
-  if (options.numStages > 1) {
-    // Dot operands of K loops prefetched into num_stages slots: cp.async,
-    // or the copy engine for host-made descriptors' blocks (sm_90a).
+  {
+    // Dot operands of K loops prefetched into num_stages slots (a loop's own
+    // tl.range(num_stages=...) first): cp.async, or the copy engine for
+    // host-made descriptors' blocks (sm_90a).
     tilegpu::TileGPUPipelineOptions pipelineOptions;
     pipelineOptions.numStages = options.numStages;
     pipelineOptions.sharedLimit = sharedLimit(sm);

@@ -42,6 +42,9 @@ struct DebugOutputResource
 inline constexpr llvm::StringLiteral kDivisibilityAttr = "tile.divisibility";
 inline constexpr llvm::StringLiteral kContiguityAttr = "tile.contiguity";
 inline constexpr llvm::StringLiteral kConstancyAttr = "tile.constancy";
+/// On an scf.for: `tl.range(num_stages=N)`, the pipeline stages of this loop
+/// in place of the kernel's num_stages (i32).
+inline constexpr llvm::StringLiteral kLoopStagesAttr = "tile.num_stages";
 } // namespace tessel::tile
 
 #define GET_TYPEDEF_CLASSES

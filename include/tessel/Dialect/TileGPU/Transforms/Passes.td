@@ -174,6 +174,9 @@ def TileGPUPipeline : Pass<"tilegpu-pipeline", "mlir::func::FuncOp"> {
     `mn_major` slots in place (dotOperandSharedEncoding); loads narrower than
     4 bytes qualify too.
 
+    A loop's `tile.num_stages` attribute (`tl.range(num_stages=...)`) takes
+    the place of `num-stages` for that loop.
+
     `shared-limit` (bytes, 0: none): stages are dropped, down to 2, until the
     function's buffers plus the largest scratch a conversion or dot stages
     through fit; a loop whose 2 stages do not fit is left as it is.
