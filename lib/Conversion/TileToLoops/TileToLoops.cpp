@@ -221,6 +221,12 @@ private:
   /// true (loads and stores unmasked: LLVM's masked vector accesses stream
   /// at half the speed of plain ones once rows leave the cache), and as it
   /// is otherwise.
+  /// The mask of a masked load that evaluating lazy `v` reads (through its
+  /// lazy producers, not through buffers), or null.
+  Value evaluatedLoadMask(Value v);
+  /// `body` under emitUnmaskedWherePossible of the mask of a masked load that
+  /// evaluating `v` reads, where there is one.
+  void emitUnmaskedLoadsOf(Value v, Location loc, function_ref<void()> body);
   void emitUnmaskedWherePossible(Value mask, Location loc,
                                  function_ref<void()> body);
   bool readsUnsafely(Value v, Value iterArg, bool sameIndex,
@@ -305,6 +311,32 @@ void KernelLowering::evaluationPoints(Value v,
   }
 }
 
+/// Whether a load read more than once is better read again at each of its
+/// evaluation `points` than copied into a buffer first: each point takes each
+/// element once (no dot, scan or gather, no operand of more elements than the
+/// load: no broadcast of it), and the block is small enough (64 KiB) to still
+/// be in the core's caches when read again. A softmax or layer-norm row then
+/// costs its reads from the array, without a copy on the stack; each point
+/// versions the read on its mask being all true (emitUnmaskedLoadsOf), as a
+/// copy would. Whether a write between the points may alias it is checked
+/// after, as for any lazily read load.
+static bool rereadRatherThanCopy(LoadOp load, ArrayRef<Operation *> points) {
+  auto type = dyn_cast<RankedTensorType>(load.getType());
+  if (!type || load.getIsVolatile() ||
+      type.getNumElements() * ((type.getElementTypeBitWidth() + 7) / 8) >
+          64 * 1024)
+    return false;
+  for (Operation *p : points) {
+    if (isa<DotOp, ScanOp, GatherOp>(p))
+      return false;
+    for (Value operand : p->getOperands())
+      if (auto t = dyn_cast<RankedTensorType>(operand.getType());
+          t && t.getNumElements() > type.getNumElements())
+        return false;
+  }
+  return true;
+}
+
 void KernelLowering::planMaterialization() {
   SmallVector<Operation *> lazyOps;
   oldFn.walk<WalkOrder::PreOrder>([&](Operation *op) {
@@ -324,6 +356,10 @@ void KernelLowering::planMaterialization() {
     if (!isCheapOp(op)) {
       size_t uses = std::distance(v.getUses().begin(), v.getUses().end());
       materialize = uses > 1 || otherBlock;
+      if (auto load = dyn_cast<LoadOp>(op);
+          load && materialize && !otherBlock &&
+          rereadRatherThanCopy(load, points))
+        materialize = false;
     }
     if (auto load = dyn_cast<LoadOp>(op); load && !materialize) {
       // A load must see memory as it was when it executed. Evaluated lazily,
@@ -414,7 +450,7 @@ void KernelLowering::materializeInto(Value buf, Value v, Location loc) {
   if (load && load.getMask())
     emitUnmaskedWherePossible(load.getMask(), loc, fill);
   else
-    fill();
+    emitUnmaskedLoadsOf(v, loc, fill);
 }
 
 /// Whether every element of `v` is the same: a splat (possibly given new
@@ -495,6 +531,33 @@ Value KernelLowering::allTrueCondition(Value mask, Location loc) {
                                        first, last);
   Value inRange = arith::CmpIOp::create(b, loc, pred, last, emitAt(n, firstIdx));
   return arith::AndIOp::create(b, loc, noWrap, inRange);
+}
+
+Value KernelLowering::evaluatedLoadMask(Value v) {
+  SmallVector<Value> work{v};
+  DenseSet<Value> seen;
+  while (!work.empty()) {
+    Value x = work.pop_back_val();
+    Operation *def = x.getDefiningOp();
+    if (!isTensor(x) || !def || buffers.contains(x) || !seen.insert(x).second)
+      continue;
+    if (auto load = dyn_cast<LoadOp>(def)) {
+      if (Value mask = load.getMask())
+        return mask;
+      continue;
+    }
+    llvm::append_range(work, def->getOperands());
+  }
+  return {};
+}
+
+void KernelLowering::emitUnmaskedLoadsOf(Value v, Location loc,
+                                         function_ref<void()> body) {
+  Value mask = evaluatedLoadMask(v);
+  if (mask && isTensor(mask))
+    emitUnmaskedWherePossible(mask, loc, body);
+  else
+    body();
 }
 
 void KernelLowering::emitUnmaskedWherePossible(Value mask, Location loc,
@@ -1074,19 +1137,8 @@ LogicalResult KernelLowering::lowerStore(StoreOp op) {
   };
   // The store's mask, else that of a masked load its value evaluates.
   Value mask = op.getMask();
-  SmallVector<Value> work{op.getValue()};
-  DenseSet<Value> seen;
-  while (!mask && !work.empty()) {
-    Value v = work.pop_back_val();
-    Operation *def = v.getDefiningOp();
-    if (!isTensor(v) || !def || buffers.contains(v) || !seen.insert(v).second)
-      continue;
-    if (auto load = dyn_cast<LoadOp>(def)) {
-      mask = load.getMask();
-      continue;
-    }
-    llvm::append_range(work, def->getOperands());
-  }
+  if (!mask)
+    mask = evaluatedLoadMask(op.getValue());
   if (mask && isTensor(mask))
     emitUnmaskedWherePossible(mask, loc, nest);
   else
@@ -1403,6 +1455,9 @@ LogicalResult KernelLowering::lowerReduce(ReduceOp op) {
     outer.insert(outer.begin() + axis, pos);
     return outer;
   };
+  // Masked loads the sources read lazily are read unmasked where their masks
+  // are all true.
+  emitUnmaskedLoadsOf(op.getSrcs()[0], loc, [&] {
   // Chunk 0 initializes the accumulators.
   emitLoopNest(accShape, loc, [&](ValueRange idx) {
     auto src = srcIndex(idx, index(0, loc));
@@ -1428,6 +1483,7 @@ LogicalResult KernelLowering::lowerReduce(ReduceOp op) {
         bufferStore(accs[i], idx, combined[i], loc);
     });
   }
+  });
   SmallVector<Value> results(accs);
   if (lanes > 1) {
     // Fold the lanes.

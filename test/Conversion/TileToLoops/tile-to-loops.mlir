@@ -545,3 +545,52 @@ func.func @reverse_scan(%p: !tile.ptr<i32> {tile.noalias}, %q: !tile.ptr<i32> {t
   tile.store %qa, %s : tensor<4x8x!tile.ptr<i32>>, tensor<4x8xi32>
   return
 }
+
+// -----
+
+// A softmax row: the masked load is read by a reduction (max) and by the
+// element-wise exp chain (materialized: the sum and the division read it).
+// The row is read from the array again at both instead of being copied to
+// the stack first (no 256-element buffer of it; only the exponentials get
+// one), and each read is versioned on the mask being all true (n >= 256):
+// unmasked loads in one branch, masked ones in the other.
+// CHECK-LABEL: func.func private @softmax_row
+// CHECK-COUNT-1: memref.alloca() {alignment = 64 : i64} : memref<256xf32>
+// CHECK-NOT: memref<256xf32>
+// CHECK: %[[ALL:.*]] = arith.cmpi sgt, %{{.*}}, %c255_i32
+// CHECK: scf.if %[[ALL]] {
+// CHECK: llvm.load
+// CHECK-NOT: scf.if
+// CHECK: arith.maximumf
+// CHECK: } else {
+// CHECK: scf.if
+// CHECK: scf.if %[[ALL]] {
+// CHECK: math.exp
+func.func @softmax_row(%p: !tile.ptr<f32> {tile.noalias}, %o: !tile.ptr<f32> {tile.noalias}, %n: i32) attributes {tile.kernel} {
+  %r = tile.make_range {start = 0 : i32, end = 256 : i32} : tensor<256xi32>
+  %ns = tile.splat %n : tensor<256xi32>
+  %m = arith.cmpi slt, %r, %ns : tensor<256xi32>
+  %ninf = arith.constant dense<0xFF800000> : tensor<256xf32>
+  %ps = tile.splat %p : tensor<256x!tile.ptr<f32>>
+  %pa = tile.addptr %ps, %r : tensor<256x!tile.ptr<f32>>, tensor<256xi32>
+  %x = tile.load %pa mask %m : tensor<256xi1> other %ninf : tensor<256xf32> : tensor<256x!tile.ptr<f32>> -> tensor<256xf32>
+  %mx = tile.reduce %x {axis = 0 : i32} : tensor<256xf32> -> f32 {
+  ^bb0(%a: f32, %b: f32):
+    %t = arith.maximumf %a, %b : f32
+    tile.reduce.return %t : f32
+  }
+  %mxs = tile.splat %mx : tensor<256xf32>
+  %d = arith.subf %x, %mxs : tensor<256xf32>
+  %e = math.exp %d : tensor<256xf32>
+  %s = tile.reduce %e {axis = 0 : i32} : tensor<256xf32> -> f32 {
+  ^bb0(%a: f32, %b: f32):
+    %t = arith.addf %a, %b : f32
+    tile.reduce.return %t : f32
+  }
+  %ss = tile.splat %s : tensor<256xf32>
+  %y = arith.divf %e, %ss : tensor<256xf32>
+  %os = tile.splat %o : tensor<256x!tile.ptr<f32>>
+  %oa = tile.addptr %os, %r : tensor<256x!tile.ptr<f32>>, tensor<256xi32>
+  tile.store %oa, %y mask %m : tensor<256xi1> : tensor<256x!tile.ptr<f32>>, tensor<256xf32>
+  return
+}
