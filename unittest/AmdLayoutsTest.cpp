@@ -135,14 +135,20 @@ TEST(AmdLayouts, MfmaOperandsAreTheCalculatorsAAndBMatrices) {
 // transposed, D[i][j] where the table puts D^T[j][i]); A[i][k] in lane
 // i + 16 ((k / P) % 4), element k % P of the K step k / 4P; B[k][j] in lane
 // j + 16 ((k / P) % 4).
-TEST(AmdLayouts, SixteenBySixteenMfmaLayoutsAreTheCalculators) {
+/// The 16x16 accumulator layouts (32-bit results, or `doubles`) of every
+/// wave split and shape, transposed or not, against `across(r, lane)`: the
+/// row (the column, transposed) the table puts in register r of the lane's
+/// 16x16 tile; its column (row) is lane % 16.
+template <typename Across>
+void expectSixteenBySixteenAccumulators(bool doubles, Across across) {
   for (const Coord &waves : kWaves)
     for (const Coord &shape : {Coord{16, 16}, Coord{32, 16}, Coord{16, 64},
                                Coord{64, 64}, Coord{128, 32}}) {
       if (shape[0] < 16 * waves[0] || shape[1] < 16 * waves[1])
         continue;
       for (bool transposed : {false, true}) {
-        LinearLayout l = mfmaAccumulatorLayout(shape, waves, transposed, 16);
+        LinearLayout l =
+            mfmaAccumulatorLayout(shape, waves, transposed, 16, doubles);
         EXPECT_TRUE(l.isInvertible()) << l.str();
         int repN = shape[1] / (16 * waves[1]);
         for (int wave = 0; wave < waves[0] * waves[1]; ++wave)
@@ -151,19 +157,28 @@ TEST(AmdLayouts, SixteenBySixteenMfmaLayoutsAreTheCalculators) {
               int r = reg % 4, rep = reg / 4;
               int wn = wave % waves[1], wm = wave / waves[1];
               int rn = rep % repN, rm = rep / repN;
-              int across = r + 4 * (lane / 16), along = lane % 16;
-              int row = (transposed ? along : across) + 16 * (wm + waves[0] * rm);
-              int col = (transposed ? across : along) + 16 * (wn + waves[1] * rn);
+              int a = across(r, lane), along = lane % 16;
+              int row = (transposed ? along : a) + 16 * (wm + waves[0] * rm);
+              int col = (transposed ? a : along) + 16 * (wn + waves[1] * rn);
               ASSERT_EQ(l.apply({{kRegister, reg}, {kLane, lane}, {kWarp, wave}}),
                         (Coord{row, col}))
-                  << "transposed " << transposed << " wave " << wave
-                  << " lane " << lane << " reg " << reg;
+                  << "doubles " << doubles << " transposed " << transposed
+                  << " wave " << wave << " lane " << lane << " reg " << reg;
             }
-        auto split = mfmaAccumulatorWarps(l, shape, transposed, 16);
+        auto split = mfmaAccumulatorWarps(l, shape, transposed, 16, doubles);
         ASSERT_TRUE(split.has_value());
         EXPECT_EQ(*split, waves);
+        // Not the other results' layout, nor the other orientation.
+        EXPECT_FALSE(mfmaAccumulatorWarps(l, shape, transposed, 16, !doubles));
+        if (doubles)
+          EXPECT_FALSE(mfmaAccumulatorWarps(l, shape, !transposed, 16, true));
       }
     }
+}
+
+TEST(AmdLayouts, SixteenBySixteenMfmaLayoutsAreTheCalculators) {
+  expectSixteenBySixteenAccumulators(
+      false, [](int r, int lane) { return r + 4 * (lane / 16); });
   for (int32_t p : {1, 4, 8})
     for (const Coord &waves : {Coord{1, 1}, Coord{2, 2}, Coord{4, 1}})
       for (int32_t k : {16 * p / (p == 1 ? 2 : 1), 64}) {
@@ -201,39 +216,9 @@ TEST(AmdLayouts, SixteenBySixteenMfmaLayoutsAreTheCalculators) {
 // D^T[j][i]. Its operands are the 16x16 layouts with P = 1 (above):
 // A[i][k] in lane i + 16 k, B[k][j] in lane j + 16 k.
 TEST(AmdLayouts, SixtyFourBitMfmaAccumulatorIsTheCalculators) {
-  for (const Coord &waves : kWaves)
-    for (const Coord &shape : {Coord{16, 16}, Coord{32, 16}, Coord{16, 64},
-                               Coord{64, 64}, Coord{128, 32}}) {
-      if (shape[0] < 16 * waves[0] || shape[1] < 16 * waves[1])
-        continue;
-      for (bool transposed : {false, true}) {
-        LinearLayout l =
-            mfmaAccumulatorLayout(shape, waves, transposed, 16, true);
-        EXPECT_TRUE(l.isInvertible()) << l.str();
-        int repN = shape[1] / (16 * waves[1]);
-        for (int wave = 0; wave < waves[0] * waves[1]; ++wave)
-          for (int lane = 0; lane < 64; ++lane)
-            for (int reg = 0; reg < l.inSize(kRegister); ++reg) {
-              int r = reg % 4, rep = reg / 4;
-              int wn = wave % waves[1], wm = wave / waves[1];
-              int rn = rep % repN, rm = rep / repN;
-              // The table: D[i][j] at pair i / 4, lane j + 16 (i % 4).
-              int across = 4 * r + lane / 16, along = lane % 16;
-              int row = (transposed ? along : across) + 16 * (wm + waves[0] * rm);
-              int col = (transposed ? across : along) + 16 * (wn + waves[1] * rn);
-              ASSERT_EQ(l.apply({{kRegister, reg}, {kLane, lane}, {kWarp, wave}}),
-                        (Coord{row, col}))
-                  << "transposed " << transposed << " wave " << wave
-                  << " lane " << lane << " reg " << reg;
-            }
-        auto split = mfmaAccumulatorWarps(l, shape, transposed, 16, true);
-        ASSERT_TRUE(split.has_value());
-        EXPECT_EQ(*split, waves);
-        // Not the 32-bit results' layout, nor the other orientation.
-        EXPECT_FALSE(mfmaAccumulatorWarps(l, shape, transposed, 16, false));
-        EXPECT_FALSE(mfmaAccumulatorWarps(l, shape, !transposed, 16, true));
-      }
-    }
+  // The table: D[i][j] at pair i / 4, lane j + 16 (i % 4).
+  expectSixteenBySixteenAccumulators(
+      true, [](int r, int lane) { return 4 * r + lane / 16; });
   EXPECT_THROW(mfmaAccumulatorLayout({32, 32}, {1, 1}, false, 32, true),
                std::invalid_argument);
 }

@@ -227,17 +227,33 @@ public:
       }
       return v;
     }
-    if (slot)
-      if (Value v = slotFragment(b, loc, mn0, mn, kFirst0, kStart))
-        return v;
     int64_t e = storageBytes(element), bytes = kWidth * e;
+    // The address of element (mn, kStart + dk) of K rows, else (kStart + dk,
+    // mn): one lane address and thread 0's constant offset in a pipeline
+    // slot where they split (slotLaneAddress), else from the index (with
+    // kStart + dk computed where `addK`).
+    Value laneAddr =
+        slot ? slotLaneAddress(b, loc, mn0, mn, kFirst0, kStart) : Value();
+    auto elementAt = [&](int32_t dk, bool addK) -> Value {
+      if (laneAddr)
+        return b.create<LLVM::GEPOp>(
+            loc, slot.getType(), b.getI8Type(), laneAddr,
+            ArrayRef<LLVM::GEPArg>{int32_t(
+                e * (staging->kRows ? slotIndex(mn0, kFirst0 + dk)
+                                    : slotIndex(kFirst0 + dk, mn0)))});
+      Value k = addK ? b.create<arith::AddIOp>(loc, kStart, i32Const(b, loc, dk))
+                           .getResult()
+                     : kStart;
+      return address(b, loc,
+                     staging->kRows ? staging->index(b, loc, mn, k)
+                                    : staging->index(b, loc, k, mn),
+                     e);
+    };
     if (!staging->kRows) {
       // Rows along M or N: element (kStart + j, mn) of each of P rows.
       Value v = b.create<LLVM::PoisonOp>(loc, operandTy);
       for (int32_t j = 0; j < kWidth; ++j) {
-        Value kj = b.create<arith::AddIOp>(loc, kStart, i32Const(b, loc, j));
-        Value idx = staging->index(b, loc, kj, mn);
-        Value x = b.create<LLVM::LoadOp>(loc, bits, address(b, loc, idx, e), e);
+        Value x = b.create<LLVM::LoadOp>(loc, bits, elementAt(j, true), e);
         v = b.create<LLVM::InsertElementOp>(loc, v, x, i32Const(b, loc, j));
       }
       return v;
@@ -245,11 +261,10 @@ public:
     // P elements from (mn, kStart): within the 16 aligned bytes that hold
     // them where rows and K runs are 16-byte aligned (one load for several
     // steps), else alone.
-    Value idx = staging->index(b, loc, mn, kStart);
     if (bytes >= 16 || staging->alignment(e) < 16 || !wideRuns) {
       // Aligned to the fragment up to 16 bytes and to the rows' starts.
       return b.create<LLVM::LoadOp>(
-                 loc, operandTy, address(b, loc, idx, e),
+                 loc, operandTy, elementAt(0, false),
                  std::min({bytes, int64_t(16), staging->alignment(e)}))
           .getResult();
     }
@@ -257,10 +272,19 @@ public:
     int32_t per16 = int32_t(16 / e), within = kFirst0 % per16;
     Value &wide = loaded[{mn0, kFirst0 - within}];
     if (!wide) {
-      Value start = b.create<arith::SubIOp>(loc, idx, i32Const(b, loc, within));
-      Value group = b.create<arith::DivUIOp>(loc, start, i32Const(b, loc, per16));
-      wide = b.create<LLVM::LoadOp>(loc, VectorType::get({per16}, bits),
-                                    address(b, loc, group, 16), 16);
+      Value addr;
+      if (laneAddr) {
+        addr = elementAt(-within, false);
+      } else {
+        Value idx = staging->index(b, loc, mn, kStart);
+        Value start =
+            b.create<arith::SubIOp>(loc, idx, i32Const(b, loc, within));
+        Value group =
+            b.create<arith::DivUIOp>(loc, start, i32Const(b, loc, per16));
+        addr = address(b, loc, group, 16);
+      }
+      wide = b.create<LLVM::LoadOp>(loc, VectorType::get({per16}, bits), addr,
+                                    16);
     }
     SmallVector<int32_t> lanes;
     for (int32_t j = 0; j < kWidth; ++j)
@@ -273,65 +297,34 @@ public:
   bool wideRuns = false;
 
 private:
-  /// fragment() from a pipeline slot, its index split into this lane's part
-  /// (from the lane's row or column minus thread 0's, `mn0`, and its K
-  /// minus thread 0's, `kFirst0`) and thread 0's, a constant the
-  /// instructions take as their offset: one address register serves every
-  /// fragment, where a slot's address changes every iteration. The padding's
-  /// row groups split too where thread 0's row, or the lane's, starts a
-  /// group. Null where neither does (the caller's general path).
-  Value slotFragment(OpBuilder &b, Location loc, int32_t mn0, Value mn,
-                     int32_t kFirst0, Value kStart) {
-    const Staging &st = *staging;
-    int32_t groupRows = st.padding.rows, pad = st.padding.elems;
-    int64_t e = storageBytes(element), bytes = kWidth * e;
-    // Rows are M or N (K rows) or K: thread 0's row starts a group, or K's
-    // lane part (a multiple of the fragment's P) does.
-    if (st.kRows ? mn0 % groupRows : kWidth % groupRows)
+  /// In a pipeline slot, whose address changes every iteration: the address
+  /// of this lane's part of an element's index (from the lane's row or
+  /// column minus thread 0's, `mn0`, and its K minus thread 0's, `kFirst0`),
+  /// to which thread 0's part (slotIndex) adds a constant the instructions
+  /// take as their offset, so one address register serves every fragment.
+  /// The padding's row groups split too where thread 0's row (K rows), or
+  /// the lane's K (a multiple of the fragment's P), starts a group. Null
+  /// where neither does.
+  Value slotLaneAddress(OpBuilder &b, Location loc, int32_t mn0, Value mn,
+                        int32_t kFirst0, Value kStart) {
+    int32_t groupRows = staging->padding.rows;
+    if (staging->kRows ? mn0 % groupRows : kWidth % groupRows)
       return {};
-    auto constIndex = [&](int64_t row, int64_t col) {
-      int64_t stride = st.rowElems + (groupRows == 1 ? pad : 0);
-      return row * stride + (groupRows > 1 ? row / groupRows * pad : 0) + col;
-    };
     Value mnLane = b.create<arith::SubIOp>(loc, mn, i32Const(b, loc, mn0));
     Value kLane =
         b.create<arith::SubIOp>(loc, kStart, i32Const(b, loc, kFirst0));
-    Value lane = st.kRows ? st.index(b, loc, mnLane, kLane)
-                          : st.index(b, loc, kLane, mnLane);
-    Type i8 = b.getI8Type();
-    Value laneAddr = b.create<LLVM::GEPOp>(
-        loc, slot.getType(), i8, slot,
+    Value lane = staging->kRows ? staging->index(b, loc, mnLane, kLane)
+                                : staging->index(b, loc, kLane, mnLane);
+    int64_t e = storageBytes(element);
+    return b.create<LLVM::GEPOp>(
+        loc, slot.getType(), b.getI8Type(), slot,
         ValueRange{b.create<arith::MulIOp>(loc, lane, i32Const(b, loc, e))});
-    auto at = [&](int64_t index) -> Value {
-      return b.create<LLVM::GEPOp>(loc, slot.getType(), i8, laneAddr,
-                                   ArrayRef<LLVM::GEPArg>{int32_t(index * e)});
-    };
-    Type bits = b.getIntegerType(element.getIntOrFloatBitWidth());
-    auto operandTy = VectorType::get({kWidth}, bits);
-    if (!st.kRows) {
-      // Element (K + j, mn) of P rows.
-      Value v = b.create<LLVM::PoisonOp>(loc, operandTy);
-      for (int32_t j = 0; j < kWidth; ++j) {
-        Value x = b.create<LLVM::LoadOp>(loc, bits, at(constIndex(kFirst0 + j, mn0)), e);
-        v = b.create<LLVM::InsertElementOp>(loc, v, x, i32Const(b, loc, j));
-      }
-      return v;
-    }
-    int64_t align = std::min({bytes, int64_t(16), st.alignment(e)});
-    if (bytes >= 16 || st.alignment(e) < 16 || !wideRuns)
-      return b.create<LLVM::LoadOp>(loc, operandTy,
-                                    at(constIndex(mn0, kFirst0)), align);
-    // The 16 aligned bytes holding the fragment, read once for the steps
-    // that share them.
-    int32_t per16 = int32_t(16 / e), within = kFirst0 % per16;
-    Value &wide = loaded[{mn0, kFirst0 - within}];
-    if (!wide)
-      wide = b.create<LLVM::LoadOp>(loc, VectorType::get({per16}, bits),
-                                    at(constIndex(mn0, kFirst0 - within)), 16);
-    SmallVector<int32_t> lanes;
-    for (int32_t j = 0; j < kWidth; ++j)
-      lanes.push_back(within + j);
-    return b.create<LLVM::ShuffleVectorOp>(loc, wide, wide, lanes);
+  }
+  /// Staging::index of constants (the padded rows of a slot).
+  int64_t slotIndex(int64_t row, int64_t col) const {
+    int64_t groupRows = staging->padding.rows, pad = staging->padding.elems;
+    int64_t stride = staging->rowElems + (groupRows == 1 ? pad : 0);
+    return row * stride + (groupRows > 1 ? row / groupRows * pad : 0) + col;
   }
 
   /// The address of element `idx` (i32) of the staged rows, `bytes` each

@@ -31,13 +31,21 @@ namespace {
 
 enum class Elt { F16, BF16, F32, I8, FP8, BF8, F8F6F4 };
 
+/// What every MFMA the simulator models needs: a destination and three
+/// sources, every lane of the wave on.
+void checkMfmaForm(Wave &w, const Inst &I) {
+  if (I.ops.size() != 4)
+    w.fail(I.op + " takes a destination and three sources");
+  if (w.exec != ~uint64_t(0))
+    w.fail("MFMA with lanes disabled in EXEC");
+}
+
 template <int M, int K, Elt E, Elt EB = E>
 void mfma(Wave &w, const Inst &I) {
   constexpr int N = M, Groups = 64 / M, Regs = M * N / 64, PerLane = K / Groups;
   constexpr bool Byte = E == Elt::I8 || E == Elt::FP8 || E == Elt::BF8 || E == Elt::F8F6F4;
   constexpr int Bits = E == Elt::F32 ? 32 : Byte ? 8 : 16, PerReg = 32 / Bits;
-  if (I.ops.size() != 4)
-    w.fail(I.op + " takes a destination and three sources");
+  checkMfmaForm(w, I);
   Elt ea = E, eb = EB;
   if (E == Elt::F8F6F4) {
     // gfx950's f8f6f4: cbsz names A's format, blgp B's (0 e4m3, 1 e5m2, 2
@@ -52,8 +60,6 @@ void mfma(Wave &w, const Inst &I) {
   } else if (I.mods.cbsz || I.mods.abid || I.mods.blgp) {
     w.fail("MFMA broadcast controls (cbsz, abid, blgp) are not modeled");
   }
-  if (w.exec != ~uint64_t(0))
-    w.fail("MFMA with lanes disabled in EXEC");
   const Operand &d = I.ops[0], &a = I.ops[1], &b = I.ops[2], &c = I.ops[3];
   // 8-bit floats: gfx942's fnuz formats, gfx950's OCP ones.
   bool fnuz = w.kernel && w.kernel->target != "gfx950";
@@ -108,12 +114,9 @@ void mfma(Wave &w, const Inst &I) {
 /// fused multiply-add: AMD does not document the order and rounding of the
 /// f64 MFMA, and a test's tolerance covers either.
 void mfmaF64(Wave &w, const Inst &I) {
-  if (I.ops.size() != 4)
-    w.fail(I.op + " takes a destination and three sources");
+  checkMfmaForm(w, I);
   if (I.mods.cbsz || I.mods.abid || I.mods.blgp)
     w.fail("MFMA broadcast controls (cbsz, abid, blgp) are not modeled");
-  if (w.exec != ~uint64_t(0))
-    w.fail("MFMA with lanes disabled in EXEC");
   const Operand &d = I.ops[0], &a = I.ops[1], &b = I.ops[2], &c = I.ops[3];
   auto pairAt = [&](const Operand &o, int lane, int pair) {
     return asDouble(uint64_t(readLane(w, o, lane, Ty::B32, 2 * pair)) |
