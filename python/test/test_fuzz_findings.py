@@ -243,3 +243,26 @@ def test_int8_dot_stored_as_int8(rng):
     out = np.zeros((N, N), np.int8)
     _int8_dot_to_int8[(1,)](a, b, out, N=N)
     np.testing.assert_array_equal(out, (a.astype(np.int32) @ b.astype(np.int32)).astype(np.int8))
+
+
+
+@triton.jit
+def _shift_by_masked_amounts(b_ptr):
+    r = tl.arange(0, 8)
+    x = tl.load(b_ptr + r[:, None])
+    s = tl.load(b_ptr + 722 + r[:, None] + r[None, :], mask=r[None, :] < 2, other=0)  # 0 in columns 2..7
+    tl.store(b_ptr + 245 + r[:, None] * 8 + r[None, :], x << (((x >> (s & 7)) | r[None, :]) & 31))
+
+
+def test_int8_arithmetic_shift_by_a_zero_amount():
+    # LLVM 22 lowered this x >> 0 on int8 vectors through GFNI (znver4/5, Ice Lake and later) as x ^ (sign ? 0x7f : 0)
+    x = np.array([6, -8, -1, -3, 5, 6, -3, -5], np.int8)
+    s = np.array([-8, -6, -7, 7, -6, 6, 4, -3, 6, 6, 6, 5, 6, -2, 7], np.int8)
+    b = np.zeros(1024, np.int8)
+    b[:8], b[722:737] = x, s
+    _shift_by_masked_amounts[(1,)](b)
+    r = np.arange(8)
+    amount = np.where(r[None, :] < 2, s[r[:, None] + r[None, :]], 0) & 7
+    shift = ((x[:, None].astype(np.int32) >> amount) | r[None, :]) & 31
+    expected = (x[:, None].astype(np.int64) << shift).astype(np.int8)  # Triton: shifts of 8+ bits leave 0
+    np.testing.assert_array_equal(b[245:309].reshape(8, 8), expected)

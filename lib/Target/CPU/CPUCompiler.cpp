@@ -187,6 +187,13 @@ llvm::TargetMachine *targetMachine(const CPUModel &model, bool fuseFP,
     error = "unknown CPU '" + cpu + "' for " + triple.str();
     return nullptr;
   }
+  // LLVM 22's X86 backend lowers an arithmetic right shift of bytes by an
+  // amount it proves zero only after legalization to a GFNI affine transform
+  // whose matrix also XORs the sign bit into the seven bits below it: int8
+  // -1 >> 0 gave -128 (found by tessel.tools.fuzz on znver5; llc -mattr=+gfni
+  // shows it). Without GFNI the usual AVX2/AVX-512 byte-shift sequences run.
+  if (triple.isX86())
+    features += std::string(features.empty() ? "" : ",") + "-gfni";
   llvm::TargetOptions options;
   // enable_fp_fusion: a * b + c may become one fused multiply-add.
   options.AllowFPOpFusion =
