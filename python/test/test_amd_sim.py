@@ -302,10 +302,11 @@ def unmasked(x_ptr, out_ptr, BLOCK: tl.constexpr):
 
 
 def test_out_of_bounds_is_an_error_naming_the_lane():
+    # A buffer load (offsets 0..1023 fit its range) past the array: the hardware would read it, the simulator stops.
     x = np.zeros(1000, np.float32)
     out = np.zeros(1000, np.float32)
     with pytest.raises(RuntimeError, match=r"(?s)out-of-bounds global load .* workgroup \(0,0,0\), wave 3, lane 58 "
-                                           r"\(work-item 250\), AMDGCN line \d+: global_load"):
+                                           r"\(work-item 250\), AMDGCN line \d+: buffer_load"):
         unmasked[(1,)](x, out, BLOCK=1024)
 
 

@@ -479,7 +479,8 @@ def test_spin_lock(rng, target):
         is_release = (lambda line: "global_atomic_swap" in line) if amd else \
             (lambda line: "atom." in line and ".exch." in line)
         release = max(i for i, line in enumerate(lines) if is_release(line))
-        last_store = max(i for i, line in enumerate(lines[:release]) if ("global_store" if amd else "st.global") in line)
+        stores = ("global_store", "buffer_store") if amd else ("st.global",)
+        last_store = max(i for i, line in enumerate(lines[:release]) if any(s in line for s in stores))
         barrier = "s_barrier" if amd else "bar.sync"
         assert any(barrier in line for line in lines[last_store:release]), "\n".join(lines[last_store:release])
 

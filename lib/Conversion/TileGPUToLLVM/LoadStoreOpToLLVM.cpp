@@ -18,35 +18,6 @@ using gpu::LinearLayout;
 
 namespace {
 
-/// `values` (one access: consecutive elements) as memory holds them: one
-/// element, or a vector.
-Value toMemoryAccess(OpBuilder &b, Location loc, ValueRange values, Type mem) {
-  if (values.size() == 1)
-    return toMemory(b, loc, values[0]);
-  Value v = b.create<LLVM::UndefOp>(
-      loc, VectorType::get({int64_t(values.size())}, mem));
-  for (auto [j, e] : llvm::enumerate(values))
-    v = b.create<LLVM::InsertElementOp>(
-        loc, v, toMemory(b, loc, e),
-        b.create<LLVM::ConstantOp>(loc, b.getI32Type(), int64_t(j)));
-  return v;
-}
-
-/// One access as read from memory, back as `vec` elements of type `elt`.
-SmallVector<Value> fromMemoryAccess(OpBuilder &b, Location loc, Value v,
-                                    int vec, Type elt) {
-  if (vec == 1)
-    return {fromMemory(b, loc, v, elt)};
-  SmallVector<Value> out;
-  for (int j = 0; j < vec; ++j)
-    out.push_back(fromMemory(
-        b, loc,
-        b.create<LLVM::ExtractElementOp>(
-            loc, v, b.create<LLVM::ConstantOp>(loc, b.getI32Type(), j)),
-        elt));
-  return out;
-}
-
 struct LoadLowering : TileGPUPattern<tile::LoadOp> {
   using TileGPUPattern::TileGPUPattern;
   LogicalResult

@@ -131,6 +131,7 @@ LogicalResult gpu::lowerTileGPUToLLVM(ModuleOp module,
   gpu::lowering::populateAtomicOpToLLVMPatterns(tc, patterns, target);
   gpu::lowering::populateDotOpToLLVMPatterns(tc, patterns, target);
   gpu::lowering::populateBufferOpToLLVMPatterns(tc, patterns, target);
+  gpu::lowering::populateBufferAccessOpToLLVMPatterns(tc, patterns, target);
   gpu::lowering::populateConvertLayoutOpToLLVMPatterns(tc, patterns, target);
   gpu::lowering::populateReduceOpToLLVMPatterns(tc, patterns, target);
   gpu::lowering::populateScanOpToLLVMPatterns(tc, patterns, target);

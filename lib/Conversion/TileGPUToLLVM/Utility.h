@@ -74,6 +74,13 @@ bool isCopyRegister(const LinearLayout &layout, int reg);
 Type memoryType(Type t);
 Value toMemory(OpBuilder &b, Location loc, Value v);
 Value fromMemory(OpBuilder &b, Location loc, Value v, Type t);
+/// `values` (one access: consecutive elements) as memory holds them: one
+/// element, or a vector of `mem`.
+Value toMemoryAccess(OpBuilder &b, Location loc, mlir::ValueRange values,
+                     Type mem);
+/// One access as read from memory, back as `vec` elements of type `elt`.
+SmallVector<Value> fromMemoryAccess(OpBuilder &b, Location loc, Value v,
+                                    int vec, Type elt);
 
 /// Clones `body` (a region's single block) at `b` with its arguments bound
 /// to `args`; returns the values its terminator yields.

@@ -1,7 +1,7 @@
 //===- AmdTargetHooks.h - AMD's matrix cores for the lowering ---*- C++ -*-===//
 //
 // What the per-thread lowering asks only of AMD's GPUs: the MFMA
-// instructions. GPUTargetInfo::amd() returns these hooks on AMD targets and
+// instructions and buffer accesses. GPUTargetInfo::amd() returns these hooks on AMD targets and
 // null elsewhere.
 //
 //===----------------------------------------------------------------------===//
@@ -42,6 +42,22 @@ public:
   virtual mlir::Value mfma(mlir::OpBuilder &b, mlir::Location loc,
                            MfmaInputs inputs, int instr, mlir::Value a,
                            mlir::Value bv, mlir::Value acc) const = 0;
+  /// A buffer resource (V#, `!llvm.ptr<8>`) for the `range` bytes of global
+  /// memory from `base` (`!llvm.ptr<1>`, the same in every lane): no
+  /// stride, range-checked, so that accesses past `range` read zeros and
+  /// write nothing.
+  virtual mlir::Value bufferResource(mlir::OpBuilder &b, mlir::Location loc,
+                                     mlir::Value base, int64_t range) const = 0;
+  /// Reads a `type` (1, 2, 4, 8 or 16 bytes: a scalar or a vector) at byte
+  /// `offset` (i32) of the resource `rsrc`.
+  virtual mlir::Value bufferLoad(mlir::OpBuilder &b, mlir::Location loc,
+                                 mlir::Type type, mlir::Value rsrc,
+                                 mlir::Value offset) const = 0;
+  /// Writes `value` (1, 2, 4, 8 or 16 bytes) at byte `offset` (i32) of the
+  /// resource `rsrc`.
+  virtual void bufferStore(mlir::OpBuilder &b, mlir::Location loc,
+                           mlir::Value value, mlir::Value rsrc,
+                           mlir::Value offset) const = 0;
 };
 
 } // namespace tessel::gpu

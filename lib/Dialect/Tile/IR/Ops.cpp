@@ -14,6 +14,47 @@ using namespace tessel::tile;
 #define GET_OP_CLASSES
 #include "tessel/Dialect/Tile/IR/TileOps.cpp.inc"
 
+//===----------------------------------------------------------------------===//
+// Integer ranges (InferIntRangeInterface): what MLIR's integer range analysis
+// knows of program ids and blocks of integers
+//===----------------------------------------------------------------------===//
+
+namespace {
+ConstantIntRanges signedRange(int64_t lo, int64_t hi) {
+  return ConstantIntRanges::fromSigned(APInt(32, lo, /*isSigned=*/true),
+                                       APInt(32, hi, /*isSigned=*/true));
+}
+} // namespace
+
+void GetProgramIdOp::inferResultRanges(ArrayRef<ConstantIntRanges>,
+                                       SetIntRangeFn setResultRange) {
+  setResultRange(getResult(), signedRange(0, INT32_MAX));
+}
+
+void GetNumProgramsOp::inferResultRanges(ArrayRef<ConstantIntRanges>,
+                                         SetIntRangeFn setResultRange) {
+  setResultRange(getResult(), signedRange(1, INT32_MAX));
+}
+
+void MakeRangeOp::inferResultRanges(ArrayRef<ConstantIntRanges>,
+                                    SetIntRangeFn setResultRange) {
+  // Verified: start < end.
+  setResultRange(getResult(), signedRange(getStart(), int64_t(getEnd()) - 1));
+}
+
+// Ops that only move elements: the range of their source.
+#define TESSEL_SAME_RANGE(Op)                                                  \
+  void Op::inferResultRanges(ArrayRef<ConstantIntRanges> argRanges,            \
+                             SetIntRangeFn setResultRange) {                   \
+    setResultRange(getResult(), argRanges[0]);                                 \
+  }
+TESSEL_SAME_RANGE(SplatOp)
+TESSEL_SAME_RANGE(BroadcastOp)
+TESSEL_SAME_RANGE(ExpandDimsOp)
+TESSEL_SAME_RANGE(ReshapeOp)
+TESSEL_SAME_RANGE(TransOp)
+#undef TESSEL_SAME_RANGE
+
 namespace {
 std::string shapeString(ArrayRef<int64_t> shape) {
   std::string s = "[";

@@ -266,6 +266,11 @@ LogicalResult ConvertLayoutOp::verify() {
   return success();
 }
 
+void ConvertLayoutOp::inferResultRanges(ArrayRef<ConstantIntRanges> argRanges,
+                                        SetIntRangeFn setResultRange) {
+  setResultRange(getResult(), argRanges[0]); // the same elements
+}
+
 OpFoldResult ConvertLayoutOp::fold(FoldAdaptor adaptor) {
   if (getSrc().getType() == getResult().getType())
     return getSrc();
@@ -282,6 +287,46 @@ OpFoldResult ConvertLayoutOp::fold(FoldAdaptor adaptor) {
     return getResult();
   }
   return {};
+}
+
+//===----------------------------------------------------------------------===//
+// buffer_load, buffer_store
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// A buffer access reads or writes `data` (its type) at `offsets` of the
+/// scalar pointer `base`: i32 offsets and an i1 mask of the data's shape
+/// and layout.
+LogicalResult verifyBufferAccess(Operation *op, Value base, Value offsets,
+                                 Value mask, RankedTensorType data) {
+  auto ptr = dyn_cast<tile::PointerType>(base.getType());
+  if (!ptr || ptr.getPointeeType() != data.getElementType())
+    return op->emitOpError("needs a scalar pointer to ")
+           << data.getElementType() << " as its base";
+  auto offs = cast<RankedTensorType>(offsets.getType());
+  if (offs.getShape() != data.getShape() || !offs.getElementType().isInteger(32) ||
+      offs.getEncoding() != data.getEncoding())
+    return op->emitOpError("needs i32 offsets of the data's shape and layout");
+  if (mask) {
+    auto m = cast<RankedTensorType>(mask.getType());
+    if (m.getShape() != data.getShape() || !m.getElementType().isInteger(1) ||
+        m.getEncoding() != data.getEncoding())
+      return op->emitOpError("needs an i1 mask of the data's shape and layout");
+  }
+  return success();
+}
+} // namespace
+
+LogicalResult BufferLoadOp::verify() {
+  auto type = getResult().getType();
+  if (getOther() && getOther().getType() != type)
+    return emitOpError("needs `other` of the result's type");
+  return verifyBufferAccess(*this, getBase(), getOffsets(), getMask(), type);
+}
+
+LogicalResult BufferStoreOp::verify() {
+  return verifyBufferAccess(*this, getBase(), getOffsets(), getMask(),
+                            getValue().getType());
 }
 
 //===----------------------------------------------------------------------===//

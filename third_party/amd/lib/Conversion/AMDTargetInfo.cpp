@@ -222,6 +222,53 @@ Value AMDTargetInfo::shuffleIdx(OpBuilder &b, Location loc, Value v,
   return b.create<ROCDL::DsBpermuteOp>(loc, b.getI32Type(), address, v);
 }
 
+Value AMDTargetInfo::bufferResource(OpBuilder &b, Location loc, Value base,
+                                    int64_t range) const {
+  // CDNA's word 3 of a raw buffer's V#: DATA_FORMAT 32 (an invalid format
+  // would make every access out of range), NUM_FORMAT float; no swizzle,
+  // no index stride: offsets are bytes, checked against num_records.
+  constexpr int32_t kCdnaRawBufferFlags = (7 << 12) | (4 << 15);
+  return b.create<ROCDL::MakeBufferRsrcOp>(
+      loc, LLVM::LLVMPointerType::get(b.getContext(), 8), base,
+      b.create<LLVM::ConstantOp>(loc, b.getI16Type(), 0), i64Const(b, loc, range),
+      i32Const(b, loc, kCdnaRawBufferFlags));
+}
+
+namespace {
+/// The type a buffer access of `type` moves: integers of its size (i8,
+/// i16, i32, then vectors of i32), which every buffer instruction takes.
+Type bufferAccessType(Type type) {
+  MLIRContext *ctx = type.getContext();
+  unsigned bits = 0;
+  if (auto v = dyn_cast<VectorType>(type))
+    bits = v.getNumElements() * v.getElementType().getIntOrFloatBitWidth();
+  else
+    bits = type.getIntOrFloatBitWidth();
+  if (bits <= 32)
+    return IntegerType::get(ctx, bits);
+  return VectorType::get({int64_t(bits / 32)}, IntegerType::get(ctx, 32));
+}
+} // namespace
+
+Value AMDTargetInfo::bufferLoad(OpBuilder &b, Location loc, Type type,
+                                Value rsrc, Value offset) const {
+  Type raw = bufferAccessType(type);
+  Value v = b.create<ROCDL::RawPtrBufferLoadOp>(
+      loc, raw, rsrc, offset, i32Const(b, loc, 0), i32Const(b, loc, 0),
+      ArrayAttr(), ArrayAttr(), ArrayAttr());
+  return raw == type ? v : b.create<LLVM::BitcastOp>(loc, type, v).getResult();
+}
+
+void AMDTargetInfo::bufferStore(OpBuilder &b, Location loc, Value value,
+                                Value rsrc, Value offset) const {
+  Type raw = bufferAccessType(value.getType());
+  if (raw != value.getType())
+    value = b.create<LLVM::BitcastOp>(loc, raw, value);
+  b.create<ROCDL::RawPtrBufferStoreOp>(loc, value, rsrc, offset,
+                                       i32Const(b, loc, 0), i32Const(b, loc, 0),
+                                       ArrayAttr(), ArrayAttr(), ArrayAttr());
+}
+
 Value AMDTargetInfo::predicatedLoad(OpBuilder &, Location, Type, Value, Value,
                                     Value, bool) const {
   return {}; // a branch around the load: the guarded lanes skip it (exec)

@@ -262,6 +262,9 @@ llvm::Error compileAMD(ModuleOp module, const std::string &chip,
     toGPU.addPass(createCanonicalizerPass());
   }
   toGPU.addNestedPass<func::FuncOp>(tilegpu::createTileGPUMemoryBarriers());
+  // After the barriers, which order tile.load and tile.store: accesses of
+  // one scalar pointer plus offsets that provably fit as buffer accesses.
+  toGPU.addPass(amd::createAmdBufferAccesses());
   if (failed(toGPU.run(module)))
     return diagnostics.fail("assigning GPU layouts failed");
   result.stages.push_back({"ttgir", print(module)});

@@ -6,6 +6,7 @@ include "mlir/IR/CommonAttrConstraints.td"
 include "mlir/IR/EnumAttr.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 include "mlir/Interfaces/ControlFlowInterfaces.td"
+include "mlir/Interfaces/InferIntRangeInterface.td"
 include "tessel/Dialect/Tile/IR/TileDialect.td"
 include "tessel/Dialect/Tile/IR/TileTypes.td"
 
@@ -113,14 +114,16 @@ def Tile_MemSyncScope : I32EnumAttr<"MemSyncScope",
 // Program model
 //===----------------------------------------------------------------------===//
 
-def Tile_GetProgramIdOp : Tile_Op<"get_program_id", [Pure]> {
+def Tile_GetProgramIdOp : Tile_Op<"get_program_id", [Pure,
+    DeclareOpInterfaceMethods<InferIntRangeInterface, ["inferResultRanges"]>]> {
   let summary = "Index of this program in the launch grid along an axis";
   let arguments = (ins ConfinedAttr<I32Attr, [IntMinValue<0>, IntMaxValue<2>]>:$axis);
   let results = (outs I32:$result);
   let assemblyFormat = "$axis attr-dict";
 }
 
-def Tile_GetNumProgramsOp : Tile_Op<"get_num_programs", [Pure]> {
+def Tile_GetNumProgramsOp : Tile_Op<"get_num_programs", [Pure,
+    DeclareOpInterfaceMethods<InferIntRangeInterface, ["inferResultRanges"]>]> {
   let summary = "Number of programs in the launch grid along an axis";
   let arguments = (ins ConfinedAttr<I32Attr, [IntMinValue<0>, IntMaxValue<2>]>:$axis);
   let results = (outs I32:$result);
@@ -143,7 +146,8 @@ def Tile_GetCtaRankOp : Tile_Op<"get_cta_rank", [Pure]> {
 // Creation and shape
 //===----------------------------------------------------------------------===//
 
-def Tile_MakeRangeOp : Tile_Op<"make_range", [Pure]> {
+def Tile_MakeRangeOp : Tile_Op<"make_range", [Pure,
+    DeclareOpInterfaceMethods<InferIntRangeInterface, ["inferResultRanges"]>]> {
   let summary = "The 1-D block [start, end) of i32";
   let arguments = (ins I32Attr:$start, I32Attr:$end);
   let results = (outs RankedTensorOf<[I32]>:$result);
@@ -152,6 +156,7 @@ def Tile_MakeRangeOp : Tile_Op<"make_range", [Pure]> {
 }
 
 def Tile_SplatOp : Tile_Op<"splat", [Pure,
+    DeclareOpInterfaceMethods<InferIntRangeInterface, ["inferResultRanges"]>,
     TypesMatchWith<"element type of the result is the source type",
                    "result", "src", "::mlir::cast<::mlir::RankedTensorType>($_self).getElementType()">]> {
   let summary = "A block whose every element is the scalar source";
@@ -161,7 +166,8 @@ def Tile_SplatOp : Tile_Op<"splat", [Pure,
   let hasFolder = 1;
 }
 
-def Tile_BroadcastOp : Tile_Op<"broadcast", [Pure, SameOperandsAndResultElementType]> {
+def Tile_BroadcastOp : Tile_Op<"broadcast", [Pure, SameOperandsAndResultElementType,
+    DeclareOpInterfaceMethods<InferIntRangeInterface, ["inferResultRanges"]>]> {
   let summary = "Repeats a block along its dimensions of size 1";
   let arguments = (ins Tile_Tensor:$src);
   let results = (outs Tile_Tensor:$result);
@@ -170,7 +176,8 @@ def Tile_BroadcastOp : Tile_Op<"broadcast", [Pure, SameOperandsAndResultElementT
   let hasFolder = 1;
 }
 
-def Tile_ExpandDimsOp : Tile_Op<"expand_dims", [Pure, SameOperandsAndResultElementType]> {
+def Tile_ExpandDimsOp : Tile_Op<"expand_dims", [Pure, SameOperandsAndResultElementType,
+    DeclareOpInterfaceMethods<InferIntRangeInterface, ["inferResultRanges"]>]> {
   let summary = "Inserts a dimension of size 1 at `axis`";
   let arguments = (ins Tile_Tensor:$src, I32Attr:$axis);
   let results = (outs Tile_Tensor:$result);
@@ -178,7 +185,8 @@ def Tile_ExpandDimsOp : Tile_Op<"expand_dims", [Pure, SameOperandsAndResultEleme
   let hasVerifier = 1;
 }
 
-def Tile_ReshapeOp : Tile_Op<"reshape", [Pure, SameOperandsAndResultElementType]> {
+def Tile_ReshapeOp : Tile_Op<"reshape", [Pure, SameOperandsAndResultElementType,
+    DeclareOpInterfaceMethods<InferIntRangeInterface, ["inferResultRanges"]>]> {
   let summary = "Reinterprets a block with another shape of the same size (row-major order)";
   let arguments = (ins Tile_Tensor:$src);
   let results = (outs Tile_Tensor:$result);
@@ -187,7 +195,8 @@ def Tile_ReshapeOp : Tile_Op<"reshape", [Pure, SameOperandsAndResultElementType]
   let hasFolder = 1;
 }
 
-def Tile_TransOp : Tile_Op<"trans", [Pure, SameOperandsAndResultElementType]> {
+def Tile_TransOp : Tile_Op<"trans", [Pure, SameOperandsAndResultElementType,
+    DeclareOpInterfaceMethods<InferIntRangeInterface, ["inferResultRanges"]>]> {
   let summary = "Permutes the dimensions of a block";
   let description = [{
     Result dimension `i` is source dimension `order[i]`.

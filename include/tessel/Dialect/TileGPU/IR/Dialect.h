@@ -14,6 +14,7 @@
 #include "mlir/IR/Dialect.h"
 #include "mlir/IR/OpDefinition.h"
 #include "mlir/IR/TensorEncoding.h"
+#include "mlir/Interfaces/InferIntRangeInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include "tessel/Dialect/TileGPU/IR/TileGPUDialect.h.inc"
@@ -117,6 +118,13 @@ int64_t scratchEstimate(mlir::Operation *func);
 /// The bytes of the function's `local_alloc` buffers, each from a 1024-byte
 /// boundary.
 int64_t bufferBytes(mlir::Operation *func);
+
+/// The bytes from its base that the resource of a buffer_load or
+/// buffer_store covers (its num_records, as Triton's), and the byte offset
+/// its masked-off lanes take: past the range, so the hardware reads zeros
+/// there and writes nothing.
+constexpr int64_t kBufferRange = 0x7ffffffe;
+constexpr int32_t kBufferOutOfRange = INT32_MIN; // 0x80000000
 
 } // namespace tessel::tilegpu
 

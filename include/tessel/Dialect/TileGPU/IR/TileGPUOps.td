@@ -5,6 +5,7 @@ include "mlir/IR/OpBase.td"
 include "mlir/IR/AttrTypeBase.td"
 include "mlir/IR/EnumAttr.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/Interfaces/InferIntRangeInterface.td"
 include "mlir/IR/TensorEncoding.td"
 
 def TileGPU_Dialect : Dialect {
@@ -155,7 +156,8 @@ def TileGPU_MBarriersType : TypeDef<TileGPU_Dialect, "MBarriers"> {
 class TileGPU_Op<string mnemonic, list<Trait> traits = []>
     : Op<TileGPU_Dialect, mnemonic, traits>;
 
-def TileGPU_ConvertLayoutOp : TileGPU_Op<"convert_layout", [Pure]> {
+def TileGPU_ConvertLayoutOp : TileGPU_Op<"convert_layout", [Pure,
+    DeclareOpInterfaceMethods<InferIntRangeInterface, ["inferResultRanges"]>]> {
   let summary = "Moves a tensor's elements to another layout";
   let description = [{
     The same tensor, held by the threads as its result type's layout says.
@@ -400,6 +402,56 @@ def TileGPU_WarpgroupMmaWaitOp : TileGPU_Op<"warpgroup_mma_wait",
   let assemblyFormat = [{
     ($values^ `:` type($values))? (`reads` $buffers^ `:` qualified(type($buffers)))?
     attr-dict (`->` type($results)^)?
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// AMD buffer accesses
+//===----------------------------------------------------------------------===//
+
+def TileGPU_BufferLoadOp : TileGPU_Op<"buffer_load",
+    [AttrSizedOperandSegments, MemoryEffects<[MemRead]>]> {
+  let summary = "Reads base[offsets] through a buffer resource (AMD)";
+  let description = [{
+    The elements at `offsets` (i32 element offsets, the layout of the
+    result) from the one pointer `base` of the whole program: a buffer
+    resource (V#) made of `base` in scalar registers, and one 32-bit byte
+    offset per access in a vector register, where a global load takes a
+    64-bit address. Where `mask` is false the access is given an offset
+    past the resource's range, which the hardware's range check answers
+    with zeros without reading memory; `other` then replaces them (zeros
+    without `other`). `amd-buffer-accesses` makes these only where it proved
+    every offset non-negative and every byte offset of an access below
+    the range (2^31 - 2 bytes). `tilegpu.vector` sets the access width as
+    on `tile.load`.
+  }];
+  let arguments = (ins AnyType:$base, AnyRankedTensor:$offsets,
+                       Optional<AnyRankedTensor>:$mask,
+                       Optional<AnyRankedTensor>:$other);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $base `[` $offsets `]` (`mask` $mask^ `:` type($mask))?
+    (`other` $other^ `:` type($other))?
+    attr-dict `:` type($base) `,` type($offsets) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def TileGPU_BufferStoreOp : TileGPU_Op<"buffer_store",
+    [MemoryEffects<[MemWrite]>]> {
+  let summary = "Writes base[offsets] through a buffer resource (AMD)";
+  let description = [{
+    Writes `value` to the elements at `offsets` of `base`, as
+    `buffer_load` reads them: one copy of each element, and lanes whose
+    `mask` is false (or that hold a copy) write at an offset past the
+    resource's range, which the hardware drops: no branch.
+  }];
+  let arguments = (ins AnyType:$base, AnyRankedTensor:$offsets,
+                       AnyRankedTensor:$value, Optional<AnyRankedTensor>:$mask);
+  let assemblyFormat = [{
+    $value `,` $base `[` $offsets `]` (`mask` $mask^ `:` type($mask))?
+    attr-dict `:` type($value) `,` type($base) `,` type($offsets)
   }];
   let hasVerifier = 1;
 }

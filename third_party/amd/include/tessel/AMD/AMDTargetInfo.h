@@ -22,6 +22,12 @@ public:
   mlir::Value mfma(mlir::OpBuilder &b, mlir::Location loc,
                    gpu::MfmaInputs inputs, int instr, mlir::Value a,
                    mlir::Value bv, mlir::Value acc) const override;
+  mlir::Value bufferResource(mlir::OpBuilder &b, mlir::Location loc,
+                             mlir::Value base, int64_t range) const override;
+  mlir::Value bufferLoad(mlir::OpBuilder &b, mlir::Location loc, mlir::Type type,
+                         mlir::Value rsrc, mlir::Value offset) const override;
+  void bufferStore(mlir::OpBuilder &b, mlir::Location loc, mlir::Value value,
+                   mlir::Value rsrc, mlir::Value offset) const override;
   mlir::Value threadId(mlir::OpBuilder &b, mlir::Location loc) const override;
   mlir::Value programId(mlir::OpBuilder &b, mlir::Location loc,
                         unsigned axis) const override;

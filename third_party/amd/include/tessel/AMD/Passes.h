@@ -2,6 +2,9 @@
 #ifndef TESSEL_AMD_PASSES_H
 #define TESSEL_AMD_PASSES_H
 
+#include "tessel/Dialect/TileGPU/IR/Dialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/ROCDLDialect.h"

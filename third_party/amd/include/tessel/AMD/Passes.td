@@ -38,4 +38,23 @@ def FenceHalfProducts : Pass<"amd-fence-half-products", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::LLVM::LLVMDialect"];
 }
 
+def AmdBufferAccesses : Pass<"amd-buffer-accesses", "mlir::ModuleOp"> {
+  let summary = "Global loads and stores through buffer resources where offsets provably fit";
+  let description = [{
+    A `tile.load` or `tile.store` of pointers that are one scalar pointer
+    plus i32 element offsets (`tile.addptr` of a `tile.splat`) becomes a
+    `tilegpu.buffer_load` or `tilegpu.buffer_store` where MLIR's integer
+    range analysis proves every offset non-negative and every byte of
+    every access below the resource's range (`tilegpu::kBufferRange`).
+    The pointer's base then sits in scalar registers (the resource) and
+    each access takes a 32-bit offset in one vector register instead of a
+    64-bit address in two; masked lanes need no branch, as their offset
+    moves past the range. Offsets the analysis cannot bound (kernel
+    arguments, products that may overflow) keep global accesses, as do
+    volatile loads.
+  }];
+  let dependentDialects = ["tessel::tilegpu::TileGPUDialect",
+                           "mlir::arith::ArithDialect"];
+}
+
 #endif // TESSEL_AMD_PASSES
