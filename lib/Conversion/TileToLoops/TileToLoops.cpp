@@ -45,8 +45,14 @@ std::string tessel::cpuEntryName(llvm::StringRef kernelName) {
 
 namespace {
 
-/// Partial accumulators kept along a contiguous reduction axis.
+/// Partial accumulators kept along a contiguous reduction axis: a vector's
+/// worth (kReductionLanes), and on long rows kReductionGroups such vectors,
+/// each its own chain of combines (a max's compare and select, a sum's add):
+/// the chains run side by side instead of every chunk of the row waiting on
+/// the one before it.
 constexpr int64_t kReductionLanes = 16;
+constexpr int64_t kReductionGroups = 4;
+constexpr int64_t kLongReduction = 512;
 
 /// Block buffers live on the stack of the thread running a program (8 MiB by
 /// default, shared with the caller's frames): a kernel needing more is
@@ -1432,26 +1438,35 @@ LogicalResult KernelLowering::lowerReduce(ReduceOp op) {
                    len % kReductionLanes == 0)
                       ? kReductionLanes
                       : 1;
+  // Long rows: groups of lanes, each its own accumulators, each chunk of
+  // the row `groups` vectors that combine into them side by side.
+  int64_t groups = lanes > 1 && len >= kLongReduction &&
+                           len % (kReductionGroups * lanes) == 0
+                       ? kReductionGroups
+                       : 1;
   SmallVector<int64_t> outShape(shape);
   outShape.erase(outShape.begin() + axis);
   SmallVector<int64_t> accShape(outShape);
   if (lanes > 1)
     accShape.push_back(lanes);
   unsigned n = op.getSrcs().size();
-  SmallVector<Value> accs;
+  // accs[g][i]: source i's accumulators of group g.
+  SmallVector<SmallVector<Value>> accs(groups);
   SmallVector<Type> eltTypes;
-  for (Value src : op.getSrcs()) {
+  for (Value src : op.getSrcs())
     eltTypes.push_back(cast<RankedTensorType>(src.getType()).getElementType());
-    accs.push_back(allocBuffer(accShape, eltTypes.back()));
-  }
-  // The source index for accumulator index `idx` in chunk `k`.
-  auto srcIndex = [&](ValueRange idx, Value k) {
+  for (int64_t g = 0; g < groups; ++g)
+    for (unsigned i = 0; i < n; ++i)
+      accs[g].push_back(allocBuffer(accShape, eltTypes[i]));
+  // The source index for accumulator index `idx` of group `g` in chunk `k`.
+  auto srcIndex = [&](ValueRange idx, Value k, int64_t g) {
     SmallVector<Value> outer(idx.begin(), idx.begin() + outShape.size());
     Value pos = k;
     if (lanes > 1)
       pos = arith::AddIOp::create(
-          b, loc, arith::MulIOp::create(b, loc, k, index(lanes, loc)),
-          idx.back());
+          b, loc,
+          arith::MulIOp::create(b, loc, k, index(groups * lanes, loc)),
+          arith::AddIOp::create(b, loc, idx.back(), index(g * lanes, loc)));
     outer.insert(outer.begin() + axis, pos);
     return outer;
   };
@@ -1459,32 +1474,49 @@ LogicalResult KernelLowering::lowerReduce(ReduceOp op) {
   // are all true.
   emitUnmaskedLoadsOf(op.getSrcs()[0], loc, [&] {
   // Chunk 0 initializes the accumulators.
-  emitLoopNest(accShape, loc, [&](ValueRange idx) {
-    auto src = srcIndex(idx, index(0, loc));
-    for (unsigned i = 0; i < n; ++i)
-      bufferStore(accs[i], idx, emitAt(op.getSrcs()[i], src), loc);
-  });
+  for (int64_t g = 0; g < groups; ++g)
+    emitLoopNest(accShape, loc, [&](ValueRange idx) {
+      auto src = srcIndex(idx, index(0, loc), g);
+      for (unsigned i = 0; i < n; ++i)
+        bufferStore(accs[g][i], idx, emitAt(op.getSrcs()[i], src), loc);
+    });
   // Chunks 1.. combine into them, the chunk loop outermost so that the inner
   // loops run over contiguous accumulators.
-  if (len / lanes > 1) {
-    auto chunks = scf::ForOp::create(b, loc, index(1, loc),
-                                     index(len / lanes, loc), index(1, loc));
+  if (len / (groups * lanes) > 1) {
+    auto chunks =
+        scf::ForOp::create(b, loc, index(1, loc),
+                           index(len / (groups * lanes), loc), index(1, loc));
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPoint(chunks.getBody()->getTerminator());
-    emitLoopNest(accShape, loc, [&](ValueRange idx) {
-      auto src = srcIndex(idx, chunks.getInductionVar());
-      SmallVector<Value> acc, next;
-      for (unsigned i = 0; i < n; ++i) {
-        acc.push_back(bufferLoad(accs[i], idx, eltTypes[i], loc));
-        next.push_back(emitAt(op.getSrcs()[i], src));
-      }
-      auto combined = emitCombine(op.getCombineOp(), acc, next);
-      for (unsigned i = 0; i < n; ++i)
-        bufferStore(accs[i], idx, combined[i], loc);
-    });
+    for (int64_t g = 0; g < groups; ++g)
+      emitLoopNest(accShape, loc, [&](ValueRange idx) {
+        auto src = srcIndex(idx, chunks.getInductionVar(), g);
+        SmallVector<Value> acc, next;
+        for (unsigned i = 0; i < n; ++i) {
+          acc.push_back(bufferLoad(accs[g][i], idx, eltTypes[i], loc));
+          next.push_back(emitAt(op.getSrcs()[i], src));
+        }
+        auto combined = emitCombine(op.getCombineOp(), acc, next);
+        for (unsigned i = 0; i < n; ++i)
+          bufferStore(accs[g][i], idx, combined[i], loc);
+      });
   }
   });
-  SmallVector<Value> results(accs);
+  // The groups fold into the first, pairwise (the later element second, as
+  // the row has it).
+  for (int64_t width = groups / 2; width >= 1; width /= 2)
+    for (int64_t g = 0; g < width; ++g)
+      emitLoopNest(accShape, loc, [&](ValueRange idx) {
+        SmallVector<Value> acc, next;
+        for (unsigned i = 0; i < n; ++i) {
+          acc.push_back(bufferLoad(accs[g][i], idx, eltTypes[i], loc));
+          next.push_back(bufferLoad(accs[g + width][i], idx, eltTypes[i], loc));
+        }
+        auto combined = emitCombine(op.getCombineOp(), acc, next);
+        for (unsigned i = 0; i < n; ++i)
+          bufferStore(accs[g][i], idx, combined[i], loc);
+      });
+  SmallVector<Value> results(accs[0]);
   if (lanes > 1) {
     // Fold the lanes.
     SmallVector<Value> outBufs;
@@ -1498,7 +1530,7 @@ LogicalResult KernelLowering::lowerReduce(ReduceOp op) {
         SmallVector<Value> laneIdx(idx);
         laneIdx.push_back(index(l, loc));
         for (unsigned i = 0; i < n; ++i)
-          lane[l].push_back(bufferLoad(accs[i], laneIdx, eltTypes[i], loc));
+          lane[l].push_back(bufferLoad(accs[0][i], laneIdx, eltTypes[i], loc));
       }
       for (int64_t width = lanes / 2; width >= 1; width /= 2)
         for (int64_t l = 0; l < width; ++l)

@@ -112,6 +112,33 @@ func.func @row_sum(%p: !tile.ptr<f32>, %o: !tile.ptr<f32>) attributes {tile.kern
 
 // -----
 
+// A long row (512 elements up) keeps four groups of 16 accumulators: each
+// chunk of 64 elements combines into the four side by side, so no chunk
+// waits on the one before it; the groups fold pairwise, then the lanes.
+// CHECK-LABEL: func.func private @long_row_max
+// CHECK-COUNT-4: memref.alloca() {alignment = 64 : i64} : memref<16xf32>
+// CHECK: scf.for %{{.*}} = %c1 to %c16
+// CHECK-COUNT-4: arith.maximumf
+// CHECK: }
+// CHECK-COUNT-3: arith.maximumf
+// CHECK-COUNT-15: arith.maximumf
+// CHECK: llvm.store
+func.func @long_row_max(%p: !tile.ptr<f32>, %o: !tile.ptr<f32>) attributes {tile.kernel} {
+  %r = tile.make_range {start = 0 : i32, end = 1024 : i32} : tensor<1024xi32>
+  %ps = tile.splat %p : tensor<1024x!tile.ptr<f32>>
+  %pa = tile.addptr %ps, %r : tensor<1024x!tile.ptr<f32>>, tensor<1024xi32>
+  %x = tile.load %pa : tensor<1024x!tile.ptr<f32>> -> tensor<1024xf32>
+  %s = tile.reduce %x {axis = 0 : i32} : tensor<1024xf32> -> f32 {
+  ^bb0(%a: f32, %b: f32):
+    %t = arith.maximumf %a, %b : f32
+    tile.reduce.return %t : f32
+  }
+  tile.store %o, %s : !tile.ptr<f32>, f32
+  return
+}
+
+// -----
+
 // A loop-carried block lives in a buffer written in place each iteration;
 // the loop keeps only scalar iteration arguments.
 // CHECK-LABEL: func.func private @carried
