@@ -16,7 +16,8 @@ from pathlib import Path
 
 from .common import RESULTS_DIR, environment
 
-BENCHMARKS = ["vector_add", "softmax", "matmul", "launch", "gpusim", "gpu_static", "gpu_static_amd"]
+BENCHMARKS = ["vector_add", "softmax", "layer_norm", "rms_norm", "cross_entropy", "matmul", "launch", "gpusim",
+              "gpu_static", "gpu_static_amd"]
 
 
 def main(argv=None) -> int:
