@@ -11,6 +11,7 @@
 #include "tessel/Target/CPU/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/IR/IRMapping.h"
@@ -65,9 +66,11 @@ Value floatConstant(ImplicitLocOpBuilder &b, Type type, double v) {
 /// applied in two halves, so results below 2^-126 are subnormals, rounded
 /// once. MLIR's version returns 0 there (it assumes FTZ): e^-88 was 0 where
 /// the GPUs and numpy give 6.05e-39.
+/// With `scalef`, 2^n is one llvm.ldexp (vscalefps), which rounds once too.
 struct ExpKeepingSubnormals : OpRewritePattern<math::ExpOp> {
-  ExpKeepingSubnormals(MLIRContext *ctx)
-      : OpRewritePattern(ctx, /*benefit=*/2) {}
+  ExpKeepingSubnormals(MLIRContext *ctx, bool scalef)
+      : OpRewritePattern(ctx, /*benefit=*/2), scalef(scalef) {}
+  bool scalef;
   LogicalResult matchAndRewrite(math::ExpOp op,
                                 PatternRewriter &rewriter) const override {
     Type t = op.getType();
@@ -108,6 +111,10 @@ struct ExpKeepingSubnormals : OpRewritePattern<math::ExpOp> {
     Value isNaN = arith::CmpFOp::create(b, arith::CmpFPredicate::UNO, n, n);
     Value k = arith::FPToSIOp::create(
         b, i32, arith::SelectOp::create(b, isNaN, c(0.0), n));
+    if (scalef && !isa<TensorType>(t)) {
+      rewriter.replaceOp(op, LLVM::LoadExpOp::create(b, t, z, k));
+      return success();
+    }
     Value k1 = arith::ShRSIOp::create(b, k, intConstant(1));
     Value k2 = arith::SubIOp::create(b, k, k1);
     auto pow2 = [&](Value e) -> Value {
@@ -153,6 +160,7 @@ void scaleSubnormalOperand(Operation *op) {
 
 struct ApproximateMath
     : public tessel::cpu::impl::ApproximateMathBase<ApproximateMath> {
+  using ApproximateMathBase::ApproximateMathBase;
   void runOnOperation() override {
     // fp16/bf16 math through fp32, as the approximations are written for it.
     auto approximable = [](StringRef name) {
@@ -189,7 +197,8 @@ struct ApproximateMath
       return approximable(name) && name != math::SinOp::getOperationName() &&
              name != math::CosOp::getOperationName();
     });
-    patterns.add<ErfToLibm, ExpKeepingSubnormals>(&getContext());
+    patterns.add<ErfToLibm>(&getContext());
+    patterns.add<ExpKeepingSubnormals>(&getContext(), scalef);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }

@@ -109,12 +109,14 @@ void buildTileToLoopsPipeline(OpPassManager &pm) {
 }
 
 void buildLoopsToLLVMPipeline(OpPassManager &pm, bool bf16DotProduct,
-                              bool int8DotProduct) {
+                              bool int8DotProduct, bool scalef) {
   DotMicroKernelsOptions dots;
   dots.bf16DotProduct = bf16DotProduct;
   dots.int8DotProduct = int8DotProduct;
   pm.addPass(createDotMicroKernels(dots));
-  pm.addPass(createApproximateMath());
+  ApproximateMathOptions math;
+  math.scalef = scalef;
+  pm.addPass(createApproximateMath(math));
   pm.addPass(createNarrowFloats());
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(createProgramExit());
@@ -307,7 +309,8 @@ llvm::Error compileModule(ModuleOp module, const CPUModel &model,
   const llvm::MCSubtargetInfo *subtarget = machine->getMCSubtargetInfo();
   PassManager toLLVM(ctx);
   buildLoopsToLLVMPipeline(toLLVM, subtarget->checkFeatures("+avx512bf16"),
-                           subtarget->checkFeatures("+avx512vnni"));
+                           subtarget->checkFeatures("+avx512vnni"),
+                           subtarget->checkFeatures("+avx512f"));
   if (failed(toLLVM.run(module)))
     return diagnostics.fail("lowering to the LLVM dialect failed");
   // A noinline function's mark (tile-to-loops') becomes LLVM's noinline:

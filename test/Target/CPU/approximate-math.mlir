@@ -1,4 +1,5 @@
 // RUN: tessel-opt %s -tessel-cpu-approximate-math | FileCheck %s
+// RUN: tessel-opt %s -tessel-cpu-approximate-math=scalef=true | FileCheck %s --check-prefix=SCALEF
 
 // The libm declaration erf64 below needs (inserted first in the module).
 // CHECK: func.func private @erf(f64) -> f64
@@ -22,6 +23,12 @@ func.func @exp(%x: f32) -> f32 {
 // CHECK: arith.subi %[[K]], %[[K1]] : i32
 // CHECK: %[[HALF:.*]] = arith.mulf %{{.*}}, %{{.*}} : f32
 // CHECK: arith.mulf %[[HALF]], %{{.*}} : f32
+// With AVX-512 (scalef), 2^n is one llvm.ldexp, LLVM's vscalefps: it rounds
+// once too.
+// SCALEF-LABEL: func.func @exp_subnormal
+// SCALEF: %[[K:.*]] = arith.fptosi %{{.*}} : f32 to i32
+// SCALEF-NOT: arith.shrsi
+// SCALEF: llvm.intr.ldexp(%{{.*}}, %[[K]]) : (f32, i32) -> f32
 func.func @exp_subnormal(%x: f32) -> f32 {
   %y = math.exp %x : f32
   return %y : f32

@@ -21,11 +21,11 @@ void registerCPUCompilerDialects(mlir::DialectRegistry &registry);
 /// scalar loops over memrefs.
 void buildTileToLoopsPipeline(mlir::OpPassManager &pm);
 /// Loops over scalars and memrefs to the LLVM dialect; dots on AVX512-BF16's
-/// and AVX512-VNNI's dot-product instructions where the CPU code is generated
-/// for has them.
+/// and AVX512-VNNI's dot-product instructions, and exp's scaling on
+/// AVX-512's vscalefps, where the CPU code is generated for has them.
 void buildLoopsToLLVMPipeline(mlir::OpPassManager &pm,
                               bool bf16DotProduct = false,
-                              bool int8DotProduct = false);
+                              bool int8DotProduct = false, bool scalef = false);
 
 /// The CPU model code is generated for: empty fields mean the host's.
 struct CPUModel {

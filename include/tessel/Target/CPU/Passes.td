@@ -10,9 +10,19 @@ def ApproximateMath : Pass<"tessel-cpu-approximate-math"> {
     arithmetic that vectorizes, instead of libm calls. sin and cos stay libm
     calls (the polynomials lose accuracy as the argument grows). erf on f64,
     which neither this nor LLVM's intrinsics cover, becomes a call to libm.
+
+    With `scalef` (CPUs with AVX-512, whose vscalefps LLVM makes of
+    `llvm.ldexp`), exp's 2^n is one ldexp instead of two multiplies by
+    powers of two built from the bits; elsewhere ldexp would be a call to
+    libm per element.
   }];
+  let options = [
+    Option<"scalef", "scalef", "bool", "false",
+           "Scale by 2^n with llvm.ldexp (AVX-512's vscalefps)">
+  ];
   let dependentDialects = ["mlir::arith::ArithDialect",
                            "mlir::func::FuncDialect",
+                           "mlir::LLVM::LLVMDialect",
                            "mlir::math::MathDialect",
                            "mlir::vector::VectorDialect"];
 }
