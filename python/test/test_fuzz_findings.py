@@ -266,3 +266,11 @@ def test_int8_arithmetic_shift_by_a_zero_amount():
     shift = ((x[:, None].astype(np.int32) >> amount) | r[None, :]) & 31
     expected = (x[:, None].astype(np.int64) << shift).astype(np.int8)  # Triton: shifts of 8+ bits leave 0
     np.testing.assert_array_equal(b[245:309].reshape(8, 8), expected)
+
+
+def test_byte_to_int64_shifts_compile():
+    # Fuzzed kernel 566 of seed 638294612 (int8 loads shifted by int64 amounts, stored to fp64): with AVX512-VBMI
+    # (znver4/5, Ice Lake on) LLVM 22's SelectionDAG legalization never finished; the fuzzer's numpy model checks it.
+    from tessel.tools import fuzz
+    failures = fuzz.run_batch(638294612, [566], timeout=120.0, log=lambda *args: None)
+    assert not failures, "\n".join(fuzz.report(638294612, i, prog, res) for i, prog, res in failures)

@@ -189,13 +189,18 @@ llvm::TargetMachine *targetMachine(const CPUModel &model, bool fuseFP,
     error = "unknown CPU '" + cpu + "' for " + triple.str();
     return nullptr;
   }
-  // LLVM 22's X86 backend lowers an arithmetic right shift of bytes by an
-  // amount it proves zero only after legalization to a GFNI affine transform
-  // whose matrix also XORs the sign bit into the seven bits below it: int8
-  // -1 >> 0 gave -128 (found by tessel.tools.fuzz on znver5; llc -mattr=+gfni
-  // shows it). Without GFNI the usual AVX2/AVX-512 byte-shift sequences run.
+  // Two LLVM 22 X86 back-end bugs found by tessel.tools.fuzz on znver5 (llc
+  // shows both), avoided by leaving out the features that reach them:
+  // - GFNI: an arithmetic right shift of bytes by an amount proven zero only
+  //   after legalization becomes a GF(2) affine transform whose matrix also
+  //   XORs the sign bit into the seven bits below it (int8 -1 >> 0 gave
+  //   -128). Without it the usual byte-shift sequences run.
+  // - AVX512-VBMI: SelectionDAG legalization of some vectorized int8/int64
+  //   conversions never ends (seed 638294612, kernel 566: llc runs for
+  //   minutes with it, 40 ms without). Byte permutes take two instructions
+  //   instead of one without it.
   if (triple.isX86())
-    features += std::string(features.empty() ? "" : ",") + "-gfni";
+    features += std::string(features.empty() ? "" : ",") + "-gfni,-avx512vbmi";
   llvm::TargetOptions options;
   // enable_fp_fusion: a * b + c may become one fused multiply-add.
   options.AllowFPOpFusion =
