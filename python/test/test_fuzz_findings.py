@@ -274,3 +274,26 @@ def test_byte_to_int64_shifts_compile():
     from tessel.tools import fuzz
     failures = fuzz.run_batch(638294612, [566], timeout=120.0, log=lambda *args: None)
     assert not failures, "\n".join(fuzz.report(638294612, i, prog, res) for i, prog, res in failures)
+
+
+@triton.jit
+def _divide_by_scalars(x_ptr, s_ptr, out_ptr, N: tl.constexpr):
+    o = tl.arange(0, N)
+    x = tl.load(x_ptr + o)
+    tl.store(out_ptr + o, x / tl.load(s_ptr))  # one divisor for the block: LLVM hoists what it can
+    tl.store(out_ptr + N + o, x / tl.exp(tl.full([N], 1.0, tl.float32) - 90.0))  # a constant, e^-89
+
+
+@pytest.mark.parametrize("divisor", [1e-39, 2.5e-39, 1e-45, 3e38])
+def test_division_by_a_block_wide_divisor_out_of_reciprocal_range(divisor, monkeypatch):
+    # On the CPU x / s with s the same for the whole block became x * (1 / s), which is inf for |s| < 2^-128 (and
+    # loses bits for |s| > 2^126): a finite quotient came out inf (fuzz seed 1276210822 #169). CPU only: the GPUs'
+    # approximate fp32 division has its own documented range.
+    monkeypatch.setattr(triton.knobs, "target", "cpu")
+    x = np.array([1e-42, -3e-41, 2e-40, 1e-38, 0.5, -2.0, 3e-39, 7e-45] * 4, np.float32)
+    s = np.array([divisor], np.float32)
+    out = np.zeros(64, np.float32)
+    _divide_by_scalars[(1,)](x, s, out, N=32)
+    with np.errstate(over="ignore", under="ignore"):
+        want = np.concatenate([x / s[0], x / np.exp(np.float32(-89.0))])  # IEEE fp32 division, rounded once
+    np.testing.assert_array_equal(out, want)

@@ -304,6 +304,14 @@ llvm::Error compileModule(ModuleOp module, const CPUModel &model,
   buildTileToLoopsPipeline(toLoops);
   if (failed(toLoops.run(module)))
     return diagnostics.fail("lowering tile IR to loops failed");
+  // `/` may use a reciprocal (arcp) on the GPUs, whose fp32 division is full
+  // range. On the CPU LLVM turns x / y with y loop-invariant into x * (1 / y),
+  // which is inf for |y| < 2^-128 (and 0 or a subnormal for |y| > 2^126):
+  // a finite quotient became inf (found by tessel.tools.fuzz). The CPU
+  // divides, rounding once.
+  module.walk([](arith::DivFOp div) {
+    div.setFastmath(arith::FastMathFlags::none);
+  });
   result.stages.push_back({"loops", print(module)});
 
   std::string error;
