@@ -35,22 +35,6 @@ Value byteOffset(OpBuilder &b, Location loc, Value offset, unsigned bytes,
       loc, cond, v, i32Const(b, loc, tilegpu::kBufferOutOfRange));
 }
 
-/// Whether `v` is a constant whose every element is zero (or false).
-bool isZeroConstant(Value v) {
-  Attribute attr;
-  if (!v || !matchPattern(v, m_Constant(&attr)))
-    return false;
-  auto splat = dyn_cast<SplatElementsAttr>(attr);
-  if (!splat)
-    return false;
-  Attribute e = splat.getSplatValue<Attribute>();
-  if (auto i = dyn_cast<IntegerAttr>(e))
-    return i.getValue().isZero();
-  if (auto f = dyn_cast<FloatAttr>(e))
-    return f.getValue().isPosZero();
-  return false;
-}
-
 struct BufferLoadLowering : TileGPUPattern<tilegpu::BufferLoadOp> {
   using TileGPUPattern::TileGPUPattern;
   LogicalResult
@@ -68,10 +52,12 @@ struct BufferLoadLowering : TileGPUPattern<tilegpu::BufferLoadOp> {
                                      tilegpu::kBufferRange);
     ValueRange offsets = adaptor.getOffsets();
     ValueRange masks = op.getMask() ? adaptor.getMask() : ValueRange();
-    // Masked-off lanes read zeros: `other` is needed only where it is not.
-    ValueRange others = op.getOther() && !isZeroConstant(op.getOther())
-                            ? adaptor.getOther()
-                            : ValueRange();
+    // Masked-off lanes read zeros (+0.0): `other` is needed only where it is
+    // something else.
+    Value other = op.getOther();
+    bool readsOther = other && !matchPattern(other, m_Zero()) &&
+                      !matchPattern(other, m_PosZeroFloat());
+    ValueRange others = readsOther ? adaptor.getOther() : ValueRange();
     int vec = accessWidth(op, op.getOffsets());
     Type access = vec == 1 ? mem : VectorType::get({vec}, mem);
     SmallVector<Value> values;

@@ -97,17 +97,19 @@ private:
   /// Whether the access's data, mask and `other` share one layout, as the
   /// buffer ops need.
   static bool sameLayouts(Operation *op) {
-    Type data = isa<tile::LoadOp>(op) ? op->getResult(0).getType()
-                                       : cast<tile::StoreOp>(op).getValue().getType();
-    auto type = dyn_cast<RankedTensorType>(data);
-    if (!type)
-      return false;
+    Type data;
     Value mask, other;
-    if (auto load = dyn_cast<tile::LoadOp>(op))
-      mask = load.getMask(), other = load.getOther();
-    else
-      mask = cast<tile::StoreOp>(op).getMask();
-    if (other && other.getType() != type)
+    if (auto load = dyn_cast<tile::LoadOp>(op)) {
+      data = load.getType();
+      mask = load.getMask();
+      other = load.getOther();
+    } else {
+      auto store = cast<tile::StoreOp>(op);
+      data = store.getValue().getType();
+      mask = store.getMask();
+    }
+    auto type = dyn_cast<RankedTensorType>(data);
+    if (!type || (other && other.getType() != type))
       return false;
     auto m = mask ? dyn_cast<RankedTensorType>(mask.getType()) : nullptr;
     return !mask || (m && m.getEncoding() == type.getEncoding());
