@@ -1470,6 +1470,16 @@ LogicalResult KernelLowering::lowerReduce(ReduceOp op) {
     outer.insert(outer.begin() + axis, pos);
     return outer;
   };
+  // dst[i][idx] = combine(dst[i][idx], next[i]) for every source i.
+  auto combineInto = [&](ArrayRef<Value> dst, ValueRange idx,
+                         ArrayRef<Value> next) {
+    SmallVector<Value> acc;
+    for (unsigned i = 0; i < n; ++i)
+      acc.push_back(bufferLoad(dst[i], idx, eltTypes[i], loc));
+    auto combined = emitCombine(op.getCombineOp(), acc, next);
+    for (unsigned i = 0; i < n; ++i)
+      bufferStore(dst[i], idx, combined[i], loc);
+  };
   // Masked loads the sources read lazily are read unmasked where their masks
   // are all true.
   emitUnmaskedLoadsOf(op.getSrcs()[0], loc, [&] {
@@ -1491,14 +1501,10 @@ LogicalResult KernelLowering::lowerReduce(ReduceOp op) {
     for (int64_t g = 0; g < groups; ++g)
       emitLoopNest(accShape, loc, [&](ValueRange idx) {
         auto src = srcIndex(idx, chunks.getInductionVar(), g);
-        SmallVector<Value> acc, next;
-        for (unsigned i = 0; i < n; ++i) {
-          acc.push_back(bufferLoad(accs[g][i], idx, eltTypes[i], loc));
-          next.push_back(emitAt(op.getSrcs()[i], src));
-        }
-        auto combined = emitCombine(op.getCombineOp(), acc, next);
+        SmallVector<Value> next;
         for (unsigned i = 0; i < n; ++i)
-          bufferStore(accs[g][i], idx, combined[i], loc);
+          next.push_back(emitAt(op.getSrcs()[i], src));
+        combineInto(accs[g], idx, next);
       });
   }
   });
@@ -1507,14 +1513,10 @@ LogicalResult KernelLowering::lowerReduce(ReduceOp op) {
   for (int64_t width = groups / 2; width >= 1; width /= 2)
     for (int64_t g = 0; g < width; ++g)
       emitLoopNest(accShape, loc, [&](ValueRange idx) {
-        SmallVector<Value> acc, next;
-        for (unsigned i = 0; i < n; ++i) {
-          acc.push_back(bufferLoad(accs[g][i], idx, eltTypes[i], loc));
-          next.push_back(bufferLoad(accs[g + width][i], idx, eltTypes[i], loc));
-        }
-        auto combined = emitCombine(op.getCombineOp(), acc, next);
+        SmallVector<Value> next;
         for (unsigned i = 0; i < n; ++i)
-          bufferStore(accs[g][i], idx, combined[i], loc);
+          next.push_back(bufferLoad(accs[g + width][i], idx, eltTypes[i], loc));
+        combineInto(accs[g], idx, next);
       });
   SmallVector<Value> results(accs[0]);
   if (lanes > 1) {
