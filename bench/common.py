@@ -69,6 +69,15 @@ def measure(fn: Callable[[], object], *, warmup: int = 2, min_reps: int = 5,
     return Timing(statistics.median(times), min(times), max(times), len(times))
 
 
+def row_shapes(quick: bool, quick_widest: int = 8192) -> list[tuple[int, int]]:
+    """Rows x columns of the row benchmarks (softmax, norms, cross-entropy): 4096 rows of 128 to 8192 columns, from
+    cache-resident (2 MiB) to several times the last-level cache (128 MiB); with `quick`, small and ragged shapes
+    ending in a row of `quick_widest` columns, for the correctness checks."""
+    if quick:
+        return [(1, 1), (3, 100), (5, 1000), (2, quick_widest)]
+    return [(4096, 2**k) for k in range(7, 14)]
+
+
 def _cpu_model() -> str:
     try:
         with open("/proc/cpuinfo") as f:

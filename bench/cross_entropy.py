@@ -7,10 +7,9 @@ import numpy as np
 import tessel as triton
 import tessel.language as tl
 
-from .common import Report, measure, optional_torch
+from .common import Report, measure, optional_torch, row_shapes
 
 NAME = "cross_entropy"
-ROWS = 4096
 
 
 @triton.jit
@@ -43,7 +42,7 @@ def run(quick: bool) -> Report:
     torch = optional_torch()
     impls = ["tessel", "numpy"] + (["torch"] if torch else [])
     report = Report(NAME, "GB/s", "rows x cols", impls)
-    shapes = [(1, 1), (3, 100), (5, 1000), (2, 8192)] if quick else [(ROWS, 2**k) for k in range(7, 14)]
+    shapes = row_shapes(quick)
     rng = np.random.default_rng(0)
     for rows, cols in shapes:
         x = rng.standard_normal((rows, cols), dtype=np.float32) * 4

@@ -10,11 +10,10 @@ import numpy as np
 
 import tessel as triton
 
-from .common import Report, measure, optional_torch
+from .common import Report, measure, optional_torch, row_shapes
 from .gpu_static_kernels import layer_norm_fwd
 
 NAME = "layer_norm"
-ROWS = 4096
 EPS = 1e-5
 
 
@@ -42,7 +41,7 @@ def run(quick: bool) -> Report:
     torch = optional_torch()
     impls = ["tessel", "numpy"] + (["torch", "torch_alloc"] if torch else [])
     report = Report(NAME, "GB/s", "rows x cols", impls)
-    shapes = [(1, 1), (3, 100), (5, 1000), (2, 20000)] if quick else [(ROWS, 2**k) for k in range(7, 14)]
+    shapes = row_shapes(quick, quick_widest=20000)
     rng = np.random.default_rng(0)
     for rows, cols in shapes:
         x = rng.standard_normal((rows, cols), dtype=np.float32) * 3 + 1
