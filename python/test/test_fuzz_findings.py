@@ -297,3 +297,22 @@ def test_division_by_a_block_wide_divisor_out_of_reciprocal_range(divisor, monke
     with np.errstate(over="ignore", under="ignore"):
         want = np.concatenate([x / s[0], x / np.exp(np.float32(-89.0))])  # IEEE fp32 division, rounded once
     np.testing.assert_array_equal(out, want)
+
+
+@triton.jit
+def _load_then_overwrite(x_ptr, out_ptr):
+    o = tl.arange(0, 16)[:, None] * 16 + tl.arange(0, 16)[None, :]
+    x = tl.load(x_ptr + o)
+    tl.store(x_ptr + o + 169, tl.full([16, 16], 1, x.dtype))  # overwrites elements 169..255 of what was loaded
+    tl.store(out_ptr + o, x)  # stored widened to int32: the loaded values sign-extended
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int16])
+def test_sign_extended_load_stays_before_a_later_overwrite(dtype):
+    # On AMD LLVM 22 folded the sign extension of a byte/short buffer load into a new load left out of the memory
+    # order: it was scheduled past the barrier and another wave's store, reading 1s (fuzz seed 1933224617 #66).
+    x = (np.arange(512) % 7 - 5).astype(dtype)
+    want = x[:256].astype(np.int32)
+    out = np.zeros(256, np.int32)
+    _load_then_overwrite[(1,)](x, out)
+    np.testing.assert_array_equal(out, want)

@@ -256,6 +256,15 @@ Value AMDTargetInfo::bufferLoad(OpBuilder &b, Location loc, Type type,
   Value v = b.create<ROCDL::RawPtrBufferLoadOp>(
       loc, raw, rsrc, offset, i32Const(b, loc, 0), i32Const(b, loc, 0),
       ArrayAttr(), ArrayAttr(), ArrayAttr());
+  // LLVM 22's AMDGPU back end folds a sign extension of a byte or short
+  // buffer load into a new sbyte/sshort load that keeps the input chain
+  // only: nothing orders it before the fences, barriers and stores that
+  // follow the old load, and the scheduler may put it after them (a load
+  // read another wave's store past the barrier between them, fuzz seed
+  // 1933224617 kernel 66). A freeze keeps the fold out; the extension
+  // becomes a v_bfe_i32 after the ordered ubyte/ushort load.
+  if (auto it = dyn_cast<IntegerType>(raw); it && it.getWidth() < 32)
+    v = b.create<LLVM::FreezeOp>(loc, v);
   return raw == type ? v : b.create<LLVM::BitcastOp>(loc, type, v).getResult();
 }
 
