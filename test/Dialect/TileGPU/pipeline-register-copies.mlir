@@ -1,5 +1,6 @@
 // RUN: tessel-opt %s -convert-tile-to-tilegpu="num-warps=4 threads-per-warp=64 compute-capability=0 mfma=true" -canonicalize -tilegpu-remove-layout-conversions -canonicalize -tilegpu-pipeline="num-stages=2 register-copies=true" -canonicalize | FileCheck %s
 // RUN: tessel-opt %s -convert-tile-to-tilegpu="num-warps=4 threads-per-warp=64 compute-capability=0 mfma=true" -canonicalize -tilegpu-remove-layout-conversions -canonicalize -tilegpu-pipeline="num-stages=2 register-copies=true" -canonicalize -convert-tilegpu-to-rocdl -canonicalize -cse | FileCheck %s --check-prefix=ROCDL
+// RUN: tessel-opt %s -convert-tile-to-tilegpu="num-warps=4 threads-per-warp=64 compute-capability=0 mfma=true" -canonicalize -tilegpu-remove-layout-conversions -canonicalize -tilegpu-pipeline="num-stages=3 register-copies=true" -canonicalize | FileCheck %s --check-prefix=S3
 
 // A K loop of an MFMA dot (AMD: 64-lane waves, no async copies) whose
 // operands are loaded through loop-carried pointers: each gets a 2-slot
@@ -52,6 +53,31 @@
 // ROCDL: rocdl.mfma.f32.32x32x8f16
 // ROCDL-NOT: rocdl.s.barrier
 // ROCDL: rocdl.mfma.f32.32x32x8f16
+// With 3 stages the registers hold iteration i + 2's blocks from the top of
+// iteration i to its end, so 2 slots do: the prologue fills both (iterations
+// 0 and 1), then a barrier; each iteration reads slot i % 2 and, after its
+// dot and a barrier (every wave is done reading it), refills that slot. One
+// slot counter, no barrier at the top of the body.
+// S3-LABEL: func.func @matmul
+// S3-DAG: %[[A:.*]] = tilegpu.local_alloc : !tilegpu.shared<2x64x32xf16, padded, pad = 16>
+// S3-DAG: %[[B:.*]] = tilegpu.local_alloc : !tilegpu.shared<2x32x64xf16, padded, pad = 16>
+// S3: tilegpu.local_store %{{.*}}, %[[A]][%c0_i32]
+// S3: tilegpu.local_store %{{.*}}, %[[B]][%c0_i32]
+// S3: tilegpu.local_store %{{.*}}, %[[A]][%c1_i32]
+// S3: tilegpu.local_store %{{.*}}, %[[B]][%c1_i32]
+// S3: tilegpu.barrier
+// S3-NEXT: scf.for {{.*}} iter_args(%[[ACC:[^ ]*]] = %{{.*}}, %[[PA:[^ ]*]] = %{{.*}}, %[[PB:[^ ]*]] = %{{.*}}, %[[SLOT:[^ ]*]] = %c0_i32) ->
+// S3-NOT: tilegpu.barrier
+// S3: %[[X:.*]] = tile.load %[[PA]] mask
+// S3: %[[Y:.*]] = tile.load %[[PB]] mask
+// S3: %[[LA:.*]] = tilegpu.local_load %[[A]][%[[SLOT]]]
+// S3: %[[LB:.*]] = tilegpu.local_load %[[B]][%[[SLOT]]]
+// S3-NOT: tilegpu.barrier
+// S3: tile.dot %[[LA]], %[[LB]], %[[ACC]]
+// S3-NEXT: tilegpu.barrier
+// S3-NEXT: tilegpu.local_store %[[X]], %[[A]][%[[SLOT]]]
+// S3-NEXT: tilegpu.local_store %[[Y]], %[[B]][%[[SLOT]]]
+// S3-NEXT: scf.yield
 func.func @matmul(%pa: !tile.ptr<f16> {tile.noalias}, %pb: !tile.ptr<f16> {tile.noalias}, %pc: !tile.ptr<f32> {tile.noalias}, %k: i32) attributes {tile.kernel} {
   %c0 = arith.constant 0 : i32
   %c32 = arith.constant 32 : i32

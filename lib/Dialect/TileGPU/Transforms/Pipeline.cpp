@@ -19,6 +19,14 @@
 //     a = local_load bufA[i % S]; b = local_load bufB[i % S]; acc = dot(a, b)
 //   async_wait {pending = 0}
 //
+// Copies through registers (AMD) load iteration i+S-1's blocks at the top of
+// iteration i and store them at its end; from 3 stages on there are S-1
+// slots, and iteration i refills the slot it read:
+//
+//   prologue: iterations 0 .. S-2 -> slots 0 .. S-2; barrier
+//   for i: r = load(ptrA(i+S-1)) ...; a = local_load bufA[i % (S-1)] ...
+//          acc = dot(a, b, acc); barrier; local_store r -> bufA[i % (S-1)]
+//
 // The address state is carried in the loop's own iter_args when nothing else
 // reads them (they hold iteration i+S-1's value instead of i's), otherwise in
 // new ones beside them.
@@ -231,11 +239,11 @@ struct TileGPUPipeline
       for (const Candidate &c : candidates)
         perStage += c.bufferType.getSlotStride();
       while (sharedLimit > 0 && stages >= 2 &&
-             used + stages * perStage + scratch > sharedLimit)
+             used + slotsFor(stages) * perStage + scratch > sharedLimit)
         --stages;
       if (stages < 2)
         continue;
-      used += stages * perStage;
+      used += slotsFor(stages) * perStage;
       pipeline(loop, candidates, stages);
     }
   }
@@ -395,12 +403,25 @@ struct TileGPUPipeline
     return dots;
   }
 
+  /// Copies through registers hold the blocks of one iteration between its
+  /// loads and its stores: from 3 stages on, S - 1 slots hold the rest, an
+  /// iteration refilling the slot it read once a barrier at its end shows
+  /// every thread done reading it.
+  bool refillsReadSlot(int stages) const {
+    return registerCopies && stages >= 3;
+  }
+  int slotsFor(int stages) const {
+    return refillsReadSlot(stages) ? stages - 1 : stages;
+  }
+
   void pipeline(scf::ForOp loop, ArrayRef<Candidate> candidates, int stages) {
     Location loc = loop.getLoc();
     Block *body = loop.getBody();
     Type ivType = loop.getInductionVar().getType();
     auto i32 = IntegerType::get(loop.getContext(), 32);
     bool asyncCopies = false, asyncProxy = false;
+    bool refill = refillsReadSlot(stages);
+    int slots = slotsFor(stages);
     int32_t arrivals = 0; // per slot: one per box of the copy engine
     for (const Candidate &c : candidates) {
       if (c.viaTensorMap() || registerCopies)
@@ -472,7 +493,7 @@ struct TileGPUPipeline
     for (const Candidate &c : candidates) {
       auto type = SharedBufferType::get(
           loop.getContext(),
-          {stages, c.bufferType.getRows(), c.bufferType.getColumns()},
+          {slots, c.bufferType.getRows(), c.bufferType.getColumns()},
           c.bufferType.getElementType(), c.encoding.order,
           c.encoding.transposed, c.encoding.swizzle);
       buffers.push_back(LocalAllocOp::create(b, loc, type));
@@ -558,6 +579,10 @@ struct TileGPUPipeline
           b, loc, lb, arith::MulIOp::create(b, loc, step, ivConst(b, s)));
       state = issue(b, loop, at, state, i32Const(b, s));
     }
+    // Slots refilled at the end of an iteration: the barrier there publishes
+    // the stores of all but the prologue's.
+    if (refill)
+      BarrierOp::create(b, loc);
 
     // The loop carries the state of iteration i + stages - 1 (in place, or
     // in new iter_args), the slot to read, the slot to fill and the parity
@@ -570,7 +595,8 @@ struct TileGPUPipeline
       if (llvm::is_contained(extra, j))
         newInits.push_back(v);
     newInits.push_back(i32Const(b, 0));
-    newInits.push_back(i32Const(b, stages - 1));
+    if (!refill)
+      newInits.push_back(i32Const(b, stages - 1));
     if (barriers)
       newInits.push_back(i32Const(b, 0));
     for (auto [j, v] : llvm::zip(carried, state))
@@ -593,9 +619,11 @@ struct TileGPUPipeline
     unsigned numOld = newLoop.getNumRegionIterArgs() - newInits.size();
     ArrayRef<BlockArgument> newArgs =
         newLoop.getRegionIterArgs().drop_front(numOld);
-    unsigned counters = barriers ? 3 : 2; // read slot, fill slot, parity
+    // read slot, fill slot (unless it is the read slot), parity
+    unsigned counters = 1 + !refill + (barriers ? 1 : 0);
     Value readSlot = newArgs[newArgs.size() - counters];
-    Value fillSlot = newArgs[newArgs.size() - counters + 1];
+    Value fillSlot =
+        refill ? readSlot : Value(newArgs[newArgs.size() - counters + 1]);
     Value phase = barriers ? Value(newArgs.back()) : Value();
 
     OpBuilder bb = OpBuilder::atBlockBegin(nb);
@@ -607,7 +635,7 @@ struct TileGPUPipeline
     // Every thread's copies are published, and every thread is done reading
     // the slot about to be refilled (with MMAs in flight, the refill waits
     // at the end of the iteration).
-    if (asyncCopies || inFlight.empty())
+    if (asyncCopies || (inFlight.empty() && !refill))
       BarrierOp::create(bb, loc);
     SmallVector<Value> cur;
     for (unsigned j : carried) {
@@ -623,6 +651,8 @@ struct TileGPUPipeline
       // Copies through registers store at the end of the iteration, after
       // the dot has read its slot: the loads' latency overlaps the dot.
       OpBuilder tail(nb->getTerminator());
+      if (refill) // every thread is done reading the slot it refills
+        BarrierOp::create(tail, loc);
       next = issue(bb, newLoop, at, cur, fillSlot,
                    registerCopies ? &tail : nullptr);
     } else {
@@ -653,19 +683,19 @@ struct TileGPUPipeline
       if (v != c.value->getResult(0))
         v.getDefiningOp()->erase();
     }
-    // Slot counters wrap at `stages`; the parity flips as the read slot
+    // Slot counters wrap at `slots`; the parity flips as the read slot
     // wraps.
     Value readWraps;
     auto advance = [&](Value slot, Value *wraps = nullptr) -> Value {
       Value n = arith::AddIOp::create(bb, loc, slot, i32Const(bb, 1));
       Value wrap = arith::CmpIOp::create(bb, loc, arith::CmpIPredicate::eq, n,
-                                         i32Const(bb, stages));
+                                         i32Const(bb, slots));
       if (wraps)
         *wraps = wrap;
       return arith::SelectOp::create(bb, loc, wrap, i32Const(bb, 0), n);
     };
     Value nextRead = advance(readSlot, &readWraps),
-          nextFill = advance(fillSlot);
+          nextFill = refill ? Value() : advance(fillSlot);
 
     auto yield = cast<scf::YieldOp>(nb->getTerminator());
     for (auto [j, v] : llvm::zip(carried, next)) {
@@ -677,10 +707,11 @@ struct TileGPUPipeline
     }
     unsigned last = yield->getNumOperands() - counters;
     yield->setOperand(last, nextRead);
-    yield->setOperand(last + 1, nextFill);
+    if (!refill)
+      yield->setOperand(last + 1, nextFill);
     if (barriers)
       yield->setOperand(
-          last + 2, arith::XOrIOp::create(
+          last + counters - 1, arith::XOrIOp::create(
                         bb, loc, phase,
                         arith::ExtUIOp::create(bb, loc, i32, readWraps)));
 

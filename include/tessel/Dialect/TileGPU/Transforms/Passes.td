@@ -169,16 +169,20 @@ def TileGPUPipeline : Pass<"tilegpu-pipeline", "mlir::func::FuncOp"> {
     `tile.load` of iteration i + S - 1 at the start of iteration i and a
     `tilegpu.local_store` of its registers into the slot at the end of the
     iteration, after the dot has read its own slot: the loads' latency
-    overlaps the dot, and the barrier at the start of the next iteration
-    publishes the stores. The dots are MFMA dots, which read `k_major` and
-    `mn_major` slots in place (dotOperandSharedEncoding); loads narrower than
-    4 bytes qualify too.
+    overlaps the dot. From 3 stages on the registers hold one iteration's
+    blocks, so S - 1 slots do: an iteration refills the slot it read, after
+    a barrier at its end (every thread is done reading it; the same barrier
+    publishes the previous iteration's stores, and one after the prologue
+    its stores). With 2 stages there are 2 slots and the barrier opens the
+    iteration. The dots are MFMA dots, which read `k_major` and `mn_major`
+    slots in place (dotOperandSharedEncoding); loads narrower than 4 bytes
+    qualify too.
 
     A loop's `tile.num_stages` attribute (`tl.range(num_stages=...)`) takes
     the place of `num-stages` for that loop.
 
     `shared-limit` (bytes, 0: none): stages are dropped, down to 2, until the
-    function's buffers plus the largest scratch a conversion or dot stages
+    function's buffers (their slots) plus the largest scratch a conversion or dot stages
     through fit; a loop whose 2 stages do not fit is left as it is.
   }];
   let options = [
