@@ -46,3 +46,25 @@ func.func @pointer_loads(%x: !tile.ptr<f16> {tile.divisibility = 16 : i32}, %y: 
   tile.descriptor_store %y[%o, %o], %r shape [%m, %n] strides [%s] : !tile.ptr<f32>, tensor<16x16xf32>
   return
 }
+
+// -----
+
+// A loop's own stages (tl.range(num_stages=1)) in place of the kernel's 3:
+// that loop is not pipelined, so its dot operands go through the tensor map.
+// CHECK-LABEL: func.func @unpipelined_loop
+// CHECK: scf.for
+// CHECK-COUNT-2: tilegpu.tma_load
+// CHECK-NOT: tile.descriptor_load
+func.func @unpipelined_loop(%x: !tile.ptr<f16> {tile.divisibility = 16 : i32}, %y: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %m: i32, %n: i32, %s: i64, %o: i32) attributes {tile.kernel} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %zero = arith.constant dense<0.0> : tensor<16x16xf32>
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %zero) -> (tensor<16x16xf32>) : i32 {
+    %opa = tile.descriptor_load %x[%o, %i] shape [%m, %n] strides [%s] {tensor_map = 0 : i32} : !tile.ptr<f16> -> tensor<16x16xf16>
+    %opb = tile.descriptor_load %x[%i, %o] shape [%m, %n] strides [%s] {tensor_map = 0 : i32} : !tile.ptr<f16> -> tensor<16x16xf16>
+    %d = tile.dot %opa, %opb, %acc : tensor<16x16xf16>, tensor<16x16xf16> -> tensor<16x16xf32>
+    scf.yield %d : tensor<16x16xf32>
+  } {tile.num_stages = 1 : i32}
+  tile.descriptor_store %y[%o, %o], %r shape [%m, %n] strides [%s] : !tile.ptr<f32>, tensor<16x16xf32>
+  return
+}

@@ -81,8 +81,9 @@ def TileLowerDescriptors
     With `tensor-maps` (targets with a tensor copy engine, NVIDIA sm_90+),
     loads and stores of host-made descriptors (`tensor_map`) whose block
     dimensions are at most 256 are left for it (tilegpu-tensor-maps),
-    except, with `num-stages` > 1, loads whose one use is an operand of a
-    dot in a loop, which the cp.async pipeline prefetches. With
+    except, with more than one stage (the loop's `tile.num_stages`, else
+    `num-stages`), loads whose one use is an operand of a dot in a loop,
+    which the cp.async pipeline prefetches. With
     `pipelined-tensor-maps` too (the copy engine fills the pipeline's slots
     of warpgroup MMA, NVIDIA sm_90a), those stay whose dot has at least 64
     rows (a warpgroup's) and whose rows span at least 32 bytes (the
