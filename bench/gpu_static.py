@@ -182,7 +182,7 @@ def layer_norm_case(quick: bool, rows: int | None = None) -> Case:
 def matmul_case(dtype: str, quick: bool, n: int | None = None, num_ctas: int = 1) -> Case:
     n = n or (128 if quick else 256)
     # On a cluster, a program of twice the columns: each CTA computes 64 x 64, as one CTA does otherwise.
-    bm, bn, bk = 64, 64 * num_ctas, 32
+    bm, bn, bk = 64, 64 * num_ctas, 16 if dtype == "fp64" else 32  # fp64: 2 slots of A and B in 64 KiB of LDS
 
     def setup(rng):
         a = rng.standard_normal((n, n)).astype(np.float32)
@@ -204,6 +204,10 @@ def matmul_case(dtype: str, quick: bool, n: int | None = None, num_ctas: int = 1
             a, b = random_fp8e4_bits(rng, (n, n), fnuz), random_fp8e4_bits(rng, (n, n), fnuz)
             c = np.full((n, n), np.nan, np.float32)
             want = from_fp8e4_bits(a, fnuz) @ from_fp8e4_bits(b, fnuz)
+        elif dtype == "fp64":
+            c = np.full((n, n), np.nan, np.float64)
+            a, b = a.astype(np.float64), b.astype(np.float64)
+            want = a @ b
         elif dtype == "fp32":
             # tl.dot's default on NVIDIA: the inputs multiplied as tf32 (10 mantissa bits), so the tolerance is
             # tf32's, not fp32's (Triton leaves the low bits to the hardware, Tessel rounds them to nearest).
@@ -216,7 +220,7 @@ def matmul_case(dtype: str, quick: bool, n: int | None = None, num_ctas: int = 1
             read = from_bf16_bits
         # fp32 accumulation, one rounding of the result to 16 bits (fp16: 2^-11, bf16: 2^-8 relative), or of
         # the inputs to tf32 (2^-11 each).
-        tol = {"fp16": 2e-3, "fp32": 5e-3, "int8": 0, "fp8": 1e-5, "fp8e4b8": 1e-5}.get(dtype, 1e-2)
+        tol = {"fp16": 2e-3, "fp32": 5e-3, "fp64": 1e-12, "int8": 0, "fp8": 1e-5, "fp8e4b8": 1e-5}.get(dtype, 1e-2)
         return ([a, b, c, n, n, n, n, n, n],
                 lambda args: _mismatch(read(args[2]), want, tol, tol * math.sqrt(n)))
 
@@ -235,7 +239,7 @@ def matmul_case(dtype: str, quick: bool, n: int | None = None, num_ctas: int = 1
                  "GROUP_M": 8},
                 ((n // bm) * (n // bn),), 4, 3, setup,
                 f"M=N=K={n}" + (f" {bm}x{bn} blocks on clusters of {num_ctas}" if num_ctas > 1 else ""),
-                ("sm_89", "sm_90a") if dtype == "fp8" else () if dtype == "fp8e4b8"  # AMD's format: no NVIDIA row
+                ("sm_89", "sm_90a") if dtype == "fp8" else () if dtype in ("fp8e4b8", "fp64")  # AMD rows only
                 else ("sm_90a",) if num_ctas > 1 else ("sm_80", "sm_90a"),
                 num_ctas=num_ctas)
 
@@ -329,7 +333,8 @@ def cases(quick: bool) -> list[Case]:
             matmul_case("bf16", quick), matmul_case("fp32", quick), matmul_case("int8", quick),
             matmul_case("fp8", quick), matmul_case("fp16", quick, num_ctas=2),
             matmul_descriptor_case(quick, b_kn=False),
-            matmul_descriptor_case(quick, b_kn=True), attention_case(quick), matmul_case("fp8e4b8", quick)]
+            matmul_descriptor_case(quick, b_kn=True), attention_case(quick), matmul_case("fp8e4b8", quick),
+            matmul_case("fp64", quick)]
 
 
 CASE_KEYS = ["vector_add", "softmax", "layer_norm", "matmul_fp16", "matmul_bf16", "matmul_fp32", "matmul_int8",

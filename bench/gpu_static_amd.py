@@ -27,7 +27,7 @@ from .gpu_static import cases, compile_triton, divisible_by_16, runtime_names, d
 # The cases that mean something on AMD (host-made descriptors, 8-bit floats of NVIDIA's formats and clusters do not;
 # gfx942's own e4m3fnuz does).
 AMD_KEYS = ["vector_add", "softmax", "layer_norm", "matmul_fp16", "matmul_bf16", "matmul_fp32", "matmul_int8", "attention",
-            "matmul_fp8e4b8"]
+            "matmul_fp8e4b8", "matmul_fp64"]
 
 
 def _field(amdgcn: str, name: str) -> int:

@@ -87,8 +87,9 @@ def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk,
     offs_k = tl.arange(0, BLOCK_K)
     a_ptrs = a_ptr + (offs_am[:, None] * stride_am + offs_k[None, :] * stride_ak)
     b_ptrs = b_ptr + (offs_k[:, None] * stride_bk + offs_bn[None, :] * stride_bn)
-    # int8 sums in int32, floats in fp32 (Triton asks for out_dtype to match an int32 accumulator).
-    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.int32 if a_ptr.dtype.element_ty == tl.int8 else tl.float32)
+    # int8 sums in int32, fp64 in fp64, other floats in fp32 (Triton asks for out_dtype to match the accumulator).
+    ab = a_ptr.dtype.element_ty
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.int32 if ab == tl.int8 else tl.float64 if ab == tl.float64 else tl.float32)
     for k in range(0, tl.cdiv(K, BLOCK_K)):
         a = tl.load(a_ptrs, mask=offs_k[None, :] < K - k * BLOCK_K, other=0.0)
         b = tl.load(b_ptrs, mask=offs_k[:, None] < K - k * BLOCK_K, other=0.0)

@@ -187,3 +187,13 @@ def test_nvidia_default_is_three_stages(monkeypatch):
     kernel = matmul.warmup(f16, f16, np.dtype(np.float32), 64, 64, 96, 96, 1, 64, 1, 64, BLOCK_M=64, BLOCK_N=64,
                            BLOCK_K=32, OUT_INT=False, grid=(1, 1))
     assert kernel.metadata.num_stages == 3
+
+
+def test_slots_share_bytes_with_the_epilogue(rng, target):
+    # fp64 64 x 64 blocks, K by 16: 2 slots of A and B take 34 KB and the epilogue's conversion of the fp64 sums
+    # 32 KB; the allocator lets the conversion reuse the slots' bytes once the loop is done, so both fit 64 KiB and
+    # the loop is pipelined.
+    kernel = run(rng, np.float64, 128, 64, 160, 3, blocks=(64, 64, 16))
+    assert "tilegpu.local_store" in loop_of(kernel.asm["ttgir"])
+    launch = dict(line.split("=") for line in kernel.asm["launch"].split())
+    assert int(launch["shared"]) <= 65536

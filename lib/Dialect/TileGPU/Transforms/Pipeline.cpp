@@ -223,9 +223,12 @@ struct TileGPUPipeline
     func::FuncOp func = getOperation();
     SmallVector<scf::ForOp> loops;
     func.walk([&](scf::ForOp loop) { loops.push_back(loop); });
-    int64_t scratch = scratchEstimate(func);
     int64_t used = 0; // bytes of buffers already placed in this function
     for (scf::ForOp loop : loops) {
+      // Slots live from the prologue to the loop's end: the allocator lets
+      // scratch outside the loop (the epilogue's conversion) share their
+      // bytes, so only the loop's own scratch counts.
+      int64_t scratch = scratchEstimate(loop);
       // tl.range(num_stages=...) overrides the kernel's for its loop.
       int stages = numStages;
       if (auto own = loop->getAttrOfType<IntegerAttr>(tile::kLoopStagesAttr))

@@ -111,10 +111,10 @@ std::optional<SharedEncoding> dotOperandSharedEncoding(mlir::Operation *dot,
 llvm::SmallVector<int64_t> tmaSlotBox(SharedBufferType buffer);
 int64_t tmaSlotBoxes(SharedBufferType buffer);
 
-/// The bytes of shared memory a function (`func`) stages through outside its
-/// buffers, estimated before lowering: the largest layout conversion or dot
-/// operand pair.
-int64_t scratchEstimate(mlir::Operation *func);
+/// The bytes of shared memory the ops in `scope` (a function, or a loop)
+/// stage through outside its buffers, estimated before lowering: the
+/// largest layout conversion or dot operand pair.
+int64_t scratchEstimate(mlir::Operation *scope);
 /// The bytes of the function's `local_alloc` buffers, each from a 1024-byte
 /// boundary.
 int64_t bufferBytes(mlir::Operation *func);
