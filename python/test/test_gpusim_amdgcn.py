@@ -175,6 +175,36 @@ def test_matmul_int8(rng, chip, instruction):
     np.testing.assert_array_equal(c, a.astype(np.int64) @ b.astype(np.int64))
 
 
+# gfx950's transposed LDS reads: with 3 stages Triton reads the operand whose rows run along N (B, K x N) with
+# ds_read_b64_tr_b16 (16-bit) or ds_read_b64_tr_b8 (8-bit), each lane getting its run of K from 16 lanes' reads.
+@pytest.mark.parametrize("dtype,instruction", [("fp16", "ds_read_b64_tr_b16"), ("bf16", "ds_read_b64_tr_b16"),
+                                               ("i8", "ds_read_b64_tr_b8")])
+def test_matmul_transposed_lds_reads(rng, dtype, instruction):
+    import torch
+    integer = dtype == "i8"
+    sig = dict(MATMUL_SIG, a_ptr=f"*{dtype}", b_ptr=f"*{dtype}", c_ptr="*i32" if integer else "*fp32")
+    consts = {"stride_ak": 1, "stride_bn": 1, "stride_cn": 1, "BLOCK_M": 64, "BLOCK_N": 64,
+              "BLOCK_K": 64 if integer else 32, "GROUP_M": 8}
+    code = amdgcn("matmul_kernel", sig, consts, chip="gfx950", num_stages=3,  # sizes multiples of 16 too
+                  divisible_by_16=["a_ptr", "b_ptr", "c_ptr", "M", "N", "K", "stride_am", "stride_bk", "stride_cm"])
+    assert instruction in code["amdgcn"]
+    m, n, k = 96, 128, 160
+    if integer:
+        a = rng.integers(-128, 128, (m, k), dtype=np.int8)
+        b = rng.integers(-128, 128, (k, n), dtype=np.int8)
+        c = np.zeros((m, n), np.int32)
+        run_matmul(code, a, b, c)
+        np.testing.assert_array_equal(c, a.astype(np.int64) @ b.astype(np.int64))
+        return
+    torch_type = torch.float16 if dtype == "fp16" else torch.bfloat16
+    a = torch.randn(m, k).to(torch_type)
+    b = torch.randn(k, n).to(torch_type)
+    c = np.full((m, n), np.nan, np.float32)
+    run_matmul(code, a.view(torch.int16).numpy(), b.view(torch.int16).numpy(), c)
+    ref = a.double().numpy() @ b.double().numpy()
+    np.testing.assert_allclose(c, ref, rtol=1e-5, atol=1e-5 * np.abs(ref).max())  # fp32 sums of exact products
+
+
 # 8-bit floats into fp32: gfx942 multiplies the fnuz formats (fp8e4b8 is e4m3fnuz, fp8e5b16 e5m2fnuz) on
 # v_mfma_f32_32x32x16_{fp8,bf8}_{fp8,bf8}, which names src0's format first; gfx950 the OCP ones (fp8e4nv is e4m3fn,
 # fp8e5 e5m2) on the same instructions where BLOCK_K is 32, on v_mfma_f32_32x32x64_f8f6f4 (cbsz and blgp name the

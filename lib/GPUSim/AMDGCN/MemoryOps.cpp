@@ -6,7 +6,8 @@
 // accesses outside every array are errors; buffer accesses past the
 // resource's num_records read 0 and write nothing, as the hardware's range
 // check does (the kernels rely on it for masking). LDS accesses outside the
-// workgroup's allocation are errors. Flat accesses reach global memory
+// workgroup's allocation are errors. gfx950's transposed LDS reads
+// (ds_read_b64_tr_b16/b8) exchange 16 lanes' reads. Flat accesses reach global memory
 // only (the LDS and scratch apertures are not simulated); they count on
 // both vmcnt and lgkmcnt, their results landing with vmcnt.
 //
@@ -378,6 +379,48 @@ void ldsRead(Wave &w, const Inst &I) {
   queueVector(w, w.lgkm, op(w, I, 0), all, w.exec, std::move(values));
 }
 
+/// ds_read_b64_tr_b16 and ds_read_b64_tr_b8 (gfx950): each group of 16
+/// lanes reads a block of 64 bits per lane and hands it out transposed.
+/// With n = 64 / bits elements per lane, the group's 16 x n elements are
+/// rows of 16 elements, 16 / n lanes' reads each (lane j holds elements
+/// (j % (16 / n)) * n ... of row j / (16 / n)); lane i of the group gets
+/// column i: element i % n of the reads of lanes (16 / n) * k + i / n, for
+/// k = 0 .. n - 1. (The rule that makes the code Triton 3.6 makes for gfx950,
+/// which is right on the hardware, compute its matmuls and attention: the
+/// other assignment of rows to lanes does not.)
+void ldsReadTranspose(Wave &w, const Inst &I, unsigned bits) {
+  const unsigned per = 64 / bits, lanesPerRow = 16 / per;
+  uint64_t loaded[kLanes] = {};
+  std::vector<uint32_t> lanes, addrs;
+  for (int lane = 0; lane < kLanes; ++lane) {
+    if (!w.active(lane))
+      continue;
+    lanes.push_back(uint32_t(lane));
+    uint64_t a = readLane(w, op(w, I, 1), lane, Ty::B32) + uint64_t(uint32_t(I.mods.offset));
+    std::memcpy(&loaded[lane], ldsAt(w, a, 8, lane), 8);
+    addrs.push_back(uint32_t(a));
+  }
+  const uint64_t mask = (uint64_t(1) << bits) - 1;
+  std::vector<uint32_t> values(2 * kLanes, 0);
+  for (int lane = 0; lane < kLanes; ++lane) {
+    if (!w.active(lane))
+      continue;
+    int group = lane & ~15, i = lane & 15;
+    uint64_t out = 0;
+    for (unsigned k = 0; k < per; ++k) {
+      int src = group + int(lanesPerRow * k + i / per);
+      if (!w.active(src))
+        w.fail("ds_read_b64_tr reads the block of an inactive lane", lane);
+      out |= (loaded[src] >> (bits * (i % per)) & mask) << (bits * k);
+    }
+    values[lane] = uint32_t(out);
+    values[kLanes + lane] = uint32_t(out >> 32);
+  }
+  countLds(w, false, unsigned(lanes.size()));
+  countLdsBanks(w, false, lanes, addrs, 8);
+  queueVector(w, w.lgkm, op(w, I, 0), Width{8}, w.exec, std::move(values));
+}
+
 /// ds_write_*, ds_write2_*, ds_write2st64_*.
 void ldsWrite(Wave &w, const Inst &I) {
   LdsForm form(w, I, "ds_write");
@@ -536,6 +579,8 @@ void registerMemoryOps(Table &t) {
     t[std::string("scratch_load_") + s] = [](Wave &w, const Inst &I) { scratchAccess(w, I, false); };
   for (const char *s : {"dword", "dwordx2", "dwordx3", "dwordx4", "byte", "short", "byte_d16_hi", "short_d16_hi"})
     t[std::string("scratch_store_") + s] = [](Wave &w, const Inst &I) { scratchAccess(w, I, true); };
+  t["ds_read_b64_tr_b16"] = [](Wave &w, const Inst &I) { ldsReadTranspose(w, I, 16); };
+  t["ds_read_b64_tr_b8"] = [](Wave &w, const Inst &I) { ldsReadTranspose(w, I, 8); };
   t["ds_bpermute_b32"] = [](Wave &w, const Inst &I) { ldsPermute(w, I, true); };
   t["ds_swizzle_b32"] = ldsSwizzle;
   t["ds_permute_b32"] = [](Wave &w, const Inst &I) { ldsPermute(w, I, false); };
