@@ -7,9 +7,9 @@
 // resource's num_records read 0 and write nothing, as the hardware's range
 // check does (the kernels rely on it for masking). LDS accesses outside the
 // workgroup's allocation are errors. gfx950's transposed LDS reads
-// (ds_read_b64_tr_b16/b8) exchange 16 lanes' reads. Flat accesses reach global memory
-// only (the LDS and scratch apertures are not simulated); they count on
-// both vmcnt and lgkmcnt, their results landing with vmcnt.
+// (ds_read_b64_tr_b16/b8) exchange 16 lanes' reads. Flat accesses reach
+// global memory only (the LDS and scratch apertures are not simulated);
+// they count on both vmcnt and lgkmcnt, their results landing with vmcnt.
 //
 //===----------------------------------------------------------------------===//
 #include "Wave.h"
