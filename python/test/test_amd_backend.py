@@ -177,11 +177,16 @@ def test_half_dots_run_on_matrix_cores(target, dtype, instruction, num_warps):
     t = torch.bfloat16 if dtype == "bf16" else torch.float16
     a, b, c = torch.zeros(64, 32, dtype=t), torch.zeros(32, 128, dtype=t), torch.zeros(64, 128)
     kernel = dot_kernel.warmup(a, b, c, M=64, N=128, K=32, grid=(1,), num_warps=num_warps)
-    # (gfx942 spells them v_mfma_f32_32x32x8_f16, v_mfma_f32_32x32x8_bf16; gfx90a as the ISA names them.)
+    # (gfx942 spells them v_mfma_f32_32x32x8_f16, v_mfma_f32_32x32x8_bf16; gfx90a as the ISA names them.) gfx950
+    # takes its double-K forms, v_mfma_f32_32x32x16_{f16,bf16}.
     mfmas = [m.replace("_", "") for m in re.findall(r"\bv_mfma_\w+", kernel.asm["amdgcn"])]
-    # 64x128 is 8 tiles of 32x32 shared by the waves; 4 K steps of 8 each.
-    assert set(mfmas) <= {instruction.replace("_", ""), instruction.replace("_", "")[:-2]} and mfmas
-    assert len(mfmas) == 8 * 4 // min(num_warps, 8)
+    # 64x128 is 8 tiles of 32x32 shared by the waves; 4 K steps of 8 each (gfx950: 2 of 16).
+    if target == "hip:gfx950":
+        assert set(mfmas) == {"vmfmaf3232x32x16" + ("bf16" if dtype == "bf16" else "f16")}
+        assert len(mfmas) == 8 * 2 // min(num_warps, 8)
+    else:
+        assert set(mfmas) <= {instruction.replace("_", ""), instruction.replace("_", "")[:-2]} and mfmas
+        assert len(mfmas) == 8 * 4 // min(num_warps, 8)
     # Both operands staged: each half of the lanes reads its 16 of K in two 16-byte loads.
     assert "ds_read_b128" in kernel.asm["amdgcn"]
 
@@ -191,7 +196,8 @@ def test_sixteen_row_dots_take_the_16x16_instructions(target, shape):
     M, N, K = shape
     kernel = dot_kernel.warmup(F16, F16, F32, M=M, N=N, K=K, grid=(1,))
     mfmas = {m.replace("_", "") for m in re.findall(r"\bv_mfma_\w+", kernel.asm["amdgcn"])}
-    assert mfmas == {"vmfmaf3216x16x16f16"}
+    # gfx950's double-K 16x16x32 where K is a multiple of 32.
+    assert mfmas == {"vmfmaf3216x16x32f16" if target == "hip:gfx950" and K % 32 == 0 else "vmfmaf3216x16x16f16"}
 
 
 def test_fp64_dots_take_the_fp64_instruction(target):

@@ -197,3 +197,17 @@ def test_slots_share_bytes_with_the_epilogue(rng, target):
     assert "tilegpu.local_store" in loop_of(kernel.asm["ttgir"])
     launch = dict(line.split("=") for line in kernel.asm["launch"].split())
     assert int(launch["shared"]) <= 65536
+
+
+@pytest.mark.parametrize("dtype,read,mfma", [(np.float16, "ds_read_b64_tr_b16", "v_mfma_f32_32x32x16_f16"),
+                                             (np.int8, "ds_read_b64_tr_b8", "v_mfma_i32_32x32x32_i8")])
+def test_gfx950_transposed_reads_and_double_k(rng, target, dtype, read, mfma):
+    # gfx950 reads B's slot (rows along N: a row-major K x N block) with its transposed LDS reads, each lane getting
+    # its column's run of K from 16 lanes' reads, and multiplies on its double-K MFMAs (16-bit: 8 of K a lane; int8:
+    # 16); the other chips read B an element at a time, 4 (or 8) of K a lane.
+    kernel = run(rng, dtype, 128, 96, 192, 3)
+    code = kernel.asm["amdgcn"]
+    if target == "sim:gfx950":
+        assert read in code and mfma in code
+    else:
+        assert "_tr_b" not in code and mfma not in code

@@ -99,6 +99,16 @@ def ConvertTileToTileGPU : Pass<"convert-tile-to-tilegpu", "mlir::ModuleOp"> {
            "Elements of K per lane of the chip's wider 8-bit float MFMA, tried "
            "before the 8 of 32x32x16 where K allows (32: gfx950's f8f6f4; 0: "
            "none)">,
+    Option<"mfmaHalfWideKWidth", "mfma-half-wide-k-width", "int",
+           /*default=*/"0",
+           "Elements of K per lane of the chip's double-K fp16/bf16 MFMA, "
+           "tried before the 4 of 32x32x8 where K allows (8: gfx950's "
+           "32x32x16; 0: none)">,
+    Option<"mfmaInt8WideKWidth", "mfma-int8-wide-k-width", "int",
+           /*default=*/"0",
+           "Elements of K per lane of the chip's double-K int8 MFMA, tried "
+           "before mfma-int8-k-width where K allows (16: gfx950's 32x32x32; "
+           "0: none)">,
   ];
   let dependentDialects = ["::tessel::tilegpu::TileGPUDialect"];
 }

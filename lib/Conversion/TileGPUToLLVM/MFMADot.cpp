@@ -13,9 +13,12 @@
 // Any other is staged in shared memory in rows along the dimension its
 // registers run along (Staging): A as M x K and B as N x K when K is, each
 // lane then reading its K in vectors; B as K x N when N is (a row-major B),
-// written in vectors and read an element at a time. Padding after every
-// 128 bytes of rows, as wide as a lane's read, keeps both free of bank
-// conflicts.
+// written in vectors and read an element at a time, or on gfx950 with its
+// transposed LDS reads (8 bytes a lane, handed out across 16 lanes: each
+// lane gets its column's run of K). Padding after every 128 bytes of rows,
+// as wide as a lane's read, keeps both free of bank conflicts. gfx950's
+// double-K instructions (16-bit: 8 of K a lane, int8: 16) go first where K
+// allows.
 //
 // The sum over K may take K in any order both operands share. With both
 // staged, the lanes of half h (l / 32) take K from h K / 2 on, P per step:
@@ -250,6 +253,8 @@ public:
                      e);
     };
     if (!staging->kRows) {
+      if (Value v = transposedFragment(b, loc, mn0, mn, kFirst0, kStart))
+        return v;
       // Rows along M or N: element (kStart + j, mn) of each of P rows.
       Value v = b.create<LLVM::PoisonOp>(loc, operandTy);
       for (int32_t j = 0; j < kWidth; ++j) {
@@ -295,8 +300,71 @@ public:
   /// Whether each lane's K runs start 16-byte aligned in every step, so
   /// that fragments come out of 16-byte loads.
   bool wideRuns = false;
+  /// The chip's hooks, for its transposed LDS reads.
+  const gpu::AmdTargetHooks *amd = nullptr;
 
 private:
+  /// Rows along M or N read with the chip's transposed LDS reads (gfx950),
+  /// n = 64 / bits elements along K at a time; null where it has none. The
+  /// 16 lanes of a group share kStart and hold 16 consecutive columns from
+  /// a multiple of 16 (mn & ~15): lane i reads the 8 bytes of columns
+  /// n (i % (16 / n)) on of row kStart + i / (16 / n), and gets back its own
+  /// column's n rows.
+  Value transposedFragment(OpBuilder &b, Location loc, int32_t mn0, Value mn,
+                           int32_t kFirst0, Value kStart) {
+    unsigned bits = element.getIntOrFloatBitWidth();
+    int64_t e = storageBytes(element);
+    int32_t per = int32_t(64 / bits);
+    if (!amd || (bits != 8 && bits != 16) || kWidth % per ||
+        staging->alignment(e) < 8 || mn0 % 16)
+      return {};
+    int32_t lanesPerRow = 16 / per;
+    Value i = b.create<arith::AndIOp>(loc, mn, i32Const(b, loc, 15));
+    Value col = b.create<arith::AddIOp>(
+        loc, b.create<arith::SubIOp>(loc, mn, i),
+        b.create<arith::MulIOp>(
+            loc, b.create<arith::RemUIOp>(loc, i, i32Const(b, loc, lanesPerRow)),
+            i32Const(b, loc, per)));
+    Value row = b.create<arith::AddIOp>(
+        loc, kStart,
+        b.create<arith::DivUIOp>(loc, i, i32Const(b, loc, lanesPerRow)));
+    // In a slot of unpadded row groups the index is linear: one lane
+    // address, thread 0's part as the instructions' offsets.
+    Value laneAddr = slot && staging->padding.rows == 1
+                         ? slotLaneAddress(b, loc, mn0, col, kFirst0, row)
+                         : Value();
+    SmallVector<Value> chunks;
+    for (int32_t dk = 0; dk < kWidth; dk += per) {
+      Value addr;
+      if (laneAddr) {
+        addr = b.create<LLVM::GEPOp>(
+            loc, slot.getType(), b.getI8Type(), laneAddr,
+            ArrayRef<LLVM::GEPArg>{int32_t(e * slotIndex(kFirst0 + dk, mn0))});
+      } else {
+        Value k = b.create<arith::AddIOp>(loc, row, i32Const(b, loc, dk));
+        addr = address(b, loc, staging->index(b, loc, k, col), e);
+      }
+      Value v = amd->transposedLdsRead(b, loc, addr, bits);
+      if (!v)
+        return {};
+      chunks.push_back(v);
+    }
+    // Concatenated along K.
+    while (chunks.size() > 1) {
+      SmallVector<Value> next;
+      for (size_t c = 0; c + 1 < chunks.size(); c += 2) {
+        int32_t n = int32_t(cast<VectorType>(chunks[c].getType()).getNumElements());
+        SmallVector<int32_t> order;
+        for (int32_t j = 0; j < 2 * n; ++j)
+          order.push_back(j);
+        next.push_back(b.create<LLVM::ShuffleVectorOp>(loc, chunks[c],
+                                                       chunks[c + 1], order));
+      }
+      chunks = next;
+    }
+    return chunks[0];
+  }
+
   /// In a pipeline slot, whose address changes every iteration: the address
   /// of this lane's part of an element's index (from the lane's row or
   /// column minus thread 0's, `mn0`, and its K minus thread 0's, `kFirst0`),
@@ -401,6 +469,7 @@ SmallVector<Value> gpu::lowering::lowerMfmaDot(OpBuilder &b, Location loc,
   int32_t instr = shape.instr, G = 64 / instr, R = instr * instr / 64;
   bool runs = !shape.aInRegisters && !shape.bInRegisters;
   x.wideRuns = y.wideRuns = wideRuns(op, shape);
+  x.amd = y.amd = target.amd();
 
   ThreadIds ids = threadIds(b, loc, target);
   Value inBlock =

@@ -195,13 +195,15 @@ struct ConvertTileToTileGPU
       return std::nullopt;
     }
     if ((a.isF16() || a.isBF16()) && a == b &&
-        (acc.isF32() || (acc.isF16() && a.isF16())))
+        (acc.isF32() || (acc.isF16() && a.isF16()))) {
       width = 4;
-    else if (a.isF32() && b.isF32() && acc.isF32())
+      wide = mfmaHalfWideKWidth;
+    } else if (a.isF32() && b.isF32() && acc.isF32()) {
       width = 1;
-    else if (a.isInteger(8) && b.isInteger(8) && acc.isInteger(32))
+    } else if (a.isInteger(8) && b.isInteger(8) && acc.isInteger(32)) {
       width = mfmaInt8KWidth;
-    else if (tile::isFP8Type(a) && tile::isFP8Type(b) && acc.isF32()) {
+      wide = mfmaInt8WideKWidth;
+    } else if (tile::isFP8Type(a) && tile::isFP8Type(b) && acc.isF32()) {
       width = 8; // the chip's own formats (tile-expand-fp8 left them)
       wide = mfmaFP8WideKWidth;
     }

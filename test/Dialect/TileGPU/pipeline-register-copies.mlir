@@ -1,6 +1,7 @@
 // RUN: tessel-opt %s -convert-tile-to-tilegpu="num-warps=4 threads-per-warp=64 compute-capability=0 mfma=true" -canonicalize -tilegpu-remove-layout-conversions -canonicalize -tilegpu-pipeline="num-stages=2 register-copies=true" -canonicalize | FileCheck %s
 // RUN: tessel-opt %s -convert-tile-to-tilegpu="num-warps=4 threads-per-warp=64 compute-capability=0 mfma=true" -canonicalize -tilegpu-remove-layout-conversions -canonicalize -tilegpu-pipeline="num-stages=2 register-copies=true" -canonicalize -convert-tilegpu-to-rocdl -canonicalize -cse | FileCheck %s --check-prefix=ROCDL
 // RUN: tessel-opt %s -convert-tile-to-tilegpu="num-warps=4 threads-per-warp=64 compute-capability=0 mfma=true" -canonicalize -tilegpu-remove-layout-conversions -canonicalize -tilegpu-pipeline="num-stages=3 register-copies=true" -canonicalize | FileCheck %s --check-prefix=S3
+// RUN: tessel-opt %s -convert-tile-to-tilegpu="num-warps=4 threads-per-warp=64 compute-capability=0 mfma=true mfma-half-wide-k-width=8" -canonicalize -tilegpu-remove-layout-conversions -canonicalize -tilegpu-pipeline="num-stages=3 register-copies=true" -canonicalize -convert-tilegpu-to-rocdl="chip=gfx950" -canonicalize -cse | FileCheck %s --check-prefix=GFX950
 
 // A K loop of an MFMA dot (AMD: 64-lane waves, no async copies) whose
 // operands are loaded through loop-carried pointers: each gets a 2-slot
@@ -78,6 +79,15 @@
 // S3-NEXT: tilegpu.local_store %[[X]], %[[A]][%[[SLOT]]]
 // S3-NEXT: tilegpu.local_store %[[Y]], %[[B]][%[[SLOT]]]
 // S3-NEXT: scf.yield
+// gfx950: the double-K MFMA (8 of K a lane), A's run of K in one 16-byte
+// read, and B's slot (rows along N) read with two transposed reads of 4
+// rows each.
+// GFX950-LABEL: llvm.func @matmul
+// GFX950: llvm.load {{.*}} : !llvm.ptr<3> -> vector<8xi16>
+// GFX950: rocdl.ds.read.tr16.b64 {{.*}} : <3> -> vector<4xi16>
+// GFX950: rocdl.ds.read.tr16.b64 {{.*}} : <3> -> vector<4xi16>
+// GFX950: rocdl.mfma.f32.32x32x16.f16 {{.*}} : (vector<8xf16>, vector<8xf16>, vector<16xf32>
+// GFX950-NOT: llvm.load {{.*}} : !llvm.ptr<3> -> i16
 func.func @matmul(%pa: !tile.ptr<f16> {tile.noalias}, %pb: !tile.ptr<f16> {tile.noalias}, %pc: !tile.ptr<f32> {tile.noalias}, %k: i32) attributes {tile.kernel} {
   %c0 = arith.constant 0 : i32
   %c32 = arith.constant 32 : i32

@@ -58,6 +58,15 @@ public:
   virtual void bufferStore(mlir::OpBuilder &b, mlir::Location loc,
                            mlir::Value value, mlir::Value rsrc,
                            mlir::Value offset) const = 0;
+  /// A transposed LDS read of `bits`-bit elements (8 or 16) where the chip
+  /// has one (gfx950's ds_read_b64_tr_b8/b16), else null: each lane reads 8
+  /// bytes at `ptr` (`!llvm.ptr<3>`); in each group of 16 lanes, lane i
+  /// gets element i % n (n = 64 / bits) of the reads of lanes (16 / n) k +
+  /// i / n for k = 0 .. n - 1, as vector<n x i`bits`>.
+  virtual mlir::Value transposedLdsRead(mlir::OpBuilder &b, mlir::Location loc,
+                                        mlir::Value ptr, unsigned bits) const {
+    return {};
+  }
 };
 
 } // namespace tessel::gpu

@@ -278,6 +278,22 @@ void AMDTargetInfo::bufferStore(OpBuilder &b, Location loc, Value value,
                                        ArrayAttr(), ArrayAttr(), ArrayAttr());
 }
 
+Value AMDTargetInfo::transposedLdsRead(OpBuilder &b, Location loc, Value ptr,
+                                       unsigned bits) const {
+  if (chip != "gfx950")
+    return {};
+  if (bits == 16)
+    return b.create<ROCDL::ds_read_tr16_b64>(
+        loc, VectorType::get({4}, b.getI16Type()), ptr);
+  if (bits == 8) {
+    Value v = b.create<ROCDL::ds_read_tr8_b64>(
+        loc, VectorType::get({2}, b.getI32Type()), ptr);
+    return b.create<LLVM::BitcastOp>(loc, VectorType::get({8}, b.getI8Type()),
+                                     v);
+  }
+  return {};
+}
+
 Value AMDTargetInfo::predicatedLoad(OpBuilder &, Location, Type, Value, Value,
                                     Value, bool) const {
   return {}; // a branch around the load: the guarded lanes skip it (exec)
@@ -368,7 +384,15 @@ int AMDTargetInfo::mfmaWideKWidth(gpu::MfmaInputs inputs) const {
              inputs == gpu::MfmaInputs::FP8_BF8 ||
              inputs == gpu::MfmaInputs::BF8_FP8 ||
              inputs == gpu::MfmaInputs::BF8_BF8;
-  return fp8 && chip == "gfx950" ? 32 : 0; // v_mfma_f32_{32x32x64,16x16x128}_f8f6f4
+  if (chip != "gfx950")
+    return 0;
+  if (fp8)
+    return 32; // v_mfma_f32_{32x32x64,16x16x128}_f8f6f4
+  if (inputs == gpu::MfmaInputs::F16 || inputs == gpu::MfmaInputs::BF16)
+    return 8; // v_mfma_f32_{32x32x16,16x16x32}_{f16,bf16}
+  if (inputs == gpu::MfmaInputs::I8)
+    return 16; // v_mfma_i32_{32x32x32,16x16x64}_i8
+  return 0;
 }
 
 Value AMDTargetInfo::mfma(OpBuilder &b, Location loc, gpu::MfmaInputs inputs,
@@ -398,6 +422,24 @@ Value AMDTargetInfo::mfma(OpBuilder &b, Location loc, gpu::MfmaInputs inputs,
     if (big)
       return b.create<ROCDL::mfma_scale_f32_32x32x64_f8f6f4>(loc, accTy, args);
     return b.create<ROCDL::mfma_scale_f32_16x16x128_f8f6f4>(loc, accTy, args);
+  }
+  // gfx950's double-K forms: 8 16-bit elements or 16 bytes a lane.
+  if (cast<VectorType>(a.getType()).getNumElements() == 8 &&
+      (inputs == gpu::MfmaInputs::F16 || inputs == gpu::MfmaInputs::BF16)) {
+    if (inputs == gpu::MfmaInputs::F16) {
+      as(VectorType::get({8}, b.getF16Type()));
+      return big ? make(ROCDL::mfma_f32_32x32x16_f16())
+                 : make(ROCDL::mfma_f32_16x16x32_f16());
+    }
+    as(VectorType::get({8}, b.getBF16Type()));
+    return big ? make(ROCDL::mfma_f32_32x32x16_bf16())
+               : make(ROCDL::mfma_f32_16x16x32_bf16());
+  }
+  if (cast<VectorType>(a.getType()).getNumElements() == 16 &&
+      inputs == gpu::MfmaInputs::I8) {
+    as(VectorType::get({4}, b.getI32Type()));
+    return big ? make(ROCDL::mfma_i32_32x32x32_i8())
+               : make(ROCDL::mfma_i32_16x16x64_i8());
   }
   switch (inputs) {
   case gpu::MfmaInputs::F64:

@@ -241,6 +241,10 @@ llvm::Error compileAMD(ModuleOp module, const std::string &chip,
       amd::AMDTargetInfo(chip).mfmaKWidth(gpu::MfmaInputs::I8);
   layoutOptions.mfmaFP8WideKWidth =
       amd::AMDTargetInfo(chip).mfmaWideKWidth(gpu::MfmaInputs::FP8_FP8);
+  layoutOptions.mfmaHalfWideKWidth =
+      amd::AMDTargetInfo(chip).mfmaWideKWidth(gpu::MfmaInputs::F16);
+  layoutOptions.mfmaInt8WideKWidth =
+      amd::AMDTargetInfo(chip).mfmaWideKWidth(gpu::MfmaInputs::I8);
   toGPU.addPass(createConvertTileToTileGPU(layoutOptions));
   toGPU.addPass(createCanonicalizerPass());
   toGPU.addNestedPass<func::FuncOp>(

@@ -28,6 +28,9 @@ public:
                          mlir::Value rsrc, mlir::Value offset) const override;
   void bufferStore(mlir::OpBuilder &b, mlir::Location loc, mlir::Value value,
                    mlir::Value rsrc, mlir::Value offset) const override;
+  mlir::Value transposedLdsRead(mlir::OpBuilder &b, mlir::Location loc,
+                                mlir::Value ptr,
+                                unsigned bits) const override;
   mlir::Value threadId(mlir::OpBuilder &b, mlir::Location loc) const override;
   mlir::Value programId(mlir::OpBuilder &b, mlir::Location loc,
                         unsigned axis) const override;
