@@ -57,14 +57,15 @@ def test_layer_norm(rng):
 
 
 @pytest.mark.parametrize("m,n,k", [(128, 96, 80), (64, 64, 32)])
-def test_matmul_fp16_on_matrix_cores(rng, m, n, k):
+def test_matmul_fp16_on_matrix_cores(rng, target, m, n, k):
     a = rng.standard_normal((m, k)).astype(np.float16)
     b = rng.standard_normal((k, n)).astype(np.float16)
     c = np.full((m, n), np.nan, np.float16)
     grid = (-(-m // 64) * -(-n // 64),)
     kernel = kernels.matmul_kernel[grid](a, b, c, m, n, k, k, 1, n, 1, n, 1, BLOCK_M=64, BLOCK_N=64, BLOCK_K=32,
                                          GROUP_M=8)
-    assert "v_mfma_f32_32x32x8" in kernel.asm["amdgcn"]
+    # gfx950 takes its double-K form, 8 of K a lane.
+    assert ("v_mfma_f32_32x32x16_f16" if target == "sim:gfx950" else "v_mfma_f32_32x32x8") in kernel.asm["amdgcn"]
     ref = a.astype(np.float64) @ b.astype(np.float64)
     np.testing.assert_allclose(c.astype(np.float64), ref, rtol=2e-3, atol=2e-3 * np.abs(ref).max())
 
@@ -95,7 +96,7 @@ def one_dot(a_ptr, b_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constex
 
 
 # fp32 and int8 dots on the matrix cores: v_mfma_f32_32x32x2f32 (exact fp32 products) and each chip's int8 MFMA
-# (gfx90a: 32x32x8, four per lane; CDNA3 on: 32x32x16, eight), with operands staged in LDS (K taken in runs of 16
+# (gfx90a: 32x32x8, four per lane; CDNA3 on: 32x32x16, eight; gfx950 32x32x32, sixteen), with operands staged in LDS (K taken in runs of 16
 # bytes per lane where the rows allow) or, chained, from registers.
 @pytest.mark.parametrize("m,n,k,warps", [(32, 32, 16, 1), (64, 64, 32, 4), (128, 64, 64, 4), (64, 128, 16, 2),
                                          (32, 64, 128, 8)])
@@ -104,7 +105,9 @@ def test_int8_dots_on_matrix_cores(rng, target, m, n, k, warps):
     b = rng.integers(-128, 128, (k, n), dtype=np.int8)
     c = np.zeros((m, n), np.int32)
     kernel = one_dot[(1,)](a, b, c, M=m, N=n, K=k, CHAIN=False, num_warps=warps)
-    want = "v_mfma_i32_32x32x8i8" if target == "sim:gfx90a" else "v_mfma_i32_32x32x16_i8"
+    want = ("v_mfma_i32_32x32x8i8" if target == "sim:gfx90a"
+            else "v_mfma_i32_32x32x32_i8" if target == "sim:gfx950" and k % 32 == 0  # gfx950's double K, 16 a lane
+            else "v_mfma_i32_32x32x16_i8")
     assert want in kernel.asm["amdgcn"]
     np.testing.assert_array_equal(c, a.astype(np.int64) @ b.astype(np.int64))
 
@@ -198,14 +201,14 @@ def chained_dots(q_ptr, k_ptr, v_ptr, out_ptr, M: tl.constexpr, N: tl.constexpr,
 @pytest.mark.parametrize("m,n,d,warps", [(32, 32, 32, 1), (64, 32, 64, 4), (64, 64, 32, 2), (128, 64, 64, 8),
                                          (32, 128, 32, 4), (128, 32, 32, 2)])
 @pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
-def test_chained_dots_on_matrix_cores(rng, m, n, d, warps, dtype):
+def test_chained_dots_on_matrix_cores(rng, target, m, n, d, warps, dtype):
     import torch
     tdt = getattr(torch, dtype)
     q, k, v = (torch.from_numpy(rng.standard_normal(shape).astype(np.float32)).to(tdt)
                for shape in [(m, d), (d, n), (n, d)])
     out = torch.full((m, d), float("nan"), dtype=torch.float32)
     kernel = chained_dots[(1,)](q, k, v, out, M=m, N=n, D=d, num_warps=warps)
-    assert "v_mfma_f32_32x32x8" in kernel.asm["amdgcn"]
+    assert ("v_mfma_f32_32x32x16" if target == "sim:gfx950" else "v_mfma_f32_32x32x8") in kernel.asm["amdgcn"]
     s = q.double() @ k.double()
     p = (s - s.max(dim=1, keepdim=True).values).float().to(tdt).double()  # rounded as the kernel rounds it
     ref = (p @ v.double()).numpy()
@@ -653,8 +656,8 @@ def test_fp8_dot_on_the_matrix_cores(target, rng, formats):
         assert "v_mfma_f32_32x32x64_f8f6f4" in kernel.asm["amdgcn"]
     elif native:
         assert f"v_mfma_f32_32x32x16_{name[formats[0]]}_{name[formats[1]]}" in kernel.asm["amdgcn"]
-    else:
-        assert re.search(r"v_mfma_f32_32x32x8_?f16", kernel.asm["amdgcn"])
+    else:  # gfx950: its double-K form
+        assert re.search(r"v_mfma_f32_32x32x(8_?|16_)f16", kernel.asm["amdgcn"])
 
 
 @tessel.jit

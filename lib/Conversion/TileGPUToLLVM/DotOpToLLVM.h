@@ -101,6 +101,9 @@ struct MfmaDotShape {
   int32_t kWidth; ///< elements of K per lane (AmdTargetHooks::mfmaKWidth)
   int32_t instr;  ///< the instruction's block: 32x32 or 16x16
   bool transposed, aInRegisters, bInRegisters;
+  /// The chip reads rows along M or N transposed (AmdTargetHooks::
+  /// transposedLdsRead), 8- and 16-bit elements.
+  bool transposedReads = false;
 };
 /// The shape of `dot` if it runs on `amd`'s MFMA.
 std::optional<MfmaDotShape> mfmaDotShape(tessel::tile::DotOp dot,

@@ -82,7 +82,7 @@ gpu::lowering::mfmaDotShape(tile::DotOp dot, const gpu::AmdTargetHooks &amd) {
       if (auto warps = gpu::mfmaAccumulatorWarps(d, {M, N}, transposed, instr,
                                                  doubles)) {
         MfmaDotShape shape{*warps, inputs, kWidth, instr, transposed,
-                           false,  false};
+                           false,  false, amd.hasTransposedLdsReads()};
         shape.aInRegisters = layoutOf(aTy) == gpu::mfmaOperandLayout(
                                                   0, {M, K}, *warps, kWidth,
                                                   instr);
@@ -152,6 +152,10 @@ Staging stagingOf(tile::DotOp dot, const MfmaDotShape &shape,
   // along M or N are read an element at a time along them.
   int64_t read = !kRows ? 16 : wideRuns(dot, shape) ? 16 : shape.kWidth * e;
   int64_t pad = std::clamp<int64_t>(read, std::max<int64_t>(e, 4), 16);
+  // Transposed reads (gfx950) of 16-bit elements take 4 rows of 32 bytes
+  // at once (of 8-bit ones, 8 rows of 16 bytes: the 16 they have).
+  if (!kRows && shape.transposedReads && e == 2)
+    pad = 32;
   int32_t groupRows = 1;
   if (rowBytes < 128 && llvm::isPowerOf2_64(rowBytes))
     groupRows = int32_t(128 / rowBytes);
@@ -469,7 +473,8 @@ SmallVector<Value> gpu::lowering::lowerMfmaDot(OpBuilder &b, Location loc,
   int32_t instr = shape.instr, G = 64 / instr, R = instr * instr / 64;
   bool runs = !shape.aInRegisters && !shape.bInRegisters;
   x.wideRuns = y.wideRuns = wideRuns(op, shape);
-  x.amd = y.amd = target.amd();
+  if (shape.transposedReads)
+    x.amd = y.amd = target.amd();
 
   ThreadIds ids = threadIds(b, loc, target);
   Value inBlock =

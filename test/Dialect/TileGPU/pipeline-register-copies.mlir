@@ -1,7 +1,7 @@
 // RUN: tessel-opt %s -convert-tile-to-tilegpu="num-warps=4 threads-per-warp=64 compute-capability=0 mfma=true" -canonicalize -tilegpu-remove-layout-conversions -canonicalize -tilegpu-pipeline="num-stages=2 register-copies=true" -canonicalize | FileCheck %s
 // RUN: tessel-opt %s -convert-tile-to-tilegpu="num-warps=4 threads-per-warp=64 compute-capability=0 mfma=true" -canonicalize -tilegpu-remove-layout-conversions -canonicalize -tilegpu-pipeline="num-stages=2 register-copies=true" -canonicalize -convert-tilegpu-to-rocdl -canonicalize -cse | FileCheck %s --check-prefix=ROCDL
 // RUN: tessel-opt %s -convert-tile-to-tilegpu="num-warps=4 threads-per-warp=64 compute-capability=0 mfma=true" -canonicalize -tilegpu-remove-layout-conversions -canonicalize -tilegpu-pipeline="num-stages=3 register-copies=true" -canonicalize | FileCheck %s --check-prefix=S3
-// RUN: tessel-opt %s -convert-tile-to-tilegpu="num-warps=4 threads-per-warp=64 compute-capability=0 mfma=true mfma-half-wide-k-width=8" -canonicalize -tilegpu-remove-layout-conversions -canonicalize -tilegpu-pipeline="num-stages=3 register-copies=true" -canonicalize -convert-tilegpu-to-rocdl="chip=gfx950" -canonicalize -cse | FileCheck %s --check-prefix=GFX950
+// RUN: tessel-opt %s -convert-tile-to-tilegpu="num-warps=4 threads-per-warp=64 compute-capability=0 mfma=true mfma-half-wide-k-width=8" -canonicalize -tilegpu-remove-layout-conversions -canonicalize -tilegpu-pipeline="num-stages=3 register-copies=true transposed-reads=true" -canonicalize -convert-tilegpu-to-rocdl="chip=gfx950" -canonicalize -cse | FileCheck %s --check-prefix=GFX950
 
 // A K loop of an MFMA dot (AMD: 64-lane waves, no async copies) whose
 // operands are loaded through loop-carried pointers: each gets a 2-slot
@@ -80,8 +80,10 @@
 // S3-NEXT: tilegpu.local_store %[[Y]], %[[B]][%[[SLOT]]]
 // S3-NEXT: scf.yield
 // gfx950: the double-K MFMA (8 of K a lane), A's run of K in one 16-byte
-// read, and B's slot (rows along N) read with two transposed reads of 4
-// rows each.
+// read, and B's slot (rows along N, padded by 32 bytes for the transposed
+// reads' 4 rows of 32 bytes: 2 slots of 4608 + 2 x (32 x 128 + 32 x 32)
+// bytes) read with two transposed reads of 4 rows each.
+// GFX950: module attributes {tilegpu.shared = 19456 : i32
 // GFX950-LABEL: llvm.func @matmul
 // GFX950: llvm.load {{.*}} : !llvm.ptr<3> -> vector<8xi16>
 // GFX950: rocdl.ds.read.tr16.b64 {{.*}} : <3> -> vector<4xi16>

@@ -35,7 +35,7 @@ func.func private @padded() -> !tilegpu.shared<2x32x64xi8, padded, transposed, p
 
 // -----
 
-// expected-error @+1 {{the padding is 4, 8 or 16 bytes, whole elements, got 2}}
+// expected-error @+1 {{the padding is 4, 8, 16 or 32 bytes, whole elements, got 2}}
 func.func private @bad_padding() -> !tilegpu.shared<2x32x64xf32, padded, pad = 2>
 
 // -----

@@ -67,6 +67,8 @@ public:
                                         mlir::Value ptr, unsigned bits) const {
     return {};
   }
+  /// Whether transposedLdsRead has the chip's instructions.
+  virtual bool hasTransposedLdsReads() const { return false; }
 };
 
 } // namespace tessel::gpu

@@ -387,8 +387,9 @@ SharedBufferType::verify(function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "shared buffers hold whole-byte integers or floats";
   if (order == SharedOrder::Padded) {
     int64_t bytes = elt.getIntOrFloatBitWidth() / 8;
-    if ((swizzle != 4 && swizzle != 8 && swizzle != 16) || swizzle % bytes)
-      return emitError() << "the padding is 4, 8 or 16 bytes, whole elements, "
+    if ((swizzle != 4 && swizzle != 8 && swizzle != 16 && swizzle != 32) ||
+        swizzle % bytes)
+      return emitError() << "the padding is 4, 8, 16 or 32 bytes, whole elements, "
                             "got "
                          << swizzle;
     return success();

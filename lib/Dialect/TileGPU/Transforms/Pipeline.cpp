@@ -288,6 +288,13 @@ struct TileGPUPipeline
       if (a.getDimSize(1) / 4 * elementBytes(a.getElementType()) % 16 == 0)
         enc->swizzle = 16;
     }
+    // MFMA rows of 16-bit elements along M or N that transposed reads take
+    // 4 at a time, 32 bytes of each: 32 bytes of padding put them on
+    // distinct banks (8-bit ones, 8 rows of 16 bytes: the 16 they have).
+    bool kRows = i == 0 ? !transposed : transposed;
+    if (enc->order == SharedOrder::Padded && !kRows && transposedReads &&
+        elementBytes(getElementTypeOrSelf(load.getType())) == 2)
+      enc->swizzle = 32;
     AheadAnalysis ahead(loop);
     if (!ahead.computable(load.getPtr()) ||
         (load.getMask() && !ahead.computable(load.getMask())))

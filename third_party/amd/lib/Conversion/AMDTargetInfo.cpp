@@ -280,7 +280,7 @@ void AMDTargetInfo::bufferStore(OpBuilder &b, Location loc, Value value,
 
 Value AMDTargetInfo::transposedLdsRead(OpBuilder &b, Location loc, Value ptr,
                                        unsigned bits) const {
-  if (chip != "gfx950")
+  if (!hasTransposedLdsReads())
     return {};
   if (bits == 16)
     return b.create<ROCDL::ds_read_tr16_b64>(

@@ -261,6 +261,8 @@ llvm::Error compileAMD(ModuleOp module, const std::string &chip,
     pipelineOptions.numStages = options.numStages;
     pipelineOptions.sharedLimit = ldsLimit(chip);
     pipelineOptions.registerCopies = true;
+    pipelineOptions.transposedReads =
+        amd::AMDTargetInfo(chip).hasTransposedLdsReads();
     toGPU.addNestedPass<func::FuncOp>(
         tilegpu::createTileGPUPipeline(pipelineOptions));
     toGPU.addPass(createCanonicalizerPass());

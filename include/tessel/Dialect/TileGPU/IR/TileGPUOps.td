@@ -104,7 +104,7 @@ def TileGPU_SharedBufferType : TypeDef<TileGPU_Dialect, "SharedBuffer"> {
 
     `padded` (`!tilegpu.shared<2x64x32xf16, padded, pad = 16>`) is the
     layout AMD's MFMA dots stage their operands in: the stored tile's rows
-    one after another, with `pad` bytes (4, 8 or 16; the `swizzle`
+    one after another, with `pad` bytes (4, 8, 16 or 32; the `swizzle`
     parameter holds them) after every 128 bytes of rows, or after every row
     where rows are longer. Lanes reading down a column of rows, or writing
     along them, then fall on different banks, and an element's address is

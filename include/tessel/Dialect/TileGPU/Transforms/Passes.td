@@ -193,6 +193,10 @@ def TileGPUPipeline : Pass<"tilegpu-pipeline", "mlir::func::FuncOp"> {
     Option<"registerCopies", "register-copies", "bool", "false",
            "Copy through registers (a load, then a local_store at the end of "
            "the iteration) instead of cp.async">,
+    Option<"transposedReads", "transposed-reads", "bool", "false",
+           "MFMA slot rows along M or N are read with transposed LDS reads "
+           "(gfx950): 16-bit ones padded by 32 bytes after each 128, as the "
+           "reads take 4 rows of 32 bytes at once">,
   ];
   let dependentDialects = ["::tessel::tilegpu::TileGPUDialect",
                            "::tessel::tile::TileDialect",

@@ -31,6 +31,7 @@ public:
   mlir::Value transposedLdsRead(mlir::OpBuilder &b, mlir::Location loc,
                                 mlir::Value ptr,
                                 unsigned bits) const override;
+  bool hasTransposedLdsReads() const override { return chip == "gfx950"; }
   mlir::Value threadId(mlir::OpBuilder &b, mlir::Location loc) const override;
   mlir::Value programId(mlir::OpBuilder &b, mlir::Location loc,
                         unsigned axis) const override;
