@@ -25,7 +25,10 @@ def _grid_kernel(ids_ptr, counts_ptr, sizes_ptr):
     tl.store(sizes_ptr + flat * 3 + 2, nz)
 
 
-@pytest.mark.parametrize("grid", [(1,), (37,), (3, 5), (2, 3, 4), (1, 1, 6)], ids=str)
+# Odd sizes: the threads' shares of the grid start inside rows and planes (each share carries its programs'
+# coordinates from its first one's).
+@pytest.mark.parametrize("grid", [(1,), (37,), (3, 5), (2, 3, 4), (1, 1, 6), (7, 5, 3), (129, 33, 2), (1, 97, 5)],
+                         ids=str)
 def test_program_id_and_num_programs(grid):
     full = tuple(grid) + (1,) * (3 - len(grid))
     nx, ny, nz = full

@@ -52,7 +52,7 @@ namespace {
 /// the one before it.
 constexpr int64_t kReductionLanes = 16;
 constexpr int64_t kReductionGroups = 4;
-constexpr int64_t kLongReduction = 512;
+constexpr int64_t kLongReduction = 256;
 
 /// Block buffers live on the stack of the thread running a program (8 MiB by
 /// default, shared with the caller's frames): a kernel needing more is
@@ -940,7 +940,13 @@ Value KernelLowering::emitOpAt(Operation *op, ValueRange idx) {
     return arith::ConstantOp::create(b, loc, cast<TypedAttr>(value));
   }
   if (auto range = dyn_cast<MakeRangeOp>(op)) {
-    Value i = arith::IndexCastOp::create(b, loc, b.getI32Type(), idx[0]);
+    // The position fits in 31 bits (the range's length does): a truncation
+    // without wrap, so that LLVM sees sext(i) as the loop's own index and
+    // the accesses it offsets as consecutive (vector loads, not gathers).
+    Value i = arith::TruncIOp::create(
+        b, loc, b.getI32Type(),
+        arith::IndexCastOp::create(b, loc, b.getI64Type(), idx[0]),
+        arith::IntegerOverflowFlags::nsw | arith::IntegerOverflowFlags::nuw);
     if (range.getStart() == 0)
       return i;
     Value start = arith::ConstantIntOp::create(b, loc, range.getStart(), 32);
@@ -1000,6 +1006,14 @@ Value KernelLowering::emitOpAt(Operation *op, ValueRange idx) {
   }
   if (auto ap = dyn_cast<AddPtrOp>(op)) {
     Value ptr = emitAt(ap.getPtr(), idx), off = emitAt(ap.getOffset(), idx);
+    // A range's position offsets by its own 64-bit value (the i32 one is it
+    // truncated without wrap): LLVM then sees the loop's index itself, not
+    // a sign extension it cannot see through, and loads vectors, not
+    // gathers.
+    if (auto trunc = off.getDefiningOp<arith::TruncIOp>())
+      if (bitEnumContainsAll(trunc.getOverflowFlags(),
+                             arith::IntegerOverflowFlags::nsw))
+        off = trunc.getIn();
     Type pointee = memoryType(
         cast<PointerType>(getElementTypeOrSelf(ap.getType())).getPointeeType());
     return LLVM::GEPOp::create(b, loc, ptr.getType(), pointee, ptr,
@@ -1771,9 +1785,17 @@ void KernelLowering::createEntry(func::FuncOp kernel) {
         gz = block->getArgument(5);
   Value gx64 = arith::ExtSIOp::create(b, loc, i64, gx);
   Value gy64 = arith::ExtSIOp::create(b, loc, i64, gy);
+  Value zero = arith::ConstantIntOp::create(b, loc, 0, 64);
   Value one = arith::ConstantIntOp::create(b, loc, 1, 64);
-  auto loop = scf::ForOp::create(b, loc, block->getArgument(1),
-                                 block->getArgument(2), one);
+  // The first program's (x, y, z) from its linear index; each next one by
+  // a carry (no divisions per program, which short rows would feel).
+  Value begin = block->getArgument(1);
+  Value rest0 = arith::DivSIOp::create(b, loc, begin, gx64);
+  SmallVector<Value> first{arith::RemSIOp::create(b, loc, begin, gx64),
+                           arith::RemSIOp::create(b, loc, rest0, gy64),
+                           arith::DivSIOp::create(b, loc, rest0, gy64)};
+  auto loop = scf::ForOp::create(b, loc, begin, block->getArgument(2), one,
+                                 first);
   // Programs are independent and each runs the whole kernel: vectorizing
   // across them never pays, and LLVM's loop vectorizer, given the inlined
   // kernel as one loop body, spends time exponential in the depth of its
@@ -1784,17 +1806,27 @@ void KernelLowering::createEntry(func::FuncOp kernel) {
                                             b.getContext(), b.getBoolAttr(true),
                                             {}, {}, {}, {}, {}, {}),
                     {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}));
-  b.setInsertionPoint(loop.getBody()->getTerminator());
-  Value l = loop.getInductionVar();
-  Value x = arith::RemSIOp::create(b, loc, l, gx64);
-  Value rest = arith::DivSIOp::create(b, loc, l, gx64);
-  Value y = arith::RemSIOp::create(b, loc, rest, gy64);
-  Value z = arith::DivSIOp::create(b, loc, rest, gy64);
+  b.setInsertionPointToStart(loop.getBody());
+  Value x = loop.getRegionIterArgs()[0], y = loop.getRegionIterArgs()[1],
+        z = loop.getRegionIterArgs()[2];
   SmallVector<Value> callArgs(args);
   for (Value v : {x, y, z})
     callArgs.push_back(arith::TruncIOp::create(b, loc, i32, v));
   callArgs.append({gx, gy, gz});
   func::CallOp::create(b, loc, kernel, callArgs);
+  Value x1 = arith::AddIOp::create(b, loc, x, one);
+  Value xWraps =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, x1, gx64);
+  Value y1 = arith::AddIOp::create(
+      b, loc, y, arith::ExtUIOp::create(b, loc, i64, xWraps));
+  Value yWraps =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, y1, gy64);
+  Value z1 = arith::AddIOp::create(
+      b, loc, z, arith::ExtUIOp::create(b, loc, i64, yWraps));
+  scf::YieldOp::create(
+      b, loc,
+      ValueRange{arith::SelectOp::create(b, loc, xWraps, zero, x1),
+                 arith::SelectOp::create(b, loc, yWraps, zero, y1), z1});
   b.setInsertionPointToEnd(block);
   func::ReturnOp::create(b, loc);
 }

@@ -56,11 +56,12 @@ func.func @print_hex(%s: f16) attributes {tile.kernel} {
 // CHECK: %[[FLAG:.*]] = memref.alloca() {{.*}} : memref<1xi8>
 // CHECK: memref.store %c0_i8, %[[FLAG]]
 // CHECK: scf.for %[[I:.*]] = %c0 to %c4 step %c1
-// CHECK: %[[I32:.*]] = arith.index_cast %[[I]]
+// CHECK: %[[I64:.*]] = arith.index_cast %[[I]] : index to i64
+// CHECK: %[[I32:.*]] = arith.trunci %[[I64]] overflow<nsw, nuw> : i64 to i32
 // CHECK: %[[BAD:.*]] = arith.cmpi sge, %[[I32]], %{{.*}} : i32
 // CHECK: %[[FIRST:.*]] = arith.andi %[[BAD]]
 // CHECK: scf.if %[[FIRST]]
-// CHECK: llvm.call @tessel_cpu_assert_fail(%{{.*}}, %{{.*}}, %c7_i32, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %c1_i32, %[[I32]]) vararg
+// CHECK: llvm.call @tessel_cpu_assert_fail(%{{.*}}, %{{.*}}, %c7_i32, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %c1_i32, %{{.*}}) vararg
 // CHECK: memref.store %c1_i8, %[[FLAG]]
 // CHECK: %[[SEEN:.*]] = memref.load %[[FLAG]]
 // CHECK: %[[FAILED:.*]] = arith.trunci %[[SEEN]]
