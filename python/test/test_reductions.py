@@ -175,3 +175,37 @@ def test_reduce_custom_combine(rand, rng, shape):
     np.testing.assert_allclose(prod, np.prod(x.astype(np.float64), axis=1), rtol=1e-5)
     np.testing.assert_array_equal(mins, x.min(1))
     np.testing.assert_array_equal(argmins, x.argmin(1))  # numpy returns the first occurrence
+
+
+@triton.jit
+def _loop_sums(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    # Triton's tutorial pattern: blocks accumulated across the row's chunks (one of them squares a value it uses
+    # twice), summed once after the loop; one is also stored as a block.
+    acc = tl.zeros([BLOCK], dtype=x_ptr.dtype.element_ty)
+    sq = tl.zeros([BLOCK], dtype=x_ptr.dtype.element_ty)
+    for off in range(0, n, BLOCK):
+        cols = off + tl.arange(0, BLOCK)
+        x = tl.load(x_ptr + cols, mask=cols < n, other=0)
+        acc += x
+        sq += x * x
+    tl.store(out_ptr, tl.sum(acc, axis=0))
+    tl.store(out_ptr + 1, tl.sum(sq, axis=0))
+    tl.store(out_ptr + 2 + tl.arange(0, BLOCK), sq)
+
+
+@pytest.mark.parametrize("n", [1, 64, 100, 1000])
+@pytest.mark.parametrize("dt", [f32, i32], ids=["f32", "i32"])
+def test_sums_of_blocks_carried_across_a_loop(rng, dt, n):
+    x = (rng.standard_normal(n) * 4).astype(dt) if dt == f32 else rng.integers(-50, 50, n).astype(dt)
+    out = np.zeros(2 + 64, dt)
+    _loop_sums[(1,)](x, out, n, BLOCK=64)
+    x64 = x.astype(np.float64)
+    pad = np.zeros(-(-n // 64) * 64)
+    pad[:n] = x64
+    per_lane = (pad.reshape(-1, 64) ** 2).sum(axis=0)
+    if dt == f32:
+        np.testing.assert_allclose(out[:2], [x64.sum(), (x64 ** 2).sum()], rtol=1e-5, atol=1e-4)
+        np.testing.assert_allclose(out[2:], per_lane, rtol=1e-5)
+    else:
+        np.testing.assert_array_equal(out[:2], [x64.sum(), (x64 ** 2).sum()])
+        np.testing.assert_array_equal(out[2:], per_lane)
