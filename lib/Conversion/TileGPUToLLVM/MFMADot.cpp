@@ -149,13 +149,11 @@ Staging stagingOf(tile::DotOp dot, const MfmaDotShape &shape,
   int64_t rowElems = kRows ? k : mn, rows = kRows ? mn : k;
   int64_t rowBytes = rowElems * e;
   // K-row reads take 16 bytes (wide runs) or a fragment's P elements; rows
-  // along M or N are read an element at a time along them.
-  int64_t read = !kRows ? 16 : wideRuns(dot, shape) ? 16 : shape.kWidth * e;
-  int64_t pad = std::clamp<int64_t>(read, std::max<int64_t>(e, 4), 16);
-  // Transposed reads (gfx950) of 16-bit elements take 4 rows of 32 bytes
-  // at once (of 8-bit ones, 8 rows of 16 bytes: the 16 they have).
-  if (!kRows && shape.transposedReads && e == 2)
-    pad = 32;
+  // along M or N are padded for how the chip reads them.
+  int64_t read = wideRuns(dot, shape) ? 16 : shape.kWidth * e;
+  int64_t pad =
+      kRows ? std::clamp<int64_t>(read, std::max<int64_t>(e, 4), 16)
+            : tilegpu::mfmaMNRowPad(e, shape.transposedReads);
   int32_t groupRows = 1;
   if (rowBytes < 128 && llvm::isPowerOf2_64(rowBytes))
     groupRows = int32_t(128 / rowBytes);

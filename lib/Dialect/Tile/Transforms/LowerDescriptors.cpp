@@ -164,15 +164,6 @@ struct TileLowerDescriptors
                         [](int64_t size) { return size <= 256; });
   }
 
-  /// The pipeline stages of the loop around `dot`: its own
-  /// (tl.range(num_stages=...)), else the kernel's.
-  int stagesOf(DotOp dot) const {
-    auto loop = dot->getParentOfType<scf::ForOp>();
-    if (auto own = loop->getAttrOfType<IntegerAttr>(kLoopStagesAttr))
-      return int(own.getInt());
-    return numStages;
-  }
-
   void runOnOperation() override {
     getOperation().walk([&](Operation *op) {
       OpBuilder b(op);
@@ -180,7 +171,10 @@ struct TileLowerDescriptors
       if (auto load = dyn_cast<DescriptorLoadOp>(op)) {
         if (forTensorMap(load.getTensorMap(), load.getType())) {
           std::optional<DotUse> use = dotInLoopUse(load);
-          if (!use || stagesOf(use->dot) <= 1 ||
+          // The stages of the loop around the dot (tl.range's own first).
+          if (!use ||
+              loopStages(use->dot->getParentOfType<scf::ForOp>(), numStages) <=
+                  1 ||
               (pipelinedTensorMaps && fillsWarpgroupSlot(*use)))
             return;
         }

@@ -810,6 +810,10 @@ bool tilegpu::isMfmaDot(Operation *dot) {
   return false;
 }
 
+int32_t tilegpu::mfmaMNRowPad(int64_t elementBytes, bool transposedReads) {
+  return transposedReads && elementBytes == 2 ? 32 : 16;
+}
+
 std::optional<SharedEncoding>
 tilegpu::dotOperandSharedEncoding(Operation *dot, unsigned operand,
                                   bool transposed) {
@@ -827,7 +831,8 @@ tilegpu::dotOperandSharedEncoding(Operation *dot, unsigned operand,
     // reads right; a pipeline that stages both operands pads K rows by 16
     // bytes for the 16-byte reads the dot then makes.
     bool kRows = operand == 0 ? !transposed : transposed;
-    int32_t pad = !kRows ? 16 : size == 4 ? 4 : 8;
+    int32_t pad = !kRows ? mfmaMNRowPad(size, /*transposedReads=*/false)
+                         : size == 4 ? 4 : 8;
     return SharedEncoding{SharedOrder::Padded, transposed, pad};
   }
   std::optional<std::vector<int32_t>> warps = wgmmaWarps(dot);

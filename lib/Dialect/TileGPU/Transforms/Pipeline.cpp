@@ -230,9 +230,7 @@ struct TileGPUPipeline
       // bytes, so only the loop's own scratch counts.
       int64_t scratch = scratchEstimate(loop);
       // tl.range(num_stages=...) overrides the kernel's for its loop.
-      int stages = numStages;
-      if (auto own = loop->getAttrOfType<IntegerAttr>(tile::kLoopStagesAttr))
-        stages = int(own.getInt());
+      int stages = tile::loopStages(loop, numStages);
       if (stages < 2)
         continue;
       SmallVector<Candidate> candidates = findCandidates(loop);
@@ -288,13 +286,11 @@ struct TileGPUPipeline
       if (a.getDimSize(1) / 4 * elementBytes(a.getElementType()) % 16 == 0)
         enc->swizzle = 16;
     }
-    // MFMA rows of 16-bit elements along M or N that transposed reads take
-    // 4 at a time, 32 bytes of each: 32 bytes of padding put them on
-    // distinct banks (8-bit ones, 8 rows of 16 bytes: the 16 they have).
+    // MFMA rows along M or N, padded for how the chip reads them.
     bool kRows = i == 0 ? !transposed : transposed;
-    if (enc->order == SharedOrder::Padded && !kRows && transposedReads &&
-        elementBytes(getElementTypeOrSelf(load.getType())) == 2)
-      enc->swizzle = 32;
+    if (enc->order == SharedOrder::Padded && !kRows)
+      enc->swizzle = mfmaMNRowPad(
+          elementBytes(getElementTypeOrSelf(load.getType())), transposedReads);
     AheadAnalysis ahead(loop);
     if (!ahead.computable(load.getPtr()) ||
         (load.getMask() && !ahead.computable(load.getMask())))

@@ -409,7 +409,10 @@ Value AMDTargetInfo::mfma(OpBuilder &b, Location loc, gpu::MfmaInputs inputs,
     return b.create<Op>(loc, accTy, ValueRange{a, bv, acc, zero, zero, zero});
   };
   bool big = instr == 32;
-  if (cast<VectorType>(a.getType()).getNumElements() == 32) {
+  // Elements a lane: gfx950's double-K forms take 8 16-bit ones or 16
+  // bytes, its f8f6f4 32 8-bit floats.
+  int64_t perLane = cast<VectorType>(a.getType()).getNumElements();
+  if (perLane == 32) {
     // gfx950's f8f6f4 on 32 8-bit floats a lane: cbsz and blgp name A's and
     // B's formats (0 e4m3, 1 e5m2); zero scales select the unscaled form.
     as(VectorType::get({8}, b.getI32Type()));
@@ -423,32 +426,24 @@ Value AMDTargetInfo::mfma(OpBuilder &b, Location loc, gpu::MfmaInputs inputs,
       return b.create<ROCDL::mfma_scale_f32_32x32x64_f8f6f4>(loc, accTy, args);
     return b.create<ROCDL::mfma_scale_f32_16x16x128_f8f6f4>(loc, accTy, args);
   }
-  // gfx950's double-K forms: 8 16-bit elements or 16 bytes a lane.
-  if (cast<VectorType>(a.getType()).getNumElements() == 8 &&
-      (inputs == gpu::MfmaInputs::F16 || inputs == gpu::MfmaInputs::BF16)) {
-    if (inputs == gpu::MfmaInputs::F16) {
-      as(VectorType::get({8}, b.getF16Type()));
-      return big ? make(ROCDL::mfma_f32_32x32x16_f16())
-                 : make(ROCDL::mfma_f32_16x16x32_f16());
-    }
-    as(VectorType::get({8}, b.getBF16Type()));
-    return big ? make(ROCDL::mfma_f32_32x32x16_bf16())
-               : make(ROCDL::mfma_f32_16x16x32_bf16());
-  }
-  if (cast<VectorType>(a.getType()).getNumElements() == 16 &&
-      inputs == gpu::MfmaInputs::I8) {
-    as(VectorType::get({4}, b.getI32Type()));
-    return big ? make(ROCDL::mfma_i32_32x32x32_i8())
-               : make(ROCDL::mfma_i32_16x16x64_i8());
-  }
   switch (inputs) {
   case gpu::MfmaInputs::F64:
     as(b.getF64Type());
     return make(ROCDL::mfma_f64_16x16x4f64()); // no 32x32 form
   case gpu::MfmaInputs::BF16:
+    if (perLane == 8) {
+      as(VectorType::get({8}, b.getBF16Type()));
+      return big ? make(ROCDL::mfma_f32_32x32x16_bf16())
+                 : make(ROCDL::mfma_f32_16x16x32_bf16());
+    }
     return big ? make(ROCDL::mfma_f32_32x32x8bf16_1k())
                : make(ROCDL::mfma_f32_16x16x16bf16_1k());
   case gpu::MfmaInputs::F16:
+    if (perLane == 8) {
+      as(VectorType::get({8}, b.getF16Type()));
+      return big ? make(ROCDL::mfma_f32_32x32x16_f16())
+                 : make(ROCDL::mfma_f32_16x16x32_f16());
+    }
     as(VectorType::get({4}, b.getF16Type()));
     return big ? make(ROCDL::mfma_f32_32x32x8f16())
                : make(ROCDL::mfma_f32_16x16x16f16());
@@ -457,6 +452,11 @@ Value AMDTargetInfo::mfma(OpBuilder &b, Location loc, gpu::MfmaInputs inputs,
     return big ? make(ROCDL::mfma_f32_32x32x2f32())
                : make(ROCDL::mfma_f32_16x16x4f32());
   case gpu::MfmaInputs::I8:
+    if (perLane == 16) {
+      as(VectorType::get({4}, b.getI32Type()));
+      return big ? make(ROCDL::mfma_i32_32x32x32_i8())
+                 : make(ROCDL::mfma_i32_16x16x64_i8());
+    }
     if (chip == "gfx90a") {
       as(b.getI32Type());
       return big ? make(ROCDL::mfma_i32_32x32x8i8())

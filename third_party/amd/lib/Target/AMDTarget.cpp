@@ -232,19 +232,20 @@ llvm::Error compileAMD(ModuleOp module, const std::string &chip,
   // OCP ones (gfx90a has neither: fp16 dots of the widened values).
   tileOptions.mfmaFP8 = chip == "gfx942" ? "fnuz" : chip == "gfx950" ? "ocp" : "";
   buildTilePipeline(toGPU, tileOptions);
+  amd::AMDTargetInfo chipInfo(chip);
   ConvertTileToTileGPUOptions layoutOptions;
   layoutOptions.numWarps = options.numWarps;
   layoutOptions.threadsPerWarp = 64;
   layoutOptions.computeCapability = 0; // no NVIDIA matrix layouts
   layoutOptions.mfma = true;
   layoutOptions.mfmaInt8KWidth =
-      amd::AMDTargetInfo(chip).mfmaKWidth(gpu::MfmaInputs::I8);
+      chipInfo.mfmaKWidth(gpu::MfmaInputs::I8);
   layoutOptions.mfmaFP8WideKWidth =
-      amd::AMDTargetInfo(chip).mfmaWideKWidth(gpu::MfmaInputs::FP8_FP8);
+      chipInfo.mfmaWideKWidth(gpu::MfmaInputs::FP8_FP8);
   layoutOptions.mfmaHalfWideKWidth =
-      amd::AMDTargetInfo(chip).mfmaWideKWidth(gpu::MfmaInputs::F16);
+      chipInfo.mfmaWideKWidth(gpu::MfmaInputs::F16);
   layoutOptions.mfmaInt8WideKWidth =
-      amd::AMDTargetInfo(chip).mfmaWideKWidth(gpu::MfmaInputs::I8);
+      chipInfo.mfmaWideKWidth(gpu::MfmaInputs::I8);
   toGPU.addPass(createConvertTileToTileGPU(layoutOptions));
   toGPU.addPass(createCanonicalizerPass());
   toGPU.addNestedPass<func::FuncOp>(
@@ -262,7 +263,7 @@ llvm::Error compileAMD(ModuleOp module, const std::string &chip,
     pipelineOptions.sharedLimit = ldsLimit(chip);
     pipelineOptions.registerCopies = true;
     pipelineOptions.transposedReads =
-        amd::AMDTargetInfo(chip).hasTransposedLdsReads();
+        chipInfo.hasTransposedLdsReads();
     toGPU.addNestedPass<func::FuncOp>(
         tilegpu::createTileGPUPipeline(pipelineOptions));
     toGPU.addPass(createCanonicalizerPass());

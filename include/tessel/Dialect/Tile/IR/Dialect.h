@@ -46,6 +46,13 @@ inline constexpr llvm::StringLiteral kConstancyAttr = "tile.constancy";
 /// On an scf.for: `tl.range(num_stages=N)`, the pipeline stages of this loop
 /// in place of the kernel's num_stages (i32).
 inline constexpr llvm::StringLiteral kLoopStagesAttr = "tile.num_stages";
+/// The pipeline stages of `loop`: its own (kLoopStagesAttr), else
+/// `kernelStages`.
+inline int loopStages(mlir::Operation *loop, int kernelStages) {
+  if (auto own = loop->getAttrOfType<mlir::IntegerAttr>(kLoopStagesAttr))
+    return int(own.getInt());
+  return kernelStages;
+}
 } // namespace tessel::tile
 
 #define GET_TYPEDEF_CLASSES

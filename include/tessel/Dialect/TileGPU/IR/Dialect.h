@@ -100,6 +100,12 @@ struct SharedEncoding {
 /// mma.sync whose K is not contiguous, a `gather` slot; an MFMA dot's,
 /// `padded` rows (the padding a guess: any padding reads right). Nothing
 /// where the dot cannot read that operand from such a slot.
+/// The bytes of padding after each 128 bytes of an MFMA operand's rows
+/// along M or N (of `elementBytes` elements): 16, as they are read an
+/// element at a time down 16 rows; 32 for 16-bit ones read with transposed
+/// LDS reads (gfx950), which take 4 rows of 32 bytes at once (8-bit ones, 8
+/// rows of 16 bytes, take 16).
+int32_t mfmaMNRowPad(int64_t elementBytes, bool transposedReads);
 std::optional<SharedEncoding> dotOperandSharedEncoding(mlir::Operation *dot,
                                                        unsigned operand,
                                                        bool transposed = false);

@@ -182,8 +182,10 @@ def TileGPUPipeline : Pass<"tilegpu-pipeline", "mlir::func::FuncOp"> {
     the place of `num-stages` for that loop.
 
     `shared-limit` (bytes, 0: none): stages are dropped, down to 2, until the
-    function's buffers (their slots) plus the largest scratch a conversion or dot stages
-    through fit; a loop whose 2 stages do not fit is left as it is.
+    function's buffers (their slots) plus the largest scratch a conversion
+    or dot inside the loop stages through fit (the allocator lets scratch
+    outside the loop reuse the slots' bytes); a loop whose 2 stages do not
+    fit is left as it is.
   }];
   let options = [
     Option<"numStages", "num-stages", "int", "3",
